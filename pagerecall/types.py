@@ -1,0 +1,130 @@
+"""Plain data types shared by every layer.
+
+Units used everywhere in pagerecall:
+
+* pages are **physical** and **1-based** (the first page of a PDF is 1), ranges inclusive;
+  printed page labels (``"iv"``, ``"12"``) are kept apart in ``label_*`` fields;
+* character offsets are Python ``str`` indices (code points) into the text of one page,
+  ``char_start`` into ``page_start``'s text and ``char_end`` (exclusive) into ``page_end``'s;
+* token counts are counts of the embedding model's own tokenizer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal, Protocol, Sequence
+
+PageStatus = Literal["ok", "empty", "image_only", "garbled", "ocr"]
+"""``ok`` text layer usable; ``empty`` no text and no image; ``image_only`` a scan with no text
+layer; ``garbled`` mostly control / private-use characters; ``ocr`` text produced by OCR
+(recallable, not verbatim-citable)."""
+
+DEGRADED_STATUSES: frozenset[str] = frozenset({"empty", "image_only", "garbled", "ocr"})
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a source document.
+
+    ``number`` is physical and 1-based; ``label`` is the printed page label when the PDF
+    defines one (``None`` otherwise); ``text`` is the extracted text (may be ``""``).
+    """
+
+    number: int
+    text: str
+    label: str | None = None
+    status: PageStatus = "ok"
+
+    @property
+    def ocr(self) -> bool:
+        return self.status == "ocr"
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A source file turned into pages.
+
+    ``path`` is relative to the corpus root, with ``/`` separators. ``kind`` is ``"pdf"`` or
+    ``"txt"``. ``repaired`` is True when PyMuPDF had to repair a damaged PDF (its pages may
+    be silently incomplete). ``warnings`` are short human-readable notes.
+    """
+
+    path: str
+    kind: str
+    pages: tuple[Page, ...]
+    repaired: bool = False
+    warnings: tuple[str, ...] = ()
+
+    def pages_with(self, status: str) -> list[int]:
+        """Physical page numbers (1-based) whose status is ``status``."""
+        return [p.number for p in self.pages if p.status == status]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A passage of a document, sized in tokens, mapped back to pages.
+
+    ``char_start`` is an offset into the text of ``page_start``; ``char_end`` (exclusive) into
+    the text of ``page_end``. ``text`` is the chunk's text exactly as sliced from the pages
+    (pages joined by a single ``"\\n"`` when a chunk spans a page break). ``n_tokens`` counts
+    the embedding model's tokens of ``text`` alone (no prefix, no special tokens).
+    """
+
+    file: str
+    seq: int
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    text: str
+    n_tokens: int
+    label_start: str | None = None
+    label_end: str | None = None
+    ocr: bool = False
+
+
+@dataclass(slots=True)
+class Hit:
+    """One search result: a pointer into the source, never a quotation of it.
+
+    ``score`` orders the results of one query and means nothing in absolute terms; in
+    deep mode it is the reranker's score and ``recall_score`` keeps the fused score.
+    ``ranks`` gives the 1-based rank of this chunk in each lane (``None`` = not found by it).
+    """
+
+    chunk_id: str
+    file: str
+    page_start: int
+    page_end: int
+    score: float
+    text: str
+    label_start: str | None = None
+    label_end: str | None = None
+    ranks: dict[str, int | None] = field(default_factory=dict)
+    snippet: str | None = None
+    ocr: bool = False
+    degraded: bool = False
+    recall_score: float | None = None
+    char_start: int = 0
+    char_end: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class Tokenizer(Protocol):
+    """What the chunker needs from the embedding model's tokenizer."""
+
+    max_tokens: int
+    """Maximum sequence length of the model, special tokens included (512 for E5)."""
+
+    overhead: int
+    """Tokens added to every passage when embedded: special tokens plus the passage prefix."""
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans ``(start, end)`` of each token of ``text`` (no special tokens)."""
+        ...
+
+    def token_spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """``token_spans`` for many texts at once (one tokenizer call, parallel in Rust)."""
+        ...
