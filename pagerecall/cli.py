@@ -1,0 +1,360 @@
+"""The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
+
+Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
+not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments).
+stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
+progress bars go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .config import Settings
+from .errors import PagerecallError, UsageError
+
+log = logging.getLogger("pagerecall")
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on usage errors; keep that, say what to do
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\nNext: {self.prog} --help\n")
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("index and model")
+    g.add_argument("--index", type=Path, help="index directory (env PAGERECALL_INDEX; default: per-user data dir)")
+    g.add_argument("--model", help="embedding model (env PAGERECALL_MODEL; default: bundled multilingual-e5-small)")
+    g.add_argument("--cache-dir", type=Path, help="model cache (env PAGERECALL_CACHE_DIR)")
+    g.add_argument("--corpus", type=Path, help="corpus root (env PAGERECALL_CORPUS; default: the one indexed)")
+    g.add_argument("-v", "--verbose", action="count", default=0, help="more log output on stderr")
+    g.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr, no progress bar")
+    return p
+
+
+def _writer_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-wait", action="store_true", help="fail at once if another writer holds the lock")
+    p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = _ArgumentParser(
+        prog="pagerecall",
+        description="Find passages in PDFs and text layers; answer with pointers (file, physical pages, "
+        "printed page labels). Read and quote the source, never the index.",
+    )
+    parser.add_argument("--version", action="version", version=f"pagerecall {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_ArgumentParser)
+
+    p = sub.add_parser("build", parents=[common], help="index a folder of .pdf/.txt files (new generation)")
+    p.add_argument("corpus_dir", type=Path, metavar="CORPUS", help="folder of .pdf and .txt files")
+    _writer_opts(p)
+
+    p = sub.add_parser("update", parents=[common], help="apply what changed on disk since the build")
+    p.add_argument("--dry-run", action="store_true", help="show the delta, change nothing")
+    p.add_argument("--checksum", action="store_true", help="hash every file instead of trusting size+mtime")
+    _writer_opts(p)
+
+    p = sub.add_parser("rebuild", parents=[common], help="guarded full rebuild (new generation, verify, swap)")
+    _writer_opts(p)
+
+    p = sub.add_parser("rollback", parents=[common], help="make the previous generation live again")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("search", parents=[common], help="search the index; prints pointers")
+    p.add_argument("query", help="words, a sentence, or a \"quoted phrase\"")
+    p.add_argument("-k", type=int, default=8, help="number of hits (1-50, default 8)")
+    p.add_argument("--mode", choices=["hybrid", "vector", "fulltext"], default="hybrid")
+    p.add_argument("--file", action="append", dest="files", metavar="PATH_OR_GLOB",
+                   help="limit to these files (repeatable; globs like 'maint-guide.*.pdf')")
+    p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("files", parents=[common], help="inventory by file name (definitive by name)")
+    p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("info", parents=[common], help="what is indexed; failed, degraded and stale files")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("verify", parents=[common], help="check a quote against the source file")
+    p.add_argument("quote")
+    p.add_argument("--file", required=True, help="file relative to the corpus root")
+    p.add_argument("--page", type=int, help="cited physical page (1-based)")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("page", parents=[common], help="print the verbatim text of one source page")
+    p.add_argument("file", help="file relative to the corpus root")
+    p.add_argument("page", type=int, help="physical page, 1-based")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("serve", parents=[common], help="MCP server (stdio; --http for loopback HTTP)")
+    p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
+    p.add_argument("--host", default="127.0.0.1", help="HTTP interface (default loopback only)")
+    p.add_argument("--port", type=int, default=8765)
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    s = Settings.from_env()
+    changes = {}
+    if getattr(args, "index", None):
+        changes["index_dir"] = args.index.expanduser()
+    if getattr(args, "model", None):
+        changes["model"] = args.model
+    if getattr(args, "cache_dir", None):
+        changes["cache_dir"] = args.cache_dir.expanduser()
+    if getattr(args, "corpus", None):
+        changes["corpus_root"] = args.corpus.expanduser()
+    if getattr(args, "ocr", None):
+        changes["ocr"] = args.ocr
+    return dataclasses.replace(s, **changes) if changes else s
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    level = logging.ERROR if getattr(args, "quiet", False) else logging.INFO
+    if getattr(args, "verbose", 0):
+        level = logging.DEBUG
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("pagerecall: %(message)s"))
+    root = logging.getLogger("pagerecall")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+class _Bars:
+    """Renders ``progress(stage, done, total)`` callbacks as tqdm bars on stderr (TTY only)."""
+
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+        self.bars: dict = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if self.quiet or stage == "scan":
+            return
+        from tqdm import tqdm
+
+        bar = self.bars.get(stage)
+        if bar is None:
+            unit = "file" if stage == "files" else "passage"
+            bar = self.bars[stage] = tqdm(total=total or None, unit=unit, desc=stage, file=sys.stderr,
+                                          disable=None, dynamic_ncols=True, position=len(self.bars))
+        bar.n = done
+        bar.refresh()
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _highlight(snippet: str, tty: bool) -> str:
+    if tty:
+        return snippet.replace("«", "\033[1;33m").replace("»", "\033[0m")
+    return snippet.replace("«", "").replace("»", "")
+
+
+def _pages(h: dict) -> str:
+    pages = f"p. {h['page_start']}" if h["page_start"] == h["page_end"] else f"pp. {h['page_start']}-{h['page_end']}"
+    ls, le = h.get("label_start"), h.get("label_end")
+    if ls:
+        printed = ls if (le in (None, ls)) else f"{ls}-{le}"
+        if printed != (str(h["page_start"]) if h["page_start"] == h["page_end"] else f"{h['page_start']}-{h['page_end']}"):
+            pages += f" (printed {printed})"
+    return pages
+
+
+def _print_search(res: dict) -> None:
+    tty = sys.stdout.isatty()
+    out = sys.stdout
+    if res.get("scorer"):
+        out.write(f"# scorer: {res['scorer']} (scores order this list only)\n")
+    for i, h in enumerate(res["hits"], 1):
+        ranks = ", ".join(f"{k} {v}" for k, v in h.get("ranks", {}).items() if v)
+        flags = "  [OCR]" if h.get("ocr") else ""
+        flags += "  [degraded]" if h.get("degraded") else ""
+        out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  ({ranks}){flags}\n")
+        body = h.get("snippet") or h["text"]
+        body = " ".join(_highlight(body, tty).split())
+        out.write(f"   {body}\n\n")
+    env = res["envelope"]
+    if not res["hits"]:
+        miss = env.get("miss", {})
+        out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
+                                else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
+    notes = []
+    if env.get("files_failed"):
+        notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
+    stale = env.get("stale", {})
+    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
+    if n_stale:
+        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
+    if env.get("degraded_in_hits"):
+        notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
+    for n in notes:
+        sys.stderr.write(f"note: {n}\n")
+    sys.stderr.write(f"index {env.get('generation')} built {env.get('built_at')}. "
+                     "Read and quote the source: pagerecall page FILE N / pagerecall verify.\n")
+
+
+def _print_report(rep: dict) -> None:
+    out = sys.stdout
+    if rep.get("dry_run"):
+        out.write("Dry run: nothing changed.\n")
+    d = rep.get("delta", {})
+    if rep["action"] == "update":
+        moved = d.get("moved", [])
+        out.write(
+            f"added {len(d.get('added', []))}, changed {len(d.get('changed', []))}, moved {len(moved)}, "
+            f"deleted {len(d.get('deleted', []))}, retried {len(d.get('retry', []))}, "
+            f"touched {len(d.get('touched', []))}, unchanged {d.get('unchanged', 0)}\n"
+        )
+        for key in ("added", "changed", "deleted", "retry"):
+            for p in d.get(key, []):
+                out.write(f"  {key}: {p}\n")
+        for m in moved:
+            out.write(f"  moved: {m['from']} -> {m['to']}\n")
+    if not rep.get("dry_run"):
+        out.write(
+            f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
+            f"{rep['chunks_embedded']} passages embedded, {rep['chunks_total']} in the index, "
+            f"{rep['seconds']} s\n"
+        )
+    for f in rep.get("failed", []):
+        out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
+
+
+def _print_info(info: dict) -> None:
+    out = sys.stdout
+    out.write(f"index       {info['index_dir']}\n")
+    out.write(f"generation  {info['generation']} (previous: {info.get('previous')})\n")
+    out.write(f"built       {info['built_at']}\n")
+    out.write(f"corpus      {info['corpus_root']}\n")
+    out.write(f"model       {info['model']}\n")
+    out.write(f"files       {info['files_indexed']} indexed, {len(info['files_failed'])} failed; "
+              f"{info['pages_indexed']} pages, {info['chunks']} passages\n")
+    for f in info["files_failed"]:
+        out.write(f"  failed    {f['path']}: {f['error']}\n")
+    for path, why in info["degraded_detected"].items():
+        out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    reg = info["registry"]
+    out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
+    st = info["stale"]
+    for k in ("changed", "added", "deleted"):
+        for p in st.get(k, []):
+            out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    cmd = args.command
+    if cmd in ("build", "update", "rebuild"):
+        from . import indexing
+
+        bars = _Bars(args.quiet or args.json)
+        try:
+            if cmd == "build":
+                rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait)
+            elif cmd == "update":
+                rep = indexing.update(settings, bars, dry_run=args.dry_run, wait=not args.no_wait,
+                                      checksum=args.checksum)
+            else:
+                rep = indexing.rebuild(settings, bars, wait=not args.no_wait)
+        finally:
+            bars.close()
+        d = rep.to_dict()
+        _print_json(d) if args.json else _print_report(d)
+        return 0
+    if cmd == "rollback":
+        from .indexing import rollback
+
+        res = rollback(settings)
+        _print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
+        return 0
+    if cmd == "serve":
+        from .mcp_server import serve
+
+        serve(settings, http=args.http, host=args.host, port=args.port)
+        return 0
+
+    from .search import Searcher
+
+    s = Searcher(settings)
+    if cmd == "search":
+        res = s.search(args.query, k=args.k, mode=args.mode, files=args.files, deep=args.deep).to_dict()
+        _print_json(res) if args.json else _print_search(res)
+        return 0
+    if cmd == "files":
+        res = s.files(args.pattern)
+        if args.json:
+            _print_json(res)
+        else:
+            for f in res["files"]:
+                sys.stdout.write(f"{f['path'] if isinstance(f, dict) else f}\n")
+            sys.stdout.write(f"{res['matched']} of {res['total']} files match by name. {res['note']}\n")
+        return 0
+    if cmd == "info":
+        res = s.info()
+        _print_json(res) if args.json else _print_info(res)
+        return 0
+    if cmd == "page":
+        res = s.read_page(args.file, args.page)
+        d = res.to_dict() if hasattr(res, "to_dict") else dataclasses.asdict(res)
+        if args.json:
+            _print_json(d)
+        else:
+            sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
+        return 0
+    if cmd == "verify":
+        res = s.verify_quote(args.quote, args.file, args.page)
+        d = res.to_dict() if hasattr(res, "to_dict") else dataclasses.asdict(res)
+        if args.json:
+            _print_json(d)
+        else:
+            where = f"page {d.get('page_start') or d.get('page')}"
+            if d.get("label"):
+                where += f" (printed {d['label']})"
+            sys.stdout.write(f"{d['match']}: {args.file} {where if d['match'] != 'not_found' else ''}\n")
+            if d.get("context"):
+                sys.stdout.write(f"   …{d['context']}…\n")
+            if d.get("note"):
+                sys.stdout.write(f"   {d['note']}\n")
+        return 0 if d["match"] != "not_found" else 1
+    raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``pagerecall`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    _setup_logging(args)
+    try:
+        return run(args)
+    except UsageError as exc:
+        sys.stderr.write(f"pagerecall: {exc}\n")
+        return 2
+    except PagerecallError as exc:
+        sys.stderr.write(f"pagerecall: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("pagerecall: interrupted; the live index is unchanged\n")
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

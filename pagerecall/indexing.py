@@ -1,0 +1,602 @@
+"""Build, incremental update and guarded rebuild of an index (layer 3).
+
+Every write follows one path (ARCHITECTURE.md, "The index on disk"):
+
+1. take the writer lock (one writer at a time);
+2. prepare a complete new generation beside the live one: from scratch (``build``, ``rebuild``)
+   or from a hard-linked copy of the live one (``update``);
+3. verify it (equal chunk_id sets and counts in LanceDB, Tantivy and ``files``; indexes present;
+   a probe query answers);
+4. swap ``CURRENT`` (``os.replace``: the only commit point), keep the previous generation for
+   ``rollback``, clean up older generations and leftovers of crashed runs.
+
+A crash at any point before step 4 leaves the previous generation serving, untouched.
+
+Change detection (``compute_delta``): a file whose size and mtime equal its record is taken as
+unchanged without reading it (what rsync and git do by default; ``checksum=True`` hashes
+everything); otherwise its SHA-256 decides: same hash = touched (no re-embedding), new hash =
+changed. A new path whose hash equals a vanished path's hash is a move: its rows keep their
+chunk ids and vectors, only ``file`` changes. Files that failed before are retried every run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import queue
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from .config import Settings
+from .errors import ExtractionError, IndexMismatchError, IndexNotFoundError, UsageError
+from .types import Chunk, Document
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the on-disk layout or the extraction/chunking semantics change (rebuild)."""
+
+EXTRACTION_VERSION = 1
+"""Bumped when text extraction changes so that existing chunks would differ."""
+
+EMBED_BATCH = 32
+"""Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
+
+WRITE_BATCH = 2048
+"""Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: stage is ``"scan"``, ``"files"`` or ``"passages"``."""
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    return None
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+@dataclass(frozen=True, slots=True)
+class DiskFile:
+    """A supported source file found under the corpus root (``rel`` uses ``/``)."""
+
+    rel: str
+    size: int
+    mtime: float
+
+
+def scan_corpus(root: Path) -> dict[str, DiskFile]:
+    """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
+
+    Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
+    ``root`` (a corpus must not reach out of itself). Raises ``UsageError`` when ``root`` is
+    not a directory.
+    """
+    from .sources import SUPPORTED_SUFFIXES
+
+    root = Path(root)
+    if not root.is_dir():
+        raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of .pdf/.txt files")
+    real_root = root.resolve()
+    found: dict[str, DiskFile] = {}
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            full = Path(dirpath) / name
+            try:
+                if full.is_symlink() and not full.resolve().is_relative_to(real_root):
+                    log.warning("skipping %s: symlink leaves the corpus root", full)
+                    continue
+                st = full.stat()
+            except OSError as exc:
+                log.warning("skipping %s: %s", full, exc)
+                continue
+            rel = full.relative_to(root).as_posix()
+            found[rel] = DiskFile(rel, st.st_size, st.st_mtime)
+    return found
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+@dataclass
+class Delta:
+    """What changed on disk against the index's ``files`` table.
+
+    ``moved`` holds ``(old, new)`` pairs; ``touched`` files changed mtime only (same hash);
+    ``retry`` are files that failed before and are tried again. ``hashes`` maps every path
+    that was hashed to its SHA-256.
+    """
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    retry: list[str] = field(default_factory=list)
+    touched: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    hashes: dict[str, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def to_embed(self) -> list[str]:
+        """Paths whose text must be extracted, chunked and embedded."""
+        return sorted(self.added + self.changed + self.retry)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.moved or self.deleted or self.retry or self.touched)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d.pop("hashes")
+        d["moved"] = [{"from": a, "to": b} for a, b in self.moved]
+        return d
+
+
+def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict], checksum: bool = False) -> Delta:
+    """Compare files on disk with the index's file records (see the module docstring)."""
+    delta = Delta()
+    vanished = {p: r for p, r in records.items() if p not in disk}
+    vanished_by_hash: dict[str, list[str]] = {}
+    for p, r in vanished.items():
+        if r.get("status") == "ok" and r.get("sha256"):
+            vanished_by_hash.setdefault(r["sha256"], []).append(p)
+
+    def sha(rel: str) -> str:
+        if rel not in delta.hashes:
+            delta.hashes[rel] = file_sha256(root / rel)
+        return delta.hashes[rel]
+
+    for rel, f in sorted(disk.items()):
+        rec = records.get(rel)
+        if rec is None:
+            h = sha(rel)
+            olds = vanished_by_hash.get(h)
+            if olds:
+                old = olds.pop(0)
+                delta.moved.append((old, rel))
+                vanished.pop(old)
+            else:
+                delta.added.append(rel)
+            continue
+        if rec.get("status") != "ok":
+            sha(rel)
+            delta.retry.append(rel)
+            continue
+        same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
+        if same_stat and not checksum:
+            delta.unchanged += 1
+            continue
+        if sha(rel) == rec.get("sha256"):
+            if same_stat:
+                delta.unchanged += 1
+            else:
+                delta.touched.append(rel)
+        else:
+            delta.changed.append(rel)
+    delta.deleted = sorted(vanished)
+    return delta
+
+
+# --------------------------------------------------------------------------- preparing files
+
+
+@dataclass
+class Prepared:
+    """One source file after extraction and chunking (before embedding)."""
+
+    rel: str
+    record: dict
+    chunks: list[Chunk]
+
+
+def chunk_id_for(rel: str, sha256: str, seq: int) -> str:
+    """Stable, unique id of a chunk: 16 hex of SHA-256(path, content hash) + sequence.
+
+    Ids are opaque: a moved file keeps the ids it was first indexed under.
+    """
+    base = hashlib.sha256(f"{rel}\0{sha256}".encode()).hexdigest()[:16]
+    return f"{base}-{seq:05d}"
+
+
+def _file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: ExtractionError | None,
+                 n_chunks: int, chunk_prefix: str) -> dict:
+    rec = {
+        "path": rel,
+        "sha256": sha,
+        "size": f.size,
+        "mtime": f.mtime,
+        "kind": Path(rel).suffix.lower().lstrip("."),
+        "pages": len(doc.pages) if doc else 0,
+        "status": "ok" if error is None else "failed",
+        "error": None if error is None else f"{error.reason}: {error.detail}" if error.detail else error.reason,
+        "n_chunks": n_chunks,
+        "repaired": bool(doc.repaired) if doc else False,
+        "image_only_pages": doc.pages_with("image_only") if doc else [],
+        "empty_pages": doc.pages_with("empty") if doc else [],
+        "garbled_pages": doc.pages_with("garbled") if doc else [],
+        "ocr_pages": doc.pages_with("ocr") if doc else [],
+        "chunk_prefix": chunk_prefix,
+        "indexed_at": time.time(),
+    }
+    return rec
+
+
+def prepare_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings) -> Prepared:
+    """Extract and chunk one file. Never raises for a bad file: the record says why it failed."""
+    from .chunking import chunk_document
+    from .sources import read_document
+
+    prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
+    try:
+        doc = read_document(root / f.rel, f.rel, ocr=settings.ocr)
+        chunks = chunk_document(doc, tokenizer, settings.chunk)
+    except ExtractionError as exc:
+        log.warning("failed: %s", exc)
+        return Prepared(f.rel, _file_record(f.rel, f, sha, None, exc, 0, prefix), [])
+    except Exception as exc:  # a bug or a library crash on one file must not stop the build
+        log.exception("failed: %s", f.rel)
+        err = ExtractionError(f.rel, "extraction_error", f"{type(exc).__name__}: {exc}")
+        return Prepared(f.rel, _file_record(f.rel, f, sha, None, err, 0, prefix), [])
+    return Prepared(f.rel, _file_record(f.rel, f, sha, doc, None, len(chunks), prefix), chunks)
+
+
+def _prefetch(items: Sequence, fn: Callable, depth: int = 2) -> Iterator:
+    """Yield ``fn(item)`` in order, computing up to ``depth`` items ahead in one worker thread.
+
+    Why: extraction (PyMuPDF, tokenizer) overlaps with embedding (onnxruntime releases the GIL).
+    """
+    q: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+    sentinel = object()
+
+    def work() -> None:
+        try:
+            for item in items:
+                if stop.is_set():
+                    return
+                try:
+                    q.put((True, fn(item)))
+                except BaseException as exc:  # propagate to the consumer
+                    q.put((False, exc))
+                    return
+        finally:
+            q.put((True, sentinel))
+
+    t = threading.Thread(target=work, name="pagerecall-prefetch", daemon=True)
+    t.start()
+    try:
+        while True:
+            ok, value = q.get()
+            if value is sentinel:
+                break
+            if not ok:
+                raise value
+            yield value
+    finally:
+        stop.set()
+        while t.is_alive():
+            try:
+                q.get_nowait()
+            except queue.Empty:
+                t.join(0.05)
+
+
+def _rows(prep: Prepared, vectors) -> list[dict]:
+    rows = []
+    prefix = prep.record["chunk_prefix"]
+    for c, v in zip(prep.chunks, vectors):
+        rows.append(
+            {
+                "chunk_id": f"{prefix}-{c.seq:05d}",
+                "file": c.file,
+                "seq": c.seq,
+                "page_start": c.page_start,
+                "page_end": c.page_end,
+                "label_start": c.label_start,
+                "label_end": c.label_end,
+                "char_start": c.char_start,
+                "char_end": c.char_end,
+                "text": c.text,
+                "n_tokens": c.n_tokens,
+                "ocr": c.ocr,
+                "vector": v,
+            }
+        )
+    return rows
+
+
+@dataclass
+class WriteStats:
+    files_ok: int = 0
+    files_failed: int = 0
+    chunks_embedded: int = 0
+    pages: int = 0
+    seconds_embedding: float = 0.0
+
+
+def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
+                settings: Settings, progress: Progress = _no_progress) -> WriteStats:
+    """Extract, chunk, embed and write ``files`` into an open generation writer.
+
+    File records are written after their chunks, so a record with ``status='ok'`` always has
+    its rows. Embedding runs in batches of ``EMBED_BATCH`` across file boundaries.
+    """
+    import numpy as np
+
+    stats = WriteStats()
+    pending_rows: list[dict] = []
+    pending_records: list[dict] = []
+    total = len(files)
+
+    def flush() -> None:
+        if pending_rows:
+            writer.add_chunks(pending_rows)
+            pending_rows.clear()
+        if pending_records:
+            writer.upsert_file_records(pending_records)
+            pending_records.clear()
+
+    def prep(f: DiskFile) -> Prepared:
+        sha = hashes.get(f.rel) or file_sha256(root / f.rel)
+        return prepare_file(root, f, sha, embedder.tokenizer, settings)
+
+    done = 0
+    for p in _prefetch(files, prep):
+        if p.chunks:
+            t0 = time.perf_counter()
+            texts = [c.text for c in p.chunks]
+            vecs = np.empty((len(texts), embedder.dim), dtype=np.float32)
+            for i in range(0, len(texts), 256):
+                vecs[i : i + 256] = embedder.embed_passages(texts[i : i + 256], batch_size=EMBED_BATCH)
+                progress("passages", stats.chunks_embedded + min(i + 256, len(texts)), 0)
+            stats.seconds_embedding += time.perf_counter() - t0
+            stats.chunks_embedded += len(texts)
+            pending_rows.extend(_rows(p, vecs))
+        pending_records.append(p.record)
+        stats.pages += p.record["pages"]
+        if p.record["status"] == "ok":
+            stats.files_ok += 1
+        else:
+            stats.files_failed += 1
+        done += 1
+        progress("files", done, total)
+        if len(pending_rows) >= WRITE_BATCH:
+            flush()
+    flush()
+    return stats
+
+
+# --------------------------------------------------------------------------- fingerprint and meta
+
+
+def index_fingerprint(embedder, settings: Settings) -> dict:
+    """Everything that must match between an index and the code that queries or updates it."""
+    fp = dict(embedder.fingerprint())
+    fp["chunking"] = settings.chunk.as_dict()
+    fp["schema_version"] = SCHEMA_VERSION
+    fp["extraction_version"] = EXTRACTION_VERSION
+    return fp
+
+
+def check_fingerprint(stored: dict, current: dict, what: str = "query") -> None:
+    """Raise ``IndexMismatchError`` (message says to rebuild) when the fingerprints differ."""
+    diffs = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
+    if diffs:
+        detail = ", ".join(f"{k}: index={stored.get(k)!r} now={current.get(k)!r}" for k in diffs[:4])
+        raise IndexMismatchError(
+            f"This index was built with another model or chunking ({detail}); cannot {what} it. "
+            "Next: pagerecall rebuild (or set PAGERECALL_MODEL to the index's model)"
+        )
+
+
+# --------------------------------------------------------------------------- reports
+
+
+@dataclass
+class WriteReport:
+    """What a build / update / rebuild did. ``to_dict()`` is the ``--json`` output."""
+
+    action: str
+    generation: str | None
+    previous: str | None
+    corpus_root: str
+    delta: dict
+    files_ok: int
+    files_failed: int
+    failed: list[dict]
+    chunks_embedded: int
+    chunks_total: int
+    pages_embedded: int
+    seconds: float
+    seconds_embedding: float
+    dry_run: bool = False
+    verified: bool = False
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _failed(records: list[dict]) -> list[dict]:
+    return [{"path": r["path"], "error": r.get("error")} for r in records if r.get("status") != "ok"]
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+def _open_store(settings: Settings):
+    from .store import IndexStore
+
+    return IndexStore(settings.index_dir)
+
+
+def _probe(writer, embedder) -> None:
+    """Verify a prepared generation with a real probe (its first chunk's text and vector)."""
+    probe_text = writer.sample_text() if hasattr(writer, "sample_text") else None
+    probe_vec = embedder.embed_queries([probe_text or "probe"])[0]
+    writer.verify(probe_vec, probe_text)
+
+
+def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
+          action: str = "build", crash_hook: Callable[[str], None] | None = None) -> WriteReport:
+    """Index every supported file under ``corpus_root`` into a new generation and make it live.
+
+    The live generation (if any) keeps serving until the new one is verified; it is kept as
+    ``PREVIOUS`` for ``rollback``. Raises ``LockedError`` when another writer runs and
+    ``wait`` is False; ``IndexCorruptError`` when verification fails (live index untouched).
+    ``crash_hook(point)`` is called at named points (tests use it to kill the process there).
+    """
+    from .embedding import load_embedder
+
+    hook = crash_hook or (lambda point: None)
+    t0 = time.perf_counter()
+    root = Path(corpus_root).resolve()
+    store = _open_store(settings)
+    embedder = load_embedder(settings)
+    with store.lock(wait=wait):
+        disk = scan_corpus(root)
+        progress("scan", len(disk), len(disk))
+        previous = store.current_name()
+        writer = store.begin_generation(base=None)
+        try:
+            stats = index_files(writer, root, list(disk.values()), {}, embedder, settings, progress)
+            hook("before_finalize")
+            meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
+            writer.finalize(meta)
+            _probe(writer, embedder)
+            hook("before_swap")
+            name = store.swap(writer.name)
+        except BaseException:
+            writer.abort()
+            raise
+        store.cleanup(keep=settings.keep_generations)
+        records = store.open_reader().files_table()
+    return WriteReport(
+        action=action, generation=name, previous=previous, corpus_root=str(root),
+        delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
+        failed=_failed(records), chunks_embedded=stats.chunks_embedded,
+        chunks_total=sum(int(r.get("n_chunks") or 0) for r in records), pages_embedded=stats.pages,
+        seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
+        verified=True,
+    )
+
+
+def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool = True,
+            corpus_root: Path | None = None, crash_hook=None) -> WriteReport:
+    """Guarded full rebuild of the corpus recorded in the live index (or ``corpus_root``).
+
+    Same guarantees as ``build``: a new generation is built beside the live one, verified,
+    then swapped; on any failure the live generation is untouched.
+    """
+    root = corpus_root or settings.corpus_root or _recorded_root(settings)
+    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook)
+
+
+def _recorded_root(settings: Settings) -> Path:
+    store = _open_store(settings)
+    if not store.exists():
+        raise IndexNotFoundError(
+            f"No index at {settings.index_dir}. Next: pagerecall build CORPUS --index {settings.index_dir}"
+        )
+    return Path(store.open_reader().meta["corpus_root"])
+
+
+def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bool = False, wait: bool = True,
+           checksum: bool = False, crash_hook=None) -> WriteReport:
+    """Apply what changed on disk since the live generation (see the module docstring).
+
+    ``dry_run`` computes and returns the delta and changes nothing (no lock, no model load).
+    A run with nothing to do loads no model, embeds nothing and writes nothing.
+    Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
+    built with another model or chunking (the message says to rebuild).
+    """
+    hook = crash_hook or (lambda point: None)
+    t0 = time.perf_counter()
+    store = _open_store(settings)
+    if not store.exists():
+        raise IndexNotFoundError(
+            f"No index at {settings.index_dir}. Next: pagerecall build CORPUS --index {settings.index_dir}"
+        )
+    reader = store.open_reader()
+    meta = reader.meta
+    root = Path(settings.corpus_root or meta["corpus_root"]).resolve()
+    records = {r["path"]: r for r in reader.files_table()}
+    disk = scan_corpus(root)
+    delta = compute_delta(root, disk, records, checksum=checksum)
+    base_report = dict(
+        action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
+        failed=_failed(list(records.values())),
+    )
+    if dry_run or delta.empty:
+        return WriteReport(
+            generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
+            chunks_total=reader.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
+            seconds_embedding=0.0, dry_run=dry_run, verified=False, **base_report,
+        )
+    from .embedding import load_embedder
+
+    embedder = load_embedder(settings)
+    check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
+    with store.lock(wait=wait):
+        if store.current_name() != base_report["previous"]:
+            # another writer swapped while we scanned: start over on the new live generation
+            return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
+        writer = store.begin_generation(base=store.current_name())
+        try:
+            gone = delta.deleted + delta.changed + delta.retry
+            if gone:
+                writer.delete_files(gone)
+            for old, new in delta.moved:
+                writer.rename_file(old, new)
+            moved_records = []
+            for old, new in delta.moved:
+                rec = dict(records[old])
+                rec.update(path=new, size=disk[new].size, mtime=disk[new].mtime)
+                moved_records.append(rec)
+            touched_records = []
+            for rel in delta.touched:
+                rec = dict(records[rel])
+                rec.update(size=disk[rel].size, mtime=disk[rel].mtime)
+                touched_records.append(rec)
+            if moved_records or touched_records:
+                writer.upsert_file_records(moved_records + touched_records)
+            hook("before_embed")
+            stats = index_files(writer, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
+                                settings, progress)
+            hook("before_finalize")
+            writer.finalize({"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)})
+            _probe(writer, embedder)
+            hook("before_swap")
+            name = store.swap(writer.name)
+        except BaseException:
+            writer.abort()
+            raise
+        store.cleanup(keep=settings.keep_generations)
+        new_records = store.open_reader().files_table()
+    base_report["failed"] = _failed(new_records)
+    return WriteReport(
+        generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
+        chunks_embedded=stats.chunks_embedded,
+        chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
+        seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
+        verified=True, **base_report,
+    )
+
+
+def rollback(settings: Settings, *, wait: bool = True) -> dict:
+    """Make the previous generation live again. Returns ``{"generation", "previous"}``."""
+    store = _open_store(settings)
+    with store.lock(wait=wait):
+        return store.rollback()
