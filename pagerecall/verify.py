@@ -1,0 +1,696 @@
+"""Read pages and verify quotes against the SOURCE, never against the index (layer 3).
+
+Search finds passages; it never quotes them. An agent that wants to cite a sentence calls
+:func:`verify_quote`, which re-reads the source file (PDF text layer, or the ``.txt``) and
+says whether the sentence is there, on which physical page and printed label, at which
+character offsets, and how faithfully:
+
+=============  ==============================================================================
+``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text
+``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
+               typographic quotes and dashes, NFKC, soft hyphens, split accents); case kept
+``fuzzy``      best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``
+``not_found``  none of the above anywhere in the document (``similarity`` = best seen)
+=============  ==============================================================================
+
+:func:`read_page` returns the text of one page, verbatim as extracted, for an agent to read
+around a hit.
+
+Search order (``verify_quote``): the cited page, then its neighbours (±1), then the junctions
+between them (a quote across a page break), then every other page and junction; the exact and
+normalised tiers are tried on the whole document before the fuzzy tier is tried at all, so a
+verbatim occurrence on another page beats a near miss on the cited one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import unicodedata
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+from .errors import QueryError, SourceNotFoundError
+from .paths import resolve_in_corpus
+from .types import Document, Page
+
+log = logging.getLogger(__name__)
+
+MatchKind = Literal["exact", "normalised", "fuzzy", "not_found"]
+
+FUZZY_THRESHOLD = 0.85
+"""Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
+``fuzzy`` match.
+
+Why / Measured (PyMuPDF text of maint-guide.en.pdf, 63 pages, 40 random word-aligned
+slices per row, best score over all pages; script in the report that introduced this module):
+
+============  ==========================================  ===================================
+quote chars   misquote (1 word dropped/swapped/replaced)  unrelated English (tracemonkey.pdf)
+============  ==========================================  ===================================
+20            median 0.75-0.85                            max 0.93
+30            median 0.80-0.89                            max 0.81
+60            median 0.91-0.93, p10 0.86-0.89            max 0.61
+100           median 0.94-0.96, p10 0.89-0.93             max 0.55
+============  ==========================================  ===================================
+
+0.85 keeps every unrelated quote of 30+ characters out and most one-word misquotes of 60+
+characters in. (Slices of the German/Japanese editions scored 1.0 when they were URLs or
+commands shared by both editions: those are real matches.)
+Rejected: token-set ratios (ignore word order, so a reshuffled sentence scores 1.0).
+"""
+
+FUZZY_MIN_CHARS = 30
+"""Quotes shorter than this (normalised characters) get no ``fuzzy`` tier: at 20 chars an
+unrelated English phrase reached 0.93 against maint-guide (table above)."""
+
+SPLIT_MIN_CHARS = 8
+"""Each side of a quote across a page break must have at least this many normalised chars."""
+
+JUNCTION_WINDOW = 400
+"""Characters at the end of a page / start of the next in which the two halves of a quote
+across a page break must lie (room for a running head, a footer and a page number)."""
+
+NEIGHBOURS = 1
+"""Pages on each side of a cited page searched before the rest of the document."""
+
+_LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ from the source"
+
+
+# --------------------------------------------------------------------------------------------
+# Normalisation with an index map back to the original text
+# --------------------------------------------------------------------------------------------
+
+_DROP = {"\u00ad", "\u200b", "\u2060", "\ufeff"}  # soft hyphen, zero-width space/joiner, BOM
+_FOLD = str.maketrans(
+    {
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"',
+        "\u2033": '"', "\u301d": '"', "\u301e": '"', "\uff02": '"',
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2039": "'", "\u203a": "'",
+        "\u2032": "'", "\u00b4": "'", "\uff07": "'",
+        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
+        "\u2212": "-", "\ufe58": "-", "\ufe63": "-", "\uff0d": "-",
+    }
+)
+# A spacing accent directly before a letter is a split accent (LaTeX PDFs: "na¨ıve"): recombine.
+_SPACING_ACCENTS = {
+    "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
+    "\u00b8": "\u0327", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
+    "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304",
+}
+_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+
+
+def _is_wide(ch: str) -> bool:
+    """True for CJK-like characters, between which line breaks are not spaces."""
+    return unicodedata.east_asian_width(ch) in ("W", "F")
+
+
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    """A normalised text and, per character, the span ``[starts[i], ends[i])`` of the original
+    text it came from (code-point offsets). ``ends`` is needed because one original character
+    can give several (ligature ``ﬁ`` -> ``fi``) and several can give one (``e`` + U+0301)."""
+
+    text: str
+    starts: tuple[int, ...]
+    ends: tuple[int, ...]
+
+    def span(self, a: int, b: int) -> tuple[int, int]:
+        """Original ``(start, end)`` of the normalised slice ``[a, b)`` (``b > a``)."""
+        return self.starts[a], self.ends[b - 1]
+
+
+def normalise(text: str) -> Normalised:
+    """Normalise ``text`` for quote matching, keeping a map back to the original offsets.
+
+    Steps, in order: drop soft hyphens and zero-width characters; recombine split accents
+    (``¨ı`` -> ``ï``); Unicode NFKC per grapheme (ligatures ``ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ`` -> letters,
+    full-width -> ASCII, NBSP -> space); typographic quotes ``“ ” „ « »`` -> ``"``,
+    ``‘ ’ ‚ ‹ ›`` -> ``'``, dashes and minus ``‐ – — −`` -> ``-``; whitespace runs (line
+    breaks included) -> one space, or nothing next to a CJK character and at both ends; a
+    hyphen between a letter/digit and a letter/digit, directly or across a line break, is
+    dropped (``hyphen-\\nated`` == ``hyphenated``). Case is kept.
+
+    Why drop every intra-word hyphen, not only line-end ones: a line-end hyphen cannot be told
+    from a hard hyphen that fell at a line end (``two-\\ncolumn``) without a dictionary; doing
+    the same on both sides makes ``hyphenated``, ``two-column`` and their broken forms equal.
+    Rejected: a dictionary (language-dependent, large).
+    """
+    # Pass 1: graphemes -> characters, each with its original span.
+    chars: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    n = len(text)
+    i = 0
+    while i < n:
+        ch = text[i]
+        if ch in _DROP:
+            i += 1
+            continue
+        j = i + 1
+        if ch in _SPACING_ACCENTS and j < n and (text[j].isalpha() or text[j] in _DOTLESS):
+            base = _DOTLESS.get(text[j], text[j])
+            cluster = base + _SPACING_ACCENTS[ch]
+            j += 1
+        else:
+            cluster = _DOTLESS.get(ch, ch) if j < n and unicodedata.combining(text[j]) else ch
+        while j < n and unicodedata.combining(text[j]):
+            cluster += text[j]
+            j += 1
+        out = unicodedata.normalize("NFKC", cluster).translate(_FOLD) if not cluster.isascii() else cluster
+        for c in out:
+            chars.append(c)
+            starts.append(i)
+            ends.append(j)
+        i = j
+
+    # Pass 2: whitespace runs and intra-word hyphens.
+    out_c: list[str] = []
+    out_s: list[int] = []
+    out_e: list[int] = []
+    m = len(chars)
+    k = 0
+    while k < m:
+        c = chars[k]
+        if c.isspace():
+            r = k
+            while r < m and chars[r].isspace():
+                r += 1
+            prev = out_c[-1] if out_c else None
+            nxt = chars[r] if r < m else None
+            if prev is not None and nxt is not None and not _is_wide(prev) and not _is_wide(nxt):
+                out_c.append(" ")
+                out_s.append(starts[k])
+                out_e.append(ends[r - 1])
+            k = r
+            continue
+        if c == "-" and out_c and out_c[-1].isalnum():
+            r = k + 1
+            broke = False
+            while r < m and chars[r].isspace():
+                broke = broke or chars[r] in "\n\r\f\v\u2028\u2029\x85"
+                r += 1
+            if r < m and chars[r].isalnum() and (r == k + 1 or broke):
+                k = r  # drop the hyphen and the line break after it
+                continue
+        out_c.append(c)
+        out_s.append(starts[k])
+        out_e.append(ends[k])
+        k += 1
+    return Normalised("".join(out_c), tuple(out_s), tuple(out_e))
+
+
+def _fold_case(text: str) -> str:
+    """Lower-case without changing the length (keeps the index map valid)."""
+    return "".join(low if len(low := c.lower()) == 1 else c for c in text)
+
+
+# --------------------------------------------------------------------------------------------
+# Results
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PageText:
+    """The text of one page, as extracted from the source file (not from the index).
+
+    ``page`` is physical, 1-based; ``label`` the printed label (``None`` when the PDF has
+    none); ``pages`` the document's page count; ``status`` one of ``ok``, ``empty``,
+    ``image_only``, ``garbled``, ``ocr``; ``ocr`` True when the text came from OCR (then it is
+    not verbatim-citable); ``note`` says how far the text can be quoted.
+    """
+
+    file: str
+    page: int
+    label: str | None
+    text: str
+    status: str
+    ocr: bool
+    pages: int
+    note: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(slots=True)
+class QuoteCheck:
+    """Outcome of :func:`verify_quote`.
+
+    Pages are physical and 1-based. ``page``/``page_end`` (equal unless the quote spans a page
+    break) and ``label``/``label_end`` say where the quote was found; ``char_start`` is a
+    code-point offset into ``page``'s text and ``char_end`` (exclusive) into ``page_end``'s text
+    (the text :func:`read_page` returns). ``similarity`` is 1.0 for exact/normalised, the
+    fuzzy score in [0, 1] otherwise (for ``not_found``, the best score seen, with
+    ``page = None``). ``page_correct`` is ``None`` when no page was cited or nothing was found.
+    ``matched_text`` is the source text at the match (verbatim; across a page break the two
+    parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
+    ``verbatim_citable`` is False for fuzzy matches, misses and OCR text.
+    """
+
+    file: str
+    quote: str
+    match: MatchKind
+    similarity: float
+    page: int | None = None
+    page_end: int | None = None
+    label: str | None = None
+    label_end: str | None = None
+    cited_page: int | None = None
+    page_correct: bool | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    matched_text: str | None = None
+    context: str | None = None
+    ocr: bool = False
+    verbatim_citable: bool = False
+    pages_searched: int = 0
+    note: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the source (a small cache: an agent checks several quotes of one file in a row)
+# --------------------------------------------------------------------------------------------
+
+_CACHE_SIZE = 4
+_cache: OrderedDict[tuple, Document] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _doc_key(path: Path, ocr: str) -> tuple:
+    st = path.stat()
+    return (str(path), st.st_mtime_ns, st.st_size, ocr)
+
+
+def _read_document(path: Path, rel: str, ocr: str) -> Document:
+    """The whole document, from a 4-entry LRU keyed on (path, mtime, size, ocr)."""
+    from .sources import read_document
+
+    key = _doc_key(path, ocr)
+    with _cache_lock:
+        doc = _cache.get(key)
+        if doc is not None:
+            _cache.move_to_end(key)
+            return doc
+    doc = read_document(path, rel, ocr=ocr)
+    with _cache_lock:
+        _cache[key] = doc
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return doc
+
+
+def clear_cache() -> None:
+    """Forget cached documents (tests, or after the corpus changed in place)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+class _Source:
+    """Pages of one file, read one at a time until the whole document is needed."""
+
+    def __init__(self, path: Path, rel: str, ocr: str) -> None:
+        self.path, self.rel, self.ocr = path, rel, ocr
+        self._doc: Document | None = None
+        self._pages: dict[int, Page] = {}
+        self._norm: dict[int, Normalised] = {}
+        self._count: int | None = None
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.path.suffix.lower() == ".pdf"
+
+    def document(self) -> Document:
+        if self._doc is None:
+            self._doc = _read_document(self.path, self.rel, self.ocr)
+            self._pages.update({p.number: p for p in self._doc.pages})
+            self._count = len(self._doc.pages)
+        return self._doc
+
+    def page_count(self) -> int:
+        if self._count is None:
+            if self.is_pdf:
+                from .pdf import page_count
+
+                self._count = page_count(self.path)
+            else:
+                self.document()
+        assert self._count is not None
+        return self._count
+
+    def page(self, number: int) -> Page:
+        got = self._pages.get(number)
+        if got is None:
+            if self.is_pdf and self._doc is None:
+                from .sources import read_source_page
+
+                got = read_source_page(self.path, number)
+            else:
+                got = self.document().pages[number - 1]
+            self._pages[number] = got
+        return got
+
+    def norm(self, number: int) -> Normalised:
+        got = self._norm.get(number)
+        if got is None:
+            got = self._norm[number] = normalise(self.page(number).text)
+        return got
+
+
+def _check_page_number(page: int, count: int, rel: str) -> None:
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= count:
+        raise SourceNotFoundError(
+            f"Page {page!r} is out of range for {rel!r}: valid pages are 1-{count} (physical, "
+            f"1-based; not the printed label). Next: pass a page in 1-{count}."
+            if count
+            else f"{rel!r} has no pages."
+        )
+
+
+def _page_note(page: Page) -> str:
+    if page.status == "ocr":
+        return "Text produced by OCR: good for finding, not verbatim-citable; check the page image."
+    if page.status == "image_only":
+        return "Image-only page (a scan without a text layer): no text to quote; read the image."
+    if page.status == "empty":
+        return "The page has no text."
+    if page.status == "garbled":
+        return "The text layer is garbled (unusable character mapping): do not quote it."
+    return "Verbatim text layer of the source (line breaks as extracted)."
+
+
+def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> PageText:
+    """Read one page of a source file, verbatim as extracted (not from the index).
+
+    Args:
+        root: the corpus root.
+        file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
+        page: physical page number, 1-based (not the printed label).
+        ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
+
+    Returns:
+        :class:`PageText`.
+
+    Raises:
+        PathOutsideCorpusError: ``file`` leaves the corpus root.
+        SourceNotFoundError: no such file, or ``page`` outside ``1..pages`` (the message gives
+            the valid range).
+        ExtractionError: the file cannot be read (encrypted, broken).
+    """
+    path, rel = resolve_in_corpus(root, file)
+    src = _Source(path, rel, ocr)
+    count = src.page_count()
+    _check_page_number(page, count, rel)
+    p = src.page(page)
+    return PageText(rel, page, p.label, p.text, p.status, p.ocr, count, _page_note(p))
+
+
+# --------------------------------------------------------------------------------------------
+# Matching
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Found:
+    kind: MatchKind
+    page: int
+    page_end: int
+    start: int  # into page's text
+    end: int  # into page_end's text
+    similarity: float
+
+
+def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
+    text = src.page(number).text
+    pos = text.find(quote)
+    if pos >= 0:
+        return _Found("exact", number, number, pos, pos + len(quote), 1.0)
+    norm = src.norm(number)
+    pos = norm.text.find(nq)
+    if pos >= 0:
+        s, e = norm.span(pos, pos + len(nq))
+        return _Found("normalised", number, number, s, e, 1.0)
+    return None
+
+
+def _longest_prefix_in(nq: str, hay: str) -> int:
+    """Largest k with ``nq[:k]`` a substring of ``hay`` (monotone in k: binary search)."""
+    lo, hi = 0, len(nq)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if nq[:mid] in hay:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
+    """A quote whose head ends page ``a`` and whose tail starts page ``a + 1``.
+
+    The head must lie in the last ``JUNCTION_WINDOW + len`` normalised chars of page ``a``
+    (after it may come a footer) and the tail in the first ``JUNCTION_WINDOW`` of page ``a+1``
+    (before it a running head and page number), each at least ``SPLIT_MIN_CHARS`` long.
+    """
+    na, nb = src.norm(a), src.norm(a + 1)
+    if not na.text or not nb.text or len(nq) < 2 * SPLIT_MIN_CHARS:
+        return None
+    t0 = max(0, len(na.text) - JUNCTION_WINDOW - len(nq))
+    tail = na.text[t0:]
+    kmax = _longest_prefix_in(nq, tail)
+    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), SPLIT_MIN_CHARS - 1, -1):
+        rest = nq[k:].lstrip(" ")
+        if len(rest) < SPLIT_MIN_CHARS:
+            continue
+        j = nb.text.find(rest, 0, JUNCTION_WINDOW + len(rest))
+        if j < 0:
+            continue
+        head = nq[:k].rstrip(" ")
+        i = tail.rfind(head) + t0
+        s, _ = na.span(i, i + len(head))
+        _, e = nb.span(j, j + len(rest))
+        ta, tb = src.page(a).text, src.page(a + 1).text
+        part1, part2 = ta[s:na.span(i, i + len(head))[1]], tb[nb.span(j, j + len(rest))[0]:e]
+        middle = quote[len(part1):len(quote) - len(part2)]
+        exact = (
+            quote.startswith(part1)
+            and quote.endswith(part2)
+            and len(part1) + len(part2) <= len(quote)
+            and middle.strip() == ""
+        )
+        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0)
+    return None
+
+
+def _fuzzy(fq: str, hay: str, cutoff: float):
+    """rapidfuzz alignment of ``fq`` inside ``hay`` (score 0-100), ``None`` below ``cutoff``.
+
+    ``partial_ratio`` aligns the *shorter* string inside the longer one, so a page shorter
+    than the quote would score 100 for being contained in it: such pages get the plain
+    ``ratio`` over the whole page instead.
+    """
+    from rapidfuzz import fuzz
+
+    if len(hay) < len(fq):
+        score = fuzz.ratio(fq, hay, score_cutoff=cutoff * 100)
+        if not score:
+            return None
+        from rapidfuzz.distance import ScoreAlignment
+
+        return ScoreAlignment(score, 0, len(fq), 0, len(hay))
+    return fuzz.partial_ratio_alignment(fq, hay, score_cutoff=cutoff * 100)
+
+
+def _fuzzy_page(fq: str, src: _Source, number: int, cutoff: float) -> _Found | None:
+    norm = src.norm(number)
+    if not norm.text:
+        return None
+    al = _fuzzy(fq, _fold_case(norm.text), cutoff)
+    if al is None or al.dest_end <= al.dest_start:
+        return None
+    s, e = norm.span(al.dest_start, al.dest_end)
+    return _Found("fuzzy", number, number, s, e, al.score / 100)
+
+
+def _fuzzy_junction(fq: str, src: _Source, a: int, cutoff: float) -> _Found | None:
+    na, nb = src.norm(a), src.norm(a + 1)
+    if not na.text or not nb.text:
+        return None
+    w = JUNCTION_WINDOW + len(fq)
+    t0 = max(0, len(na.text) - w)
+    left, right = na.text[t0:], nb.text[:w]
+    al = _fuzzy(fq, _fold_case(left + " " + right), cutoff)
+    if al is None or al.dest_end <= al.dest_start:
+        return None
+    a0, a1 = al.dest_start, al.dest_end
+    if a1 <= len(left) + 1 or a0 >= len(left):
+        return None  # lies within one page: the page pass already scored it
+    s, _ = na.span(t0 + a0, t0 + a0 + 1)
+    _, e = nb.span(a1 - len(left) - 2, a1 - len(left) - 1)
+    return _Found("fuzzy", a, a + 1, s, e, al.score / 100)
+
+
+def _order(count: int, cited: int | None) -> list[int]:
+    if cited is None or not 1 <= cited <= count:
+        return list(range(1, count + 1))
+    near = [cited]
+    for d in range(1, NEIGHBOURS + 1):
+        near += [p for p in (cited - d, cited + d) if 1 <= p <= count]
+    return near + [p for p in range(1, count + 1) if p not in near]
+
+
+def _junctions(pages: list[int], count: int) -> list[int]:
+    """Junctions ``a`` (between a and a+1) touching the given pages, in their order."""
+    seen: list[int] = []
+    for p in pages:
+        for a in (p - 1, p):
+            if 1 <= a < count and a not in seen:
+                seen.append(a)
+    return seen
+
+
+def verify_quote(
+    root: Path | str,
+    quote: str,
+    file: str,
+    page: int | None = None,
+    context_chars: int = 80,
+    *,
+    ocr: str = "auto",
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+) -> QuoteCheck:
+    """Check a quote against the source file (not the index).
+
+    Args:
+        root: the corpus root.
+        quote: the text to find (outer whitespace ignored); must not be empty.
+        file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
+        page: the physical, 1-based page the caller cites, or ``None`` to scan the document.
+            A page outside the document is reported (``page_correct`` False if found
+            elsewhere), not raised.
+        context_chars: characters of source text kept on each side of the match.
+        ocr: ``auto``/``on``/``off``, passed to the reader when the whole document is read.
+        fuzzy_threshold: minimum similarity for ``fuzzy`` (default ``FUZZY_THRESHOLD``).
+
+    Returns:
+        :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
+
+    Raises:
+        QueryError: empty quote.
+        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`.
+        ExtractionError: the file cannot be read.
+    """
+    if not isinstance(quote, str) or not quote.strip():
+        raise QueryError("The quote is empty. Next: pass the sentence you want to check.")
+    path, rel = resolve_in_corpus(root, file)
+    q = quote.strip()
+    nq = normalise(q).text
+    src = _Source(path, rel, ocr)
+    count = src.page_count()
+    cited = page if isinstance(page, int) and not isinstance(page, bool) else None
+    order = _order(count, cited)
+    near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
+    searched: set[int] = set()
+
+    def run(pages: list[int], fn: Callable[[int], _Found | None], junction_fn=None) -> _Found | None:
+        for p in pages:
+            searched.add(p)
+            got = fn(p)
+            if got is not None:
+                return got
+            if junction_fn is not None:
+                for a in _junctions([p], count):
+                    if a + 1 in searched and a in searched:
+                        got = junction_fn(a)
+                        if got is not None:
+                            return got
+        return None
+
+    found: _Found | None = None
+    if nq:
+        # Tier 1+2 near the cited page (reads single pages only), then on the whole document.
+        found = run(near, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        if found is None:
+            rest = [p for p in order if p not in near]
+            found = run(rest, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        best_score = 1.0 if found else 0.0
+        if found is None and len(nq) >= FUZZY_MIN_CHARS:
+            fq = _fold_case(nq)
+            best: _Found | None = None
+            for p in order:
+                cutoff = best.similarity if best else 0.0
+                got = _fuzzy_page(fq, src, p, cutoff)
+                if got and (best is None or got.similarity > best.similarity):
+                    best = got
+                if best and best.similarity >= 0.999:
+                    break
+            for a in _junctions(order, count):
+                cutoff = best.similarity if best else 0.0
+                got = _fuzzy_junction(fq, src, a, cutoff)
+                if got and (best is None or got.similarity > best.similarity):
+                    best = got
+            if best is not None:
+                best_score = best.similarity
+                if best.similarity >= fuzzy_threshold:
+                    found = best
+    else:
+        best_score = 0.0
+
+    result = QuoteCheck(rel, quote, "not_found", round(best_score, 4), cited_page=page, pages_searched=len(searched) or count)
+    if found is None:
+        notes = []
+        if len(nq) < FUZZY_MIN_CHARS:
+            notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
+        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "empty", "garbled")] if count else []
+        if degraded:
+            notes.append(
+                f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
+            )
+        if cited is not None and not 1 <= cited <= count:
+            notes.append(f"cited page {cited} is outside 1-{count}")
+        result.note = "; ".join(notes) or "not in the source text"
+        return result
+
+    pa, pb = src.page(found.page), src.page(found.page_end)
+    result.match = found.kind
+    result.similarity = round(found.similarity, 4)
+    result.page, result.page_end = found.page, found.page_end
+    result.label, result.label_end = pa.label, pb.label
+    result.char_start, result.char_end = found.start, found.end
+    if found.page == found.page_end:
+        result.matched_text = pa.text[found.start:found.end]
+        before, after = pa.text[max(0, found.start - context_chars):found.start], pa.text[found.end:found.end + context_chars]
+    else:
+        result.matched_text = pa.text[found.start:] + "\n" + pb.text[:found.end]
+        before, after = pa.text[max(0, found.start - context_chars):found.start], pb.text[found.end:found.end + context_chars]
+    result.context = before + result.matched_text + after
+    result.ocr = pa.ocr or pb.ocr
+    result.verbatim_citable = found.kind in ("exact", "normalised") and not result.ocr
+    if cited is not None:
+        result.page_correct = found.page <= cited <= found.page_end
+    notes = []
+    if found.kind == "normalised":
+        notes.append(f"found after normalisation ({_LIGATURE_NOTE}); cite the source's wording (matched_text)")
+    elif found.kind == "fuzzy":
+        notes.append(
+            f"not verbatim: closest source text has similarity {found.similarity:.2f}; quote matched_text instead"
+        )
+    if found.page != found.page_end:
+        notes.append(f"spans the page break {found.page}-{found.page_end}")
+    if result.ocr:
+        notes.append("the page text came from OCR: not verbatim-citable; check the page image")
+    if result.page_correct is False:
+        notes.append(f"cited page {cited}, found on page {found.page}" + (f" (label {pa.label})" if pa.label else ""))
+    result.note = "; ".join(notes)
+    return result
+
+
+def _fmt_pages(pages: list[int], limit: int = 10) -> str:
+    shown = ", ".join(map(str, pages[:limit]))
+    return shown + (f", ... (+{len(pages) - limit})" if len(pages) > limit else "")
