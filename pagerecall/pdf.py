@@ -1,0 +1,588 @@
+"""PDF files turned into pages through PyMuPDF 2.0 (``import pymupdf``, imported lazily).
+
+One page of text per physical page (1-based), built the same way by :func:`read_pdf` (whole
+file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_page``):
+
+1. **Text page.** ``page.get_textpage(flags=TEXT_FLAGS)``: ligatures expanded (no
+   ``TEXT_PRESERVE_LIGATURES``; ``ﬁ`` becomes ``fi``, Arabic presentation forms become base
+   letters), whitespace kept for us to normalise, characters outside the media box dropped,
+   unknown glyphs as U+FFFD (no ``TEXT_USE_CID_FOR_UNKNOWN_UNICODE``, so that garbled pages can
+   be recognised instead of turning into plausible-looking noise).
+2. **Blocks in reading order** (``extractDICT``). Decision record:
+   *Why*: plain ``get_text(sort=True)`` interleaves the lines of two columns (measured on
+   tracemonkey.pdf and the two-column samples of ``corpora/bench/multicolumn``).
+   *Method*: a recursive XY-cut on the text blocks' boxes. In each region the widest
+   vertical white gap that is at least :data:`MIN_COLUMN_GAP` points wide and leaves at least
+   :data:`MIN_COLUMN_WIDTH` of the page width on both sides splits it into columns (left,
+   then right); otherwise the widest horizontal white gap splits it into bands (top, then
+   bottom); a region that cannot be cut is read by (top, left). Columns are preferred to
+   bands because the baseline grid of LaTeX two-column pages makes paragraph ends of both
+   columns coincide now and then, and a band cut there would interleave the columns; the
+   minimum width keeps the page-number column of a table of contents on the lines it belongs
+   to. Pages whose text is mostly vertical (Japanese ``tategaki``) keep MuPDF's own order.
+   *Rejected*: pymupdf4llm's ``column_boxes`` (drops header/footer margins by default, sets a
+   global PyMuPDF option at import time, and needs one text page per box).
+3. **De-hyphenation.** ``TEXT_DEHYPHENATE`` only acts on MuPDF's plain-text output, not on the
+   block structure we need for column order, so its rule is applied to the block lines
+   here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows a letter is joined
+   to the next line of the same block without the hyphen (like MuPDF, ``Trace-|Monkey`` gives
+   ``TraceMonkey``). Across blocks (a column or paragraph break) the join happens only
+   when the next block starts with a lower-case letter.
+4. **Whitespace.** NFC; every horizontal space character becomes one space; soft hyphens,
+   zero-width characters and C0/C1 control characters are removed (TeX math-extension and
+   accent glyphs without ToUnicode come out as controls, e.g. ``\\x0c`` inside lshort pages:
+   never split page text on ``\\f``); lines are stripped; lines of one block are joined by
+   ``\\n``, blocks by ``\\n\\n`` (at most one empty line).
+5. **Status.** ``ok``; ``garbled`` when at least :data:`GARBLED_MIN_RATIO` of the non-space
+   characters are U+FFFD, control, private-use or surrogate code points (checked
+   before the clean-up of step 4; text kept as extracted); without text, ``image_only`` when
+   images cover at least :data:`IMAGE_COVER_MIN` of the page area, else ``empty``; ``ocr``
+   when an image-only page got its text from Tesseract (see :func:`ocr_available`).
+
+Labels are ``page.get_label()`` (``None`` when the PDF defines none).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import re
+import sys
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
+from pagerecall.types import Document, Page
+
+__all__ = [
+    "DEFAULT_OCR_LANGUAGES",
+    "OCR_MODES",
+    "OcrConfig",
+    "ocr_available",
+    "page_count",
+    "read_pdf",
+    "read_pdf_page",
+    "resolve_ocr",
+]
+
+_log = logging.getLogger(__name__)
+
+OCR_MODES = ("auto", "on", "off")
+"""``auto``: OCR image-only pages when Tesseract language data is found; ``on``: require it;
+``off``: never."""
+
+DEFAULT_OCR_LANGUAGES = ("eng", "deu", "jpn")
+"""Tesseract languages tried by default, restricted to the installed ones (``osd`` is never a
+language). Why: the project's corpora are English, German and Japanese first; see
+``bench/ocr_cer.py`` for the character error rates measured with this choice."""
+
+OCR_DPI = 300
+"""Rendering resolution for OCR. Why: Tesseract's documentation recommends at least 300 dpi;
+see ``bench/ocr_cer.py`` for the measured error rates and speed."""
+
+GARBLED_MIN_RATIO = 0.5
+"""A page is ``garbled`` when at least this share of its non-space characters are
+U+FFFD / control / private-use / surrogate code points. Why 0.5 ("mostly"): on the 85 bench
+PDFs (12,100 pages) and the adversarial set, pages are either near 0 % (good text with a few
+math glyphs) or near 100 % (no usable ToUnicode, e.g. pdfminer's non-Unicode-CMap sample);
+the habibi sample (a few U+FFFD among readable Arabic and Latin) stays ``ok``."""
+
+IMAGE_COVER_MIN = 0.5
+"""A page without text is ``image_only`` when its images cover at least this share of the
+page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %; a blank page
+with a small logo stays ``empty`` and is not sent to OCR."""
+
+MIN_COLUMN_GAP = 6.0
+"""Narrowest white gap (PDF points) that separates two columns. LaTeX's default
+``\\columnsep`` is 10 pt; words inside a block are never separate blocks."""
+
+MIN_COLUMN_WIDTH = 0.2
+"""Each side of a column cut must span at least this share of the page width (text columns
+of two- and three-column layouts do; the page-number column of a table of contents and
+margin notes do not)."""
+
+_HYPHENS = "-\u00ad\u2010"
+
+
+def _pymupdf() -> Any:
+    """Import PyMuPDF without its optional layout analyser.
+
+    Decision record. *Why*: PyMuPDF 2.0 imports ``pymupdf.layout`` (the ``pymupdf_layout``
+    package, pulled in as a dependency) on ``import pymupdf``, which loads an ONNX layout model.
+    *Measured*: ``import pymupdf`` took 3.0 s with it, 1.0 s without, on this 2-core machine;
+    the analyser is only used by ``page.get_layout()`` / pymupdf4llm, never here. *How*: a
+    ``None`` entry in ``sys.modules`` makes that optional import fail, which PyMuPDF expects
+    (it catches the ImportError). Only done when PyMuPDF is not imported yet.
+    """
+    if "pymupdf" not in sys.modules:
+        sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+    import pymupdf
+
+    return pymupdf
+
+
+def _text_flags() -> int:
+    pymupdf = _pymupdf()
+
+    return pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
+
+
+# --------------------------------------------------------------------------------------- OCR
+
+
+@dataclass(frozen=True)
+class OcrConfig:
+    """Resolved OCR settings: Tesseract languages (``"eng+deu"``), data folder and dpi."""
+
+    language: str
+    tessdata: str
+    dpi: int = OCR_DPI
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_languages() -> tuple[str | None, tuple[str, ...]]:
+    """(tessdata folder, installed language packs) or (None, ()) when none is found.
+
+    PyMuPDF's OCR runs the Tesseract engine built into MuPDF; it needs only the language data
+    (``*.traineddata``), found through ``pymupdf.get_tessdata()`` (``TESSDATA_PREFIX`` or the
+    folder reported by ``tesseract --list-langs``).
+    """
+    pymupdf = _pymupdf()
+    try:
+        tessdata = pymupdf.get_tessdata()
+    except Exception as exc:  # raised when no Tesseract installation is found
+        _log.debug("no tessdata: %s", exc)
+        return None, ()
+    if not tessdata or not os.path.isdir(tessdata):
+        return None, ()
+    langs = sorted(
+        name[: -len(".traineddata")]
+        for name in os.listdir(tessdata)
+        if name.endswith(".traineddata") and name != "osd.traineddata"
+    )
+    return str(tessdata), tuple(langs)
+
+
+def ocr_available() -> tuple[str, ...]:
+    """Installed Tesseract language packs usable for OCR (empty when OCR is unavailable)."""
+    return _installed_languages()[1]
+
+
+def resolve_ocr(mode: str = "auto", language: str | None = None) -> OcrConfig | None:
+    """Turn an OCR mode into an :class:`OcrConfig`, or ``None`` when OCR will not run.
+
+    ``language`` is a Tesseract language string (``"eng+deu"``); by default
+    :data:`DEFAULT_OCR_LANGUAGES` restricted to the installed packs. Raises
+    :class:`~pagerecall.errors.UsageError` for an unknown mode, or for ``mode="on"`` when no
+    Tesseract language data (or none of the requested languages) is installed.
+    """
+    mode = (mode or "auto").lower()
+    if mode not in OCR_MODES:
+        raise UsageError(f"unknown OCR mode {mode!r}. Next: use one of {', '.join(OCR_MODES)}")
+    if mode == "off":
+        return None
+    tessdata, installed = _installed_languages()
+    wanted = language.split("+") if language else list(DEFAULT_OCR_LANGUAGES)
+    usable = [lang for lang in wanted if lang in installed]
+    if tessdata is None or not usable:
+        if mode == "on":
+            raise UsageError(
+                f"OCR was required (ocr=on) but no Tesseract language data for {'+'.join(wanted)} "
+                "was found. Next: install tesseract-ocr and its language packs (e.g. "
+                "tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn), or set TESSDATA_PREFIX, "
+                "or use ocr=auto"
+            )
+        return None
+    return OcrConfig(language="+".join(usable), tessdata=tessdata)
+
+
+# ---------------------------------------------------------------------------------- opening
+
+
+def _open(path: Path, rel: str, password: str | None) -> Any:
+    pymupdf = _pymupdf()
+    try:
+        doc = pymupdf.open(str(path), filetype="pdf")
+    except Exception as exc:
+        raise ExtractionError(
+            rel, "unopenable", f"{type(exc).__name__}: {exc}. Next: check that the file is a complete PDF"
+        ) from exc
+    if doc.needs_pass:
+        if password is None:
+            doc.close()
+            raise ExtractionError(rel, "encrypted", "the PDF needs a password. Next: supply its password or remove the file")
+        if not doc.authenticate(password):
+            doc.close()
+            raise ExtractionError(rel, "encrypted", "the password given does not open the PDF. Next: check the password")
+    return doc
+
+
+def _page_total(doc: Any, rel: str) -> int:
+    try:
+        n = doc.page_count
+    except Exception as exc:
+        raise ExtractionError(rel, "page_tree_error", f"{type(exc).__name__}: {exc}") from exc
+    if n <= 0:
+        detail = "the PDF has no pages"
+        if doc.is_repaired:
+            detail += " after PyMuPDF repaired it (damaged file)"
+        raise ExtractionError(rel, "no_pages", detail + ". Next: check the file, or re-export it")
+    return n
+
+
+# ----------------------------------------------------------------------------------- public
+
+
+def read_pdf(
+    path: Path,
+    rel: str,
+    ocr: str = "auto",
+    password: str | None = None,
+    *,
+    ocr_language: str | None = None,
+) -> Document:
+    """Read every page of a PDF into a :class:`~pagerecall.types.Document` (``kind="pdf"``).
+
+    ``rel`` is the path relative to the corpus root (``/`` separators). Pages are physical and
+    1-based, one :class:`~pagerecall.types.Page` per PDF page, extracted as described in the
+    module docstring; ``ocr`` is ``auto``/``on``/``off`` (:func:`resolve_ocr`).
+    ``Document.repaired`` is True (plus a warning) when PyMuPDF had to repair the file. A page
+    that cannot be loaded (e.g. a cycle in the page tree) becomes an ``empty`` page with a
+    warning; if no page loads the file fails.
+
+    Raises :class:`~pagerecall.errors.ExtractionError` with reason ``"unopenable"``,
+    ``"encrypted"`` (no or wrong password), ``"page_tree_error"``, ``"no_pages"`` or
+    ``"extraction_error"`` (anything unexpected, with the exception text), and
+    :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode or ``ocr="on"`` without
+    Tesseract.
+    """
+    ocr_cfg = resolve_ocr(ocr, ocr_language)
+    try:
+        return _read_pdf(Path(path), rel, ocr_cfg, password)
+    except ExtractionError:
+        raise
+    except Exception as exc:  # one bad file must never stop the caller
+        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+
+
+def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Document:
+    doc = _open(path, rel, password)
+    try:
+        n = _page_total(doc, rel)
+        pages: list[Page] = []
+        warnings: list[str] = []
+        failed = 0
+        for index in range(n):
+            try:
+                page, note = _extract_page(doc, index, ocr_cfg)
+            except Exception as exc:
+                failed += 1
+                page, note = Page(number=index + 1, text="", status="empty"), (
+                    f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an empty page"
+                )
+            pages.append(page)
+            if note:
+                warnings.append(note)
+        if failed == n:
+            raise ExtractionError(rel, "page_tree_error", f"none of the {n} pages could be loaded: {warnings[0]}")
+        repaired = bool(doc.is_repaired)
+        if repaired:
+            warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
+        return Document(path=rel, kind="pdf", pages=tuple(pages), repaired=repaired, warnings=tuple(warnings))
+    finally:
+        doc.close()
+
+
+def page_count(path: Path, password: str | None = None) -> int:
+    """Number of physical pages of the PDF at ``path``.
+
+    Raises :class:`~pagerecall.errors.ExtractionError` (``unopenable``, ``encrypted``,
+    ``page_tree_error``, ``no_pages``, ``extraction_error``).
+    """
+    rel = str(path)
+    try:
+        doc = _open(Path(path), rel, password)
+        try:
+            return _page_total(doc, rel)
+        finally:
+            doc.close()
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+
+
+def read_pdf_page(
+    path: Path,
+    page: int,
+    ocr: str = "auto",
+    password: str | None = None,
+    *,
+    ocr_language: str | None = None,
+    rel: str | None = None,
+) -> Page:
+    """One physical page (1-based) of a PDF, extracted exactly as :func:`read_pdf` does.
+
+    Raises :class:`~pagerecall.errors.SourceNotFoundError` when ``page`` is out of range,
+    :class:`~pagerecall.errors.ExtractionError` when the file or that page cannot be read
+    (reasons as in :func:`read_pdf`; ``page_tree_error`` for a page that does not load).
+    """
+    rel = rel or str(path)
+    ocr_cfg = resolve_ocr(ocr, ocr_language)
+    try:
+        doc = _open(Path(path), rel, password)
+        try:
+            n = _page_total(doc, rel)
+            if not 1 <= page <= n:
+                raise SourceNotFoundError(
+                    f"{rel}: page {page} is out of range (the PDF has pages 1-{n}). Next: ask for a page in 1-{n}"
+                )
+            try:
+                result, _note = _extract_page(doc, page - 1, ocr_cfg)
+            except Exception as exc:
+                raise ExtractionError(rel, "page_tree_error", f"page {page}: {type(exc).__name__}: {exc}") from exc
+            return result
+        finally:
+            doc.close()
+    except (ExtractionError, SourceNotFoundError):
+        raise
+    except Exception as exc:
+        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+
+
+# ------------------------------------------------------------------------------ extraction
+
+
+def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page, str | None]:
+    """Page ``index`` (0-based) -> (Page with 1-based number, optional warning)."""
+    page = doc.load_page(index)
+    label = _label(page)
+    raw = _ordered_text(page.get_textpage(flags=_text_flags()).extractDICT())
+    text = _normalise(raw)
+    number = index + 1
+    if text:
+        status = "garbled" if _garbled_ratio(raw) >= GARBLED_MIN_RATIO else "ok"
+        return Page(number=number, text=text, label=label, status=status), None
+    if _image_cover(page) < IMAGE_COVER_MIN:
+        return Page(number=number, text="", label=label, status="empty"), None
+    if ocr_cfg is None:
+        return Page(number=number, text="", label=label, status="image_only"), None
+    try:
+        tp = page.get_textpage_ocr(
+            flags=_text_flags(), language=ocr_cfg.language, dpi=ocr_cfg.dpi, full=True, tessdata=ocr_cfg.tessdata
+        )
+        ocr_text = _normalise(_ordered_text(tp.extractDICT()))
+    except Exception as exc:
+        return Page(number=number, text="", label=label, status="image_only"), (
+            f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
+        )
+    if not ocr_text:
+        return Page(number=number, text="", label=label, status="image_only"), None
+    return Page(number=number, text=ocr_text, label=label, status="ocr"), None
+
+
+def _label(page: Any) -> str | None:
+    try:
+        return page.get_label() or None
+    except Exception:  # a broken /PageLabels tree must not cost the page
+        return None
+
+
+def _image_cover(page: Any) -> float:
+    """Share of the page area covered by image boxes (clipped to the page, summed, max 1)."""
+    rect = page.rect
+    area = abs(rect.width * rect.height)
+    if area <= 0:
+        return 0.0
+    covered = 0.0
+    for info in page.get_image_info():
+        box = _clip(info["bbox"], rect)
+        if box is not None:
+            covered += (box[2] - box[0]) * (box[3] - box[1])
+    return min(1.0, covered / area)
+
+
+def _clip(bbox: Any, rect: Any) -> tuple[float, float, float, float] | None:
+    x0, y0 = max(bbox[0], rect.x0), max(bbox[1], rect.y0)
+    x1, y1 = min(bbox[2], rect.x1), min(bbox[3], rect.y1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return x0, y0, x1, y1
+
+
+# ------------------------------------------------------------------------- reading order
+
+
+@dataclass(slots=True)
+class _Block:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+
+
+def _ordered_text(page_dict: dict) -> str:
+    """Text of a page from ``extractDICT()``: blocks in reading order, de-hyphenated."""
+    blocks: list[_Block] = []
+    vertical = horizontal = 0
+    for b in page_dict.get("blocks", ()):
+        if b.get("type", 0) != 0:
+            continue
+        lines = []
+        for line in b.get("lines", ()):
+            t = "".join(span.get("text", "") for span in line.get("spans", ()))
+            lines.append(t)
+            dx, dy = line.get("dir", (1.0, 0.0))
+            if abs(dx) >= abs(dy):
+                horizontal += len(t)
+            else:
+                vertical += len(t)
+        text = _join_lines(lines)
+        if text.strip():
+            x0, y0, x1, y1 = b["bbox"]
+            blocks.append(_Block(x0, y0, x1, y1, text))
+    if not blocks:
+        return ""
+    if horizontal >= vertical:
+        width = float(page_dict.get("width") or max(b.x1 for b in blocks))
+        ordered: list[_Block] = []
+        _xycut(blocks, max(MIN_COLUMN_WIDTH * width, 1.0), ordered)
+    else:
+        ordered = blocks
+    return _join_blocks(b.text for b in ordered)
+
+
+def _ends_hyphenated(s: str) -> bool:
+    return len(s) >= 2 and s[-1] in _HYPHENS and s[-2].isalpha()
+
+
+def _join_lines(lines: list[str]) -> str:
+    out: list[str] = []
+    last = len(lines) - 1
+    for i, line in enumerate(lines):
+        stripped = line.rstrip()
+        if i < last and _ends_hyphenated(stripped):
+            out.append(stripped[:-1])
+        else:
+            out.append(line)
+            if i < last:
+                out.append("\n")
+    return "".join(out)
+
+
+def _join_blocks(texts: Iterator[str] | list[str]) -> str:
+    out: list[str] = []
+    for text in texts:
+        if out:
+            prev = out[-1].rstrip()
+            nxt = text.lstrip()
+            if _ends_hyphenated(prev) and nxt[:1].islower():
+                out[-1] = prev[:-1]
+                text = nxt
+            else:
+                out.append("\n\n")
+        out.append(text)
+    return "".join(out)
+
+
+def _widest_gap(blocks: list[_Block], vertical: bool) -> tuple[float, float]:
+    """(gap size, split coordinate) of the widest white gap along x (vertical=True) or y."""
+    spans = sorted((b.x0, b.x1) if vertical else (b.y0, b.y1) for b in blocks)
+    best = (0.0, 0.0)
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        if start > reach and start - reach > best[0]:
+            best = (start - reach, start)
+        reach = max(reach, end)
+    return best
+
+
+def _column_cut(blocks: list[_Block], min_width: float) -> float | None:
+    """Split x of the widest acceptable column gap, or None."""
+    spans = sorted((b.x0, b.x1) for b in blocks)
+    left_edge = spans[0][0]
+    right_edge = max(end for _, end in spans)
+    best: tuple[float, float] | None = None
+    reach = spans[0][1]
+    for start, end in spans[1:]:
+        gap = start - reach
+        if (
+            gap >= MIN_COLUMN_GAP
+            and reach - left_edge >= min_width
+            and right_edge - start >= min_width
+            and (best is None or gap > best[0])
+        ):
+            best = (gap, start)
+        reach = max(reach, end)
+    return None if best is None else best[1]
+
+
+def _xycut(blocks: list[_Block], min_width: float, out: list[_Block]) -> None:
+    """Append ``blocks`` to ``out`` in reading order (recursive XY-cut, see module doc)."""
+    if len(blocks) <= 1:
+        out.extend(blocks)
+        return
+    split = _column_cut(blocks, min_width)
+    if split is not None:
+        _xycut([b for b in blocks if b.x0 < split], min_width, out)
+        _xycut([b for b in blocks if b.x0 >= split], min_width, out)
+        return
+    gap, split_y = _widest_gap(blocks, vertical=False)
+    if gap > 0:
+        _xycut([b for b in blocks if b.y0 < split_y], min_width, out)
+        _xycut([b for b in blocks if b.y0 >= split_y], min_width, out)
+        return
+    out.extend(sorted(blocks, key=lambda b: (round(b.y0, 1), b.x0)))
+
+
+# ----------------------------------------------------------------------------- clean text
+
+def _build_translation() -> dict[int, str | None]:
+    table: dict[int, str | None] = {}
+    for c in list(range(0x00, 0x20)) + list(range(0x7F, 0xA0)):
+        table[c] = None
+    table[ord("\n")] = "\n"
+    table[ord("\r")] = "\n"
+    for c in (0x09, 0x0B, 0xA0, 0x1680, 0x202F, 0x205F, 0x3000, *range(0x2000, 0x200B)):
+        table[c] = " "
+    table[0x2028] = table[0x2029] = "\n"
+    for c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF):
+        table[c] = None
+    return table
+
+
+_TRANSLATION = _build_translation()
+_MULTI_SPACE = re.compile(r" {2,}")
+_SPACE_AROUND_NL = re.compile(r" *\n *")
+_MANY_NL = re.compile(r"\n{3,}")
+
+
+def _normalise(text: str) -> str:
+    if not text:
+        return ""
+    text = unicodedata.normalize("NFC", text).translate(_TRANSLATION)
+    text = _MULTI_SPACE.sub(" ", text)
+    text = _SPACE_AROUND_NL.sub("\n", text)
+    text = _MANY_NL.sub("\n\n", text)
+    return text.strip()
+
+
+_BAD_CHARS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\ufffd"
+    "\U000f0000-\U0010ffff]"
+)
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _garbled_ratio(text: str) -> float:
+    """Share of non-whitespace characters that are U+FFFD, control (C0/C1), surrogate or
+    private-use (BMP and planes 15-16) code points; 0.0 for text without any."""
+    bad = len(_BAD_CHARS.findall(text))
+    if not bad:
+        return 0.0
+    total = len(_WHITESPACE.sub("", text))
+    return bad / total if total else 0.0
