@@ -65,7 +65,7 @@ METADATA = {
 PAGE_W, PAGE_H = 420.0, 595.0
 MARGIN_X, MARGIN_TOP, MARGIN_BOTTOM = 54.0, 64.0, 64.0
 BODY_SIZE, BODY_LEADING = 10.5, 14.0
-CJK_SIZE, CJK_LEADING = 10.0, 16.0
+CJK_SIZE, CJK_LEADING = 10.0, 15.0  # at 16 pt MuPDF made each Japanese line a text block of its own
 HEADING_SIZE, HEADING_LEADING = 13.0, 18.0
 PARA_GAP, HEADING_GAP = 6.0, 6.0
 FOOTER_SIZE, FOOTER_Y = 9.0, PAGE_H - 34.0
@@ -265,10 +265,9 @@ def _layout_page(page, src: SourcePage, fonts: dict) -> None:
             writer.append((MARGIN_X, y), line, font=font, fontsize=size)
         if block.kind == "para":
             y += PARA_GAP
-        elif block.kind == "line":
-            pass
         elif block.kind == "heading":
             y += HEADING_GAP
+        # contents lines ("line") follow each other without a gap
     footer = src.label
     fw = fonts["body"].text_length(footer, fontsize=FOOTER_SIZE)
     writer.append(((PAGE_W - fw) / 2, FOOTER_Y), footer, font=fonts["body"], fontsize=FOOTER_SIZE)
