@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+"""Retrieval quality of pagerecall per search mode: ``python bench/eval.py``.
+
+Indexes each evaluation set with the product's own code (``pagerecall.indexing.build``) and
+queries it through ``Searcher.search``, the call users make; no lane logic is copied here.
+Metrics come from ``pagerecall.metrics`` (recall@k, nDCG@k with graded gain and log2 discount
+after Järvelin & Kekäläinen, MRR@k).
+
+Sets (``--sets``, default all):
+
+``scifact``      ../shared/eval/scifact, BEIR layout, train qrels (809 queries, 5,183 abstracts).
+``xquad-mono``   ../shared/eval/xquad: question in language L, search scoped to L's
+                 paragraphs, relevant = the gold paragraph in L.
+``xquad-cross``  the same questions, search scoped to the *other* languages' paragraphs,
+                 relevant = the gold paragraph in each of them (3 relevant items per query).
+``demo-section`` ../shared/corpora/demo (270 section-title queries in en/de/ja): one relevant
+                 item per query, "the section": a hit counts if its pages overlap the section's
+                 pages in *any* language (sections.jsonl). recall@10 is then the share of
+                 queries whose section is found in the top 10 (DATA.md "section recall@10").
+``demo-cross``   the same queries scoped to the maint-guide files of the *other* languages,
+                 scored against qrels.tsv (items are ``file#page``; rel 2 = the section's first
+                 page, 1 = its other pages).
+
+How a BEIR document becomes a file: one ``.txt`` file per document (one page, no markers),
+named ``d00001.txt`` (by position; a JSON manifest maps names back to document ids). Why one
+file per document: the chunker runs across page boundaries (chunking.py: "a chunk spanning
+pages a < b"), so several documents per file would yield passages mixing two unrelated
+documents. Why neutral names: the hybrid filename lane matches query words against file names;
+names built from ids (``0-0@de``, ``Super_Bowl_50``) would match numbers and titles in the
+questions and measure the naming, not the search. SciFact documents are ``title\\n\\ntext``
+(the BEIR convention); XQuAD paragraphs are the text alone (their titles are English in every
+language and would leak the answer across languages).
+
+Hits to items: a hit covers pages ``page_start..page_end`` of one file; it is mapped to the
+item(s) of those pages in order, and repeats are dropped keeping the first rank (the MaxP
+convention), so ``@10`` counts the first 10 distinct items. Every mode is asked for
+``k = 50`` hits (``search.MAX_K``, the API cap), so the deepest cut is **recall@50, not
+recall@100**. ``deep`` is asked for ``k = 10`` with the product's default candidate count
+(the setting users get), so it has no recall@50.
+
+Indexes are cached under ``bench/.cache/<set>/`` (gitignored) and rebuilt only when the
+generated corpus or the fingerprint (model, chunking) changed.
+
+Output: a markdown table on stdout; JSON (``--out``, default ``bench/.cache/eval-latest.json``)
+with the date, git commit, machine (cores, RAM, CPU model), settings and per-query runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import logging
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pagerecall.config import Settings  # noqa: E402
+from pagerecall.metrics import dedupe, mean_metrics  # noqa: E402
+
+SHARED = (ROOT / ".." / "shared").resolve()
+CACHE = ROOT / "bench" / ".cache"
+MODES = ("vector", "fulltext", "hybrid", "deep")
+SETS = ("scifact", "xquad-mono", "xquad-cross", "demo-section", "demo-cross")
+METRICS = ("recall@10", "recall@50", "ndcg@10", "mrr@10")
+DEEP_METRICS = ("recall@10", "ndcg@10", "mrr@10")
+K_WIDE = 50  # pagerecall.search.MAX_K: the deepest list one call returns
+K_DEEP = 10
+XQUAD_DEFAULT_PER_LANG = 200
+"""XQuAD questions per language by default (the same 200 question ids in every language):
+4 x 1,190 questions x 2 tasks x 4 modes is about an hour here; ``--xquad-all`` runs them all."""
+
+log = logging.getLogger("bench.eval")
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def machine_info() -> dict:
+    """Cores, RAM, CPU model, Python, platform (for the JSON report)."""
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram = None
+    try:
+        import psutil
+
+        ram = psutil.virtual_memory().total
+    except ImportError:
+        try:
+            ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):
+            pass
+    return {
+        "cores": os.cpu_count(),
+        "ram_gb": round(ram / 2**30, 1) if ram else None,
+        "cpu": cpu,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def git_commit() -> str | None:
+    try:
+        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True).stdout.strip()
+        return sha + ("-dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+# --------------------------------------------------------------------------- data
+
+
+@dataclass
+class Query:
+    qid: str
+    text: str
+    scope: list[str] | None = None  # file paths or globs passed as ``files=``
+
+
+@dataclass
+class Task:
+    """One measured setting: queries over one index, a hit->item mapper and graded qrels."""
+
+    name: str
+    index: str  # key of the index (several tasks share one)
+    queries: list[Query]
+    qrels: dict[str, dict[str, int]]
+    to_items: Callable[[str, object], list[str]]  # (qid, hit) -> items, in page order
+    note: str = ""
+
+
+@dataclass
+class Corpus:
+    """A corpus folder and how to build it (``docs`` None: an existing folder used as is)."""
+
+    key: str
+    root: Path
+    docs: dict[str, str] | None = None  # file name -> text (generated corpora)
+    files: dict[str, str] = field(default_factory=dict)  # file name -> document id
+
+
+def _read_jsonl(path: Path) -> Iterable[dict]:
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _read_tsv(path: Path) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def _page_hit_items(hit) -> list[str]:
+    return [f"{hit.file}#{p}" for p in range(hit.page_start, hit.page_end + 1)]
+
+
+def load_beir(name: str, path: Path, split: str = "train") -> tuple[Corpus, list[Task]]:
+    """A BEIR set: corpus.jsonl, queries.jsonl, qrels/<split>.tsv (one file per document)."""
+    docs, files = {}, {}
+    for i, d in enumerate(_read_jsonl(path / "corpus.jsonl")):
+        fname = f"d{i:05d}.txt"
+        title = (d.get("title") or "").strip()
+        docs[fname] = (title + "\n\n" if title else "") + d["text"].strip() + "\n"
+        files[fname] = str(d["_id"])
+    texts = {str(q["_id"]): q["text"] for q in _read_jsonl(path / "queries.jsonl")}
+    qrels: dict[str, dict[str, int]] = {}
+    for row in _read_tsv(path / "qrels" / f"{split}.tsv"):
+        qrels.setdefault(row["query-id"], {})[row["corpus-id"]] = int(row["score"])
+    queries = [Query(q, texts[q]) for q in sorted(qrels, key=_natural) if q in texts]
+    corpus = Corpus(name, CACHE / name / "corpus", docs, files)
+    task = Task(name, name, queries, qrels, lambda qid, h: [files.get(h.file, h.file)],
+                note=f"BEIR {split} qrels; one .txt per document")
+    return corpus, [task]
+
+
+def _natural(s: str):
+    return (0, int(s), "") if s.isdigit() else (1, 0, s)
+
+
+def load_xquad(path: Path, per_lang: int | None) -> tuple[Corpus, list[Task]]:
+    """XQuAD: files ``<lang>/dNNNNN.txt``; a mono and a cross-lingual task (see the module doc)."""
+    docs, files = {}, {}
+    lang_of_doc: dict[str, str] = {}
+    counters: dict[str, int] = {}
+    for d in _read_jsonl(path / "corpus.jsonl"):
+        lang = d["lang"]
+        i = counters[lang] = counters.get(lang, -1) + 1
+        fname = f"{lang}/d{i:05d}.txt"
+        docs[fname] = d["text"].strip() + "\n"
+        files[fname] = d["_id"]
+        lang_of_doc[d["_id"]] = lang
+    langs = sorted(counters)
+    qs = list(_read_jsonl(path / "queries.jsonl"))
+    base_ids = sorted({q["_id"].rsplit("@", 1)[0] for q in qs})
+    if per_lang is not None:
+        # the same question ids in every language, spread over the whole file
+        step = max(1, len(base_ids) // per_lang)
+        base_ids = base_ids[::step][:per_lang]
+    keep = set(base_ids)
+    qs = [q for q in qs if q["_id"].rsplit("@", 1)[0] in keep]
+    rel: dict[str, dict[str, int]] = {}
+    for row in _read_tsv(path / "qrels.tsv"):
+        rel.setdefault(row["query-id"], {})[row["corpus-id"]] = int(row["score"])
+    mono_q, cross_q, mono_rel, cross_rel = [], [], {}, {}
+    for q in qs:
+        lang = q["lang"]
+        mono_q.append(Query(q["_id"], q["text"], [f"{lang}/*"]))
+        cross_q.append(Query(q["_id"], q["text"], [f"{o}/*" for o in langs if o != lang]))
+        gold = rel.get(q["_id"], {})
+        mono_rel[q["_id"]] = {d: r for d, r in gold.items() if lang_of_doc.get(d) == lang}
+        cross_rel[q["_id"]] = {d: r for d, r in gold.items() if lang_of_doc.get(d) != lang}
+    corpus = Corpus("xquad", CACHE / "xquad" / "corpus", docs, files)
+    mapper = lambda qid, h: [files.get(h.file, h.file)]  # noqa: E731
+    n = f"{len(base_ids)} question ids x {len(langs)} languages"
+    return corpus, [
+        Task("xquad-mono", "xquad", mono_q, mono_rel, mapper, note=f"{n}; scope = query language"),
+        Task("xquad-cross", "xquad", cross_q, cross_rel, mapper, note=f"{n}; scope = other languages"),
+    ]
+
+
+def load_demo(path: Path) -> tuple[Corpus, list[Task]]:
+    """The demo page qrels: section recall (any language) and scoped cross-lingual recall."""
+    sections = list(_read_jsonl(path / "sections.jsonl"))
+    queries = _read_tsv(path / "queries.tsv")
+    qrels_rows = _read_tsv(path / "qrels.tsv")
+    by_section: dict[tuple, list[dict]] = {}
+    for s in sections:
+        by_section.setdefault((s["group"], int(s["section"])), []).append(s)
+    files_of_group: dict[str, dict[str, str]] = {}
+    for s in sections:
+        files_of_group.setdefault(s["group"], {})[s["lang"]] = s["file"]
+    # qid = "<group abbreviation>:<section>:<lang>"; the group comes from the section row with
+    # the same section number, language and title
+    row_of = {(int(s["section"]), s["lang"], s["title"]): s for s in sections}
+    sec_of_query: dict[str, tuple] = {}
+    for q in queries:
+        _abbr, sec, lang = q["qid"].split(":")
+        row = row_of[(int(sec), lang, q["title"])]
+        sec_of_query[q["qid"]] = (row["group"], int(sec))
+    # section task: one relevant item per query
+    pages_of_query: dict[str, set[tuple[str, int]]] = {}
+    for qid, key in sec_of_query.items():
+        pages_of_query[qid] = {(s["file"], p) for s in by_section[key]
+                               for p in range(int(s["page_start"]), int(s["page_end"]) + 1)}
+
+    def section_items(qid: str, hit) -> list[str]:
+        pages = pages_of_query[qid]
+        if any((hit.file, p) in pages for p in range(hit.page_start, hit.page_end + 1)):
+            return ["SECTION"]
+        return _page_hit_items(hit)
+
+    sec_queries = [Query(q["qid"], q["title"]) for q in queries]
+    sec_rel = {q["qid"]: {"SECTION": 1} for q in queries}
+    cross_rel: dict[str, dict[str, int]] = {}
+    for r in qrels_rows:
+        cross_rel.setdefault(r["qid"], {})[f"{r['file']}#{int(r['page'])}"] = int(r["rel"])
+    cross_queries = []
+    for q in queries:
+        group = sec_of_query[q["qid"]][0]
+        scope = sorted(f for lang, f in files_of_group[group].items() if lang != q["lang"])
+        cross_queries.append(Query(q["qid"], q["title"], scope))
+    corpus = Corpus("demo", path)
+    return corpus, [
+        Task("demo-section", "demo", sec_queries, sec_rel, section_items,
+             note="hit = overlaps the section's pages in any language; recall@10 = share of queries found"),
+        Task("demo-cross", "demo", cross_queries, {q: cross_rel.get(q, {}) for q in cross_rel},
+             lambda qid, h: _page_hit_items(h), note="scoped to the other languages' files; qrels.tsv pages"),
+    ]
+
+
+# --------------------------------------------------------------------------- corpora and indexes
+
+
+def _digest(docs: dict[str, str]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(docs):
+        h.update(name.encode() + b"\0" + docs[name].encode() + b"\0")
+    return h.hexdigest()
+
+
+def materialize(corpus: Corpus) -> str:
+    """Write a generated corpus as .txt files (only when its content changed); returns a digest."""
+    if corpus.docs is None:
+        h = hashlib.sha256()
+        for p in sorted(corpus.root.rglob("*")):
+            if p.is_file():
+                st = p.stat()
+                h.update(f"{p.relative_to(corpus.root)}\0{st.st_size}\0{int(st.st_mtime)}\0".encode())
+        return h.hexdigest()
+    digest = _digest(corpus.docs)
+    stamp = corpus.root.parent / "corpus.sha256"
+    if stamp.is_file() and stamp.read_text().strip() == digest and corpus.root.is_dir():
+        return digest
+    import shutil
+
+    shutil.rmtree(corpus.root, ignore_errors=True)
+    for name, text in corpus.docs.items():
+        p = corpus.root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    (corpus.root.parent / "manifest.json").write_text(json.dumps(corpus.files, indent=0, sort_keys=True))
+    stamp.write_text(digest + "\n")
+    return digest
+
+
+def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple[Settings, dict]:
+    """Build the set's index with ``pagerecall.indexing.build`` unless a matching one is cached.
+
+    Returns the settings to search with and a build report (``cached: True`` when reused).
+    """
+    from pagerecall import indexing
+    from pagerecall.embedding import load_embedder
+    from pagerecall.store import IndexStore
+
+    digest = materialize(corpus)
+    settings = dataclasses.replace(base, index_dir=CACHE / corpus.key / "index", corpus_root=corpus.root)
+    fp = indexing.index_fingerprint(load_embedder(settings), settings)
+    stamp_path = CACHE / corpus.key / "index.stamp.json"
+    want = {"corpus": digest, "fingerprint": fp}
+    store = IndexStore(settings.index_dir)
+    if not rebuild and store.exists() and stamp_path.is_file():
+        try:
+            if json.loads(stamp_path.read_text()) == json.loads(json.dumps(want)):
+                return settings, {"cached": True, "index_dir": str(settings.index_dir)}
+        except ValueError:
+            pass
+    log.info("indexing %s (%s) ...", corpus.key, corpus.root)
+    t0 = time.perf_counter()
+    last = [0.0]
+
+    def progress(stage: str, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - last[0] > 15:
+            last[0] = now
+            log.info("  %s: %d/%s after %.0f s", stage, done, total or "?", now - t0)
+
+    report = indexing.build(settings, corpus.root, progress)
+    stamp_path.write_text(json.dumps(want, indent=1, sort_keys=True))
+    rep = report.to_dict()
+    rep.pop("failed", None)
+    rep["cached"] = False
+    rep["passages_per_s"] = round(report.chunks_embedded / report.seconds, 2) if report.seconds else None
+    log.info("  built %s: %d chunks in %.0f s", corpus.key, report.chunks_total, report.seconds)
+    return settings, rep
+
+
+# --------------------------------------------------------------------------- running
+
+
+def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
+    """Run ``task``'s queries in one mode; returns metrics, timings and per-query item runs."""
+    queries = [q for q in task.queries if any(r > 0 for r in task.qrels.get(q.qid, {}).values())]
+    if limit:
+        queries = queries[:limit]
+    deep = mode == "deep"
+    lane_mode = "hybrid" if deep else mode
+    k = K_DEEP if deep else K_WIDE
+    runs: dict[str, list[str]] = {}
+    times: list[float] = []
+    errors = 0
+    first_error = None
+    for q in queries:
+        t0 = time.perf_counter()
+        try:
+            res = searcher.search(q.text, k=k, mode=lane_mode, files=q.scope, deep=deep)
+        except Exception as exc:  # report and go on: one failing query must not hide the others
+            errors += 1
+            first_error = first_error or f"{type(exc).__name__}: {exc}"
+            if errors >= 5 and not runs:
+                break  # the mode does not work at all
+            continue
+        times.append(time.perf_counter() - t0)
+        items: list[str] = []
+        for h in res.hits:
+            items.extend(task.to_items(q.qid, h))
+        runs[q.qid] = dedupe(items)
+    qrels = {q.qid: task.qrels[q.qid] for q in queries}
+    out = mean_metrics(runs, qrels, DEEP_METRICS if deep else METRICS)
+    times.sort()
+    out.update(
+        mode=mode, errors=errors, first_error=first_error,
+        ms_p50=round(1000 * times[len(times) // 2], 1) if times else None,
+        seconds=round(sum(times), 1),
+    )
+    out["runs"] = runs
+    return out
+
+
+def markdown(results: list[dict]) -> str:
+    cols = ["set", "mode", "queries", "recall@10", "recall@50", "nDCG@10", "MRR@10", "ms/query p50"]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for r in results:
+        def f(key):
+            v = r.get(key)
+            return "-" if v is None else f"{v:.3f}"
+        err = f" ({r['errors']} errors)" if r.get("errors") else ""
+        lines.append(
+            f"| {r['set']} | {r['mode']} | {r['queries']}{err} | {f('recall@10')} | {f('recall@50')} | "
+            f"{f('ndcg@10')} | {f('mrr@10')} | {r.get('ms_p50') if r.get('ms_p50') is not None else '-'} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("--sets", default=",".join(SETS), help=f"comma list of {', '.join(SETS)} (default: all)")
+    p.add_argument("--modes", default=",".join(MODES), help=f"comma list of {', '.join(MODES)} (default: all)")
+    p.add_argument("--limit", type=int, help="first N queries of each set (a quick run)")
+    p.add_argument("--xquad-all", action="store_true",
+                   help=f"all 1,190 XQuAD questions per language (default {XQUAD_DEFAULT_PER_LANG})")
+    p.add_argument("--rebuild", action="store_true", help="rebuild the cached indexes")
+    p.add_argument("--out", type=Path, default=CACHE / "eval-latest.json", help="JSON report path")
+    p.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default ../shared)")
+    p.add_argument("-v", "--verbose", action="store_true")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(message)s", datefmt="%H:%M:%S")
+    if not args.verbose:
+        for noisy in ("pagerecall", "lancedb", "fastembed"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
+    sets = [s.strip() for s in args.sets.split(",") if s.strip()]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [s for s in sets if s not in SETS] + [m for m in modes if m not in MODES]
+    if bad:
+        p.error(f"unknown set or mode: {', '.join(bad)}")
+    if not args.shared.is_dir():
+        p.error(f"{args.shared} not found: the evaluation sets live in the project's ../shared folder")
+
+    loaded: dict[str, tuple[Corpus, list[Task]]] = {}
+    if "scifact" in sets:
+        loaded["scifact"] = load_beir("scifact", args.shared / "eval" / "scifact")
+    if any(s.startswith("xquad") for s in sets):
+        loaded["xquad"] = load_xquad(args.shared / "eval" / "xquad", None if args.xquad_all else XQUAD_DEFAULT_PER_LANG)
+    if any(s.startswith("demo") for s in sets):
+        loaded["demo"] = load_demo(args.shared / "corpora" / "demo")
+
+    from pagerecall.search import Searcher
+
+    base = Settings.from_env()
+    report = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "machine": machine_info(),
+        "settings": {"model": base.model, "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP,
+                     "limit": args.limit, "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
+        "indexes": {},
+        "results": [],
+    }
+    results = []
+    for key, (corpus, tasks) in loaded.items():
+        settings, build = ensure_index(corpus, base, rebuild=args.rebuild)
+        report["indexes"][key] = build
+        searcher = Searcher(settings)
+        for task in tasks:
+            if task.name not in sets:
+                continue
+            for mode in modes:
+                log.info("%s / %s ...", task.name, mode)
+                r = run_task(task, searcher, mode, args.limit)
+                r = {"set": task.name, "note": task.note, **r}
+                if r.get("first_error"):
+                    log.warning("%s / %s: %d errors, first: %s", task.name, mode, r["errors"], r["first_error"])
+                log.info("  %s", {k: (round(v, 3) if isinstance(v, float) else v)
+                                  for k, v in r.items() if k not in ("runs", "note")})
+                results.append(r)
+    report["results"] = results
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    m = report["machine"]
+    print(f"pagerecall retrieval quality, {report['date']}, commit {report['git_commit']}, "
+          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}\n")
+    print(markdown(results))
+    print(f"\nJSON: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,555 @@
+#!/usr/bin/env python3
+"""Speed and memory of pagerecall: ``python bench/perf.py [index|update|latency|coldstart|all]``.
+
+Every measurement that loads the model or an index runs in a fresh child process (this same
+script with a private ``_``-command), so each peak/current RSS belongs to one job alone.
+Figures are medians of ``--repeat`` runs where a run is cheap (update, cold start); an
+indexing run is one build unless ``--repeat`` says otherwise. No timing is asserted anywhere.
+
+``index``      end-to-end ``pagerecall.indexing.build`` of ../shared/corpora/bench or a subset
+               (``--subset maint-guide``; ``upstream`` = the 2,430 pages of DATA.md's upstream
+               figure: maint-guide, debian-faq, developers-reference, texlive-guide,
+               multicolumn; ``all`` = the 85 PDFs). Reports pages/s and passages/s (wall time
+               of ``build``, model load included), peak RSS of the build process, and the
+               embedding model's own passages/s on a random sample of the *same* passages
+               (``embed_passages``, batch 32, after one warm-up batch): the ratio of the two
+               is the pipeline's overhead (extraction, chunking, writing, verification).
+``update``     a no-op ``pagerecall.indexing.update`` on that index (nothing changed on disk):
+               in-process seconds and the wall time of ``python incremental_update.py``.
+``latency``    warm query latency p50/p95 per mode over ``--queries`` queries (>= 200), server
+               RSS, and ANN recall@10 against an exact scan, at index sizes ``--sizes``
+               (``10k`` by default; ``100k`` and ``1m`` are opt-in). Indexes of a given size are
+               *synthetic* (see ``_make_synthetic``): real chunks (text and stored vectors) of a
+               source index, re-labelled into files of 400 chunks (``synth/fNNNNN.pdf``), and,
+               beyond the source's size, replicated with Gaussian noise on the vector
+               (sigma 0.01 per dimension, then L2-normalised: cosine to the original ~0.98),
+               written directly through ``pagerecall.store``'s writer (no embedding), finalized
+               (ANN index, scalar indexes), verified and swapped like any generation.
+``coldstart``  wall time of ``python search_core.py QUERY --index DIR`` (process start to the
+               first answer printed), median of ``--repeat`` runs, on the 10k index.
+
+Queries: the 270 section titles of ../shared/corpora/demo (en/de/ja) interleaved with SciFact
+claims; warm = 20 queries per mode answered before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import Counter
+import dataclasses
+import datetime as dt
+import hashlib
+import json
+import logging
+import math
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from eval import git_commit, machine_info  # noqa: E402  (bench/eval.py)
+
+SHARED = (ROOT / ".." / "shared").resolve()
+BENCH = SHARED / "corpora" / "bench"
+CACHE = HERE / ".cache" / "perf"
+MODES = ("vector", "fulltext", "hybrid", "deep")
+SUBSETS = {
+    "upstream": ["maint-guide", "debian-faq", "developers-reference", "texlive-guide", "multicolumn"],
+}
+SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
+CHUNKS_PER_FILE = 400
+"""Chunks per synthetic file: the bench corpus averages ~140 pages and ~400 chunks per PDF."""
+NOISE_SIGMA = 0.01
+WARM_QUERIES = 20
+
+log = logging.getLogger("bench.perf")
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _settings(index_dir: Path, corpus_root: Path | None = None):
+    from pagerecall.config import Settings
+
+    s = Settings.from_env()
+    return dataclasses.replace(s, index_dir=Path(index_dir), corpus_root=corpus_root)
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # Linux: KiB
+
+
+def _rss_mb() -> float:
+    import psutil
+
+    return round(psutil.Process().memory_info().rss / 2**20, 1)
+
+
+def _child(*args: str, timeout: float | None = None) -> dict:
+    """Run ``perf.py _<cmd> ...`` in a fresh interpreter; its last stdout line is JSON."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), *args]
+    log.info("child: %s", " ".join(args))
+    proc = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=None, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"child {' '.join(args)} failed with exit {proc.returncode}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _pct(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile of ``values`` (seconds) in milliseconds."""
+    if not values:
+        return None
+    v = sorted(values)
+    i = min(len(v) - 1, max(0, math.ceil(q / 100 * len(v)) - 1))
+    return round(1000 * v[i], 2)
+
+
+def _load_queries(n: int) -> list[str]:
+    import csv
+
+    demo, sci = [], []
+    with open(SHARED / "corpora" / "demo" / "queries.tsv", encoding="utf-8") as fh:
+        demo = [r["title"] for r in csv.DictReader(fh, delimiter="\t")]
+    with open(SHARED / "eval" / "scifact" / "queries.jsonl", encoding="utf-8") as fh:
+        sci = [json.loads(line)["text"] for line in fh if line.strip()]
+    mixed = [q for pair in zip(demo, sci) for q in pair] + sci[len(demo):]
+    if n > len(mixed):
+        raise SystemExit(f"only {len(mixed)} queries available, asked for {n}")
+    return mixed[:n]
+
+
+def subset_root(subset: str) -> tuple[Path, str]:
+    """Corpus folder for ``subset`` (a folder of the bench corpus, a comma list, ``upstream``
+    or ``all``). Several folders are copied (mtimes kept) into one cache folder, because the
+    indexer does not follow symlinked folders."""
+    if subset == "all":
+        return BENCH, "all"
+    parts = SUBSETS.get(subset) or [s.strip() for s in subset.split(",") if s.strip()]
+    for p in parts:
+        if not (BENCH / p).is_dir():
+            raise SystemExit(f"no subset {p!r} in {BENCH}: choose from {sorted(d.name for d in BENCH.iterdir())}")
+    if len(parts) == 1:
+        return BENCH / parts[0], parts[0]
+    name = subset if subset in SUBSETS else "-".join(parts)
+    dest = CACHE / f"corpus-{name}"
+    if not dest.is_dir():
+        tmp = dest.with_suffix(".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        for p in parts:
+            shutil.copytree(BENCH / p, tmp / p)
+        tmp.rename(dest)
+    return dest, name
+
+
+# --------------------------------------------------------------------------- children
+
+
+def child_build(corpus: str, index_dir: str) -> dict:
+    from pagerecall import indexing
+
+    shutil.rmtree(index_dir, ignore_errors=True)
+    settings = _settings(Path(index_dir))
+    t0 = time.perf_counter()
+    rep = indexing.build(settings, Path(corpus))
+    wall = time.perf_counter() - t0
+    return {
+        "files_ok": rep.files_ok, "files_failed": rep.files_failed, "pages": rep.pages_embedded,
+        "passages": rep.chunks_embedded, "seconds": round(wall, 2),
+        "seconds_embedding": rep.seconds_embedding,
+        "pages_per_s": round(rep.pages_embedded / wall, 2),
+        "passages_per_s": round(rep.chunks_embedded / wall, 2),
+        "peak_rss_mb": _peak_rss_mb(),
+    }
+
+
+def child_model_rate(index_dir: str, sample: int) -> dict:
+    """The model's own passages/s on a random sample of the index's passages."""
+    import numpy as np
+
+    from pagerecall.embedding import load_embedder
+    from pagerecall.indexing import EMBED_BATCH
+    from pagerecall.store import IndexStore
+
+    settings = _settings(Path(index_dir))
+    reader = IndexStore(settings.index_dir).open_reader()
+    texts = reader.chunks.search().select(["text", "n_tokens"]).limit(None).to_arrow()
+    rng = np.random.default_rng(0)
+    idx = rng.choice(texts.num_rows, size=min(sample, texts.num_rows), replace=False)
+    chosen = [texts.column("text")[int(i)].as_py() for i in idx]
+    tokens = [texts.column("n_tokens")[int(i)].as_py() for i in idx]
+    emb = load_embedder(settings)
+    emb.embed_passages(chosen[:EMBED_BATCH], batch_size=EMBED_BATCH)  # warm-up
+    t0 = time.perf_counter()
+    emb.embed_passages(chosen, batch_size=EMBED_BATCH)
+    sec = time.perf_counter() - t0
+    return {"passages": len(chosen), "mean_tokens": round(float(np.mean(tokens)), 1), "seconds": round(sec, 2),
+            "passages_per_s": round(len(chosen) / sec, 2), "batch": EMBED_BATCH}
+
+
+def child_update(index_dir: str) -> dict:
+    from pagerecall import indexing
+
+    t0 = time.perf_counter()
+    rep = indexing.update(_settings(Path(index_dir)))
+    sec = time.perf_counter() - t0
+    delta = rep.delta
+    changed = sum(len(v) for k, v in delta.items() if isinstance(v, list))
+    return {"seconds": round(sec, 3), "changes": changed, "unchanged": delta.get("unchanged"),
+            "chunks_embedded": rep.chunks_embedded}
+
+
+def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int) -> dict:
+    """Write an index of ``n_rows`` chunks from a source index's real rows (see the module doc).
+
+    Row ``n`` takes source row ``n % S`` (S = source rows); replica ``n // S`` > 0 adds
+    N(0, NOISE_SIGMA^2) noise per dimension to the stored vector and re-normalises. Row ``n``
+    belongs to file ``synth/f{n // 400:05d}.pdf`` with ``seq = n % 400`` and page
+    ``seq // 3 + 1``. Written through ``IndexStore.begin_generation`` / ``add_chunks`` /
+    ``upsert_file_records`` / ``finalize`` / ``verify`` / ``swap``.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    from pagerecall.embedding import load_embedder
+    from pagerecall.indexing import index_fingerprint
+    from pagerecall.store import IndexStore, chunks_schema
+
+    src = IndexStore(source_dir).open_reader()
+    tbl = src.chunks.search().select(["text", "n_tokens", "vector"]).limit(None).to_arrow()
+    S = tbl.num_rows
+    dim = tbl.schema.field("vector").type.list_size
+    vecs = tbl.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(S, dim)
+    texts = tbl.column("text").to_pylist()
+    ntok = tbl.column("n_tokens").to_pylist()
+    settings = _settings(out_dir)
+    fp = index_fingerprint(load_embedder(settings), settings)
+    shutil.rmtree(out_dir, ignore_errors=True)
+    empty_root = out_dir.parent / (out_dir.name + "-corpus")
+    empty_root.mkdir(parents=True, exist_ok=True)
+    store = IndexStore(out_dir)
+    t0 = time.perf_counter()
+    writer = store.begin_generation(base=None, dim=dim)
+    rng = np.random.default_rng(0)
+    batch = CHUNKS_PER_FILE * 100
+    records = []
+    schema = chunks_schema(dim)
+    try:
+        for start in range(0, n_rows, batch):
+            n = np.arange(start, min(start + batch, n_rows))
+            s = n % S
+            v = vecs[s].copy()
+            rep = n // S
+            noisy = rep > 0
+            if noisy.any():
+                v[noisy] += rng.normal(0.0, NOISE_SIGMA, size=(int(noisy.sum()), dim)).astype(np.float32)
+                v /= np.linalg.norm(v, axis=1, keepdims=True)
+            fidx = n // CHUNKS_PER_FILE
+            seq = n % CHUNKS_PER_FILE
+            files = [f"synth/f{f:05d}.pdf" for f in fidx]
+            prefix = {f: hashlib.sha256(f.encode()).hexdigest()[:16] for f in set(files)}
+            page = (seq // 3 + 1).astype(np.int32)
+            text = [texts[i] for i in s]
+            cols = {
+                "chunk_id": [f"{prefix[f]}-{q:05d}" for f, q in zip(files, seq)],
+                "file": files,
+                "seq": seq.astype(np.int32),
+                "page_start": page,
+                "page_end": page,
+                "label_start": pa.nulls(len(n), pa.string()),
+                "label_end": pa.nulls(len(n), pa.string()),
+                "char_start": np.zeros(len(n), np.int32),
+                "char_end": np.array([len(t) for t in text], np.int32),
+                "text": text,
+                "n_tokens": np.array([ntok[i] for i in s], np.int32),
+                "ocr": np.zeros(len(n), bool),
+                "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.astype(np.float32).ravel()), dim),
+            }
+            writer.add_chunks(pa.table(cols, schema=schema))
+            for f, cnt in sorted(Counter(files).items()):
+                records.append({
+                    "path": f, "sha256": hashlib.sha256(f.encode()).hexdigest(), "size": 0, "mtime": 0.0,
+                    "kind": "pdf", "pages": math.ceil(cnt / 3), "status": "ok", "n_chunks": cnt,
+                    "repaired": False,
+                })
+            log.info("  %d/%d rows written (%.0f s)", min(start + batch, n_rows), n_rows, time.perf_counter() - t0)
+        writer.upsert_file_records(records)
+        meta = writer.finalize({
+            "fingerprint": fp, "corpus_root": str(empty_root),
+            "synthetic": {"source": str(source_dir), "source_rows": S, "rows": n_rows,
+                          "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA},
+        })
+        writer.verify()
+        store.swap(writer.name)
+    except BaseException:
+        writer.abort()
+        raise
+    return {"rows": n_rows, "source_rows": S, "replicas": math.ceil(n_rows / S), "files": len(records),
+            "seconds_write": round(time.perf_counter() - t0, 1), "ann": meta.get("ann")}
+
+
+def child_synth(source_dir: str, out_dir: str, n_rows: int) -> dict:
+    return _make_synthetic(Path(source_dir), Path(out_dir), int(n_rows))
+
+
+def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries: int, modes: str) -> dict:
+    """Warm p50/p95 per mode, RSS, then ANN recall@10 against an exact scan."""
+    from pagerecall.search import Searcher
+
+    settings = _settings(Path(index_dir))
+    searcher = Searcher(settings)
+    queries = _load_queries(max(n_queries, deep_queries, ann_queries, WARM_QUERIES))
+    out: dict = {"chunks": searcher.reader().count_chunks(), "ann": searcher.reader().meta.get("ann"), "modes": {}}
+    rss_cold = _rss_mb()
+    for mode in modes.split(","):
+        deep = mode == "deep"
+        lane = "hybrid" if deep else mode
+        n = deep_queries if deep else n_queries
+        try:
+            for q in queries[:WARM_QUERIES]:
+                searcher.search(q, k=10, mode=lane, deep=deep)
+            times = []
+            for q in queries[:n]:
+                t0 = time.perf_counter()
+                searcher.search(q, k=10, mode=lane, deep=deep)
+                times.append(time.perf_counter() - t0)
+        except Exception as exc:  # noqa: BLE001 - report, measure the other modes
+            out["modes"][mode] = {"error": f"{type(exc).__name__}: {exc}"}
+            continue
+        out["modes"][mode] = {"queries": n, "p50_ms": _pct(times, 50), "p95_ms": _pct(times, 95),
+                              "mean_ms": round(1000 * statistics.fmean(times), 2)}
+        log.info("  %s: %s", mode, out["modes"][mode])
+    out["rss_mb_warm"] = _rss_mb()
+    out["rss_mb_after_open"] = rss_cold
+    # ANN recall@10 against exact search (same table, index bypassed)
+    reader = searcher.reader()
+    emb = searcher.embedder()
+    qv = emb.embed_queries(queries[:ann_queries])
+    recalls, exact_t, ann_t = [], [], []
+    for v in qv:
+        t0 = time.perf_counter()
+        ann = [c for c, _ in reader.vector_search(v, 10)]
+        ann_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        ex = (reader.chunks.search(v, vector_column_name="vector").distance_type("cosine")
+              .bypass_vector_index().limit(10).select(["chunk_id"]).to_arrow().column("chunk_id").to_pylist())
+        exact_t.append(time.perf_counter() - t0)
+        recalls.append(len(set(ann) & set(ex)) / max(1, len(ex)))
+    out["ann_recall@10"] = round(statistics.fmean(recalls), 4) if recalls else None
+    out["ann_queries"] = len(recalls)
+    out["vector_ann_p50_ms"] = _pct(ann_t, 50)
+    out["vector_exact_p50_ms"] = _pct(exact_t, 50)
+    out["peak_rss_mb"] = _peak_rss_mb()
+    return out
+
+
+CHILDREN = {
+    "_build": child_build,
+    "_model_rate": child_model_rate,
+    "_update": child_update,
+    "_synth": child_synth,
+    "_latency": child_latency,
+}
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return round(statistics.median(values), 3) if values else None
+
+
+def cmd_index(args) -> dict:
+    corpus, name = subset_root(args.subset)
+    index_dir = CACHE / f"index-{name}"
+    runs = [_child("_build", str(corpus), str(index_dir)) for _ in range(args.repeat)]
+    build = {k: _median([r[k] for r in runs]) if isinstance(runs[0][k], (int, float)) else runs[0][k]
+             for k in runs[0]}
+    model = _child("_model_rate", str(index_dir), str(args.model_sample))
+    return {"subset": name, "corpus": str(corpus), "index_dir": str(index_dir), "runs": len(runs), "build": build,
+            "model": model,
+            "pipeline_over_model": round(build["passages_per_s"] / model["passages_per_s"], 3)}
+
+
+def cmd_update(args) -> dict:
+    _, name = subset_root(args.subset)
+    index_dir = CACHE / f"index-{name}"
+    if not (index_dir / "CURRENT").is_file():
+        raise SystemExit(f"no index at {index_dir}: run `python bench/perf.py index --subset {args.subset}` first")
+    inproc = [_child("_update", str(index_dir)) for _ in range(args.repeat)]
+    walls = []
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "incremental_update.py", "--index", str(index_dir), "-q", "--json"],
+                       cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        walls.append(time.perf_counter() - t0)
+    from pagerecall.store import IndexStore
+
+    files = len(IndexStore(index_dir).open_reader().files_table())
+    return {"subset": name, "files": files, "repeat": args.repeat,
+            "inprocess_seconds_median": _median([r["seconds"] for r in inproc]),
+            "cli_wall_seconds_median": _median(walls),
+            "changes_seen": max(r["changes"] for r in inproc)}
+
+
+def _source_index(args) -> Path:
+    if args.source:
+        return Path(args.source)
+    for cand in (CACHE / "index-all", CACHE / "index-upstream", HERE / ".cache" / "scifact" / "index",
+                 CACHE / "index-maint-guide"):
+        if (cand / "CURRENT").is_file():
+            return cand
+    raise SystemExit("no source index of real chunks: run `python bench/perf.py index` (or bench/eval.py) first, "
+                     "or pass --source INDEX_DIR")
+
+
+def _synth_index(args, size: str) -> tuple[Path, dict]:
+    source = _source_index(args)
+    out = CACHE / f"synth-{size}"
+    stamp = out.parent / f"synth-{size}.json"
+    src_gen = (source / "CURRENT").read_text().strip()
+    want = {"source": str(source), "source_generation": src_gen, "rows": SIZES[size],
+            "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA}
+    if (out / "CURRENT").is_file() and stamp.is_file():
+        info = json.loads(stamp.read_text())
+        if info.get("want") == want:
+            return out, {**info["made"], "cached": True}
+    made = _child("_synth", str(source), str(out), str(SIZES[size]))
+    stamp.write_text(json.dumps({"want": want, "made": made}, indent=1))
+    return out, {**made, "cached": False}
+
+
+def cmd_latency(args) -> dict:
+    results = {}
+    for size in args.sizes.split(","):
+        if size not in SIZES:
+            raise SystemExit(f"unknown size {size!r}: use {', '.join(SIZES)}")
+        index_dir, made = _synth_index(args, size)
+        lat = _child("_latency", str(index_dir), str(args.queries), str(args.deep_queries),
+                     str(args.ann_queries), args.modes)
+        results[size] = {"index": made, **lat}
+    return results
+
+
+def cmd_coldstart(args) -> dict:
+    index_dir, _ = _synth_index(args, "10k")
+    queries = _load_queries(args.repeat + 1)
+    out = {}
+    for mode in ("hybrid", "vector", "fulltext"):
+        walls = []
+        for q in queries[1 : args.repeat + 1]:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "search_core.py", q, "--index", str(index_dir), "-k", "10",
+                            "--mode", mode, "-q"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+            walls.append(time.perf_counter() - t0)
+        out[mode] = {"median_s": _median(walls), "min_s": round(min(walls), 3), "max_s": round(max(walls), 3)}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import pagerecall.search"], cwd=ROOT, check=True)
+    out["python_import_only_s"] = round(time.perf_counter() - t0, 3)
+    return {"index": str(index_dir), "repeat": args.repeat, **out}
+
+
+def _markdown(report: dict) -> str:
+    lines = []
+    if "index" in report:
+        r = report["index"]
+        b, m = r["build"], r["model"]
+        lines += ["### Indexing", "", "| subset | files | pages | passages | seconds | pages/s | passages/s | "
+                  "model passages/s | pipeline/model | peak RSS MB |", "|" + "---|" * 10,
+                  f"| {r['subset']} | {b['files_ok']} (+{b['files_failed']} failed) | {b['pages']} | {b['passages']} | "
+                  f"{b['seconds']} | {b['pages_per_s']} | {b['passages_per_s']} | {m['passages_per_s']} "
+                  f"({m['passages']} passages, {m['mean_tokens']} tokens) | {r['pipeline_over_model']} | "
+                  f"{b['peak_rss_mb']} |", ""]
+    if "update" in report:
+        u = report["update"]
+        lines += ["### No-op incremental update", "", "| subset | files | update() s | incremental_update.py wall s |",
+                  "|---|---|---|---|",
+                  f"| {u['subset']} | {u['files']} | {u['inprocess_seconds_median']} | {u['cli_wall_seconds_median']} |",
+                  ""]
+    if "latency" in report:
+        lines += ["### Warm query latency (ms), server RSS, ANN recall", "",
+                  "| chunks | mode | queries | p50 | p95 | RSS MB (warm) | ANN recall@10 |", "|---|---|---|---|---|---|---|"]
+        for size, r in report["latency"].items():
+            if size not in SIZES:
+                continue
+            for mode, mr in r["modes"].items():
+                if "error" in mr:
+                    lines.append(f"| {r['chunks']} | {mode} | error: {mr['error'][:80]} | | | | |")
+                    continue
+                lines.append(f"| {r['chunks']} | {mode} | {mr['queries']} | {mr['p50_ms']} | {mr['p95_ms']} | "
+                             f"{r['rss_mb_warm']} | {r['ann_recall@10']} |")
+        lines.append("")
+    if "coldstart" in report:
+        c = report["coldstart"]
+        lines += ["### Cold start: `python search_core.py QUERY --index DIR` (s, median)", "",
+                  "| mode | median | min | max |", "|---|---|---|---|"]
+        for mode in ("hybrid", "vector", "fulltext"):
+            lines.append(f"| {mode} | {c[mode]['median_s']} | {c[mode]['min_s']} | {c[mode]['max_s']} |")
+        lines.append(f"\n(`python -c 'import pagerecall.search'` alone: {c['python_import_only_s']} s)")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in CHILDREN:
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s",
+                            datefmt="%H:%M:%S")
+        logging.getLogger("pagerecall").setLevel(logging.WARNING)
+        fn = CHILDREN[argv[0]]
+        args = [int(a) if a.isdigit() else a for a in argv[1:]]
+        print(json.dumps(fn(*args)))
+        return 0
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter,
+                                epilog=__doc__.split("\n\n", 1)[1])
+    p.add_argument("what", nargs="?", default="all", choices=["all", "index", "update", "latency", "coldstart"])
+    p.add_argument("--subset", default="maint-guide", help="bench folder(s), 'upstream' or 'all' (default maint-guide)")
+    p.add_argument("--repeat", type=int, default=None, help="runs per figure (default: 1 for index, 5 otherwise)")
+    p.add_argument("--model-sample", type=int, default=512, help="passages for the model's own rate (default 512)")
+    p.add_argument("--sizes", default="10k", help="comma list of 10k, 100k, 1m (default 10k)")
+    p.add_argument("--queries", type=int, default=200, help="timed queries per mode (default 200)")
+    p.add_argument("--deep-queries", type=int, default=200, help="timed deep queries (default 200)")
+    p.add_argument("--ann-queries", type=int, default=200, help="queries for ANN recall@10 (default 200)")
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--source", help="index whose real chunks seed the synthetic indexes")
+    p.add_argument("--out", type=Path, default=CACHE / "perf-latest.json")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
+    if not SHARED.is_dir():
+        p.error(f"{SHARED} not found: the benchmark corpora live in the project's ../shared folder")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    report: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                    "git_commit": git_commit(), "machine": machine_info()}
+    # previous results in --out are kept and updated per section
+    if args.out.is_file():
+        try:
+            old = json.loads(args.out.read_text())
+            report.update({k: v for k, v in old.items() if k in ("index", "update", "latency", "coldstart")})
+        except ValueError:
+            pass
+    steps = ["index", "update", "latency", "coldstart"] if args.what == "all" else [args.what]
+    repeat = args.repeat
+    for step in steps:
+        args.repeat = repeat or (1 if step == "index" else 5)
+        report[step] = {"index": cmd_index, "update": cmd_update, "latency": cmd_latency,
+                        "coldstart": cmd_coldstart}[step](args)
+        report[step]["measured_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    m = report["machine"]
+    print(f"pagerecall speed and memory, {report['date']}, commit {report['git_commit']}, "
+          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}\n")
+    print(_markdown(report))
+    print(f"\nJSON: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
