@@ -10,6 +10,7 @@ Schema (one Tantivy document per chunk; Lance holds the text, Tantivy only index
     chunk_id    raw, stored                the chunk's stable id (joins to Lance)
     file        raw, stored                relative path (scope filter, rename, delete)
     text        "pr_text" analyzer         simple words, lowercased, ASCII-folded, English stem
+                                           (of :func:`word_text`: no-space scripts blanked)
     text_ngram  "pr_ngram" analyzer        1-2 character n-grams of the runs of scripts written
                                            without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
                                            Myanmar); each run is a separate value
@@ -163,6 +164,14 @@ def ngram_runs(text: str) -> list[str]:
     return _NGRAM_RUN.findall(text)
 
 
+def word_text(text: str) -> str:
+    """``text`` as the ``text`` field indexes it: every character of a script written
+    without spaces becomes a space (same length, so offsets stay valid). Why: the simple
+    tokenizer would glue ``最新のlintian`` into one token and the Latin word would be lost;
+    those scripts are indexed by ``text_ngram`` instead."""
+    return _NGRAM_CHAR.sub(" ", text)
+
+
 def path_words(path: str) -> str:
     """The words of a relative path for ``file_terms``: separators become spaces,
     camelCase and letter/digit boundaries are split (``"debianRef2.de.pdf"`` ->
@@ -177,7 +186,7 @@ def make_document(
     doc = Document()
     doc.add_text("chunk_id", chunk_id)
     doc.add_text("file", file)
-    doc.add_text("text", text)
+    doc.add_text("text", word_text(text))
     for run in ngram_runs(text):
         doc.add_text("text_ngram", run)
     doc.add_text("file_terms", path_words(file))
@@ -233,11 +242,7 @@ def _grams(text: str) -> tuple[list[str], list[str]]:
 
 def _words(text: str) -> list[tuple[int, str]]:
     """Analysed ``(position, token)`` of the spaced-script words of ``text``."""
-    return [
-        (t.position, t.text)
-        for t in _TEXT.pre_tokenize(text).tokens
-        if not _NGRAM_CHAR.search(t.text)
-    ]
+    return [(t.position, t.text) for t in _TEXT.pre_tokenize(word_text(text)).tokens]
 
 
 def _dedup(items: Iterable) -> list:
@@ -543,7 +548,7 @@ def snippet(query: str, text: str, max_chars: int = 240) -> str:
     grams = [w for w in parsed.words if _NGRAM_CHAR.search(w)]
     spans: list[tuple[int, int]] = []
     if want:
-        for tok in _TEXT.pre_tokenize(text).tokens:
+        for tok in _TEXT.pre_tokenize(word_text(text)).tokens:
             if tok.text in want:
                 spans.append((tok.char_offset_from, tok.char_offset_to))
     if grams:
