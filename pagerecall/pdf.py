@@ -14,12 +14,14 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    *Method*: a recursive XY-cut on the text blocks' boxes. In each region the widest
    vertical white gap that is at least :data:`MIN_COLUMN_GAP` points wide and leaves at least
    :data:`MIN_COLUMN_WIDTH` of the page width on both sides splits it into columns (left,
-   then right); otherwise the widest horizontal white gap splits it into bands (top, then
-   bottom); a region that cannot be cut is read by (top, left). Columns are preferred to
-   bands because the baseline grid of LaTeX two-column pages makes paragraph ends of both
-   columns coincide now and then, and a band cut there would interleave the columns; the
-   minimum width keeps the page-number column of a table of contents on the lines it belongs
-   to. Pages whose text is mostly vertical (Japanese ``tategaki``) keep MuPDF's own order.
+   then right). Otherwise the region is cut into horizontal bands at every white gap, and
+   consecutive bands are merged back while the merged group still has such a column gap;
+   each group is then read on its own (top to bottom); a region that cannot be cut is read
+   by (top, left). Why the merge: the baseline grid of LaTeX two-column pages makes
+   paragraph ends of both columns coincide now and then, and a full-width abstract above the
+   columns blocks the column cut at the top level; cutting at the widest band gap then read
+   a column's tail after the other column (measured on apssamp.pdf page 1). The minimum
+   width keeps the page-number column of a table of contents on the lines it belongs to. Pages whose text is mostly vertical (Japanese ``tategaki``) keep MuPDF's own order.
    *Rejected*: pymupdf4llm's ``column_boxes`` (drops header/footer margins by default, sets a
    global PyMuPDF option at import time, and needs one text page per box).
 3. **De-hyphenation.** ``TEXT_DEHYPHENATE`` only acts on MuPDF's plain-text output, not on the
@@ -171,11 +173,12 @@ def ocr_available() -> tuple[str, ...]:
     return _installed_languages()[1]
 
 
-def resolve_ocr(mode: str = "auto", language: str | None = None) -> OcrConfig | None:
+def resolve_ocr(mode: str = "auto", language: str | None = None, dpi: int = OCR_DPI) -> OcrConfig | None:
     """Turn an OCR mode into an :class:`OcrConfig`, or ``None`` when OCR will not run.
 
     ``language`` is a Tesseract language string (``"eng+deu"``); by default
-    :data:`DEFAULT_OCR_LANGUAGES` restricted to the installed packs. Raises
+    :data:`DEFAULT_OCR_LANGUAGES` restricted to the installed packs; ``dpi`` the rendering
+    resolution (:data:`OCR_DPI`). Raises
     :class:`~pagerecall.errors.UsageError` for an unknown mode, or for ``mode="on"`` when no
     Tesseract language data (or none of the requested languages) is installed.
     """
@@ -196,7 +199,7 @@ def resolve_ocr(mode: str = "auto", language: str | None = None) -> OcrConfig | 
                 "or use ocr=auto"
             )
         return None
-    return OcrConfig(language="+".join(usable), tessdata=tessdata)
+    return OcrConfig(language="+".join(usable), tessdata=tessdata, dpi=dpi)
 
 
 # ---------------------------------------------------------------------------------- opening
@@ -243,12 +246,14 @@ def read_pdf(
     password: str | None = None,
     *,
     ocr_language: str | None = None,
+    ocr_dpi: int = OCR_DPI,
 ) -> Document:
     """Read every page of a PDF into a :class:`~pagerecall.types.Document` (``kind="pdf"``).
 
     ``rel`` is the path relative to the corpus root (``/`` separators). Pages are physical and
     1-based, one :class:`~pagerecall.types.Page` per PDF page, extracted as described in the
-    module docstring; ``ocr`` is ``auto``/``on``/``off`` (:func:`resolve_ocr`).
+    module docstring; ``ocr`` is ``auto``/``on``/``off``, ``ocr_language`` a Tesseract
+    language string and ``ocr_dpi`` the OCR resolution (:func:`resolve_ocr`).
     ``Document.repaired`` is True (plus a warning) when PyMuPDF had to repair the file. A page
     that cannot be loaded (e.g. a cycle in the page tree) becomes an ``empty`` page with a
     warning; if no page loads the file fails.
@@ -259,7 +264,7 @@ def read_pdf(
     :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode or ``ocr="on"`` without
     Tesseract.
     """
-    ocr_cfg = resolve_ocr(ocr, ocr_language)
+    ocr_cfg = resolve_ocr(ocr, ocr_language, ocr_dpi)
     try:
         return _read_pdf(Path(path), rel, ocr_cfg, password)
     except ExtractionError:
@@ -336,7 +341,7 @@ def read_pdf_page(
         doc = _open(Path(path), rel, password)
         try:
             n = _page_total(doc, rel)
-            if not 1 <= page <= n:
+            if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= n:
                 raise SourceNotFoundError(
                     f"{rel}: page {page} is out of range (the PDF has pages 1-{n}). Next: ask for a page in 1-{n}"
                 )
@@ -489,18 +494,6 @@ def _join_blocks(texts: Iterator[str] | list[str]) -> str:
     return "".join(out)
 
 
-def _widest_gap(blocks: list[_Block], vertical: bool) -> tuple[float, float]:
-    """(gap size, split coordinate) of the widest white gap along x (vertical=True) or y."""
-    spans = sorted((b.x0, b.x1) if vertical else (b.y0, b.y1) for b in blocks)
-    best = (0.0, 0.0)
-    reach = spans[0][1]
-    for start, end in spans[1:]:
-        if start > reach and start - reach > best[0]:
-            best = (start - reach, start)
-        reach = max(reach, end)
-    return best
-
-
 def _column_cut(blocks: list[_Block], min_width: float) -> float | None:
     """Split x of the widest acceptable column gap, or None."""
     spans = sorted((b.x0, b.x1) for b in blocks)
@@ -521,8 +514,28 @@ def _column_cut(blocks: list[_Block], min_width: float) -> float | None:
     return None if best is None else best[1]
 
 
+def _bands(blocks: list[_Block]) -> list[list[_Block]]:
+    """Split blocks into horizontal bands at every white gap along y, top to bottom."""
+    ordered = sorted(blocks, key=lambda b: b.y0)
+    bands: list[list[_Block]] = [[ordered[0]]]
+    reach = ordered[0].y1
+    for b in ordered[1:]:
+        if b.y0 > reach:
+            bands.append([b])
+        else:
+            bands[-1].append(b)
+        reach = max(reach, b.y1)
+    return bands
+
+
 def _xycut(blocks: list[_Block], min_width: float, out: list[_Block]) -> None:
-    """Append ``blocks`` to ``out`` in reading order (recursive XY-cut, see module doc)."""
+    """Append ``blocks`` to ``out`` in reading order (recursive XY-cut, see module doc).
+
+    A region with a column gap is split into columns. Otherwise it is cut into horizontal
+    bands, and consecutive bands are merged again as long as the merged group still has a
+    column gap: two columns whose paragraph ends happen to line up stay one two-column
+    group instead of being read band by band.
+    """
     if len(blocks) <= 1:
         out.extend(blocks)
         return
@@ -531,12 +544,19 @@ def _xycut(blocks: list[_Block], min_width: float, out: list[_Block]) -> None:
         _xycut([b for b in blocks if b.x0 < split], min_width, out)
         _xycut([b for b in blocks if b.x0 >= split], min_width, out)
         return
-    gap, split_y = _widest_gap(blocks, vertical=False)
-    if gap > 0:
-        _xycut([b for b in blocks if b.y0 < split_y], min_width, out)
-        _xycut([b for b in blocks if b.y0 >= split_y], min_width, out)
+    bands = _bands(blocks)
+    if len(bands) == 1:
+        out.extend(sorted(blocks, key=lambda b: (round(b.y0, 1), b.x0)))
         return
-    out.extend(sorted(blocks, key=lambda b: (round(b.y0, 1), b.x0)))
+    group = bands[0]
+    for band in bands[1:]:
+        merged = group + band
+        if _column_cut(merged, min_width) is not None:
+            group = merged
+        else:
+            _xycut(group, min_width, out)
+            group = band
+    _xycut(group, min_width, out)
 
 
 # ----------------------------------------------------------------------------- clean text
