@@ -88,7 +88,7 @@ log = logging.getLogger("bench.eval")
 
 
 def machine_info() -> dict:
-    """Cores, RAM, CPU model, Python, platform (for the JSON report)."""
+    """Cores, RAM, CPU model, load average, Python, platform (for the JSON report)."""
     cpu = platform.processor() or ""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -107,7 +107,12 @@ def machine_info() -> dict:
             ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
         except (ValueError, OSError):
             pass
+    try:
+        load = [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        load = None
     return {
+        "load_avg_1_5_15": load,  # other work on the machine distorts timings: read them with this
         "cores": os.cpu_count(),
         "ram_gb": round(ram / 2**30, 1) if ram else None,
         "cpu": cpu,
@@ -489,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     m = report["machine"]
     print(f"pagerecall retrieval quality, {report['date']}, commit {report['git_commit']}, "
-          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}\n")
+          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}, load avg {m['load_avg_1_5_15']}\n")
     print(markdown(results))
     print(f"\nJSON: {args.out}")
     return 0

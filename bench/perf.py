@@ -542,10 +542,11 @@ def main(argv: list[str] | None = None) -> int:
         report[step] = {"index": cmd_index, "update": cmd_update, "latency": cmd_latency,
                         "coldstart": cmd_coldstart}[step](args)
         report[step]["measured_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        report[step]["load_avg_after"] = machine_info()["load_avg_1_5_15"]
         args.out.write_text(json.dumps(report, indent=1) + "\n")
     m = report["machine"]
     print(f"pagerecall speed and memory, {report['date']}, commit {report['git_commit']}, "
-          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}\n")
+          f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}, load avg at start {m['load_avg_1_5_15']}\n")
     print(_markdown(report))
     print(f"\nJSON: {args.out}")
     return 0
