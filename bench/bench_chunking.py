@@ -1,0 +1,68 @@
+"""Benchmark the chunker alone on real PDFs: pages/s, chunks per page, tokens per chunk.
+
+Usage: python bench/bench_chunking.py [PDF ...]   (default: ../shared r-manuals refman + lshort-en/ja/zh-cn)
+
+Text is extracted with plain PyMuPDF ``page.get_text()`` *before* timing (pdf.py's extraction is
+separate); the timed part is ``chunk_document`` only, with the bundled multilingual-e5 tokenizer.
+Figures are printed to stdout for the decision record in ``pagerecall/chunking.py``.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pagerecall.chunking import chunk_document  # noqa: E402
+from pagerecall.config import ChunkParams  # noqa: E402
+from pagerecall.tokenization import load_default_tokenizer  # noqa: E402
+from pagerecall.types import Document, Page  # noqa: E402
+
+BENCH = ROOT.parent / "shared" / "corpora" / "bench"
+DEFAULT = [
+    BENCH / "r-manuals" / "refman.pdf",
+    BENCH / "lshort" / "lshort-en.pdf",
+    BENCH / "lshort" / "lshort-ja.pdf",
+    BENCH / "lshort" / "lshort-zh-cn.pdf",
+]
+PARAMS = [ChunkParams(120, 24, 24), ChunkParams(200, 40, 32), ChunkParams(256, 48, 32)]
+
+
+def load(path: Path) -> Document:
+    import pymupdf
+
+    with pymupdf.open(path) as pdf:
+        pages = tuple(
+            Page(number=i + 1, text=pg.get_text(), label=pg.get_label() or None) for i, pg in enumerate(pdf)
+        )
+    return Document(path=path.name, kind="pdf", pages=pages)
+
+
+def main(argv: list[str]) -> None:
+    paths = [Path(a) for a in argv] or DEFAULT
+    tok = load_default_tokenizer()
+    docs = [load(p) for p in paths]
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"peak RSS after extraction: {rss0:.0f} MB")
+    for params in PARAMS:
+        print(f"\n== max {params.max_tokens} / overlap {params.overlap_tokens} / min {params.min_tokens}")
+        for doc in docs:
+            t0 = time.perf_counter()
+            chunks = chunk_document(doc, tok, params)
+            dt = time.perf_counter() - t0
+            n = len(doc.pages)
+            toks = sum(c.n_tokens for c in chunks)
+            print(
+                f"{doc.path:22s} {n:5d} pages {dt:6.2f} s {n / dt:7.1f} pages/s  "
+                f"{len(chunks):6d} chunks ({len(chunks) / n:.2f}/page, mean {toks / max(1, len(chunks)):.0f} tokens)"
+            )
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS at the end: {rss1:.0f} MB")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

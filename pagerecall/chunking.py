@@ -1,0 +1,441 @@
+"""Split a document into passages sized in the embedding model's own tokens, mapped to pages.
+
+Pure: no I/O, no model; it needs only a ``Tokenizer`` (``pagerecall.types``) giving character
+spans of tokens.
+
+How a document is cut
+=====================
+
+1. **Contributing pages.** Pages whose status is ``image_only``, ``empty`` or ``garbled``, and
+   pages whose text is only whitespace, contribute no text: they are skipped (a chunk may still
+   *span* them, e.g. ``page_start=3, page_end=5`` around an image-only page 4).
+2. **Tokens, page by page.** Each contributing page is tokenised on its own, in batches
+   (``token_spans_batch``), never the whole document at once (DATA.md: one call over a 2,400-page
+   manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers.
+3. **The joined text.** Conceptually the contributing pages are joined by a single ``"\\n"``
+   (never ``"\\f"``: PyMuPDF text contains form feeds inside pages). A chunk spanning pages
+   ``a < b`` has the text ``"\\n".join([A[char_start:], *middle_texts, B[:char_end]])`` where
+   ``A``/``B`` are the texts of ``page_start``/``page_end`` and ``middle_texts`` the *full*
+   texts of the contributing pages in between (skipped pages add nothing, not even a
+   separator). A one-page chunk is ``A[char_start:char_end]``. Chunk texts never start or end
+   with whitespace.
+4. **Ends.** A chunk has at most ``B = min(params.max_tokens, tokenizer.max_tokens -
+   tokenizer.overhead)`` tokens. Its end is the last *sentence end* found in the final quarter
+   of that window (``B // 4`` tokens); failing that, the last word end there; failing that, the
+   token boundary at ``B``. Sentence ends (see ``sentence_breaks``): ``. ! ? …`` followed by
+   optional closing quotes/brackets and then whitespace or the end of the page; the CJK and
+   other full stops ``。！？．｡`` (no space needed) plus ``। ؟ ۔``; and paragraph breaks (a
+   blank line). Abbreviations (``e.g. x``) are taken as sentence ends: a known, cheap error.
+5. **Overlap.** The next chunk starts about ``params.overlap_tokens`` tokens before the end of
+   the previous one, at a sentence start if one lies within ``overlap ± overlap/2`` tokens,
+   else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.
+6. **Minimum size.** A tail shorter than ``params.min_tokens`` is never emitted on its own: the
+   chunk before it ends early enough to leave the tail at least ``min_tokens`` new tokens, and
+   the last chunk starts at least ``min_tokens`` tokens before the end. A document with fewer
+   tokens than ``min_tokens`` gives one chunk; one with no text gives none.
+7. **Check.** Every chunk's text is re-tokenised (in batches); ``n_tokens`` is that count, and a
+   chunk over ``B`` (cutting inside a word can re-tokenise differently) is shortened and the
+   plan continues from its new end. So ``n_tokens <= params.max_tokens`` and
+   ``n_tokens + tokenizer.overhead <= tokenizer.max_tokens`` hold for every chunk, exactly.
+
+Coverage: characters the tokenizer drops (e.g. U+FEFF, combining marks merged by NFKC) belong
+to the chunk of the following token, and each page's trailing characters to the chunk of its
+last token, so the chunks together cover every non-whitespace character of every contributing
+page; nothing is truncated (CJK text without spaces included).
+
+Decision record: default ``ChunkParams`` (max 200 / overlap 40 / min 32 tokens)
+==============================================================================
+
+Why
+    multilingual-e5-small reads at most 512 tokens, but its passages/s fall with length
+    (attention) and a long chunk blurs a pointer to many topics. The upstream tool used
+    120-token chunks (section recall@10 0.815 on the demo set, DATA.md) and reached 5.2 pages/s;
+    the embedding cost is per passage plus per token, so fewer, longer chunks buy pages/s. 200
+    tokens is about a paragraph or two of a manual (one third of a typical page), still a
+    precise pointer. Overlap 40 (20 %) keeps a sentence cut at a boundary findable from either
+    side; min 32 stops a page-end crumb (a running footer, a lone heading) from becoming its
+    own near-empty passage.
+Measured (this machine, ``bench/bench_chunking.py``, r-manuals + lshort PDFs text via PyMuPDF)
+    see the figures in the helper report / CHANGELOG: chunks per page and chunking pages/s for
+    120/24/24, 200/40/32 and 256/48/32.
+Rejected
+    512-token chunks (the model's limit): a third as many passages but pointers to whole pages
+    or more and a slower embedder per passage; fixed character windows (the upstream CJK record:
+    character counts truncate CJK, whose tokens per character are ~3x Latin); sentence-splitter
+    libraries (pysbd, nltk punkt): per-language models, slower, and not needed to find a break
+    within a 50-token window.
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+import weakref
+from array import array
+from typing import Sequence
+
+from .config import ChunkParams
+from .errors import UsageError
+from .types import Chunk, Document, Page, Tokenizer
+
+log = logging.getLogger(__name__)
+
+SKIPPED_STATUSES: frozenset[str] = frozenset({"image_only", "empty", "garbled"})
+"""Page statuses whose text is ignored by the chunker (their text is ``""`` or junk)."""
+
+PAGE_JOIN = "\n"
+"""Separator between the texts of consecutive contributing pages inside one chunk."""
+
+_PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of span tuples
+_VERIFY_BATCH = 64  # planned chunks re-tokenised per tokenizer call
+
+_CLOSERS = "\"'”’»)\\]」』）】〕"
+_SENTENCE_RE = re.compile(
+    rf"[.!?…][{_CLOSERS}]*(?=\s|\Z)"  # Latin-style stop, then space or page end
+    rf"|[。！？．｡।؟۔][{_CLOSERS}]*"  # stops that need no following space (CJK, Devanagari, Arabic)
+    r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
+)
+_NONSPACE_RE = re.compile(r"\S")
+# Whitespace at which the multilingual-e5 (XLM-R) tokenizer always splits words, so that a
+# text cut there re-tokenises to exactly the tokens it had in context (measured over every
+# ``str.isspace`` character: U+000B, U+001C-U+001F and U+0085 are dropped or kept inside a
+# word instead, so a cut next to them is re-tokenised to check).
+_CLEAN_WS = frozenset(
+    "\t\n\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
+# Characters that the multilingual-e5 normalizer (sentencepiece "nmt_nfkc" charsmap) leaves
+# unchanged (or, for _CLEAN_WS, maps to one space): on a page made only of these, token offsets
+# are exact. Derived from candidate blocks (Latin, Greek, Cyrillic, punctuation, arrows/math,
+# box drawing, CJK punctuation, kana, CJK ideographs, Hangul syllables) by normalising each
+# character; ``tests/test_chunking.py`` re-derives it. Pages with any other character (soft
+# hyphens, combining marks, control characters, compatibility forms, ...) are re-tokenised.
+_REGULAR_RE = re.compile(
+    "["
+    "\u0009-\u000a\u000c-\u000d\u0020-\u007e\u00a0-\u00a7\u00a9\u00ab-\u00ae\u00b0-\u00b1"
+    "\u00b6-\u00b7\u00bb\u00bf-\u0131\u0134-\u013e\u0141-\u0148\u014a-\u017e\u0180-\u01c3"
+    "\u01cd-\u01f0\u01f4-\u024f\u0370-\u0373\u0375-\u0379\u037b-\u037d\u037f-\u0383\u0386"
+    "\u0388-\u03cf\u03d7-\u03ef\u03f3\u03f6-\u03f8\u03fa-\u0482\u048a-\u052f\u2010\u2012-\u2016"
+    "\u2018-\u2023\u2027-\u2032\u2035\u2038-\u203b\u203d\u203f-\u2046\u204a-\u2056\u2058-\u205f"
+    "\u20a0-\u20a7\u20a9-\u20bf\u2190-\u222b\u222e\u2231-\u22ff\u2500-\u2580\u2582-\u25ff"
+    "\u3000-\u3035\u3037\u303b-\u303f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe\u4e00-\u9fff"
+    "\uac00-\ud7a3"
+    "]*"
+)
+
+
+def sentence_breaks(text: str) -> list[int]:
+    """Character offsets (ascending, 0 < offset <= len(text)) where a sentence of ``text`` ends.
+
+    An offset ``e`` means ``text[:e]`` ends a sentence: after ``. ! ? …`` plus closing
+    quotes/brackets when whitespace or the end of ``text`` follows; after ``。！？．｡।؟۔``
+    (plus closers) always; and before the first newline of a blank line (paragraph break).
+    """
+    out: list[int] = []
+    for m in _SENTENCE_RE.finditer(text):
+        e = m.start() if m.group("para") is not None else m.end()
+        if e > 0 and (not out or e > out[-1]):
+            out.append(e)
+    return out
+
+
+def contributing_pages(doc: Document) -> list[Page]:
+    """The pages whose text the chunker uses: status not in ``SKIPPED_STATUSES`` and with at
+    least one non-whitespace character, in document order."""
+    return [p for p in doc.pages if p.status not in SKIPPED_STATUSES and _NONSPACE_RE.search(p.text)]
+
+
+_PROBE_WORDS = [("abc", "def"), ("Привет", "мир"), ("日本", "語"), ("x.", "Yz"), ("12", "34"), ("naïve", "ﬁne")]
+_exact_cache: "weakref.WeakKeyDictionary[object, bool]" = weakref.WeakKeyDictionary()
+
+
+def _whitespace_exact(tokenizer: Tokenizer) -> bool:
+    """True when ``tokenizer`` splits words at the ``_CLEAN_WS`` characters, so that the token
+    count of a text cut at such whitespace equals the count of its tokens in context (checked
+    once per tokenizer on a few words of several scripts; False makes every chunk be
+    re-tokenised)."""
+    try:
+        return _exact_cache[tokenizer]
+    except (KeyError, TypeError):
+        pass
+    texts = [w for pair in _PROBE_WORDS for w in pair]
+    joined = [a + sep + b for a, b in _PROBE_WORDS for sep in sorted(_CLEAN_WS)]
+    counts = [len(x) for x in tokenizer.token_spans_batch(texts + joined)]
+    single = dict(zip(texts, counts))
+    exact = all(
+        counts[len(texts) + i] == single[a] + single[b]
+        for i, (a, b) in enumerate((a, b) for a, b in _PROBE_WORDS for _ in sorted(_CLEAN_WS))
+    )
+    try:
+        _exact_cache[tokenizer] = exact
+    except TypeError:
+        pass
+    return exact
+
+
+def _validate(params: ChunkParams, tokenizer: Tokenizer) -> int:
+    budget = min(params.max_tokens, tokenizer.max_tokens - tokenizer.overhead)
+    if budget < 1:
+        raise UsageError(
+            f"Chunk size {params.max_tokens} leaves no room in the model's {tokenizer.max_tokens} tokens "
+            f"(overhead {tokenizer.overhead}). Next: choose max_tokens >= 1."
+        )
+    if not 0 <= params.overlap_tokens < params.max_tokens:
+        raise UsageError(
+            f"overlap_tokens={params.overlap_tokens} must be >= 0 and < max_tokens={params.max_tokens}. "
+            "Next: lower the overlap (default 40)."
+        )
+    if not 0 <= params.min_tokens <= params.max_tokens:
+        raise UsageError(
+            f"min_tokens={params.min_tokens} must be >= 0 and <= max_tokens={params.max_tokens}. "
+            "Next: lower min_tokens (default 32)."
+        )
+    return budget
+
+
+class _Planner:
+    """Token buffers of one document and the cut decisions over them (indices are global
+    token numbers across contributing pages)."""
+
+    def __init__(self, texts: list[str], tokenizer: Tokenizer, budget: int, params: ChunkParams) -> None:
+        self.texts = texts
+        self.tokenizer = tokenizer
+        self.B = budget
+        self.O = min(params.overlap_tokens, budget - 1)
+        self.min = min(params.min_tokens, budget)
+        self.page = array("i")
+        self.start = array("i")
+        self.end = array("i")
+        self.brk = bytearray()  # 1 = a sentence ends with this token
+        self.first_tok: list[int] = []  # first global token index of each contributing page
+        for b in range(0, len(texts), _PAGE_BATCH):
+            batch = texts[b : b + _PAGE_BATCH]
+            for j, spans in enumerate(tokenizer.token_spans_batch(batch)):
+                self._add_page(b + j, batch[j], spans)
+        self.N = len(self.start)
+        # token counts of cuts at clean whitespace are exact only on pages with exact offsets
+        exact = _whitespace_exact(tokenizer)
+        self.regular = [exact and _REGULAR_RE.fullmatch(t) is not None for t in texts]
+
+    def _add_page(self, pidx: int, text: str, spans: Sequence[tuple[int, int]]) -> None:
+        self.first_tok.append(len(self.start))
+        n = len(spans)
+        while n and not text[spans[n - 1][0] : spans[n - 1][1]].strip():
+            n -= 1  # a trailing "▁" token of a page's final space: not part of any chunk text
+        if n < len(spans):
+            spans = spans[:n]
+        starts = [s for s, _ in spans]
+        ends = []
+        hi = 0
+        for _, e in spans:  # keep ends non-decreasing (the "▁" token before CJK overlaps its neighbour)
+            hi = e if e > hi else hi
+            ends.append(hi)
+        marks = bytearray(len(spans))
+        for e in sentence_breaks(text):
+            k = bisect.bisect_left(starts, e) - 1  # the last token starting before the break
+            if k >= 0:
+                marks[k] = 1
+        self.start.extend(starts)
+        self.end.extend(ends)
+        self.page.extend(array("i", [pidx]) * len(spans))
+        self.brk.extend(marks)
+
+    # -- cut decisions -------------------------------------------------------------------
+    def _word_end(self, k: int) -> bool:
+        """True when a word ends with token k (the next token starts after a space or on
+        another page, or there is no next token)."""
+        if k + 1 >= self.N or self.page[k + 1] != self.page[k]:
+            return True
+        s = self.start[k + 1]
+        text = self.texts[self.page[k]]
+        return s > self.end[k] or (s < len(text) and text[s].isspace())
+
+    def choose_end(self, s: int, limit: int | None = None) -> int:
+        """Exclusive end token of the chunk starting at token s (at most ``limit``)."""
+        N, B = self.N, self.B
+        if N - s <= B and (limit is None or limit >= N):
+            return N
+        h = min(s + B, N - self.min)  # leave the tail at least `min` new tokens
+        if limit is not None:
+            h = max(s + 1, min(h, limit))
+        lo = min(h, max(s + self.min, h - B // 4, s + 1))
+        for k in range(h - 1, lo - 2, -1):
+            if self.brk[k]:
+                return k + 1
+        for k in range(h - 1, lo - 2, -1):
+            if self._word_end(k):
+                return k + 1
+        return h
+
+    def next_start(self, s: int, e: int) -> int | None:
+        """First token of the chunk after [s, e), or None when e is the document's end."""
+        N, O = self.N, self.O
+        if e >= N:
+            return None
+        if O <= 0:
+            t = e
+        else:
+            target = e - O
+            best = None
+            lo, hi = max(s + 1, e - O - O // 2), e - max(1, O // 2)
+            for j in range(lo, hi + 1):
+                if self.brk[j - 1] and (best is None or abs(j - target) < abs(best - target)):
+                    best = j
+            if best is None:
+                lo, hi = max(s + 1, target - O // 4), min(e, target + O // 4)
+                for j in range(lo, hi + 1):
+                    if self._word_end(j - 1) and (best is None or abs(j - target) < abs(best - target)):
+                        best = j
+            t = best if best is not None else max(s + 1, target)
+        if N - t <= self.B:  # t starts the last chunk: give it at least `min` tokens
+            t = min(t, max(s + 1, N - self.min))
+        return t
+
+    # -- character positions -----------------------------------------------------------
+    def char_start(self, s: int) -> tuple[int, int, bool] | None:
+        """(contributing page index, char offset, clean) where the chunk starting at token s
+        begins; clean = at a page start or after a word-splitting space. None when only
+        whitespace follows."""
+        if s == 0:
+            p = 0
+            c = 0
+        else:
+            p = self.page[s]
+            c = self.start[s]
+            if self.first_tok[p] == s:
+                c = 0  # characters before the page's first token belong to it
+            elif self.end[s - 1] < c:
+                c = self.end[s - 1]  # characters the tokenizer dropped before token s
+        text = self.texts[p]
+        m = _NONSPACE_RE.search(text, c)
+        while m is None:  # only whitespace left on this page: begin on the next one
+            p += 1
+            if p == len(self.texts):
+                return None
+            text = self.texts[p]
+            m = _NONSPACE_RE.search(text)
+        c = m.start()
+        return p, c, c == 0 or text[c - 1] in _CLEAN_WS
+
+    def char_end(self, e: int) -> tuple[int, int, bool]:
+        """(contributing page index, exclusive char offset, clean) where the chunk ending
+        before token e ends; clean = at a page end or before a word-splitting space."""
+        k = e - 1
+        if e >= self.N:
+            p = len(self.texts) - 1
+            c = len(self.texts[p])
+        elif self.page[e] != self.page[k]:
+            p = self.page[e] - 1  # through the pages that produced no token
+            c = len(self.texts[p])
+        else:
+            p = self.page[k]
+            c = self.end[k]
+        text = self.texts[p]
+        last_end = self.end[k]  # a token made of whitespace only (trailing "▁") is cut off below
+        while True:
+            while c > 0 and text[c - 1].isspace():
+                c -= 1
+            if c > 0 or p == 0:
+                clean = (c == len(text) or text[c] in _CLEAN_WS) and not (p == self.page[k] and c < last_end)
+                return p, c, clean
+            p -= 1
+            text = self.texts[p]
+            c = len(text)
+
+
+def _render(texts: list[str], ps: int, cs: int, pe: int, ce: int) -> str:
+    if ps == pe:
+        return texts[ps][cs:ce]
+    return PAGE_JOIN.join([texts[ps][cs:], *texts[ps + 1 : pe], texts[pe][:ce]])
+
+
+def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None) -> list[Chunk]:
+    """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
+
+    Returns chunks with ``seq`` 0..n-1 in document order; ``page_start``/``page_end`` are
+    physical 1-based page numbers (``Page.number``) with their labels; ``char_start`` indexes
+    the text of ``page_start``, ``char_end`` (exclusive) that of ``page_end``; ``text`` is the
+    slice of the pages joined as described in the module docstring; ``n_tokens`` counts the
+    tokenizer's tokens of ``text`` (no prefix, no special tokens); ``ocr`` is True when any
+    spanned contributing page has status ``"ocr"``. A document with no usable text gives ``[]``.
+
+    Raises ``UsageError`` when ``params`` are inconsistent (overlap >= max, min > max) or leave
+    no room in the model's window.
+    """
+    params = params or ChunkParams()
+    budget = _validate(params, tokenizer)
+    pages = contributing_pages(doc)
+    if not pages:
+        return []
+    texts = [p.text for p in pages]
+    plan = _Planner(texts, tokenizer, budget, params)
+
+    spans_out: list[tuple[int, int, int, int, str, int]] = []
+    if plan.N == 0:  # text the tokenizer ignores entirely: keep it as one chunk, not lost
+        ps, cs = 0, _NONSPACE_RE.search(texts[0]).start()
+        pe = len(texts) - 1
+        ce = len(texts[pe].rstrip())
+        text = _render(texts, ps, cs, pe, ce)
+        spans_out.append((ps, cs, pe, ce, text, len(tokenizer.token_spans(text))))
+    s: int | None = 0
+    while s is not None and plan.N:
+        planned: list[tuple[int, int]] = []
+        cur: int | None = s
+        while cur is not None and len(planned) < _VERIFY_BATCH:
+            e = plan.choose_end(cur)
+            planned.append((cur, e))
+            cur = plan.next_start(cur, e)
+        rendered = []
+        check: list[int] = []  # chunks whose token count must be measured by re-tokenising
+        for i, (a, b) in enumerate(planned):
+            start = plan.char_start(a)
+            pe, ce, clean_end = plan.char_end(b)
+            if start is None or (start[0], start[1]) >= (pe, ce):
+                rendered.append(None)  # whitespace-only tokens: no text, nothing to keep
+                continue
+            ps, cs, clean_start = start
+            rendered.append((ps, cs, pe, ce, _render(texts, ps, cs, pe, ce)))
+            if not (clean_start and clean_end and all(plan.regular[ps : pe + 1])):
+                check.append(i)
+        counts = [b - a for a, b in planned]
+        if check:
+            for i, spans in zip(check, tokenizer.token_spans_batch([rendered[i][4] for i in check])):
+                counts[i] = len(spans)
+        for (a, b), r, n in zip(planned, rendered, counts):
+            if r is None:
+                continue
+            ps, cs, pe, ce, text = r
+            if n <= budget:
+                spans_out.append((ps, cs, pe, ce, text, n))
+                continue
+            while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
+                b = plan.choose_end(a, limit=b - (n - budget))
+                pe, ce, _ = plan.char_end(b)
+                text = _render(texts, ps, cs, pe, ce)
+                n = len(tokenizer.token_spans(text))
+            log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
+            spans_out.append((ps, cs, pe, ce, text, n))
+            cur = plan.next_start(a, b)
+            break
+        s = cur
+
+    chunks = []
+    for seq, (ps, cs, pe, ce, text, n) in enumerate(spans_out):
+        first, last = pages[ps], pages[pe]
+        chunks.append(
+            Chunk(
+                file=doc.path,
+                seq=seq,
+                page_start=first.number,
+                page_end=last.number,
+                char_start=cs,
+                char_end=ce,
+                text=text,
+                n_tokens=n,
+                label_start=first.label,
+                label_end=last.label,
+                ocr=any(p.status == "ocr" for p in pages[ps : pe + 1]),
+            )
+        )
+    return chunks

@@ -1,0 +1,276 @@
+"""Chunker invariants, as hypothesis properties over the real multilingual-e5 tokenizer, plus
+real PDFs from ../shared.
+
+The reference functions below re-derive, from the documented rules only, how a chunk's text
+is sliced from its pages; they do not call the chunker's internals.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pagerecall.chunking import SKIPPED_STATUSES, chunk_document, sentence_breaks
+from pagerecall.config import ChunkParams
+from pagerecall.errors import UsageError
+from pagerecall.tokenization import load_default_tokenizer
+from pagerecall.types import Chunk, Document, Page
+from tests.conftest import shared_path
+
+TOK = load_default_tokenizer()
+
+# ---------------------------------------------------------------------------------------------
+# Reference model of the documented slicing rules
+
+
+def contributing(doc: Document) -> list[Page]:
+    return [p for p in doc.pages if p.status not in SKIPPED_STATUSES and p.text.strip()]
+
+
+def reslice(doc: Document, c: Chunk) -> str:
+    pages = {p.number: p for p in contributing(doc)}
+    a, b = pages[c.page_start], pages[c.page_end]
+    if a.number == b.number:
+        return a.text[c.char_start : c.char_end]
+    middle = [p.text for n, p in pages.items() if a.number < n < b.number]
+    return "\n".join([a.text[c.char_start :], *middle, b.text[: c.char_end]])
+
+
+def global_offsets(doc: Document) -> dict[int, int]:
+    """Offset of each contributing page's text in the pages joined by "\\n"."""
+    out, pos = {}, 0
+    for p in contributing(doc):
+        out[p.number] = pos
+        pos += len(p.text) + 1
+    return out
+
+
+def joined(doc: Document) -> str:
+    return "\n".join(p.text for p in contributing(doc))
+
+
+def g_span(offsets: dict[int, int], c: Chunk) -> tuple[int, int]:
+    return offsets[c.page_start] + c.char_start, offsets[c.page_end] + c.char_end
+
+
+def check_invariants(doc: Document, chunks: list[Chunk], params: ChunkParams) -> None:
+    pages = contributing(doc)
+    if not pages:
+        assert chunks == []
+        return
+    assert chunks, "a document with text must give at least one chunk"
+    by_number = {p.number: p for p in pages}
+    offsets = global_offsets(doc)
+    for i, c in enumerate(chunks):
+        assert c.seq == i and c.file == doc.path
+        # size
+        assert c.n_tokens == len(TOK.token_spans(c.text))
+        assert c.n_tokens <= params.max_tokens
+        assert c.n_tokens + TOK.overhead <= TOK.max_tokens
+        # page mapping
+        assert c.page_start in by_number and c.page_end in by_number and c.page_start <= c.page_end
+        assert c.text == reslice(doc, c)
+        assert c.text == c.text.strip() and c.text
+        assert c.label_start == by_number[c.page_start].label
+        assert c.label_end == by_number[c.page_end].label
+        spanned = [p for p in pages if c.page_start <= p.number <= c.page_end]
+        assert c.ocr == any(p.status == "ocr" for p in spanned)
+    # minimum size: no small chunk unless it is the only one
+    if len(chunks) > 1:
+        assert all(c.n_tokens >= params.min_tokens for c in chunks), [c.n_tokens for c in chunks]
+    # document order, and coverage of every non-whitespace character
+    spans = [g_span(offsets, c) for c in chunks]
+    assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(spans, spans[1:]))
+    text = joined(doc)
+    covered = bytearray(len(text))
+    for s, e in spans:
+        covered[s:e] = b"\x01" * (e - s)
+    lost = [(i, ch) for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
+    assert not lost, f"characters in no chunk: {lost[:10]}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Strategies: multilingual text with sentence ends, paragraphs, CJK runs and odd characters
+
+WORDS = ["the", "manual", "page", "Index", "données", "Straße", "функция", "naïve", "ﬁle", "x86_64", "3.14", "e.g."]
+CJK = ["日本語のテキストです", "中文文本没有空格", "한국어 문장", "ภาษาไทยไม่มีช่องว่าง"]
+ODD = ["\u200b", "\ufeff", "e\u0301", "\x0b", "\x1c", "\x85", "\u00a0", "\u3000", "\f", "😀", "\x00", "  "]
+PUNCT = [". ", "! ", "? ", "。", "！", "？", '." ', "\n", "\n\n", ", ", " - ", "…"]
+
+
+def piece() -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.sampled_from(WORDS).map(lambda w: w + " "),
+        st.sampled_from(CJK),
+        st.sampled_from(PUNCT),
+        st.sampled_from(ODD),
+        st.text(max_size=6),
+    )
+
+
+page_text = st.lists(piece(), max_size=120).map("".join)
+statuses = st.sampled_from(["ok", "ok", "ok", "ocr", "image_only", "empty", "garbled"])
+labels = st.one_of(st.none(), st.sampled_from(["i", "ii", "iv", "1", "12", "A-3"]))
+
+
+@st.composite
+def documents(draw) -> Document:
+    n = draw(st.integers(0, 6))
+    pages = tuple(
+        Page(number=i + 1, text=draw(page_text), label=draw(labels), status=draw(statuses)) for i in range(n)
+    )
+    return Document(path="dir/doc.pdf", kind="pdf", pages=pages)
+
+
+@st.composite
+def chunk_params(draw) -> ChunkParams:
+    mx = draw(st.integers(8, 120))
+    return ChunkParams(
+        max_tokens=mx, overlap_tokens=draw(st.integers(0, mx // 4)), min_tokens=draw(st.integers(0, mx // 2))
+    )
+
+
+PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPS
+@given(documents(), chunk_params())
+def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
+    check_invariants(doc, chunk_document(doc, TOK, params), params)
+
+
+@PROPS
+@given(documents(), chunk_params())
+def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, params: ChunkParams) -> None:
+    chunks = chunk_document(doc, TOK, params)
+    offsets, text = global_offsets(doc), joined(doc)
+    O = params.overlap_tokens
+    for a, b in zip(chunks, chunks[1:]):
+        (_, a_end), (b_start, _) = g_span(offsets, a), g_span(offsets, b)
+        shared = len(TOK.token_spans(text[b_start:a_end])) if b_start < a_end else 0
+        # documented window: a sentence start within O +- O/2 tokens, else O +- O/4, capped by
+        # the chunk's own length; 2 tokens of slack for re-tokenising a cut inside a word
+        assert shared <= O + O // 2 + 2
+        if O >= 4:
+            assert shared >= min(O - O // 2, a.n_tokens - 1) - 2
+
+
+@PROPS
+@given(documents(), chunk_params())
+def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: ChunkParams) -> None:
+    chunks = chunk_document(doc, TOK, params)
+    offsets, text = global_offsets(doc), joined(doc)
+    breaks = set()
+    for p in contributing(doc):
+        breaks.update(offsets[p.number] + e for e in sentence_breaks(p.text))
+    B = params.max_tokens
+    for c in chunks[:-1]:
+        g_start, g_end = g_span(offsets, c)
+        spans = TOK.token_spans(c.text)
+        # slack: re-tokenising a chunk can differ from the page-wise count by a token at each
+        # page join (a lone "▁" before CJK) and at each cut inside a word
+        slack = 2 + (c.page_end - c.page_start)
+        first_in_zone = max(params.min_tokens, c.n_tokens - B // 4) + slack
+        if first_in_zone >= len(spans):
+            continue
+        zone_start = g_start + spans[first_in_zone][0]
+        if any(zone_start < b < g_end for b in breaks):
+            # the chunk ends in the token that holds a sentence end: nothing but closing
+            # punctuation/space lies between that sentence end and the chunk's end
+            assert any(b <= g_end and not re.search(r"\w", text[b:g_end]) for b in breaks), c.text[-60:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples
+
+
+def _doc(*texts: str, statuses: tuple[str, ...] = ()) -> Document:
+    sts = statuses or ("ok",) * len(texts)
+    return Document(
+        "a.txt", "txt", tuple(Page(i + 1, t, label=str(i + 1), status=s) for i, (t, s) in enumerate(zip(texts, sts)))
+    )
+
+
+def test_sentence_breaks_examples() -> None:
+    assert sentence_breaks("One. Two! Three? Four") == [4, 9, 16]
+    assert sentence_breaks('He said "stop." Then') == [15]
+    assert sentence_breaks("3.14 is pi") == []
+    assert sentence_breaks("日本語です。次の文！終わり") == [6, 10]
+    assert sentence_breaks("para one\n\npara two") == [8]
+    assert sentence_breaks("ends here.") == [10]
+
+
+def test_empty_and_tiny_documents() -> None:
+    assert chunk_document(_doc(), TOK, ChunkParams()) == []
+    assert chunk_document(_doc("   \n ", "junk", statuses=("ok", "garbled")), TOK, ChunkParams()) == []
+    tiny = chunk_document(_doc("Hi."), TOK, ChunkParams())
+    assert [(c.text, c.page_start, c.n_tokens) for c in tiny] == [("Hi.", 1, len(TOK.token_spans("Hi.")))]
+
+
+def test_chunk_spanning_an_image_only_page() -> None:
+    doc = _doc("Alpha beta gamma.", "", "Delta epsilon.", statuses=("ok", "image_only", "ocr"))
+    (c,) = chunk_document(doc, TOK, ChunkParams())
+    assert (c.page_start, c.page_end, c.label_start, c.label_end) == (1, 3, "1", "3")
+    assert c.text == "Alpha beta gamma.\nDelta epsilon."
+    assert c.ocr is True
+
+
+def test_cjk_without_spaces_is_not_truncated() -> None:
+    text = "日本語のテキストです。" * 300  # ~2,700 tokens, no spaces at all
+    chunks = chunk_document(_doc(text), TOK, ChunkParams())
+    assert len(chunks) > 5
+    check_invariants(_doc(text), chunks, ChunkParams())
+    assert all(c.text.endswith("。") for c in chunks)
+
+
+def test_bad_params_raise_usage_error() -> None:
+    with pytest.raises(UsageError, match="overlap"):
+        chunk_document(_doc("x"), TOK, ChunkParams(max_tokens=50, overlap_tokens=50))
+    with pytest.raises(UsageError, match="min_tokens"):
+        chunk_document(_doc("x"), TOK, ChunkParams(max_tokens=50, min_tokens=60))
+    with pytest.raises(UsageError, match="no room"):
+        chunk_document(_doc("x"), TOK, ChunkParams(max_tokens=0, overlap_tokens=0, min_tokens=0))
+
+
+def test_model_window_bounds_oversized_params() -> None:
+    text = "A sentence of several plain words. " * 400
+    chunks = chunk_document(_doc(text), TOK, ChunkParams(max_tokens=2000, overlap_tokens=40, min_tokens=32))
+    assert max(c.n_tokens for c in chunks) + TOK.overhead <= TOK.max_tokens
+    assert max(c.n_tokens for c in chunks) > 400
+
+
+# ---------------------------------------------------------------------------------------------
+# Real PDFs (text via plain PyMuPDF; pdf.py's extraction is tested on its own)
+
+
+def _pdf_document(path) -> Document:
+    import pymupdf
+
+    with pymupdf.open(path) as pdf:
+        pages = tuple(Page(i + 1, pg.get_text(), label=pg.get_label() or None) for i, pg in enumerate(pdf))
+    return Document(path=path.name, kind="pdf", pages=pages)
+
+
+@pytest.mark.parametrize("name", ["maint-guide.en.pdf", "maint-guide.ja.pdf"])
+def test_real_pdf_invariants(name: str) -> None:
+    doc = _pdf_document(shared_path("corpora", "demo", name))
+    params = ChunkParams()
+    chunks = chunk_document(doc, TOK, params)
+    check_invariants(doc, chunks, params)
+    # most chunks are near the budget, and page labels come through (roman front matter)
+    assert sum(c.n_tokens for c in chunks) / len(chunks) > 0.75 * params.max_tokens
+    assert any(c.label_start and c.label_start.isalpha() for c in chunks)
+
+
+@pytest.mark.slow
+def test_chunking_speed_on_a_big_manual() -> None:
+    doc = _pdf_document(shared_path("corpora", "bench", "r-manuals", "refman.pdf"))
+    t0 = time.perf_counter()
+    chunks = chunk_document(doc, TOK, ChunkParams())
+    rate = len(doc.pages) / (time.perf_counter() - t0)
+    assert chunks and rate > 30, f"{rate:.1f} pages/s"  # the whole pipeline's target is 10 pages/s
+    check_invariants(doc, chunks, ChunkParams())
