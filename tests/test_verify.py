@@ -459,6 +459,33 @@ def test_same_text_from_single_page_and_whole_document_reads(demo: Path) -> None
         assert read_page(demo, "maint-guide.ja.pdf", page).text == texts[page - 1]
 
 
+def test_candidate_pages_are_confirmed_on_the_source(demo: Path) -> None:
+    clear_cache()
+    file = "maint-guide.en.pdf"
+    quote = body_slice(read_page(demo, file, 40).text, 100, at=0.5)
+    res = verify_quote(demo, quote, file, page=5, candidate_pages=[3, 40, 999, 40])
+    assert res.match == "exact" and res.page == 40 and res.page_correct is False
+    assert res.pages_searched == 5  # 5, 4, 6, then the candidates 3 and 40: no whole-document read
+    # a wrong pointer costs nothing but a page read: the document is still scanned
+    res = verify_quote(demo, quote, file, candidate_pages=[7])
+    assert res.match == "exact" and res.page == 40
+
+
+def test_cache_notices_a_changed_source(tmp_path: Path) -> None:
+    import os
+
+    root = tmp_path / "corpus"
+    root.mkdir()
+    f = root / "a.txt"
+    f.write_text("The first version of this sentence is here.\f", encoding="utf-8")
+    assert verify_quote(root, "first version of this sentence", "a.txt").match == "exact"
+    f.write_text("The second version of this sentence is here, longer.\f", encoding="utf-8")
+    st_ = f.stat()
+    os.utime(f, ns=(st_.st_atime_ns, st_.st_mtime_ns + 10**9))
+    assert verify_quote(root, "first version of this sentence", "a.txt").match == "not_found"
+    assert verify_quote(root, "second version of this sentence", "a.txt").match == "exact"
+
+
 # ---------------------------------------------------------------------------- confinement / errors
 
 
