@@ -567,6 +567,7 @@ class _Found:
     start: int  # into page's text
     end: int  # into page_end's text
     similarity: float
+    cut: tuple[int, int] | None = None  # across a page break: end on page, start on page_end
 
 
 def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
@@ -616,10 +617,9 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
             continue
         head = nq[:k].rstrip(" ")
         i = tail.rfind(head) + t0
-        s, _ = na.span(i, i + len(head))
-        _, e = nb.span(j, j + len(rest))
-        ta, tb = src.page(a).text, src.page(a + 1).text
-        part1, part2 = ta[s:na.span(i, i + len(head))[1]], tb[nb.span(j, j + len(rest))[0]:e]
+        s, e1 = na.span(i, i + len(head))
+        s2, e = nb.span(j, j + len(rest))
+        part1, part2 = src.page(a).text[s:e1], src.page(a + 1).text[s2:e]
         middle = quote[len(part1):len(quote) - len(part2)]
         exact = (
             quote.startswith(part1)
@@ -627,7 +627,7 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
             and len(part1) + len(part2) <= len(quote)
             and middle.strip() == ""
         )
-        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0)
+        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0, (e1, s2))
     return None
 
 
@@ -828,9 +828,13 @@ def verify_quote(
         result.matched_text = pa.text[found.start:found.end]
         before, after = pa.text[max(0, found.start - context_chars):found.start], pa.text[found.end:found.end + context_chars]
     else:
-        result.matched_text = pa.text[found.start:] + "\n" + pb.text[:found.end]
+        e1, s2 = found.cut or (len(pa.text), 0)  # the quoted parts, without the running head
+        result.matched_text = pa.text[found.start:e1] + "\n" + pb.text[s2:found.end]
         before, after = pa.text[max(0, found.start - context_chars):found.start], pb.text[found.end:found.end + context_chars]
-    result.context = before + result.matched_text + after
+    if found.page == found.page_end:
+        result.context = before + result.matched_text + after
+    else:  # everything between the two parts too (footer, running head, page number)
+        result.context = before + pa.text[found.start:] + "\n" + pb.text[:found.end] + after
     result.ocr = pa.ocr or pb.ocr
     result.verbatim_citable = found.kind in ("exact", "normalised") and not result.ocr
     if cited is not None:

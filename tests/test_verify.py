@@ -336,15 +336,19 @@ def test_quote_across_a_page_break(demo: Path) -> None:
     tail = a.rstrip()[-70:]
     tail = tail[tail.index(" ") + 1:]
     # page 13 starts with the running head and the page number ("... Guide\n7 / 57\n")
-    head_start = b.index("\n", b.index(" / ") ) + 1
+    head_start = b.index("\n", b.index(" / ")) + 1
     head = b[head_start:head_start + 70]
-    head = head[: head.rfind(" ")]
+    head = head[: head.rfind(" ")].strip()
     quote = tail + " " + head
     res = verify_quote(demo, quote, file, page=12)
     assert res.match in ("exact", "normalised")
     assert (res.page, res.page_end) == (12, 13) and res.page_correct is True
     assert (res.label, res.label_end) == ("6", "7")
     assert a[res.char_start:].rstrip() == tail and b[:res.char_end].endswith(head)
+    assert res.matched_text == tail + "\n" + head  # the quoted parts, not the running head
+    assert b[:head_start] in res.context  # which the context shows
+    res = verify_quote(demo, quote, file)  # whole-document scan finds it too
+    assert (res.page, res.page_end) == (12, 13)
     assert "page break" in res.note
 
 
