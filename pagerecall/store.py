@@ -347,6 +347,8 @@ class IndexStore:
     def begin_generation(self, base: str | None = None, dim: int | None = None) -> "GenerationWriter":
         """Start a new generation directory beside the live one.
 
+        To wait for another writer, hold ``store.lock(wait=True)`` around this call.
+
         ``base``: name of a complete generation to start from (its immutable files are
         hard-linked, the rest copied; the base is never modified). ``dim``: vector size for
         a generation started empty (else taken from the first rows added, or the base).
@@ -706,7 +708,8 @@ class GenerationWriter:
         tantivy_docs = self._tindex.searcher().num_docs
         timings["tantivy_commit_s"] = time.perf_counter() - t0
 
-        table = self._ensure_chunks(meta.get("dim"))
+        dim = meta.get("dim") or (meta.get("fingerprint") or {}).get("dim")
+        table = self._ensure_chunks(int(dim) if dim else None)
         rows = table.count_rows()
         existing = {idx.name: idx for idx in table.list_indices()}
         old_meta = _read_json(self.dir / "meta.json") if self.base else {}
@@ -771,6 +774,15 @@ class GenerationWriter:
         (self.dir / _BUILDING).unlink(missing_ok=True)
         self.finalized = True
         return full
+
+    def sample_text(self, n_words: int = 8) -> str | None:
+        """The first ``n_words`` words of one stored chunk (a probe query for ``verify``),
+        or None when the generation has no chunks."""
+        self._flush()
+        if self._chunks is None or not self._chunks.count_rows():
+            return None
+        text = self._chunks.search().select(["text"]).limit(1).to_arrow().column("text")[0].as_py()
+        return " ".join(text.split()[:n_words])
 
     def verify(self, probe_vector: np.ndarray | None = None, probe_text: str | None = None) -> VerifyReport:
         """Cross-check the finalized generation as a fresh reader sees it.

@@ -413,3 +413,18 @@ def test_real_embedder_round_trip(tmp_path):
     assert hits[0][0] == chunk_id(_sha("real.pdf"), 1)
     assert hits[0][1] == pytest.approx(float(q @ vecs[1]), abs=1e-4)
     assert fulltext.fulltext_search(reader, "キーボード", 3)[0][0] == chunk_id(_sha("real.pdf"), 2)
+
+
+def test_empty_generation_takes_dim_from_the_fingerprint(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    w = store.begin_generation()
+    w.upsert_file_records([file_record("scan.pdf", 0, "failed", "image-only, OCR off")])
+    assert w.sample_text() is None
+    meta = w.finalize({"fingerprint": {"model": "m", "dim": 12}})
+    report = w.verify(np.ones(12, np.float32), "anything")
+    assert meta["dim"] == 12 and report.lance_chunks == 0 and report.files == 1
+    store.swap(w.name)
+    reader = store.open_reader()
+    assert reader.vector_search(np.ones(12, np.float32), 5) == []
+    assert fulltext.fulltext_search(reader, "anything", 5) == []
+    assert fulltext.files_inventory(reader, "scan")["matched"] == 1
