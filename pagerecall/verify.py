@@ -56,7 +56,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
-from .errors import QueryError, SourceNotFoundError
+from .errors import ExtractionError, QueryError, SourceNotFoundError
 from .paths import resolve_in_corpus
 from .types import Document, Page
 
@@ -470,7 +470,10 @@ class _Source:
             if self.is_pdf:
                 from .pdf import page_count
 
-                self._count = page_count(self.path)
+                try:
+                    self._count = page_count(self.path)
+                except ExtractionError as exc:  # name the file as the user did, not its full path
+                    raise ExtractionError(self.rel, exc.reason, exc.detail) from exc
             else:
                 self.document()
         assert self._count is not None

@@ -506,6 +506,22 @@ def test_paths_are_confined(demo: Path, tmp_path: Path) -> None:
         verify_quote(root, "Debian", "missing.pdf")
 
 
+def test_miss_on_a_garbled_pdf_says_which_pages_prove_nothing(adversarial: Path) -> None:
+    res = verify_quote(adversarial, "a sentence that is surely not in this review at all", "TAMReview.pdf")
+    assert res.match == "not_found" and "no usable text" in res.note and "proves nothing" in res.note
+
+
+def test_unreadable_pdfs_raise_extraction_errors_naming_the_file(adversarial: Path) -> None:
+    from pagerecall.errors import ExtractionError
+
+    for name, reason in [("samples_encryption_rc4-40.pdf", "encrypted"), ("poppler-742-0-fuzzed.pdf", None)]:
+        with pytest.raises(ExtractionError) as info:
+            verify_quote(adversarial, "Beautiful is better than ugly.", name, page=1)
+        assert info.value.path == name and str(adversarial) not in str(info.value).split(":")[0]
+        if reason:
+            assert info.value.reason == reason
+
+
 def test_empty_quote_is_a_usage_error(demo: Path) -> None:
     for q in ("", "   \n"):
         with pytest.raises(QueryError):
