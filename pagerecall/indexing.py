@@ -28,6 +28,7 @@ import queue
 import threading
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -228,8 +229,9 @@ def _file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: E
         "empty_pages": doc.pages_with("empty") if doc else [],
         "garbled_pages": doc.pages_with("garbled") if doc else [],
         "ocr_pages": doc.pages_with("ocr") if doc else [],
+        "warnings": list(doc.warnings) if doc else [],
         "chunk_prefix": chunk_prefix,
-        "indexed_at": time.time(),
+        "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     return rec
 
@@ -477,7 +479,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             writer.finalize(meta)
             _probe(writer, embedder)
             hook("before_swap")
-            name = store.swap(writer.name)
+            store.swap(writer.name)
+            name = writer.name
         except BaseException:
             writer.abort()
             raise
@@ -579,7 +582,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             writer.finalize({"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)})
             _probe(writer, embedder)
             hook("before_swap")
-            name = store.swap(writer.name)
+            store.swap(writer.name)
+            name = writer.name
         except BaseException:
             writer.abort()
             raise
@@ -599,4 +603,6 @@ def rollback(settings: Settings, *, wait: bool = True) -> dict:
     """Make the previous generation live again. Returns ``{"generation", "previous"}``."""
     store = _open_store(settings)
     with store.lock(wait=wait):
-        return store.rollback()
+        previous = store.current_name()
+        name = store.rollback()
+    return {"generation": name, "previous": previous}

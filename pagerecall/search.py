@@ -274,7 +274,7 @@ class Searcher:
             if self._reranker is None:
                 from .rerank import load_reranker
 
-                self._reranker = load_reranker(self.settings, embedder=self.embedder())
+                self._reranker = load_reranker(self.settings)
             return self._reranker
 
     def _widen(self, hit: Hit) -> Hit:
