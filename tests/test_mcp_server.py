@@ -166,7 +166,8 @@ def test_semantic_search_returns_pointers_and_envelope(server, built):
     out = ok(server, "semantic_search", {"query": "storm at the lighthouse in March", "k": 5})
     assert out["mode"] == "hybrid" and out["query"] == "storm at the lighthouse in March"
     top = out["hits"][0]
-    assert (top["file"], top["page_start"], top["page_end"]) == ("notes/lighthouse-log.txt", 2, 2)
+    # chunks may span a page break (pages here are shorter than a chunk): the range must hold page 2
+    assert top["file"] == "notes/lighthouse-log.txt" and top["page_start"] <= 2 <= top["page_end"]
     for h in out["hits"]:
         assert {"file", "page_start", "page_end", "label_start", "label_end", "score", "text", "ranks", "snippet",
                 "ocr", "degraded", "truncated"} <= set(h)
@@ -188,7 +189,8 @@ def test_semantic_search_returns_pointers_and_envelope(server, built):
 def test_single_lane_modes(server, mode, query, file, page):
     out = ok(server, "semantic_search", {"query": query, "k": 3, "mode": mode})
     assert out["mode"] == mode
-    assert (out["hits"][0]["file"], out["hits"][0]["page_start"]) == (file, page)
+    top = out["hits"][0]
+    assert top["file"] == file and top["page_start"] <= page <= top["page_end"]
     assert all(set(h["ranks"]) == {mode} for h in out["hits"])
 
 
@@ -402,7 +404,8 @@ def test_new_generation_visible_without_restart(tmp_path):
     assert miss["matched"] == 0 and first["files_indexed"] == 1
     assert second["generation"] != first["generation"] and second["files_indexed"] == 2
     assert hit["envelope"]["generation"] == second["generation"]
-    assert (hit["hits"][0]["file"], hit["hits"][0]["page_start"]) == ("lighthouse.txt", 3)
+    top = hit["hits"][0]
+    assert top["file"] == "lighthouse.txt" and top["page_start"] <= 3 <= top["page_end"]
 
 
 # ------------------------------------------------------------------------------------ transports
