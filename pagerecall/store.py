@@ -84,6 +84,12 @@ ANN_MIN_ROWS = 5_000
 REFINE_FACTOR = 5
 """ANN candidates re-scored exactly: k * 5 (recall@10 1.0 measured at 100k rows)."""
 
+def ann_nprobes(num_partitions: int) -> int:
+    """IVF partitions probed per query: max(20, 10% of the partitions) (see the module's
+    ANN decision record for the measurement)."""
+    return max(20, math.ceil(num_partitions / 10))
+
+
 FLUSH_ROWS = 8_192
 """Chunk rows buffered before one Lance ``add``. Why: every ``add`` makes a Lance version
 and a fragment; adding per file (a few dozen rows) made 20k rows take ~10 s instead of ~1 s.
@@ -528,6 +534,7 @@ class GenerationWriter:
         self._db = _lancedb().connect(str(self.dir / "lance"))
         tables = set(self._db.list_tables().tables)
         self._chunks = self._db.open_table("chunks") if "chunks" in tables else None
+        self._chunks_version0 = self._chunks.version if self._chunks is not None else None
         if "files" in tables:
             self._files = self._db.open_table("files")
         else:
@@ -714,38 +721,41 @@ class GenerationWriter:
         existing = {idx.name: idx for idx in table.list_indices()}
         old_meta = _read_json(self.dir / "meta.json") if self.base else {}
         ann = old_meta.get("ann") if "vector_idx" in existing else None
+        changed = self._chunks_version0 is None or table.version != self._chunks_version0
         t0 = time.perf_counter()
-        if rows >= ANN_MIN_ROWS:
-            trained = (ann or {}).get("trained_rows", 0)
-            if ann is None or rows > 2 * trained or rows < trained / 2:
-                parts = max(1, round(math.sqrt(rows)))
-                table.create_index(
-                    "vector", config=IvfSq(distance_type="cosine", num_partitions=parts), replace=True
-                )
-                ann = {
-                    "type": "IVF_SQ",
-                    "metric": "cosine",
-                    "num_partitions": parts,
-                    "nprobes": max(20, math.ceil(parts / 10)),
-                    "refine_factor": REFINE_FACTOR,
-                    "trained_rows": rows,
-                }
-        elif ann is not None and rows == 0:
-            table.drop_index("vector_idx")
-            ann = None
+        if changed:
+            # optimize() would "update" the IVF index into a single partition (see the
+            # decision record): drop it first, compact and refresh the scalar indexes, then
+            # train the ANN index anew on the final rows.
+            if "vector_idx" in existing:
+                table.drop_index("vector_idx")
+                ann = None
+            for col in ("file", "chunk_id"):
+                if f"{col}_idx" not in existing:
+                    table.create_index(col, config=BTree())
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
+                # compaction + scalar index update + removal of older versions: nothing
+                # reads this generation yet; unlinking hard links never touches the base
+                table.optimize(cleanup_older_than=_dt.timedelta(0))
+        timings["scalar_and_optimize_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        if changed and rows >= ANN_MIN_ROWS:
+            parts = max(1, round(math.sqrt(rows)))
+            table.create_index("vector", config=IvfSq(distance_type="cosine", num_partitions=parts))
+            ann = {
+                "type": "IVF_SQ",
+                "metric": "cosine",
+                "num_partitions": parts,
+                "nprobes": ann_nprobes(parts),
+                "refine_factor": REFINE_FACTOR,
+                "trained_rows": rows,
+            }
         timings["ann_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        for col in ("file", "chunk_id"):
-            if f"{col}_idx" not in existing:
-                table.create_index(col, config=BTree())
-        # Compaction + index update (rows added since an index was built are merged into it,
-        # so no query scans unindexed rows) + removal of every older version: nothing reads
-        # this generation yet, and removing a version's hard links never touches the base.
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
-            table.optimize(cleanup_older_than=_dt.timedelta(0))
             self._files.optimize(cleanup_older_than=_dt.timedelta(0))
-        timings["scalar_and_optimize_s"] = time.perf_counter() - t0
+
         log.info("finalize %s: %d rows, %s", self.name, rows,
                  ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
 

@@ -207,6 +207,44 @@ def test_copy_from_base_leaves_base_byte_for_byte_unchanged(tmp_path):
     assert live.vector_search(probe, 5, files=["gone.pdf"]) == []
 
 
+def test_ann_index_keeps_its_partitions_after_an_incremental_update(tmp_path):
+    """lancedb 0.40's optimize() folds an IVF index into one partition (a full scan in
+    disguise); finalize must leave a real IVF index, also after an incremental update."""
+    store = IndexStore(tmp_path / "idx")
+    rng = np.random.default_rng(11)
+    dim, n = 32, ANN_MIN_ROWS + 300
+    base_vecs = unit(rng, n, dim)
+    w = store.begin_generation(dim=dim)
+    w.add_chunks(make_rows("a.pdf", n, base_vecs))
+    w.upsert_file_records([file_record("a.pdf", n)])
+    w.finalize({"dim": dim})
+    w.verify()
+    store.swap(w.name)
+    extra = unit(rng, 400, dim)
+    w2 = store.begin_generation(base=w.name)
+    w2.add_chunks(make_rows("b.pdf", 400, extra))
+    w2.upsert_file_records([file_record("b.pdf", 400)])
+    meta = w2.finalize({"dim": dim})
+    w2.verify()
+    store.swap(w2.name)
+    assert meta["ann"]["trained_rows"] == n + 400
+    reader = store.open_reader()
+    vecs = np.vstack([base_vecs, extra])
+    ids = [chunk_id(_sha("a.pdf"), i) for i in range(n)] + [chunk_id(_sha("b.pdf"), i) for i in range(400)]
+    queries = unit(rng, 30, dim)
+    exact = np.argsort(-(queries @ vecs.T), axis=1)[:, :10]
+    recall_one_probe = np.mean([
+        len({ids[j] for j in ex} & set(
+            reader.chunks.search(q).distance_type("cosine").nprobes(1).refine_factor(5).limit(10)
+            .select(["chunk_id", "_distance"]).to_arrow().column("chunk_id").to_pylist()
+        )) / 10
+        for q, ex in zip(queries, exact)
+    ])
+    assert recall_one_probe < 0.8, "one probe found (almost) everything: the IVF index has one partition"
+    hits = reader.vector_search(extra[0], 1)  # the added rows are indexed and found
+    assert hits[0][0] == chunk_id(_sha("b.pdf"), 0) and hits[0][1] == pytest.approx(1.0, abs=1e-5)
+
+
 # --------------------------------------------------------------------------- verify
 
 
