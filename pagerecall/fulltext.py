@@ -211,6 +211,8 @@ class ParsedQuery:
     phrases: list[tuple[list[tuple[int, str]], list[str]]] = field(default_factory=list)
     words: list[str] = field(default_factory=list)
     """Every analysed token and gram of the query (phrases included), for highlighting."""
+    unigrams: list[str] = field(default_factory=list)
+    """Single characters of the no-space-script runs (used when no bigram occurs)."""
 
     @property
     def empty(self) -> bool:
@@ -267,7 +269,7 @@ def parse_query(query: str) -> ParsedQuery:
     parsed.words.extend(words)
     parsed.words.extend(bi)
     parsed.words = _dedup(parsed.words)
-    parsed._unigrams = _dedup(uni)  # type: ignore[attr-defined]
+    parsed.unigrams = _dedup(uni)
     return parsed
 
 
@@ -428,7 +430,7 @@ def _search_parsed(
     for exact in (False, True):
         terms = _rank_terms(searcher, index, parsed.terms, fixed, exact)
         if not any(f == "text_ngram" for f, _ in terms):
-            unigrams = [("text_ngram", u) for u in getattr(parsed, "_unigrams", [])]
+            unigrams = [("text_ngram", u) for u in parsed.unigrams]
             terms += _rank_terms(searcher, index, unigrams, fixed, exact)
         if not terms and not phrases:
             return []
