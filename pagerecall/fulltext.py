@@ -44,6 +44,13 @@ Relaxation: AND of all terms first, then drop the commonest term (highest docume
   words first is the minimum-should-match idea ordered by informativeness, with no stop-word
   list (which would be language-specific).
 
+Measured (49,014 pieces of ~560 characters from all 85 bench PDFs, 2 cores shared with
+other jobs at load average ~11, so upper bounds): indexing 3,250 docs/s including building
+the Documents in Python (4.2 s of 15.1 s), 15 MB on disk; query p50 (k=20): one term
+0.16 ms, four words of one chunk 0.36 ms, 7-8-word natural-language question 0.53 ms,
+four CJK characters 0.13 ms, two-word phrase 0.30 ms, four words scoped to 3 files 6.4 ms
+(exact counts per term under the scope); p95 8-13 ms (scheduler noise at that load).
+
 User query syntax is never handed to Tantivy's parser: quotes are split here, everything
 else is tokenised by the same analyzers as the index, so ``AND OR (`` or ``field:`` are
 just words and a malformed query cannot raise.

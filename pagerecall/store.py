@@ -302,7 +302,9 @@ class IndexStore:
         ``wait=False`` fails at once, else waits up to ``timeout`` seconds (None: forever).
         Raises ``LockedError`` naming the lock file and the holder (pid, host, since when,
         command, from ``lock.info``). The lock is an OS file lock: it is released when its
-        process dies, so a crashed writer never leaves the index locked."""
+        process dies, so a crashed writer never leaves the index locked. It excludes other
+        processes and other ``IndexStore`` instances; threads sharing one instance share its
+        hold (use one instance per writing thread)."""
         return _LockContext(self, wait, timeout)
 
     def _acquire(self, wait: bool, timeout: float | None) -> None:
