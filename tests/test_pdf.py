@@ -113,6 +113,7 @@ def test_tracemonkey_ligatures_expanded_and_hyphens_joined():
     for word in joined:
         assert word in text, word
     assert "program" in text and "pro-\ngram" not in text
+    assert "naïve" in text and "¨" not in text  # TeX's separate accent glyph composed
 
 
 def _flags() -> int:
