@@ -33,6 +33,7 @@ mcp = pytest.importorskip("mcp")
 
 from pagerecall.mcp_server import (  # noqa: E402
     RESPONSE_TOKEN_BUDGET,
+    _ranges,
     _tool_error,
     create_server,
     estimate_tokens,
@@ -207,6 +208,9 @@ def test_no_hits_carries_miss_caveats(server):
     assert out["hits"] == []
     miss = out["envelope"]["miss"]
     assert "trustworthy" in miss and "never proof of absence" in miss["note"]
+    assert "library_files" in miss["note"] and "pagerecall files" not in miss["note"]
+    # the registry's file lists stay out of search answers (counts only)
+    assert not any(isinstance(v, list) for v in out["envelope"]["registry"].values())
 
 
 def test_deep_search_names_its_scorer(server):
@@ -254,6 +258,11 @@ def test_default_search_response_is_small(server):
     assert estimate_tokens(res.content[0].text) <= RESPONSE_TOKEN_BUDGET
 
 
+def test_page_ranges():
+    assert _ranges([9, 1, 2, 3, 7, 10, 2]) == "1-3, 7, 9-10"
+    assert _ranges([]) == ""
+
+
 def test_estimate_tokens_counts_non_ascii_as_whole_tokens():
     assert estimate_tokens("abcd" * 10) == 10
     assert estimate_tokens("abcde") == 2
@@ -277,7 +286,8 @@ def test_info(server, built):
 def test_library_files(server):
     out = ok(server, "library_files", {"pattern": "sourdough"})
     assert (out["total"], out["matched"]) == (3, 1)
-    assert [f["path"] for f in out["files"]] == ["kitchen/sourdough-bread.txt"]
+    assert out["files"] == [{"path": "kitchen/sourdough-bread.txt", "kind": "txt", "pages": 2, "status": "ok",
+                             "error": None, "degraded_pages": {}, "repaired": False}]
     none = ok(server, "library_files", {"pattern": "zeppelin"})
     assert (none["total"], none["matched"], none["files"]) == (3, 0, [])
     assert "definitive" in none["note"]
