@@ -224,6 +224,10 @@ def test_encrypted_files_need_their_password():
         assert err.value.reason == "encrypted"
         doc = read_pdf(folder / name, name, ocr="off", password=password)
         assert any(p.text for p in doc.pages)
+        with pytest.raises(ExtractionError) as err:
+            page_count(folder / name)
+        assert err.value.reason == "encrypted"
+        assert page_count(folder / name, password=password) == len(doc.pages)
 
 
 def test_page_tree_cycle_keeps_readable_pages():
