@@ -67,20 +67,24 @@ RESPONSE_TOKEN_BUDGET = 20_000
 
 Why: a citation-checking subagent has a small context; one response must never flood it.
 20,000 tokens leaves room for several calls in a 200k-token context. Measured on the
-example corpus: a default ``semantic_search`` (k=8) response is a few thousand tokens, so the
-budget only bites on k near 50, long pages and large inventories.
+example corpus: a default ``semantic_search`` (k=8) answer is 3,800-4,900 estimated tokens; at
+k=50 the budget cuts hit texts (18,100 tokens after the cut), as it cuts long pages and large
+inventories.
 """
 
-CHARS_PER_TOKEN = 4
-"""ASCII characters per token in :func:`estimate_tokens`.
+CHARS_PER_TOKEN = 3
+"""ASCII characters per token in :func:`estimate_tokens`; every non-ASCII character counts as a token.
 
-Why: the agent's tokenizer is unknown (each client model has its own); BPE tokenizers of the
-large chat models average about 4 characters per token on English prose and JSON, and close to
-1 token per character on CJK text, so :func:`estimate_tokens` counts ASCII at 4 chars/token and
-every non-ASCII character as a whole token. That over-counts accented Latin and Cyrillic text
-(safe side: the response is smaller than the budget, never larger).
-Rejected: the bundled E5 tokenizer (a SentencePiece model of another vocabulary: it measures
-E5's tokens, not the agent's, and costs a tokenizer pass per response).
+Why: the agent's tokenizer is unknown (each client model has its own), so the estimate must err
+on the large side. Prose in BPE tokenizers averages about 4 characters per token, but these
+responses are JSON, whose quotes, braces and colons tokenize worse, and CJK text takes about one
+token per character. Measured on three default ``semantic_search`` answers over the example
+corpus, with the bundled multilingual-E5 tokenizer (250k-word SentencePiece) as the stand-in:
+English 11,171 chars -> 3,884 tokens (2.9 chars/token; this estimate: 3,755; at 4 chars/token
+it would be 2,828, 27% short); German 11,233 -> 3,831 (estimate 3,847); Japanese 7,951 -> 4,606
+(estimate 4,948).
+Rejected: running a real tokenizer per response (another model's vocabulary than the agent's
+anyway, and a tokenizer pass on every answer); 4 chars/token (under-counts JSON).
 """
 
 MAX_HIT_TEXT_CHARS = 4_000
@@ -98,7 +102,7 @@ MAX_PATH_CHARS = 1_000
 
 
 def estimate_tokens(text: str) -> int:
-    """Estimated agent tokens of ``text``: ``ceil(ascii_chars / 4) + non_ascii_chars``.
+    """Estimated agent tokens of ``text``: ``ceil(ascii_chars / 3) + non_ascii_chars``.
 
     See :data:`CHARS_PER_TOKEN` for where the rule comes from. Pure, O(len(text)).
     """
@@ -109,9 +113,9 @@ def estimate_tokens(text: str) -> int:
 def _json(obj: Any) -> str:
     """Compact JSON (UTF-8, no indentation): the text content of every structured result.
 
-    Why: the SDK's default text content is the result with ``indent=2``; measured on the example
-    corpus, a default ``semantic_search`` answer is 12,643 characters indented and 9,870 compact
-    (-22%), tokens an agent pays on every call for whitespace.
+    Why: the SDK's default text content is the result with ``indent=2``; measured on three default
+    ``semantic_search`` answers over the example corpus: 12,670 / 12,732 / 9,450 characters
+    indented, 11,171 / 11,233 / 7,951 compact (12-16% fewer), paid by the agent on every call.
     """
     import pydantic_core
 
