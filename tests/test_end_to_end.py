@@ -1,0 +1,219 @@
+"""The main job end to end on the bundled example corpus, through the CLI's ``main(argv)``.
+
+Real model, real LanceDB, real Tantivy. One index is built per module into a temporary folder;
+tests that change the index work on their own copy of the corpus.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pagerecall import indexing
+from pagerecall.cli import main
+from pagerecall.config import Settings
+from pagerecall.errors import IndexMismatchError
+from pagerecall.search import Searcher
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "examples" / "corpus"
+
+
+def _settings(index: Path, corpus: Path | None = None) -> Settings:
+    s = dataclasses.replace(Settings.from_env(), index_dir=index)
+    return dataclasses.replace(s, corpus_root=corpus) if corpus else s
+
+
+@pytest.fixture(scope="module")
+def example_index(tmp_path_factory) -> Path:
+    index = tmp_path_factory.mktemp("examples-index")
+    report = indexing.build(_settings(index), CORPUS)
+    assert report.files_failed == 0 and report.files_ok == 5
+    return index
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_search_json_gives_pointers_with_labels(example_index, capsys):
+    code, out, _ = run_cli(capsys, "search", '"the first duty of every keeper"', "--index", str(example_index),
+                           "-k", "3", "--json")
+    assert code == 0
+    res = json.loads(out)
+    top = res["hits"][0]
+    assert top["file"] == "en/harrow-point-manual.pdf"
+    assert top["page_start"] <= 4 <= top["page_end"]
+    # printed labels come from the PDF itself
+    with pymupdf.open(CORPUS / top["file"]) as doc:
+        assert top["label_start"] == doc[top["page_start"] - 1].get_label()
+        assert top["label_end"] == doc[top["page_end"] - 1].get_label()
+    assert top["ranks"]["fulltext"] == 1
+    assert set(res["envelope"]) >= {"generation", "built_at", "files_indexed", "files_failed", "stale"}
+    assert res["envelope"]["files_indexed"] == 5
+
+
+def _example_queries() -> list[dict]:
+    with open(ROOT / "examples" / "queries.tsv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+@pytest.mark.parametrize("row", _example_queries(), ids=lambda r: r["query_id"])
+def test_example_queries_find_their_page(example_index, row):
+    """Each documented example query finds its page within the top 3 (its mode and scope)."""
+    s = Searcher(_settings(example_index))
+    files = [row["scope"]] if row["scope"] else None
+    res = s.search(row["query"], k=3, mode=row["mode"] or "hybrid", files=files)
+    pages = [(h.file, p) for h in res.hits for p in range(h.page_start, h.page_end + 1)]
+    assert (row["expected_file"], int(row["expected_page"])) in pages
+
+
+def test_cross_lingual_query_from_readme(example_index):
+    """The README's cross-lingual example: an English question answered only in Japanese."""
+    s = Searcher(_settings(example_index))
+    res = s.search("What does the keeper do when an earthquake shakes the tower?", k=3, files=["ja/*"])
+    assert res.hits[0].file == "ja/kamomegasaki-tebiki.txt"
+    assert res.hits[0].page_start <= 3 <= res.hits[0].page_end
+    assert res.hits[0].label_start in {"42", "43"}
+
+
+def test_search_core_contract(example_index, monkeypatch):
+    import search_core
+
+    monkeypatch.setenv("PAGERECALL_INDEX", str(example_index))
+    hits = search_core.search("fog signal", 4)
+    assert 1 <= len(hits) <= 4
+    for h in hits:
+        assert {"file", "page_start", "page_end", "score", "text"} <= set(h)
+        assert not h["file"].startswith("/") and h["page_start"] >= 1 and h["page_end"] >= h["page_start"]
+    assert [h["score"] for h in hits] == sorted((h["score"] for h in hits), reverse=True)
+
+
+def test_human_output_and_info(example_index, capsys):
+    code, out, err = run_cli(capsys, "search", "fog signal", "--index", str(example_index), "-k", "2")
+    assert code == 0 and out.startswith("1. ") and "score" in out and "«" not in out
+    code, out, _ = run_cli(capsys, "info", "--index", str(example_index))
+    assert code == 0 and "5 indexed, 0 failed" in out
+
+
+def test_files_inventory_negative_is_definitive_by_name(example_index, capsys):
+    code, out, _ = run_cli(capsys, "files", "manuals", "--index", str(example_index), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["total"] == 5
+    assert [f["path"] if isinstance(f, dict) else f for f in res["files"]] == ["en/harrow-point-manual.pdf"]
+    code, out, _ = run_cli(capsys, "files", "zebra", "--index", str(example_index), "--json")
+    res = json.loads(out)
+    assert res["matched"] == 0 and "definitive negative by file name" in res["note"]
+
+
+def test_exit_codes(example_index, tmp_path, capsys):
+    code, _, err = run_cli(capsys, "search", "x", "--index", str(tmp_path / "none"))
+    assert code == 1 and "pagerecall build" in err
+    code, _, err = run_cli(capsys, "search", "fog", "-k", "0", "--index", str(example_index))
+    assert code == 2
+    code, _, err = run_cli(capsys, "search", "   ", "--index", str(example_index))
+    assert code == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["search"])
+    assert exc.value.code == 2
+
+
+def test_page_and_verify_read_the_source(example_index, capsys):
+    code, out, _ = run_cli(capsys, "page", "en/harrow-point-manual.pdf", "4", "--index", str(example_index))
+    assert code == 0 and "first duty of every keeper" in out
+    code, out, _ = run_cli(capsys, "verify", "the first duty of every keeper", "--file",
+                           "en/harrow-point-manual.pdf", "--page", "7", "--index", str(example_index), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["match"] in {"exact", "normalised"} and res["page"] == 4 and res["page_correct"] is False
+    code, _, err = run_cli(capsys, "page", "../etc/passwd", "1", "--index", str(example_index))
+    assert code == 2
+
+
+def test_model_mismatch_is_refused_with_rebuild(example_index, tmp_path):
+    index = tmp_path / "idx"
+    shutil.copytree(example_index, index, symlinks=True)
+    s = Searcher(_settings(index))
+    gen = (index / "CURRENT").read_text().strip()
+    meta_path = index / gen / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta["fingerprint"]["model"] = "some/other-model"
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(IndexMismatchError, match="rebuild"):
+        s.search("fog signal", k=2, mode="vector")
+
+
+def test_incremental_update_add_move_delete_rebuild_rollback(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    index = tmp_path / "idx"
+    settings = _settings(index)
+    indexing.build(settings, corpus)
+    s = Searcher(settings)
+
+    noop = indexing.update(settings)
+    assert noop.chunks_embedded == 0 and noop.delta["unchanged"] == 5
+
+    (corpus / "en" / "new-note.txt").write_text(
+        "The zeppelin mooring mast was painted ochre in 1931.\f"
+        "A second page about the quartermaster's brass telescope.", encoding="utf-8")
+    dry = indexing.update(settings, dry_run=True)
+    assert dry.dry_run and dry.delta["added"] == ["en/new-note.txt"]
+    assert not s.search("zeppelin", k=3, mode="fulltext").hits
+    rep = indexing.update(settings)
+    assert rep.delta["added"] == ["en/new-note.txt"] and rep.chunks_embedded >= 1
+    hits = s.search("zeppelin mooring mast", k=3, mode="fulltext").hits  # no restart, no stale full text
+    assert hits and hits[0].file == "en/new-note.txt" and hits[0].page_start == 1
+
+    (corpus / "moved").mkdir()
+    (corpus / "en" / "new-note.txt").rename(corpus / "moved" / "renamed-note.txt")
+    rep = indexing.update(settings)
+    assert rep.delta["moved"] == [{"from": "en/new-note.txt", "to": "moved/renamed-note.txt"}]
+    assert rep.chunks_embedded == 0
+    hits = s.search("zeppelin mooring mast", k=3, mode="fulltext").hits
+    assert hits[0].file == "moved/renamed-note.txt"
+
+    (corpus / "moved" / "renamed-note.txt").unlink()
+    rep = indexing.update(settings)
+    assert rep.delta["deleted"] == ["moved/renamed-note.txt"] and rep.chunks_embedded == 0
+    assert not s.search("zeppelin", k=3, mode="fulltext").hits
+
+    before = {h.chunk_id for h in s.search("fog signal", k=10).hits}
+    rb = indexing.rebuild(settings)
+    after = s.search("fog signal", k=10).hits
+    assert len({h.chunk_id for h in after}) == len(after)  # a rebuild never duplicates hits
+    assert {h.chunk_id for h in after} == before
+    assert rb.chunks_total == Searcher(settings).reader().count_chunks()
+
+    back = indexing.rollback(settings)
+    assert back["generation"] != rb.generation
+    assert s.search("fog signal", k=3).envelope["generation"] == back["generation"]
+
+
+def test_failed_file_is_reported_and_retried(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "good.txt").write_text("Granite breakwater repaired in the spring.", encoding="utf-8")
+    (corpus / "bad.txt").write_bytes(b"\xff\xfe\x00\xd8 broken \x81\x8d bytes \xc3\x28")
+    (corpus / "broken.pdf").write_bytes(b"%PDF-1.4\nthis is not really a pdf\n")
+    settings = _settings(tmp_path / "idx")
+    rep = indexing.build(settings, corpus)
+    failed = {f["path"]: f["error"] for f in rep.failed}
+    assert "broken.pdf" in failed and failed["broken.pdf"]
+    info = Searcher(settings).info()
+    assert {f["path"] for f in info["files_failed"]} == set(failed)
+    # failed files are retried on every update, and listed until they succeed
+    rep = indexing.update(settings)
+    assert "broken.pdf" in rep.delta["retry"]
+    (corpus / "broken.pdf").unlink()
+    shutil.copy(CORPUS / "en" / "harrow-point-manual.pdf", corpus / "broken.pdf")
+    rep = indexing.update(settings)
+    assert "broken.pdf" not in {f["path"] for f in rep.failed}
+    assert Searcher(settings).search("fog signal", k=2, files=["broken.pdf"]).hits
