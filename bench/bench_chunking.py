@@ -1,6 +1,11 @@
 """Benchmark the chunker alone on real PDFs: pages/s, chunks per page, tokens per chunk.
 
-Usage: python bench/bench_chunking.py [PDF ...]   (default: ../shared r-manuals refman + lshort-en/ja/zh-cn)
+Usage: python bench/bench_chunking.py [--embed PAGES] [PDF ...]
+(default PDFs: ../shared r-manuals refman + lshort-en/ja/zh-cn)
+
+``--embed PAGES`` also embeds the chunks of the first PAGES pages of each PDF with the configured
+embedder (the bundled int8 multilingual-e5 by default) and reports chunk+embed pages/s per
+parameter set: the cost that the chunk size decides.
 
 Text is extracted with plain PyMuPDF ``page.get_text()`` *before* timing (pdf.py's extraction is
 separate); the timed part is ``chunk_document`` only, with the bundled multilingual-e5 tokenizer.
@@ -42,10 +47,38 @@ def load(path: Path) -> Document:
     return Document(path=path.name, kind="pdf", pages=pages)
 
 
+def embed_rate(docs: list[Document], params: ChunkParams, pages: int) -> None:
+    from pagerecall.config import Settings
+    from pagerecall.embedding import load_embedder
+
+    emb = load_embedder(Settings.from_env())
+    tok = load_default_tokenizer()
+    for doc in docs:
+        head = Document(path=doc.path, kind=doc.kind, pages=doc.pages[:pages])
+        t0 = time.perf_counter()
+        chunks = chunk_document(head, tok, params)
+        emb.embed_passages([c.text for c in chunks])
+        dt = time.perf_counter() - t0
+        print(
+            f"  embed {doc.path:22s} {len(head.pages):4d} pages {len(chunks):4d} chunks {dt:6.1f} s "
+            f"{len(head.pages) / dt:5.2f} pages/s {len(chunks) / dt:5.1f} passages/s"
+        )
+
+
 def main(argv: list[str]) -> None:
+    embed_pages = 0
+    if argv[:1] == ["--embed"]:
+        embed_pages, argv = int(argv[1]), argv[2:]
     paths = [Path(a) for a in argv] or DEFAULT
     tok = load_default_tokenizer()
     docs = [load(p) for p in paths]
+    if embed_pages:
+        load_embedder_warm = embed_rate  # first call converts/loads the model: warm it up
+        load_embedder_warm(docs[:1], PARAMS[0], 2)
+        for params in PARAMS:
+            print(f"== max {params.max_tokens} / overlap {params.overlap_tokens} / min {params.min_tokens}")
+            embed_rate(docs, params, embed_pages)
+        return
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS after extraction: {rss0:.0f} MB")
     for params in PARAMS:

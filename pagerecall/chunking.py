@@ -33,9 +33,14 @@ How a document is cut
    chunk before it ends early enough to leave the tail at least ``min_tokens`` new tokens, and
    the last chunk starts at least ``min_tokens`` tokens before the end. A document with fewer
    tokens than ``min_tokens`` gives one chunk; one with no text gives none.
-7. **Check.** Every chunk's text is re-tokenised (in batches); ``n_tokens`` is that count, and a
-   chunk over ``B`` (cutting inside a word can re-tokenise differently) is shortened and the
-   plan continues from its new end. So ``n_tokens <= params.max_tokens`` and
+7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
+   at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
+   normalizer leaves alone (``_REGULAR_RE``), that count equals the planned one (the tokenizer
+   splits words there; checked once per tokenizer by ``_whitespace_exact`` and for the bundled
+   one by the tests) and re-tokenising is skipped: it saves most of a second tokenising pass
+   (R refman: 24 s -> 18 s, on a loaded machine). Every other chunk (CJK cuts, cuts inside words, odd characters) is re-tokenised in
+   batches; one over ``B`` is shortened (again at a sentence or word end) and the plan
+   continues from its new end. So ``n_tokens <= params.max_tokens`` and
    ``n_tokens + tokenizer.overhead <= tokenizer.max_tokens`` hold for every chunk, exactly.
 
 Coverage: characters the tokenizer drops (e.g. U+FEFF, combining marks merged by NFKC) belong
@@ -55,9 +60,20 @@ Why
     precise pointer. Overlap 40 (20 %) keeps a sentence cut at a boundary findable from either
     side; min 32 stops a page-end crumb (a running footer, a lone heading) from becoming its
     own near-empty passage.
-Measured (this machine, ``bench/bench_chunking.py``, r-manuals + lshort PDFs text via PyMuPDF)
-    see the figures in the helper report / CHANGELOG: chunks per page and chunking pages/s for
-    120/24/24, 200/40/32 and 256/48/32.
+Measured (2-core machine shared with other jobs, load average ~10, so absolute rates are low
+    and only ratios between settings mean much; ``bench/bench_chunking.py``; PDF text by plain
+    PyMuPDF ``get_text()``; figures for 120/24/24 -> 200/40/32 -> 256/48/32):
+    chunks per page: R refman (2,415 pages) 6.56 -> 3.89 -> 2.96; lshort-en 5.65 -> 3.33 ->
+    2.53; lshort-ja 8.41 -> 4.97 -> 3.79; lshort-zh-cn 7.17 -> 4.23 -> 3.22 (mean 188-191
+    tokens per chunk at 200). Chunk + embed (bundled int8 e5, first 30 pages): lshort-en 0.56
+    -> 0.72 pages/s, lshort-ja 0.64 -> 0.85 pages/s (+29-33 % for 200 over 120) while
+    passages/s fall 3.6 -> 2.7 -> 1.9; on refman 256 was no faster than 200 (0.10 vs 0.11
+    pages/s: the per-token cost takes over). Chunking alone at
+    200/40/32: 134-165 pages/s on refman (peak RSS +54 MB over the extracted text; Python
+    allocations peak at 32 MB, chunks included), 64-103 pages/s on lshort en/ja/zh-cn (CJK cuts
+    are re-tokenised); tokenising is ~2/3 of the time. That is a few percent of a 10 pages/s
+    pipeline. Retrieval quality per chunk size is for the
+    evaluation harness (``bench/``), not measured here.
 Rejected
     512-token chunks (the model's limit): a third as many passages but pointers to whole pages
     or more and a slower embedder per passage; fixed character windows (the upstream CJK record:

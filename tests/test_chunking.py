@@ -86,11 +86,14 @@ def check_invariants(doc: Document, chunks: list[Chunk], params: ChunkParams) ->
     spans = [g_span(offsets, c) for c in chunks]
     assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(spans, spans[1:]))
     text = joined(doc)
-    covered = bytearray(len(text))
+    gaps, reach = [], 0  # the text outside every chunk (spans are sorted by start)
     for s, e in spans:
-        covered[s:e] = b"\x01" * (e - s)
-    lost = [(i, ch) for i, ch in enumerate(text) if not ch.isspace() and not covered[i]]
-    assert not lost, f"characters in no chunk: {lost[:10]}"
+        if s > reach:
+            gaps.append((reach, s))
+        reach = max(reach, e)
+    gaps.append((reach, len(text)))
+    lost = [(a, text[a:b]) for a, b in gaps if text[a:b].strip()]
+    assert not lost, f"characters in no chunk: {lost[:5]}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,6 +244,21 @@ def test_model_window_bounds_oversized_params() -> None:
     chunks = chunk_document(_doc(text), TOK, ChunkParams(max_tokens=2000, overlap_tokens=40, min_tokens=32))
     assert max(c.n_tokens for c in chunks) + TOK.overhead <= TOK.max_tokens
     assert max(c.n_tokens for c in chunks) > 400
+
+
+def test_regular_characters_are_left_alone_by_the_bundled_normalizer() -> None:
+    """Re-derive the chunker's "regular page" character class from the tokenizer itself: on
+    such pages token offsets are exact, so clean cuts skip re-tokenising."""
+    from pagerecall.chunking import _CLEAN_WS, _REGULAR_RE
+
+    norm = TOK._tok.normalizer
+    regular = [chr(cp) for cp in range(0x30000) if not 0xD800 <= cp < 0xE000 and _REGULAR_RE.fullmatch(chr(cp))]
+    assert len(regular) > 30000
+    changed = [c for c in regular if norm.normalize_str(c) != (" " if c in _CLEAN_WS else c)]
+    assert not changed, [hex(ord(c)) for c in changed[:20]]
+    # and the clean whitespace always splits words
+    for c in _CLEAN_WS:
+        assert len(TOK.token_spans(f"abc{c}def")) == len(TOK.token_spans("abc")) + len(TOK.token_spans("def"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -61,7 +61,7 @@ def test_empty() -> None:
     assert weighted_rrf({}) == [] and weighted_rrf({"v": []}) == []
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(LANES, st.data())
 def test_ranks_and_scores_are_reported_correctly(lanes, data) -> None:
     weights = weights_for(lanes, data)
@@ -80,7 +80,7 @@ def test_ranks_and_scores_are_reported_correctly(lanes, data) -> None:
     assert scores == sorted(scores, reverse=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(LANES, st.data())
 def test_items_in_no_weighted_lane_never_appear(lanes, data) -> None:
     weights = weights_for(lanes, data)
@@ -89,13 +89,13 @@ def test_items_in_no_weighted_lane_never_appear(lanes, data) -> None:
     assert out == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(LANE)
 def test_single_lane_preserves_order(ids) -> None:
     assert [f.id for f in weighted_rrf({"only": ids})] == ids
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(LANES, LANE, st.data())
 def test_zero_weight_lane_has_no_effect_on_order(lanes, extra, data) -> None:
     weights = weights_for(lanes, data)
@@ -104,7 +104,7 @@ def test_zero_weight_lane_has_no_effect_on_order(lanes, extra, data) -> None:
     assert [(f.id, f.score) for f in with_zero] == [(f.id, f.score) for f in base]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(LANES, st.data())
 def test_improving_a_rank_never_lowers_the_score(lanes, data) -> None:
     weights = weights_for(lanes, data)
