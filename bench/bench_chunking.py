@@ -73,8 +73,7 @@ def main(argv: list[str]) -> None:
     tok = load_default_tokenizer()
     docs = [load(p) for p in paths]
     if embed_pages:
-        load_embedder_warm = embed_rate  # first call converts/loads the model: warm it up
-        load_embedder_warm(docs[:1], PARAMS[0], 2)
+        embed_rate(docs[:1], PARAMS[0], 2)  # warm-up: the first call loads the model
         for params in PARAMS:
             print(f"== max {params.max_tokens} / overlap {params.overlap_tokens} / min {params.min_tokens}")
             embed_rate(docs, params, embed_pages)
