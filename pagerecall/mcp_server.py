@@ -780,7 +780,11 @@ def serve(settings: Settings | None = None, http: bool = False, host: str = "127
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
-    caller names it) at ``port``, path ``/mcp``. Blocks. Logs go to stderr only.
+    caller names it) at ``port``, path ``/mcp``; on a loopback host the SDK refuses requests whose
+    ``Host``/``Origin`` name another host (DNS-rebinding protection, HTTP 421/403). There is no
+    authentication: never name a public interface on a shared network. Blocks until stopped.
+    Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
+    the transport is up, so an agent's first search rarely pays for it.
     """
     settings = settings or Settings.from_env()
     if not logging.getLogger("pagerecall").handlers:

@@ -576,6 +576,14 @@ def test_http_on_loopback(built, tmp_path):
         tools, res = anyio.run(go)
         assert tools == TOOLS
         assert not res.is_error and res.structured_content["matched"] == 1
+        # DNS-rebinding protection: a request naming another host is refused
+        import http.client
+
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn.request("POST", "/mcp", body=b"{}", headers={"Host": "attacker.example", "Content-Type": "application/json",
+                                                          "Accept": "application/json, text/event-stream"})
+        assert conn.getresponse().status == 421
+        conn.close()
         if Path("/proc/net/tcp").exists():
             addrs = _listening_addresses(port)
             assert addrs and set(addrs) <= {"0100007F", "00000000000000000000000001000000"}, addrs
