@@ -595,3 +595,33 @@ def test_http_on_loopback(built, tmp_path):
             proc.kill()
             proc.wait()
         log.close()
+
+
+def test_concurrent_calls_share_one_searcher(server):
+    """Sync tools run on worker threads: concurrent calls give the same answers as sequential ones."""
+    queries = ["storm", "flour hydration", "paraffin", "Sturm", "fog signal", "sourdough starter"]
+    sequential = {q: [(h["file"], h["page_start"]) for h in ok(server, "semantic_search", {"query": q})["hits"]]
+                  for q in queries}
+
+    async def go():
+        out: dict = {}
+        async with mcp.Client(server) as client:
+            async def one(i: int):
+                q = queries[i % len(queries)]
+                if i % 3 == 2:
+                    r = await client.call_tool("read_page", {"file": "notes/lighthouse-log.txt", "page": 1 + i % 3})
+                    out[i] = (r.is_error, r.structured_content and r.structured_content["page"])
+                else:
+                    r = await client.call_tool("semantic_search", {"query": q})
+                    out[i] = (r.is_error, [(h["file"], h["page_start"]) for h in r.structured_content["hits"]])
+
+            async with anyio.create_task_group() as tg:
+                for i in range(18):
+                    tg.start_soon(one, i)
+        return out
+
+    out = anyio.run(go)
+    for i, (is_error, value) in out.items():
+        assert not is_error
+        expected = 1 + i % 3 if i % 3 == 2 else sequential[queries[i % len(queries)]]
+        assert value == expected, i
