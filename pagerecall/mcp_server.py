@@ -32,7 +32,6 @@ parses every stdout line of a real subprocess, with a model conversion on first 
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import threading
