@@ -245,6 +245,8 @@ def prepare_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Setting
     try:
         doc = read_document(root / f.rel, f.rel, ocr=settings.ocr)
         chunks = chunk_document(doc, tokenizer, settings.chunk)
+    except UsageError:
+        raise  # a setup problem (e.g. ocr="on" without Tesseract), not a property of this file
     except ExtractionError as exc:
         log.warning("failed: %s", exc)
         return Prepared(f.rel, _file_record(f.rel, f, sha, None, exc, 0, prefix), [])

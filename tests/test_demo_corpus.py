@@ -1,0 +1,91 @@
+"""Real PDFs: an index over ``../shared/corpora/demo`` (maint-guide en/de/ja with roman page
+labels, two scans) and its pointers checked against the source.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from pagerecall import indexing
+from pagerecall.config import Settings
+from pagerecall.search import Searcher
+from pagerecall.sources import read_document
+from tests.conftest import shared_path
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    corpus = shared_path("corpora", "demo")
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path_factory.mktemp("demo-index"), ocr="off")
+    report = indexing.build(settings, corpus)
+    return corpus, settings, report
+
+
+QUERIES = [
+    "Building the package",
+    "Paketbau mit debuild",
+    "パッケージの更新",
+    "copyright file",
+    "What should I do before uploading the package to Debian?",
+]
+
+
+def test_every_hit_points_at_the_pages_it_names(demo):
+    """Every hit's text really occurs on the pages it names (re-extracted from the PDF), and
+    its labels are the PDF's own printed labels."""
+    corpus, settings, _ = demo
+    s = Searcher(settings)
+    docs: dict[str, object] = {}
+    checked = 0
+    for q in QUERIES:
+        for mode in ("hybrid", "vector", "fulltext"):
+            for h in s.search(q, k=8, mode=mode).hits:
+                doc = docs.setdefault(h.file, read_document(corpus / h.file, h.file, ocr="off"))
+                pages = [p for p in doc.pages if h.page_start <= p.number <= h.page_end]
+                source = _squash("".join(p.text for p in pages))
+                assert _squash(h.text) in source, (q, mode, h.file, h.page_start, h.page_end)
+                with pymupdf.open(corpus / h.file) as pdf:
+                    assert h.label_start == (pdf[h.page_start - 1].get_label() or None)
+                    assert h.label_end == (pdf[h.page_end - 1].get_label() or None)
+                checked += 1
+    assert checked >= 60
+
+
+def test_scans_are_reported_image_only(demo):
+    corpus, settings, report = demo
+    info = Searcher(settings).info()
+    for scan in ("linn.pdf", "c03-29.pdf"):
+        assert "image_only" in info["degraded_detected"][scan], info["degraded_detected"].get(scan)
+    assert report.files_failed == 0
+
+
+def test_front_matter_labels_are_roman(demo):
+    corpus, settings, _ = demo
+    hits = Searcher(settings).search("Table of Contents", k=10, files=["maint-guide.en.pdf"]).hits
+    labels = {h.label_start for h in hits}
+    assert any(lbl and re.fullmatch(r"[ivxlc]+", lbl) for lbl in labels), labels
+
+
+def test_cross_lingual_scoped_search_finds_the_section(demo):
+    """A German section title finds the English section when scoped to the English manual."""
+    corpus, settings, _ = demo
+    s = Searcher(settings)
+    res = s.search("Paketbau mit debuild", k=10, mode="vector", files=["maint-guide.en.pdf"])
+    assert res.hits and all(h.file == "maint-guide.en.pdf" for h in res.hits)
+
+
+def test_miss_in_scans_is_not_trustworthy(demo):
+    corpus, settings, _ = demo
+    res = Searcher(settings).search('"zyzzyva quorble"', k=5, mode="fulltext", files=["linn.pdf", "c03-29.pdf"])
+    assert res.hits == []
+    assert res.envelope["miss"]["trustworthy"] is False
+    assert any("unreadable" in c for c in res.envelope["miss"]["caveats"])
