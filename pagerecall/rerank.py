@@ -20,7 +20,8 @@ Decision record (fallback scorer)
     embedder, query/passage prefixes), plus ``LEXICAL_WEIGHT`` x the share of the query's
     terms found in the passage (casefolded words; CJK runs as character bigrams), which lifts
     exact names and numbers that a bi-encoder blurs.
-    Measured: see ``LEXICAL_WEIGHT``.
+    Measured on XQuAD: same-language recall@1 0.903 → 0.950, cross-language 0.847 → 0.855
+    over cosine alone (table at ``LEXICAL_WEIGHT``).
     Rejected: returning the first-stage order unchanged (then "deep" would only widen, and the
     caller could not tell); downloading a cross-encoder silently (no network here; users
     choose downloads).
@@ -51,10 +52,25 @@ DEFAULT_RERANKER = "BAAI/bge-reranker-v2-m3-int8"
 LEXICAL_WEIGHT = 0.05
 """Weight of query-term coverage (0..1) added to the cosine in the fallback scorer.
 
-E5 cosines are compressed (unrelated ≈ 0.75, related ≈ 0.85-0.9), so 0.05 lets full term
-coverage move a passage by about the gap between neighbouring candidates without overriding a
-clear semantic difference. Measured with ``bench/rerank_fallback.py`` when present; until then a
-chosen value, not a tuned one.
+Measured on XQuAD (``../shared/eval/xquad``: 960 paragraphs in de/en/es/zh; 240 questions,
+60 per language, seeded sample): first stage = top-20 paragraphs by the int8 bundled model's
+cosine, then reordered by ``cos + w * coverage``; questions whose gold paragraph is in the
+top 20 (238 same-language, 235 other-language):
+
+=====  ===========================  ===========================
+w      same language R@1 / MRR@10   other languages R@1 / MRR@10
+=====  ===========================  ===========================
+0      0.903 / 0.944                0.847 / 0.892
+0.02   0.945 / 0.968                0.851 / 0.896
+0.05   0.950 / 0.972                0.855 / 0.899
+0.1    0.962 / 0.979                0.847 / 0.894
+0.2    0.945 / 0.970                0.826 / 0.880
+0.5    0.903 / 0.942                0.753 / 0.834
+=====  ===========================  ===========================
+
+0.05 is the largest weight that helps both settings (0.1 is best same-language but no better
+than none across languages). E5 cosines are compressed (unrelated ≈ 0.75), so 0.05 moves a
+passage by about the gap between neighbouring candidates.
 """
 
 
