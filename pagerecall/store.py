@@ -566,6 +566,9 @@ class GenerationWriter:
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
         self._pending_files: dict[str, dict] = {}
+        self.crash_hook: Any = None
+        """Optional ``callable(point)``; ``finalize`` calls it with ``"lance_written"`` between
+        the Lance write and the Tantivy commit (crash tests kill the process there)."""
 
     # -- helpers
 
@@ -712,6 +715,8 @@ class GenerationWriter:
         from lancedb.index import BTree, IvfSq
 
         self._flush()
+        if self.crash_hook is not None:
+            self.crash_hook("lance_written")
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
 
