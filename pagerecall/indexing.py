@@ -460,7 +460,9 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     The live generation (if any) keeps serving until the new one is verified; it is kept as
     ``PREVIOUS`` for ``rollback``. Raises ``LockedError`` when another writer runs and
     ``wait`` is False; ``IndexCorruptError`` when verification fails (live index untouched).
-    ``crash_hook(point)`` is called at named points (tests use it to kill the process there).
+    ``crash_hook(point)`` is called at named points (tests use it to kill the process there):
+    ``"before_finalize"``, ``"lance_written"`` (inside ``GenerationWriter.finalize``, between the
+    Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
     """
     from .embedding import load_embedder
 
@@ -474,6 +476,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         progress("scan", len(disk), len(disk))
         previous = store.current_name()
         writer = store.begin_generation(base=None)
+        writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
             stats = index_files(writer, root, list(disk.values()), {}, embedder, settings, progress)
             hook("before_finalize")
@@ -559,6 +562,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             # another writer swapped while we scanned: start over on the new live generation
             return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
         writer = store.begin_generation(base=store.current_name())
+        writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
             gone = delta.deleted + delta.changed + delta.retry
             if gone:
