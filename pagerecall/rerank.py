@@ -163,7 +163,7 @@ class FallbackReranker:
         self.embedder = embedder
         self.reason = reason
         self.lexical_weight = lexical_weight
-        self.name = f"fallback:cosine+lexical({embedder.name})"
+        self.name = f"cosine+lexical({embedder.name})"  # with kind: "fallback:cosine+lexical(...)"
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
         if isinstance(passages, str):

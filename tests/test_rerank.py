@@ -108,7 +108,7 @@ def test_folder_without_tokenizer_config_falls_back_with_the_reason(tmp_path, mo
     rr = load_reranker(Settings(reranker=str(folder), cache_dir=model_cache))
     assert rr.kind == "fallback" and isinstance(rr, FallbackReranker)
     assert "tokenizer_config.json" in rr.reason
-    assert rr.name.startswith("fallback:")
+    assert rr.name.startswith("cosine+lexical(") and "e5" in rr.name
 
 
 def test_unset_reranker_does_not_download_and_falls_back(model_cache):
