@@ -38,8 +38,9 @@ convention), so ``@10`` counts the first 10 distinct items. Every mode is asked 
 recall@100**. ``deep`` is asked for ``k = 10`` with the product's default candidate count
 (the setting users get), so it has no recall@50.
 
-Indexes are cached under ``bench/.cache/<set>/`` (gitignored) and rebuilt only when the
-generated corpus or the fingerprint (model, chunking) changed.
+Indexes are cached under ``bench/.cache/<set>/`` (gitignored): a later run applies
+``pagerecall.indexing.update`` (a no-op when nothing changed) and rebuilds only when the
+fingerprint (model, chunking) differs or ``--rebuild`` is given.
 
 Output: a markdown table on stdout; JSON (``--out``, default ``bench/.cache/eval-latest.json``)
 with the date, git commit, machine (cores, RAM, CPU model), settings and per-query runs.
@@ -77,6 +78,9 @@ METRICS = ("recall@10", "recall@50", "ndcg@10", "mrr@10")
 DEEP_METRICS = ("recall@10", "ndcg@10", "mrr@10")
 K_WIDE = 50  # pagerecall.search.MAX_K: the deepest list one call returns
 K_DEEP = 10
+DEEP_DEFAULT_LIMIT = 50
+"""Queries per set in deep mode by default: deep reranks ~30 widened passages per query (seconds
+each on 2 cores with the fallback scorer); ``--deep-limit 0`` runs them all."""
 XQUAD_DEFAULT_PER_LANG = 200
 """XQuAD questions per language by default (the same 200 question ids in every language):
 4 x 1,190 questions x 2 tasks x 4 modes is about an hour here; ``--xquad-all`` runs them all."""
@@ -180,22 +184,39 @@ def _page_hit_items(hit) -> list[str]:
     return [f"{hit.file}#{p}" for p in range(hit.page_start, hit.page_end + 1)]
 
 
-def load_beir(name: str, path: Path, split: str = "train") -> tuple[Corpus, list[Task]]:
-    """A BEIR set: corpus.jsonl, queries.jsonl, qrels/<split>.tsv (one file per document)."""
+def load_beir(name: str, path: Path, split: str = "train", max_docs: int | None = None) -> tuple[Corpus, list[Task]]:
+    """A BEIR set: corpus.jsonl, queries.jsonl, qrels/<split>.tsv (one file per document).
+
+    ``max_docs`` (a smaller, *easier* corpus for a machine too slow to embed the whole one):
+    every judged document plus random distractors (seed 0) up to ``max_docs``; the set and
+    cache are then named ``<name>-<max_docs>``.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    for row in _read_tsv(path / "qrels" / f"{split}.tsv"):
+        qrels.setdefault(row["query-id"], {})[row["corpus-id"]] = int(row["score"])
+    corpus_rows = list(_read_jsonl(path / "corpus.jsonl"))
+    set_name = name
+    if max_docs and max_docs < len(corpus_rows):
+        import random
+
+        judged = {d for rels in qrels.values() for d in rels}
+        others = [i for i, d in enumerate(corpus_rows) if str(d["_id"]) not in judged]
+        keep_n = max(0, max_docs - (len(corpus_rows) - len(others)))
+        keep = set(random.Random(0).sample(others, min(keep_n, len(others))))
+        corpus_rows = [d for i, d in enumerate(corpus_rows) if str(d["_id"]) in judged or i in keep]
+        name = f"{name}-{len(corpus_rows)}"
     docs, files = {}, {}
-    for i, d in enumerate(_read_jsonl(path / "corpus.jsonl")):
+    for i, d in enumerate(corpus_rows):
         fname = f"d{i:05d}.txt"
         title = (d.get("title") or "").strip()
         docs[fname] = (title + "\n\n" if title else "") + d["text"].strip() + "\n"
         files[fname] = str(d["_id"])
     texts = {str(q["_id"]): q["text"] for q in _read_jsonl(path / "queries.jsonl")}
-    qrels: dict[str, dict[str, int]] = {}
-    for row in _read_tsv(path / "qrels" / f"{split}.tsv"):
-        qrels.setdefault(row["query-id"], {})[row["corpus-id"]] = int(row["score"])
     queries = [Query(q, texts[q]) for q in sorted(qrels, key=_natural) if q in texts]
     corpus = Corpus(name, CACHE / name / "corpus", docs, files)
-    task = Task(name, name, queries, qrels, lambda qid, h: [files.get(h.file, h.file)],
-                note=f"BEIR {split} qrels; one .txt per document")
+    task = Task(set_name, name, queries, qrels, lambda qid, h: [files.get(h.file, h.file)],
+                note=f"BEIR {split} qrels; {len(docs)} documents, one .txt each"
+                     + (" (judged + random distractors: easier than the full corpus)" if name != set_name else ""))
     return corpus, [task]
 
 
@@ -330,43 +351,49 @@ def materialize(corpus: Corpus) -> str:
 
 
 def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple[Settings, dict]:
-    """Build the set's index with ``pagerecall.indexing.build`` unless a matching one is cached.
+    """The set's index, made with the product's own writers.
 
-    Returns the settings to search with and a build report (``cached: True`` when reused).
+    No index, ``rebuild``, or an index built with another model or chunking
+    (``check_fingerprint`` fails): ``pagerecall.indexing.build``. Otherwise
+    ``pagerecall.indexing.update``, which is a no-op when the corpus did not change.
+    Returns the settings to search with and the write report (``cached: True`` for a no-op).
     """
     from pagerecall import indexing
     from pagerecall.embedding import load_embedder
+    from pagerecall.errors import IndexMismatchError
     from pagerecall.store import IndexStore
 
-    digest = materialize(corpus)
+    materialize(corpus)
     settings = dataclasses.replace(base, index_dir=CACHE / corpus.key / "index", corpus_root=corpus.root)
-    fp = indexing.index_fingerprint(load_embedder(settings), settings)
-    stamp_path = CACHE / corpus.key / "index.stamp.json"
-    want = {"corpus": digest, "fingerprint": fp}
     store = IndexStore(settings.index_dir)
-    if not rebuild and store.exists() and stamp_path.is_file():
-        try:
-            if json.loads(stamp_path.read_text()) == json.loads(json.dumps(want)):
-                return settings, {"cached": True, "index_dir": str(settings.index_dir)}
-        except ValueError:
-            pass
-    log.info("indexing %s (%s) ...", corpus.key, corpus.root)
     t0 = time.perf_counter()
     last = [0.0]
 
     def progress(stage: str, done: int, total: int) -> None:
         now = time.perf_counter()
-        if now - last[0] > 15:
+        if now - last[0] > 30:
             last[0] = now
             log.info("  %s: %d/%s after %.0f s", stage, done, total or "?", now - t0)
 
-    report = indexing.build(settings, corpus.root, progress)
-    stamp_path.write_text(json.dumps(want, indent=1, sort_keys=True))
+    action = "build"
+    if store.exists() and not rebuild:
+        fp = indexing.index_fingerprint(load_embedder(settings), settings)
+        try:
+            indexing.check_fingerprint(store.open_reader().meta.get("fingerprint", {}), fp, "reuse")
+            action = "update"
+        except IndexMismatchError as exc:
+            log.info("rebuilding %s: %s", corpus.key, exc)
+    log.info("%s index of %s (%s) ...", action, corpus.key, corpus.root)
+    if action == "update":
+        report = indexing.update(settings, progress)
+    else:
+        report = indexing.build(settings, corpus.root, progress)
     rep = report.to_dict()
     rep.pop("failed", None)
-    rep["cached"] = False
-    rep["passages_per_s"] = round(report.chunks_embedded / report.seconds, 2) if report.seconds else None
-    log.info("  built %s: %d chunks in %.0f s", corpus.key, report.chunks_total, report.seconds)
+    rep["cached"] = action == "update" and report.chunks_embedded == 0
+    rep["passages_per_s"] = round(report.chunks_embedded / report.seconds, 2) if report.chunks_embedded else None
+    log.info("  %s: %d chunks, %d embedded, %.1f s", corpus.key, report.chunks_total, report.chunks_embedded,
+             report.seconds)
     return settings, rep
 
 
@@ -374,10 +401,14 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
 
 
 def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
-    """Run ``task``'s queries in one mode; returns metrics, timings and per-query item runs."""
+    """Run ``task``'s queries in one mode; returns metrics, timings and per-query item runs.
+
+    ``limit`` keeps an evenly spaced sample of that many queries (all when None or 0).
+    """
     queries = [q for q in task.queries if any(r > 0 for r in task.qrels.get(q.qid, {}).values())]
-    if limit:
-        queries = queries[:limit]
+    if limit and limit < len(queries):
+        step = len(queries) / limit
+        queries = [queries[int(i * step)] for i in range(limit)]
     deep = mode == "deep"
     lane_mode = "hybrid" if deep else mode
     k = K_DEEP if deep else K_WIDE
@@ -431,9 +462,14 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--sets", default=",".join(SETS), help=f"comma list of {', '.join(SETS)} (default: all)")
     p.add_argument("--modes", default=",".join(MODES), help=f"comma list of {', '.join(MODES)} (default: all)")
-    p.add_argument("--limit", type=int, help="first N queries of each set (a quick run)")
+    p.add_argument("--limit", type=int, help="N evenly spaced queries of each set (a quick run)")
+    p.add_argument("--deep-limit", type=int, default=DEEP_DEFAULT_LIMIT,
+                   help=f"queries per set in deep mode (default {DEEP_DEFAULT_LIMIT}; 0 = all)")
     p.add_argument("--xquad-all", action="store_true",
                    help=f"all 1,190 XQuAD questions per language (default {XQUAD_DEFAULT_PER_LANG})")
+    p.add_argument("--scifact-docs", type=int,
+                   help="index only the judged SciFact abstracts plus random distractors up to N "
+                        "(an easier corpus, for slow machines; default: all 5,183)")
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached indexes")
     p.add_argument("--out", type=Path, default=CACHE / "eval-latest.json", help="JSON report path")
     p.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default ../shared)")
@@ -454,7 +490,7 @@ def main(argv: list[str] | None = None) -> int:
 
     loaded: dict[str, tuple[Corpus, list[Task]]] = {}
     if "scifact" in sets:
-        loaded["scifact"] = load_beir("scifact", args.shared / "eval" / "scifact")
+        loaded["scifact"] = load_beir("scifact", args.shared / "eval" / "scifact", max_docs=args.scifact_docs)
     if any(s.startswith("xquad") for s in sets):
         loaded["xquad"] = load_xquad(args.shared / "eval" / "xquad", None if args.xquad_all else XQUAD_DEFAULT_PER_LANG)
     if any(s.startswith("demo") for s in sets):
@@ -468,7 +504,7 @@ def main(argv: list[str] | None = None) -> int:
         "git_commit": git_commit(),
         "machine": machine_info(),
         "settings": {"model": base.model, "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP,
-                     "limit": args.limit, "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
+                     "limit": args.limit, "deep_limit": args.deep_limit, "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
         "indexes": {},
         "results": [],
     }
@@ -482,7 +518,10 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             for mode in modes:
                 log.info("%s / %s ...", task.name, mode)
-                r = run_task(task, searcher, mode, args.limit)
+                limit = args.limit
+                if mode == "deep" and args.deep_limit:
+                    limit = min(limit or args.deep_limit, args.deep_limit)
+                r = run_task(task, searcher, mode, limit)
                 r = {"set": task.name, "note": task.note, **r}
                 if r.get("first_error"):
                     log.warning("%s / %s: %d errors, first: %s", task.name, mode, r["errors"], r["first_error"])
