@@ -27,6 +27,7 @@ import os
 import queue
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -557,9 +558,13 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     embedder = load_embedder(settings)
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
-    with store.lock(wait=wait):
+    with ExitStack() as held:
+        held.enter_context(store.lock(wait=wait))
         if store.current_name() != base_report["previous"]:
-            # another writer swapped while we scanned: start over on the new live generation
+            # another writer swapped while we scanned: start over on the new live generation,
+            # after releasing the lock: the restart takes it through its own IndexStore, and
+            # while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
+            held.close()
             return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
         writer = store.begin_generation(base=store.current_name())
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
