@@ -358,10 +358,14 @@ N_BIG, DIM_BIG = 20_000, 384
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    """20,000 clustered random unit vectors (384-d) in 500 files + one file of 3 rows."""
+    """20,000 clustered random unit vectors (384-d) in 500 files + one file of 3 rows.
+
+    1,000 centres with noise 1.2 per dimension: chosen so that IVF recall behaves like real
+    multilingual-e5 vectors (0.96 at 20 probes of 141, vs 0.91 at 20 of 72 for real SciFact
+    vectors); 200 tight clusters reached 1.0 at any nprobes and would test nothing."""
     rng = np.random.default_rng(42)
-    centers = rng.normal(size=(200, DIM_BIG))
-    vecs = unit(rng, N_BIG, DIM_BIG, centers, noise=1.0)
+    centers = rng.normal(size=(1000, DIM_BIG))
+    vecs = unit(rng, N_BIG, DIM_BIG, centers, noise=1.2)
     files = [f"corpus/file{i // 40:04d}.pdf" for i in range(N_BIG - 3)] + ["tiny/three.pdf"] * 3
     store = IndexStore(tmp_path_factory.mktemp("big") / "idx")
     w = store.begin_generation(dim=DIM_BIG)
@@ -402,22 +406,28 @@ def test_scoped_search_finds_a_tiny_file_in_a_large_index(big):
 def test_ann_recall_at_10_against_exact(big, record_property):
     reader = big["store"].open_reader()
     rng = np.random.default_rng(3)
-    queries = unit(rng, 100, DIM_BIG, big["centers"], noise=1.2)
+    queries = unit(rng, 100, DIM_BIG, big["centers"], noise=1.44)
     exact = np.argsort(-(queries @ big["vecs"].T), axis=1)[:, :10]
     recalls, lat, score_err = [], [], []
+    pos = {cid: i for i, cid in enumerate(big["ids"])}
     for q, ex in zip(queries, exact):
         t0 = time.perf_counter()
         hits = reader.vector_search(q, 10)
         lat.append(time.perf_counter() - t0)
         want = {big["ids"][j] for j in ex}
         recalls.append(len(want & {h[0] for h in hits}) / 10)
-        score_err.append(abs(hits[0][1] - float(q @ big["vecs"][ex[0]])))
+        score_err += [abs(score - float(q @ big["vecs"][pos[cid]])) for cid, score in hits]
     recall = float(np.mean(recalls))
+    few = float(np.mean([
+        len({big["ids"][j] for j in ex} & {h[0] for h in reader.vector_search(q, 10, nprobes=5)}) / 10
+        for q, ex in zip(queries, exact)
+    ]))
     record_property("ann_recall_at_10", recall)
     record_property("ann_p50_ms", 1000 * float(np.median(lat)))
-    print(f"ANN recall@10={recall:.3f} p50={1000 * np.median(lat):.1f} ms "
+    print(f"ANN recall@10={recall:.3f} (nprobes 5: {few:.3f}) p50={1000 * np.median(lat):.1f} ms "
           f"finalize={big['finalize_s']:.1f} s verify={big['report'].seconds:.2f} s")
-    assert recall >= 0.95
+    assert recall >= 0.97
+    assert few < recall  # the probes matter: the index really is partitioned
     assert max(score_err) < 1e-4  # refined: exact cosine, not 2*(1-cos)
 
 
