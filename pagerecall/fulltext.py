@@ -44,12 +44,13 @@ Relaxation: AND of all terms first, then drop the commonest term (highest docume
   words first is the minimum-should-match idea ordered by informativeness, with no stop-word
   list (which would be language-specific).
 
-Measured (49,014 pieces of ~560 characters from all 85 bench PDFs, 2 cores shared with
-other jobs at load average ~11, so upper bounds): indexing 3,250 docs/s including building
-the Documents in Python (4.2 s of 15.1 s), 15 MB on disk; query p50 (k=20): one term
-0.16 ms, four words of one chunk 0.36 ms, 7-8-word natural-language question 0.53 ms,
-four CJK characters 0.13 ms, two-word phrase 0.30 ms, four words scoped to 3 files 6.4 ms
-(exact counts per term under the scope); p95 8-13 ms (scheduler noise at that load).
+Measured (49,014 pieces of ~560 characters from all 85 bench PDFs; 2 cores shared with
+other jobs, load average ~5): indexing 8,190 docs/s including building the Documents in
+Python (2.6 s of 6.0 s), 15 MB on disk; query p50 / p95 at k=20: one term 0.11 / 0.21 ms,
+four words of one chunk 0.22 / 0.37 ms, 7-8-word natural-language question 0.39 / 0.78 ms,
+four CJK characters 0.12 / 0.19 ms, two-word phrase 0.18 / 0.38 ms, four words scoped to
+3 files 1.65 / 3.6 ms (exact counts per term under the scope); filename lane 0.2-0.6 ms.
+At load ~11 the same runs gave 3,250 docs/s and p50s of 0.13-0.53 ms (6.4 ms scoped).
 
 User query syntax is never handed to Tantivy's parser: quotes are split here, everything
 else is tokenised by the same analyzers as the index, so ``AND OR (`` or ``field:`` are
