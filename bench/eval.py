@@ -156,6 +156,7 @@ class Task:
     qrels: dict[str, dict[str, int]]
     to_items: Callable[[str, object], list[str]]  # (qid, hit) -> items, in page order
     note: str = ""
+    group_of: Callable[[str], str] | None = None  # qid -> group (query language) for a breakdown
 
 
 @dataclass
@@ -260,9 +261,19 @@ def load_xquad(path: Path, per_lang: int | None) -> tuple[Corpus, list[Task]]:
     mapper = lambda qid, h: [files.get(h.file, h.file)]  # noqa: E731
     n = f"{len(base_ids)} question ids x {len(langs)} languages"
     return corpus, [
-        Task("xquad-mono", "xquad", mono_q, mono_rel, mapper, note=f"{n}; scope = query language"),
-        Task("xquad-cross", "xquad", cross_q, cross_rel, mapper, note=f"{n}; scope = other languages"),
+        Task("xquad-mono", "xquad", mono_q, mono_rel, mapper, note=f"{n}; scope = query language",
+             group_of=_lang_suffix),
+        Task("xquad-cross", "xquad", cross_q, cross_rel, mapper, note=f"{n}; scope = other languages",
+             group_of=_lang_suffix),
     ]
+
+
+def _lang_suffix(qid: str) -> str:
+    return qid.rsplit("@", 1)[-1]
+
+
+def _demo_lang(qid: str) -> str:
+    return qid.rsplit(":", 1)[-1]
 
 
 def load_demo(path: Path) -> tuple[Corpus, list[Task]]:
@@ -309,9 +320,11 @@ def load_demo(path: Path) -> tuple[Corpus, list[Task]]:
     corpus = Corpus("demo", path)
     return corpus, [
         Task("demo-section", "demo", sec_queries, sec_rel, section_items,
-             note="hit = overlaps the section's pages in any language; recall@10 = share of queries found"),
+             note="hit = overlaps the section's pages in any language; recall@10 = share of queries found",
+             group_of=_demo_lang),
         Task("demo-cross", "demo", cross_queries, {q: cross_rel.get(q, {}) for q in cross_rel},
-             lambda qid, h: _page_hit_items(h), note="scoped to the other languages' files; qrels.tsv pages"),
+             lambda qid, h: _page_hit_items(h), note="scoped to the other languages' files; qrels.tsv pages",
+             group_of=_demo_lang),
     ]
 
 
@@ -432,7 +445,12 @@ def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
             items.extend(task.to_items(q.qid, h))
         runs[q.qid] = dedupe(items)
     qrels = {q.qid: task.qrels[q.qid] for q in queries}
-    out = mean_metrics(runs, qrels, DEEP_METRICS if deep else METRICS)
+    names = DEEP_METRICS if deep else METRICS
+    out = mean_metrics(runs, qrels, names)
+    if task.group_of:
+        groups = sorted({task.group_of(q) for q in qrels})
+        out["by_group"] = {g: mean_metrics(runs, {q: r for q, r in qrels.items() if task.group_of(q) == g}, names)
+                           for g in groups}
     times.sort()
     out.update(
         mode=mode, errors=errors, first_error=first_error,
@@ -441,6 +459,19 @@ def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
     )
     out["runs"] = runs
     return out
+
+
+def markdown_groups(results: list[dict]) -> str:
+    """recall@10 / nDCG@10 per query language, for the sets that have groups."""
+    rows = [r for r in results if r.get("by_group")]
+    if not rows:
+        return ""
+    lines = ["| set | mode | " + " | ".join(f"{g} R@10 / nDCG@10" for g in rows[0]["by_group"]) + " |",
+             "|---|---|" + "---|" * len(rows[0]["by_group"])]
+    for r in rows:
+        cells = [f"{m['recall@10']:.3f} / {m['ndcg@10']:.3f} (n={m['queries']})" for m in r["by_group"].values()]
+        lines.append(f"| {r['set']} | {r['mode']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def markdown(results: list[dict]) -> str:
@@ -535,6 +566,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"pagerecall retrieval quality, {report['date']}, commit {report['git_commit']}, "
           f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}, load avg {m['load_avg_1_5_15']}\n")
     print(markdown(results))
+    by_set: dict[str, list[dict]] = {}
+    for r in results:
+        by_set.setdefault(r["set"], []).append(r)
+    for name, rows in by_set.items():
+        table = markdown_groups(rows)
+        if table:
+            print(f"\nBy query language, {name}:\n")
+            print(table)
     print(f"\nJSON: {args.out}")
     return 0
 
