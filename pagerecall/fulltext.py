@@ -448,6 +448,39 @@ def _search_parsed(
     return hits
 
 
+def term_coverage(reader_or_index: Any, query: str, texts: Sequence[str]) -> list[float]:
+    """IDF-weighted share of the query's terms that occur in each text, in [0, 1].
+
+    Terms are analysed like the index (stemmed words, CJK bigrams; phrase words count as
+    terms). A term's weight is its BM25 IDF in this index, ``ln(1 + (N - df + 0.5)/(df + 0.5))``
+    (Robertson & Zaragoza 2009), so function words count little and a term found nowhere in the
+    index counts fully (a query in another language than the corpus covers little of it).
+    Used by hybrid search to discount weak full-text matches in the fusion.
+    """
+    import math
+
+    index, searcher = _searcher(reader_or_index)
+    parsed = parse_query(query)
+    terms = list(parsed.terms)
+    for words, grams in parsed.phrases:
+        terms += [("text", w) for _, w in words] + [("text_ngram", g) for g in grams]
+    terms = _dedup(terms)
+    if not terms:
+        return [0.0 for _ in texts]
+    n = max(1, searcher.num_docs)
+    idf = {t: math.log(1 + (n - searcher.doc_freq(*t) + 0.5) / (searcher.doc_freq(*t) + 0.5)) for t in terms}
+    total = sum(idf.values()) or 1.0
+    word_an, gram_an = text_analyzer(), ngram_analyzer()
+    out = []
+    for text in texts:
+        present = {("text", tok) for tok in word_an.analyze(word_text(text))}
+        if any(f == "text_ngram" for f, _ in terms):
+            for run in ngram_runs(text):
+                present.update(("text_ngram", g) for g in gram_an.analyze(run))
+        out.append(sum(v for t, v in idf.items() if t in present) / total)
+    return out
+
+
 def match_files(reader_or_index: Any, query: str, k: int) -> list[tuple[str, float]]:
     """Files whose path words match ``query``: ``[(path, BM25 score), ...]``, best first.
 

@@ -51,6 +51,7 @@ def weighted_rrf(
     lanes: Mapping[str, Sequence[str]],
     weights: Mapping[str, float] | None = None,
     k: int = RRF_K,
+    item_weights: Mapping[str, Mapping[str, float]] | None = None,
 ) -> list[FusedItem]:
     """Fuse ranked lanes with weighted reciprocal rank fusion.
 
@@ -60,6 +61,10 @@ def weighted_rrf(
     changes the order, but its ranks are still reported. Ids found by no positively weighted
     lane never appear. Returns every such id once, best first (tie-breaking: see the module
     docstring).
+
+    ``item_weights`` optionally scales one lane's contribution per id (``lane -> id -> factor``
+    in [0, 1], missing = 1): hybrid search uses it to discount a full-text match by the share of
+    the query it covers.
 
     Raises ``UsageError`` for a negative or non-finite weight, or ``k < 0``.
     """
@@ -88,7 +93,8 @@ def weighted_rrf(
             continue
         score = 0.0
         for lane in sorted(active):  # fixed order: equal profiles give bit-identical floats
-            score += w[lane] / (k + per[lane])
+            factor = item_weights.get(lane, {}).get(item, 1.0) if item_weights else 1.0
+            score += w[lane] * factor / (k + per[lane])
         best = min(per[lane] for lane in active)
         fused.append((score, best, item, {lane: per.get(lane) for lane in names}))
     fused.sort(key=lambda t: (-t[0], t[1], t[2]))

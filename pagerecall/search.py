@@ -49,6 +49,14 @@ gets half weight: enough to lift a titled file to the top of a known-item query,
 drown the passage lanes. Measured: see README "Retrieval quality" (bench/eval.py).
 """
 
+COVERAGE_WEIGHTING = True
+"""Scale each full-text hit's RRF contribution by the share of the query it covers.
+
+Why: RRF rewards any chunk that two lanes both return, and the relaxed full-text lane returns
+chunks that share only one or two words with a long question (or, across languages, almost
+none): those outranked the vector lane's correct passage. Measured: see README
+"Retrieval quality"."""
+
 LANE_DEPTH = 50
 """Candidates taken from each lane before fusion (recall@50 of a lane bounds hybrid recall)."""
 
@@ -197,14 +205,27 @@ class Searcher:
         return [(cid, s) for cid, s in res if rows.get(cid) in allowed]
 
     # ------------------------------------------------------------------ search
+    def _coverage(self, query: str, lane: list[tuple[str, float]]) -> dict[str, dict[str, float]]:
+        """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
+        terms the chunk contains (``fulltext.term_coverage``)."""
+        from .fulltext import term_coverage
+
+        if not lane:
+            return {}
+        rows = self.reader().get_chunks([cid for cid, _ in lane])
+        cov = term_coverage(self.reader(), query, [r["text"] for r in rows])
+        return {"fulltext": {r["chunk_id"]: c for r, c in zip(rows, cov)}}
+
     def search(self, query: str, k: int = 8, mode: str = "hybrid", files: Sequence[str] | None = None,
-               deep: bool = False, candidates: int = DEEP_CANDIDATES) -> SearchResult:
+               deep: bool = False, candidates: int = DEEP_CANDIDATES,
+               weights: dict[str, float] | None = None) -> SearchResult:
         """Search the live index.
 
         ``k`` in 1..50; ``mode`` one of ``vector``, ``fulltext``, ``hybrid``; ``files`` a scope of
         relative paths or globs; ``deep`` recalls ``candidates`` hits, widens each to its
         neighbouring chunks and reranks them (``score`` is then the reranker's, ``recall_score``
-        the fused one). Raises ``QueryError`` for an empty query or bad ``k``/``mode``,
+        the fused one). ``weights`` overrides ``LANE_WEIGHTS`` (the quality harness tunes them).
+        Raises ``QueryError`` for an empty query or bad ``k``/``mode``,
         ``IndexNotFoundError``, ``IndexMismatchError`` (model differs: rebuild).
         """
         query = (query or "").strip()
@@ -229,7 +250,9 @@ class Searcher:
         if mode == "hybrid":
             from .fusion import weighted_rrf
 
-            fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()}, LANE_WEIGHTS, k=RRF_K)
+            item_weights = self._coverage(query, lanes["fulltext"]) if COVERAGE_WEIGHTING else None
+            fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
+                                 weights or LANE_WEIGHTS, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score, f.ranks) for f in fused[:want]]
         else:
             (name, lane), = lanes.items()
