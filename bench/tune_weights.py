@@ -23,14 +23,14 @@ from pagerecall import search as search_mod  # noqa: E402
 from pagerecall.config import Settings  # noqa: E402
 
 GRID = [
-    # (fulltext weight, filename weight, coverage discount)
-    (1.0, 0.5, False),
-    (1.0, 0.5, True),
-    (0.5, 0.5, True),
-    (0.5, 0.25, True),
-    (0.3, 0.25, True),
-    (0.5, 0.5, False),
-    (0.3, 0.25, False),
+    # (fulltext weight, filename weight, coverage exponent; 0 = no coverage discount)
+    (1.0, 0.5, 0),
+    (1.0, 0.5, 1),
+    (1.0, 0.5, 2),
+    (1.0, 0.5, 3),
+    (0.5, 0.5, 1),
+    (0.5, 0.25, 1),
+    (0.3, 0.25, 1),
 ]
 
 
@@ -38,7 +38,9 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--sets", default="xquad-mono,xquad-cross,demo-section,demo-cross,scifact")
     p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--only", help="comma list of grid rows to run (0-based)")
     args = p.parse_args(argv)
+    grid = [GRID[int(i)] for i in args.only.split(",")] if args.only else GRID
     sets = args.sets.split(",")
     loaded = {}
     if any(s.startswith("xquad") for s in sets):
@@ -69,11 +71,12 @@ def main(argv=None) -> int:
             f = harness.run_task(task, searcher, "fulltext", args.limit)
             rows.append((task.name, "vector", v["ndcg@10"], v["recall@10"]))
             rows.append((task.name, "fulltext", f["ndcg@10"], f["recall@10"]))
-            for ft, fn, cov in GRID:
-                search_mod.COVERAGE_WEIGHTING = cov
+            for ft, fn, cov in grid:
+                search_mod.COVERAGE_WEIGHTING = bool(cov)
+                search_mod.COVERAGE_EXPONENT = float(cov or 1)
                 search_mod.LANE_WEIGHTS = {"vector": 1.0, "fulltext": ft, "filename": fn}
                 r = harness.run_task(task, searcher, "hybrid", args.limit)
-                rows.append((task.name, f"hybrid ft={ft} fn={fn} cov={'on' if cov else 'off'}",
+                rows.append((task.name, f"hybrid ft={ft} fn={fn} coverage^{cov}" if cov else f"hybrid ft={ft} fn={fn} no coverage",
                              r["ndcg@10"], r["recall@10"]))
                 print(rows[-1], file=sys.stderr, flush=True)
     print("| set | run | nDCG@10 | recall@10 |\n|---|---|---|---|")

@@ -41,12 +41,19 @@ RRF_K = 60
 """Reciprocal rank fusion constant (Cormack, Clarke & Büttcher, SIGIR 2009: K=60)."""
 
 LANE_WEIGHTS = {"vector": 1.0, "fulltext": 1.0, "filename": 0.5}
-"""Weights of the lanes in hybrid RRF.
+"""Weights of the lanes in hybrid RRF (with the full-text hits discounted by coverage², below).
 
-Why: vector and full-text lanes are equally trusted by default (each wins on a different kind
-of query); the filename lane is a file-level signal repeated on several chunks of a file, so it
-gets half weight: enough to lift a titled file to the top of a known-item query, not enough to
-drown the passage lanes. Measured: see README "Retrieval quality" (bench/eval.py).
+Why: vector and full-text lanes are equally trusted (each wins on a different kind of query:
+the full-text lane on titles and exact words, the vector lane on questions and other
+languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
+file for a known-item query, not enough to drown the passage lanes.
+Measured (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane alone in
+brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719), xquad-cross
+0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 / 0.347).
+Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3 with
+linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 / 0.751
+/ 0.623 / 0.406. No setting tried beats the best single lane on all four sets: the full-text
+lane alone stays best on demo-section (short section titles), the vector lane on xquad-cross.
 """
 
 COVERAGE_WEIGHTING = True
@@ -56,6 +63,9 @@ Why: RRF rewards any chunk that two lanes both return, and the relaxed full-text
 chunks that share only one or two words with a long question (or, across languages, almost
 none): those outranked the vector lane's correct passage. Measured: see README
 "Retrieval quality"."""
+
+COVERAGE_EXPONENT = 2.0
+"""The coverage factor is ``coverage ** COVERAGE_EXPONENT`` (1 = linear; tuned in bench/tune_weights.py)."""
 
 LANE_DEPTH = 50
 """Candidates taken from each lane before fusion (recall@50 of a lane bounds hybrid recall)."""
@@ -214,7 +224,7 @@ class Searcher:
             return {}
         rows = self.reader().get_chunks([cid for cid, _ in lane])
         cov = term_coverage(self.reader(), query, [r["text"] for r in rows])
-        return {"fulltext": {r["chunk_id"]: c for r, c in zip(rows, cov)}}
+        return {"fulltext": {r["chunk_id"]: c ** COVERAGE_EXPONENT for r, c in zip(rows, cov)}}
 
     def search(self, query: str, k: int = 8, mode: str = "hybrid", files: Sequence[str] | None = None,
                deep: bool = False, candidates: int = DEEP_CANDIDATES,
