@@ -31,8 +31,13 @@ How a document is cut
    else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.
 6. **Minimum size.** A tail shorter than ``params.min_tokens`` is never emitted on its own: the
    chunk before it ends early enough to leave the tail at least ``min_tokens`` new tokens, and
-   the last chunk starts at least ``min_tokens`` tokens before the end. A document with fewer
-   tokens than ``min_tokens`` gives one chunk; one with no text gives none.
+   the last chunk starts at least ``min_tokens`` tokens before the end. Those are planned
+   counts (tokens in context); a tail that starts inside a word (``"…ですdonnées"``: 3 pieces
+   in context, 1 alone) can re-tokenise below ``min_tokens``. Such a tail is merged into the
+   chunk before it when the merged text fits ``B``; otherwise that chunk ends earlier by the
+   missing tokens and the plan resumes from there. Only if that would leave the chunk before
+   below ``min_tokens`` itself is a short tail kept. A document with fewer tokens than
+   ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
    at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
    normalizer leaves alone (``_REGULAR_RE``), that count equals the planned one (the tokenizer
@@ -267,15 +272,18 @@ class _Planner:
         text = self.texts[self.page[k]]
         return s > self.end[k] or (s < len(text) and text[s].isspace())
 
-    def choose_end(self, s: int, limit: int | None = None) -> int:
-        """Exclusive end token of the chunk starting at token s (at most ``limit``)."""
+    def choose_end(self, s: int, limit: int | None = None, floor: int | None = None) -> int:
+        """Exclusive end token of the chunk starting at token s (at most ``limit``, at least
+        ``floor`` when given)."""
         N, B = self.N, self.B
         if N - s <= B and (limit is None or limit >= N):
             return N
         h = min(s + B, N - self.min)  # leave the tail at least `min` new tokens
         if limit is not None:
             h = max(s + 1, min(h, limit))
-        lo = min(h, max(s + self.min, h - B // 4, s + 1))
+        if floor is not None:
+            h = max(h, min(floor, N))
+        lo = min(h, max(s + self.min, h - B // 4, s + 1, floor or 0))
         for k in range(h - 1, lo - 2, -1):
             if self.brk[k]:
                 return k + 1
@@ -366,6 +374,51 @@ def _render(texts: list[str], ps: int, cs: int, pe: int, ce: int) -> str:
     return PAGE_JOIN.join([texts[ps][cs:], *texts[ps + 1 : pe], texts[pe][:ce]])
 
 
+def _mend_short_tail(
+    plan: _Planner,
+    texts: list[str],
+    tokenizer: Tokenizer,
+    budget: int,
+    spans_out: list[tuple[int, int, int, int, str, int]],
+    toks_out: list[tuple[int, int]],
+    tail: tuple[int, int, int, int, str, int],
+) -> int | None:
+    """Deal with a last chunk whose re-tokenised count ``tail[5]`` is below ``plan.min``.
+
+    The planner counts tokens in context; a tail that starts inside a word (CJK followed by
+    Latin, no space) re-tokenises to fewer pieces. First choice: merge it into the previous
+    chunk (``spans_out[-1]`` is replaced; returns None). If the merged text exceeds ``budget``:
+    end the previous chunk earlier by the missing tokens (at a sentence or word end when there
+    is one) and return the token where the plan resumes (the previous chunk is replaced). If
+    that would leave the previous chunk below ``plan.min`` too, return -1: the tail is kept as
+    it is (the only case where a chunk below ``min_tokens`` is emitted beside others).
+    """
+    ps, cs, pe, ce, text, n = tail
+    pps, pcs, _, _, _, _ = spans_out[-1]
+    pa, pb = toks_out[-1]
+    merged = _render(texts, pps, pcs, pe, ce)
+    mn = len(tokenizer.token_spans(merged))
+    if mn <= budget:
+        spans_out[-1] = (pps, pcs, pe, ce, merged, mn)
+        toks_out[-1] = (pa, plan.N)
+        return None
+    limit = pb - (plan.min - n)
+    if limit - pa < plan.min:
+        return -1
+    nb = plan.choose_end(pa, limit=limit)
+    npe, nce, _ = plan.char_end(nb)
+    if nb >= pb or (npe, nce) <= (pps, pcs):
+        return -1
+    ptext = _render(texts, pps, pcs, npe, nce)
+    pn = len(tokenizer.token_spans(ptext))
+    if not plan.min <= pn <= budget:
+        return -1
+    spans_out[-1] = (pps, pcs, npe, nce, ptext, pn)
+    toks_out[-1] = (pa, nb)
+    nxt = plan.next_start(pa, nb)
+    return -1 if nxt is None else nxt
+
+
 def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None) -> list[Chunk]:
     """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
 
@@ -388,12 +441,14 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
     plan = _Planner(texts, tokenizer, budget, params)
 
     spans_out: list[tuple[int, int, int, int, str, int]] = []
+    toks_out: list[tuple[int, int]] = []  # planned token range [a, b) of each entry of spans_out
     if plan.N == 0:  # text the tokenizer ignores entirely: keep it as one chunk, not lost
         ps, cs = 0, _NONSPACE_RE.search(texts[0]).start()
         pe = len(texts) - 1
         ce = len(texts[pe].rstrip())
         text = _render(texts, ps, cs, pe, ce)
         spans_out.append((ps, cs, pe, ce, text, len(tokenizer.token_spans(text))))
+        toks_out.append((0, 0))
     s: int | None = 0
     while s is not None and plan.N:
         planned: list[tuple[int, int]] = []
@@ -422,8 +477,28 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             if r is None:
                 continue
             ps, cs, pe, ce, text = r
+            if n <= budget and b >= plan.N and n < plan.min and spans_out:
+                # a tail that re-tokenised below min (cut inside a word: "すdonnées" -> "données"
+                # loses pieces): merge it into the previous chunk, or end that one earlier
+                redo = _mend_short_tail(plan, texts, tokenizer, budget, spans_out, toks_out, (ps, cs, pe, ce, text, n))
+                if redo is None or redo >= 0:  # merged (the end), or re-plan from `redo`
+                    cur = redo
+                    break
+            if b < plan.N and n < plan.min:
+                # re-tokenised below min (a cut inside a word or on a page whose offsets the
+                # normalizer shifts): end it later by the missing tokens, if that fits
+                nb = plan.choose_end(a, floor=b + plan.min - n)
+                npe, nce, _ = plan.char_end(nb)
+                ntext = _render(texts, ps, cs, npe, nce)
+                nn = len(tokenizer.token_spans(ntext))
+                if nb > b and plan.min <= nn <= budget:
+                    spans_out.append((ps, cs, npe, nce, ntext, nn))
+                    toks_out.append((a, nb))
+                    cur = plan.next_start(a, nb)
+                    break
             if n <= budget:
                 spans_out.append((ps, cs, pe, ce, text, n))
+                toks_out.append((a, b))
                 continue
             while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
                 b = plan.choose_end(a, limit=b - (n - budget))
@@ -432,6 +507,7 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 n = len(tokenizer.token_spans(text))
             log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
             spans_out.append((ps, cs, pe, ce, text, n))
+            toks_out.append((a, b))
             cur = plan.next_start(a, b)
             break
         s = cur

@@ -11,7 +11,7 @@ import re
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pagerecall.chunking import SKIPPED_STATUSES, chunk_document, sentence_breaks
@@ -140,8 +140,28 @@ def chunk_params(draw) -> ChunkParams:
 PROPS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+# Found by hypothesis: the tail "données" was cut after "す" with no space between; in context it
+# is 3 pieces ("don" "né" "es"), alone 1 ("▁données"), below min_tokens=3, and merging it would
+# exceed max_tokens=8, so the chunk before it must end earlier.
+_SHORT_TAIL = Document(
+    path="dir/doc.pdf", kind="pdf", pages=(Page(number=1, text="the 日本語のテキストですdonnées ", label=None, status="ok"),)
+)
+
+
 @PROPS
 @given(documents(), chunk_params())
+@example(_SHORT_TAIL, ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=3))
+@example(_SHORT_TAIL, ChunkParams(max_tokens=9, overlap_tokens=0, min_tokens=3))  # merged instead
+# the same for a first chunk: U+0008 shifts the tokenizer's offsets, so the planned 12 tokens
+# re-tokenised to 11; the chunk must end later
+@example(
+    Document(
+        path="dir/doc.pdf",
+        kind="pdf",
+        pages=(Page(1, "\x080:2données the the the . 日本語のテキストですthe the the the 日本語のテキストです", None, "ok"),),
+    ),
+    ChunkParams(max_tokens=24, overlap_tokens=0, min_tokens=12),
+)
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
