@@ -36,7 +36,9 @@ How a document is cut
    in context, 1 alone) can re-tokenise below ``min_tokens``. Such a tail is merged into the
    chunk before it when the merged text fits ``B``; otherwise that chunk ends earlier by the
    missing tokens and the plan resumes from there. Only if that would leave the chunk before
-   below ``min_tokens`` itself is a short tail kept. A document with fewer tokens than
+   below ``min_tokens`` itself is a short tail kept. Likewise a chunk before the tail that
+   re-tokenises below ``min_tokens`` (e.g. on a page with U+0008, whose offsets the tokenizer
+   shifts) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
    at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
