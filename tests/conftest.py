@@ -9,7 +9,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests: no per-example deadline (shared 2-core machines are noisy). CI sets
+# HYPOTHESIS_PROFILE=ci for a reproducible run (derandomized examples); locally they are random.
+settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = (ROOT / ".." / "shared").resolve()
