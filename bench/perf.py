@@ -364,7 +364,8 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
         ann_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         ex = (reader.chunks.search(v, vector_column_name="vector").distance_type("cosine")
-              .bypass_vector_index().limit(10).select(["chunk_id"]).to_arrow().column("chunk_id").to_pylist())
+              .bypass_vector_index().limit(10).select(["chunk_id", "_distance"]).to_arrow()
+              .column("chunk_id").to_pylist())
         exact_t.append(time.perf_counter() - t0)
         recalls.append(len(set(ann) & set(ex)) / max(1, len(ex)))
     out["ann_recall@10"] = round(statistics.fmean(recalls), 4) if recalls else None
