@@ -1,7 +1,8 @@
 """The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
 
 Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
-not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments).
+not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments);
+3 ``verify`` found the quote, but not on the cited page (a wrong citation).
 stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
 progress bars go to stderr.
 """
@@ -144,6 +145,10 @@ class _Bars:
     def __call__(self, stage: str, done: int, total: int) -> None:
         if self.quiet or stage == "scan":
             return
+        if not sys.stderr.isatty():  # logs and CI: a line per 10% of the files instead of a bar
+            if stage == "files" and total and (done == total or done * 10 // total != (done - 1) * 10 // total):
+                log.info("%d/%d files", done, total)
+            return
         from tqdm import tqdm
 
         bar = self.bars.get(stage)
@@ -179,7 +184,7 @@ def _pages(h: dict) -> str:
     return pages
 
 
-def _print_search(res: dict) -> None:
+def _print_search(res: dict, quiet: bool = False) -> None:
     tty = sys.stdout.isatty()
     out = sys.stdout
     if res.get("scorer"):
@@ -208,6 +213,8 @@ def _print_search(res: dict) -> None:
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
     for n in notes:
         sys.stderr.write(f"note: {n}\n")
+    if quiet:
+        return
     sys.stderr.write(f"index {env.get('generation')} built {env.get('built_at')}. "
                      "Read and quote the source: pagerecall page FILE N / pagerecall verify.\n")
 
@@ -297,7 +304,7 @@ def run(args: argparse.Namespace) -> int:
     s = Searcher(settings)
     if cmd == "search":
         res = s.search(args.query, k=args.k, mode=args.mode, files=args.files, deep=args.deep).to_dict()
-        _print_json(res) if args.json else _print_search(res)
+        _print_json(res) if args.json else _print_search(res, quiet=args.quiet)
         return 0
     if cmd == "files":
         res = s.files(args.pattern)
@@ -306,7 +313,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             for f in res["files"]:
                 sys.stdout.write(f"{f['path'] if isinstance(f, dict) else f}\n")
-            sys.stdout.write(f"{res['matched']} of {res['total']} files match by name. {res['note']}\n")
+            note = f" ({res['note']})" if res["matched"] == 0 else ""
+            sys.stdout.write(f"{res['matched']} of {res['total']} files match by name{note}\n")
         return 0
     if cmd == "info":
         res = s.info()
@@ -329,12 +337,16 @@ def run(args: argparse.Namespace) -> int:
             where = f"page {d.get('page_start') or d.get('page')}"
             if d.get("label"):
                 where += f" (printed {d['label']})"
-            sys.stdout.write(f"{d['match']}: {args.file} {where if d['match'] != 'not_found' else ''}\n")
+            wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
+            head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
+            sys.stdout.write(f"{head}: {args.file} {where if d['match'] != 'not_found' else ''}\n")
             if d.get("context"):
                 sys.stdout.write(f"   …{d['context']}…\n")
             if d.get("note"):
                 sys.stdout.write(f"   {d['note']}\n")
-        return 0 if d["match"] != "not_found" else 1
+        if d["match"] == "not_found":
+            return 1
+        return 3 if args.page is not None and d.get("page_correct") is False else 0
     raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
 
 

@@ -71,11 +71,11 @@ class DiskFile:
     mtime: float
 
 
-def scan_corpus(root: Path) -> dict[str, DiskFile]:
+def scan_corpus(root: Path, quiet: bool = False) -> dict[str, DiskFile]:
     """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
 
     Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
-    ``root`` (a corpus must not reach out of itself). Raises ``UsageError`` when ``root`` is
+    ``root`` (a corpus must not reach out of itself; logged, at debug level when ``quiet``). Raises ``UsageError`` when ``root`` is
     not a directory.
     """
     from .sources import SUPPORTED_SUFFIXES
@@ -93,7 +93,7 @@ def scan_corpus(root: Path) -> dict[str, DiskFile]:
             full = Path(dirpath) / name
             try:
                 if full.is_symlink() and not full.resolve().is_relative_to(real_root):
-                    log.warning("skipping %s: symlink leaves the corpus root", full)
+                    (log.debug if quiet else log.warning)("skipping %s: symlink leaves the corpus root", full)
                     continue
                 st = full.stat()
             except OSError as exc:
@@ -474,6 +474,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     embedder = load_embedder(settings)
     with store.lock(wait=wait):
         disk = scan_corpus(root)
+        if not disk:
+            log.warning("no .pdf or .txt file under %s: the index will be empty", root)
         progress("scan", len(disk), len(disk))
         previous = store.current_name()
         writer = store.begin_generation(base=None)

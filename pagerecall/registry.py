@@ -101,7 +101,7 @@ class RegistryReport:
         return {
             "status": self.status,
             "path": self.path,
-            "degraded": list(self.degraded),
+            "degraded": list(self.degraded) if self.status == "ok" else None,
             "degraded_count": self.degraded_count,
             "declared_count": self.declared_count,
             "count_mismatch": dict(self.count_mismatch) if self.count_mismatch else None,

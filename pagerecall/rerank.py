@@ -198,12 +198,28 @@ def load_reranker(settings: Settings) -> CrossEncoderReranker | FallbackReranker
         return _CACHE[key]
 
 
+@contextlib.contextmanager
+def _quiet_fastembed():
+    """Silence fastembed's loguru messages while probing the cache (restored afterwards)."""
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - fastembed depends on loguru
+        yield
+        return
+    logger.disable("fastembed")
+    try:
+        yield
+    finally:
+        logger.enable("fastembed")
+
+
 def _load(settings: Settings) -> CrossEncoderReranker | FallbackReranker:
     spec = settings.reranker
     try:
         if spec is None:
             try:
-                return _load_by_name(DEFAULT_RERANKER, settings, local_files_only=True)
+                with _quiet_fastembed():  # its "not in cache" ERROR lines are expected here
+                    return _load_by_name(DEFAULT_RERANKER, settings, local_files_only=True)
             except ModelError as exc:
                 reason = (
                     "no cross-encoder configured and the default "

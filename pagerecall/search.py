@@ -310,14 +310,15 @@ class Searcher:
                 self._reranker = load_reranker(self.settings)
             return self._reranker
 
-    def _widen(self, hit: Hit) -> Hit:
+    def _widen(self, hit: Hit) -> tuple[Hit, tuple[int, int]]:
         """Grow a hit into its surrounding passage: neighbouring chunks of the same file, alternately
-        after and before, while the passage stays within ``DEEP_WIDEN_TOKENS`` tokens."""
+        after and before, while the passage stays within ``DEEP_WIDEN_TOKENS`` tokens.
+        Returns the widened hit and its chunk ``seq`` range (inclusive)."""
         reader = self.reader()
         seq = int(hit.chunk_id.rsplit("-", 1)[1])
         rows = {int(r["seq"]): r for r in reader.neighbours(hit.file, seq - 2, seq + 2)}
         if seq not in rows:
-            return hit
+            return hit, (seq, seq)
         lo = hi = seq
         budget = int(rows[seq]["n_tokens"])
         for cand in (seq + 1, seq - 1, seq + 2, seq - 2):
@@ -336,19 +337,21 @@ class Searcher:
             ranks=hit.ranks, ocr=any(bool(rows[s].get("ocr")) for s in range(lo, hi + 1)),
             recall_score=hit.score, char_start=int(first.get("char_start") or 0),
             char_end=int(last.get("char_end") or 0),
-        )
+        ), (lo, hi)
 
     def _deep(self, query: str, hits: list[Hit], k: int) -> tuple[list[Hit], str]:
         reranker = self.reranker()
-        widened = [self._widen(h) for h in hits]
-        # two candidates that widen to the same passage are one result
-        seen: set[tuple[str, int, int]] = set()
+        # candidates whose widened passages overlap are one result: the better-recalled one keeps
+        # the passage (an agent must not get the same text twice)
+        taken: dict[str, list[tuple[int, int]]] = {}
         unique = []
-        for h in widened:
-            key = (h.file, h.page_start, hash(h.text))
-            if key not in seen:
-                seen.add(key)
-                unique.append(h)
+        for h in hits:
+            wide, (lo, hi) = self._widen(h)
+            spans = taken.setdefault(wide.file, [])
+            if any(lo <= b and a <= hi for a, b in spans):
+                continue
+            spans.append((lo, hi))
+            unique.append(wide)
         if unique:
             scores = reranker.score(query, [h.text for h in unique])
             for h, s in zip(unique, scores):
@@ -367,7 +370,7 @@ class Searcher:
 
         records = {r["path"]: r for r in reader.files_table()}
         try:
-            disk = scan_corpus(self.corpus_root)
+            disk = scan_corpus(self.corpus_root, quiet=True)
         except UsageError as exc:
             result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": []}
         else:
@@ -438,6 +441,8 @@ class Searcher:
         if not hits:
             caveats = []
             in_scope = [by_path[p] for p in (scope or by_path)]
+            if env["files_indexed"] == 0:
+                caveats.append("no file is indexed")
             if failed:
                 caveats.append(f"{len(failed)} file(s) failed to index")
             unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]

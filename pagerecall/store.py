@@ -261,6 +261,13 @@ class IndexStore:
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            from .errors import UsageError
+
+            raise UsageError(
+                f"The index path {self.path} is a file, not a folder. "
+                "Next: pass --index with a folder (new or existing index)"
+            )
         self._filelock = None
         self._writers: dict[str, GenerationWriter] = {}
 

@@ -117,6 +117,10 @@ def test_files_inventory_negative_is_definitive_by_name(example_index, capsys):
 def test_exit_codes(example_index, tmp_path, capsys):
     code, _, err = run_cli(capsys, "search", "x", "--index", str(tmp_path / "none"))
     assert code == 1 and "pagerecall build" in err
+    (tmp_path / "afile").write_text("not an index")
+    for argv in (["search", "x"], ["info"], ["build", str(CORPUS)]):
+        code, _, err = run_cli(capsys, *argv, "--index", str(tmp_path / "afile"))
+        assert code == 2 and "is a file" in err
     code, _, err = run_cli(capsys, "search", "fog", "-k", "0", "--index", str(example_index))
     assert code == 2
     code, _, err = run_cli(capsys, "search", "   ", "--index", str(example_index))
@@ -132,7 +136,11 @@ def test_page_and_verify_read_the_source(example_index, capsys):
     code, out, _ = run_cli(capsys, "verify", "the first duty of every keeper", "--file",
                            "en/harrow-point-manual.pdf", "--page", "7", "--index", str(example_index), "--json")
     res = json.loads(out)
-    assert code == 0 and res["match"] in {"exact", "normalised"} and res["page"] == 4 and res["page_correct"] is False
+    # found, but on another page than cited: exit 3 (a wrong citation a script must not accept)
+    assert code == 3 and res["match"] in {"exact", "normalised"} and res["page"] == 4 and res["page_correct"] is False
+    code, out, _ = run_cli(capsys, "verify", "the first duty of every keeper", "--file",
+                           "en/harrow-point-manual.pdf", "--page", "4", "--index", str(example_index))
+    assert code == 0 and out.startswith(("exact", "normalised")) and "WRONG" not in out
     code, _, err = run_cli(capsys, "page", "../etc/passwd", "1", "--index", str(example_index))
     assert code == 2
 
@@ -195,6 +203,15 @@ def test_incremental_update_add_move_delete_rebuild_rollback(tmp_path):
     back = indexing.rollback(settings)
     assert back["generation"] != rb.generation
     assert s.search("fog signal", k=3).envelope["generation"] == back["generation"]
+
+
+def test_empty_index_miss_is_not_trustworthy(tmp_path):
+    (tmp_path / "empty").mkdir()
+    settings = _settings(tmp_path / "idx")
+    indexing.build(settings, tmp_path / "empty")
+    res = Searcher(settings).search("anything at all", k=3, mode="fulltext")
+    assert res.hits == [] and res.envelope["miss"]["trustworthy"] is False
+    assert "no file is indexed" in res.envelope["miss"]["caveats"]
 
 
 def test_failed_file_is_reported_and_retried(tmp_path):
