@@ -365,6 +365,16 @@ def _tiered(
                 out.append((addr, float(score)))
         if len(out) >= k or (stop_at_first and out):
             break
+    if len(out) < k and not stop_at_first and len(terms) > 1:
+        # last tier: any one term (the rarest-first tiers above always keep the rarest term, so a
+        # term found in a single chunk would cap the lane at one result)
+        should = [(Occur.Should, _term(index, f, t)) for f, t in terms]
+        query = Query.boolean_query(list(fixed) + should, minimum_number_should_match=1)
+        for score, addr in searcher.search(query, limit=k + len(out)).hits:
+            key = (addr.segment_ord, addr.doc)
+            if key not in seen:
+                seen.add(key)
+                out.append((addr, float(score)))
     return out[:k]
 
 

@@ -48,6 +48,10 @@ EXTRACTION_VERSION = 1
 EMBED_BATCH = 32
 """Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
 
+EMBED_GROUP = 256
+"""Passages gathered (across files) before one ``embed_passages`` call: corpora of many small
+files would otherwise embed in batches of two or three passages."""
+
 WRITE_BATCH = 2048
 """Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
 
@@ -358,19 +362,29 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
         sha = hashes.get(f.rel) or file_sha256(root / f.rel)
         return prepare_file(root, f, sha, embedder.tokenizer, settings)
 
+    waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
+
+    def embed_waiting() -> None:
+        texts = [c.text for p in waiting for c in p.chunks]
+        vecs = np.empty((len(texts), embedder.dim), dtype=np.float32)
+        for a in range(0, len(texts), EMBED_GROUP):  # slices: progress on one huge file too
+            t0 = time.perf_counter()
+            vecs[a : a + EMBED_GROUP] = embedder.embed_passages(texts[a : a + EMBED_GROUP], batch_size=EMBED_BATCH)
+            stats.seconds_embedding += time.perf_counter() - t0
+            stats.chunks_embedded += len(texts[a : a + EMBED_GROUP])
+            progress("passages", stats.chunks_embedded, 0)
+        i = 0
+        for p in waiting:
+            n = len(p.chunks)
+            if n:
+                pending_rows.extend(_rows(p, vecs[i : i + n]))
+            i += n
+            pending_records.append(p.record)  # after its rows: an 'ok' record always has them
+        waiting.clear()
+
     done = 0
     for p in _prefetch(files, prep):
-        if p.chunks:
-            t0 = time.perf_counter()
-            texts = [c.text for c in p.chunks]
-            vecs = np.empty((len(texts), embedder.dim), dtype=np.float32)
-            for i in range(0, len(texts), 256):
-                vecs[i : i + 256] = embedder.embed_passages(texts[i : i + 256], batch_size=EMBED_BATCH)
-                progress("passages", stats.chunks_embedded + min(i + 256, len(texts)), 0)
-            stats.seconds_embedding += time.perf_counter() - t0
-            stats.chunks_embedded += len(texts)
-            pending_rows.extend(_rows(p, vecs))
-        pending_records.append(p.record)
+        waiting.append(p)
         stats.pages += p.record["pages"]
         if p.record["status"] == "ok":
             stats.files_ok += 1
@@ -378,8 +392,11 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             stats.files_failed += 1
         done += 1
         progress("files", done, total)
+        if sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
+            embed_waiting()
         if len(pending_rows) >= WRITE_BATCH:
             flush()
+    embed_waiting()
     flush()
     return stats
 
