@@ -49,8 +49,14 @@ EMBED_BATCH = 32
 """Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
 
 EMBED_GROUP = 256
-"""Passages gathered (across files) before one ``embed_passages`` call: corpora of many small
-files would otherwise embed in batches of two or three passages."""
+"""Passages per ``embed_passages`` call (a multiple of ``EMBED_BATCH``), always within one file.
+
+Why per file: the int8 model quantises activations per batch, so a passage's vector depends
+slightly on its batch mates (cosine 0.9977 alone vs batched). Embedding each file on its own
+makes its vectors a function of its own text only: an update and a rebuild give the same
+vectors, and a query gives the same ranking before and after (tests/test_concurrency.py).
+Rejected: batching across files (faster for corpora of many tiny files, e.g. one abstract per
+file); measured to reorder near-tied hits after a rebuild."""
 
 WRITE_BATCH = 2048
 """Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
@@ -341,7 +347,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
     """Extract, chunk, embed and write ``files`` into an open generation writer.
 
     File records are written after their chunks, so a record with ``status='ok'`` always has
-    its rows. Embedding runs in batches of ``EMBED_BATCH`` across file boundaries.
+    its rows. Each file is embedded on its own, in batches of ``EMBED_BATCH`` (see ``EMBED_GROUP``).
     """
     import numpy as np
 
@@ -392,8 +398,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             stats.files_failed += 1
         done += 1
         progress("files", done, total)
-        if sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
-            embed_waiting()
+        embed_waiting()  # per file: see EMBED_GROUP
         if len(pending_rows) >= WRITE_BATCH:
             flush()
     embed_waiting()
