@@ -35,6 +35,7 @@ from typing import Callable, Iterator, Sequence
 
 from .config import Settings
 from .errors import ExtractionError, IndexMismatchError, IndexNotFoundError, UsageError
+from .tokenization import file_sha256
 from .types import Chunk, Document
 
 log = logging.getLogger(__name__)
@@ -112,15 +113,6 @@ def scan_corpus(root: Path, quiet: bool = False) -> dict[str, DiskFile]:
             rel = full.relative_to(root).as_posix()
             found[rel] = DiskFile(rel, st.st_size, st.st_mtime)
     return found
-
-
-def file_sha256(path: Path) -> str:
-    """Hex SHA-256 of a file's bytes, read in 1 MiB blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @dataclass
@@ -476,6 +468,18 @@ def _probe(writer, embedder) -> None:
     writer.verify(probe_vec, probe_text)
 
 
+def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Path, hook) -> str:
+    """The commit sequence of every write: finalize (indexes, meta), verify with a real probe,
+    then swap ``CURRENT``. Returns the new live generation's name; raises before the swap on
+    any failure (the caller aborts the writer, the live generation is untouched)."""
+    hook("before_finalize")
+    writer.finalize({"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)})
+    _probe(writer, embedder)
+    hook("before_swap")
+    store.swap(writer.name)
+    return writer.name
+
+
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
           action: str = "build", crash_hook: Callable[[str], None] | None = None) -> WriteReport:
     """Index every supported file under ``corpus_root`` into a new generation and make it live.
@@ -504,13 +508,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
             stats = index_files(writer, root, list(disk.values()), {}, embedder, settings, progress)
-            hook("before_finalize")
-            meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
-            writer.finalize(meta)
-            _probe(writer, embedder)
-            hook("before_swap")
-            store.swap(writer.name)
-            name = writer.name
+            name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
         except BaseException:
             writer.abort()
             raise
@@ -613,12 +611,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             hook("before_embed")
             stats = index_files(writer, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
                                 settings, progress)
-            hook("before_finalize")
-            writer.finalize({"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)})
-            _probe(writer, embedder)
-            hook("before_swap")
-            store.swap(writer.name)
-            name = writer.name
+            name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
         except BaseException:
             writer.abort()
             raise
