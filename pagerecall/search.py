@@ -215,14 +215,17 @@ class Searcher:
         return [(cid, s) for cid, s in res if rows.get(cid) in allowed]
 
     # ------------------------------------------------------------------ search
-    def _coverage(self, query: str, lane: list[tuple[str, float]]) -> dict[str, dict[str, float]]:
+    def _coverage(self, query: str, lane: list[tuple[str, float]], rows_by_id: dict[str, dict]
+                  ) -> dict[str, dict[str, float]]:
         """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
-        terms the chunk contains (``fulltext.term_coverage``)."""
+        terms the chunk contains (``fulltext.term_coverage``). Fetched rows are added to
+        ``rows_by_id`` so the hits reuse them (one Lance read per query, not two)."""
         from .fulltext import term_coverage
 
         if not lane:
             return {}
         rows = self.reader().get_chunks([cid for cid, _ in lane])
+        rows_by_id.update((r["chunk_id"], r) for r in rows)
         cov = term_coverage(self.reader(), query, [r["text"] for r in rows])
         return {"fulltext": {r["chunk_id"]: c ** COVERAGE_EXPONENT for r, c in zip(rows, cov)}}
 
@@ -257,10 +260,11 @@ class Searcher:
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(query, depth, scope)
         want = candidates if deep else k
+        rows: dict[str, dict] = {}
         if mode == "hybrid":
             from .fusion import weighted_rrf
 
-            item_weights = self._coverage(query, lanes["fulltext"]) if COVERAGE_WEIGHTING else None
+            item_weights = self._coverage(query, lanes["fulltext"], rows) if COVERAGE_WEIGHTING else None
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  weights or LANE_WEIGHTS, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score, f.ranks) for f in fused[:want]]
@@ -269,7 +273,9 @@ class Searcher:
             ranked = [(cid, s, {name: i + 1}) for i, (cid, s) in enumerate(lane[:want])]
         # every hit reports its rank in every lane that ran (None = not found by that lane)
         lane_rank = {n: {cid: i + 1 for i, (cid, _) in enumerate(v)} for n, v in lanes.items()}
-        rows = {r["chunk_id"]: r for r in self.reader().get_chunks([cid for cid, _, _ in ranked])}
+        missing = [cid for cid, _, _ in ranked if cid not in rows]
+        if missing:
+            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(missing))
         hits = []
         for cid, score, _ in ranked:
             r = rows.get(cid)
