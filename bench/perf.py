@@ -18,8 +18,9 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                in-process seconds and the wall time of ``python incremental_update.py``.
 ``latency``    warm query latency p50/p95 per mode over ``--queries`` queries (>= 200), server
                RSS, and ANN recall@10 against an exact scan, at index sizes ``--sizes``
-               (``10k`` by default; ``100k`` and ``1m`` are opt-in). Indexes of a given size are
-               *synthetic* (see ``_make_synthetic``): real chunks (text and stored vectors) of a
+               (``10k`` by default; ``100k``, ``1m`` and ``bench`` are opt-in; ``bench`` is the real
+               index of all 85 bench PDFs made by ``index --subset all``). Synthetic indexes (see
+               ``_make_synthetic``) are real chunks (text and stored vectors) of a
                source index, re-labelled into files of 400 chunks (``synth/fNNNNN.pdf``), and,
                beyond the source's size, replicated with Gaussian noise on the vector
                (sigma 0.01 per dimension, then L2-normalised: cosine to the original ~0.98),
@@ -67,6 +68,9 @@ SUBSETS = {
     "upstream": ["maint-guide", "debian-faq", "developers-reference", "texlive-guide", "multicolumn"],
 }
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
+REAL_INDEXES = {"bench": "index-all"}
+"""Latency sizes that are real indexes, not synthetic: ``bench`` = the index of all 85 bench PDFs
+made by ``perf.py index --subset all`` (every chunk embedded by the product)."""
 CHUNKS_PER_FILE = 400
 """Chunks per synthetic file: the bench corpus averages ~140 pages and ~400 chunks per PDF."""
 NOISE_SIGMA = 0.01
@@ -466,9 +470,16 @@ def _synth_index(args, size: str) -> tuple[Path, dict]:
 def cmd_latency(args) -> dict:
     results = {}
     for size in args.sizes.split(","):
-        if size not in SIZES:
-            raise SystemExit(f"unknown size {size!r}: use {', '.join(SIZES)}")
-        index_dir, made = _synth_index(args, size)
+        if size in REAL_INDEXES:
+            index_dir = CACHE / REAL_INDEXES[size]
+            if not (index_dir / "CURRENT").is_file():
+                raise SystemExit(f"no index at {index_dir}: run `python bench/perf.py index --subset all` first")
+            made = {"real": True, "index_dir": str(index_dir),
+                    "generation": (index_dir / "CURRENT").read_text().strip()}
+        elif size in SIZES:
+            index_dir, made = _synth_index(args, size)
+        else:
+            raise SystemExit(f"unknown size {size!r}: use {', '.join([*SIZES, *REAL_INDEXES])}")
         lat = _child("_latency", str(index_dir), str(args.queries), str(args.deep_queries),
                      str(args.ann_queries), args.modes)
         results[size] = {"index": made, **lat}
@@ -512,16 +523,18 @@ def _markdown(report: dict) -> str:
                   ""]
     if "latency" in report:
         lines += ["### Warm query latency (ms), server RSS, ANN recall", "",
-                  "| chunks | mode | queries | p50 | p95 | RSS MB (warm) | ANN recall@10 |", "|---|---|---|---|---|---|---|"]
+                  "| index | chunks | mode | queries | p50 | p95 | RSS MB (warm) | ANN recall@10 |",
+                  "|---|---|---|---|---|---|---|---|"]
         for size, r in report["latency"].items():
-            if size not in SIZES:
-                continue
+            if not isinstance(r, dict) or "modes" not in r:
+                continue  # measured_at, load_avg_after
+            kind = "real" if r.get("index", {}).get("real") else "synthetic"
             for mode, mr in r["modes"].items():
                 if "error" in mr:
-                    lines.append(f"| {r['chunks']} | {mode} | error: {mr['error'][:80]} | | | | |")
+                    lines.append(f"| {size} ({kind}) | {r['chunks']} | {mode} | error: {mr['error'][:80]} | | | | |")
                     continue
-                lines.append(f"| {r['chunks']} | {mode} | {mr['queries']} | {mr['p50_ms']} | {mr['p95_ms']} | "
-                             f"{r['rss_mb_warm']} | {r['ann_recall@10']} |")
+                lines.append(f"| {size} ({kind}) | {r['chunks']} | {mode} | {mr['queries']} | {mr['p50_ms']} | "
+                             f"{mr['p95_ms']} | {r['rss_mb_warm']} | {r['ann_recall@10']} |")
         lines.append("")
     if "coldstart" in report:
         c = report["coldstart"]
@@ -549,7 +562,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--subset", default="maint-guide", help="bench folder(s), 'upstream' or 'all' (default maint-guide)")
     p.add_argument("--repeat", type=int, default=None, help="runs per figure (default: 1 for index, 5 otherwise)")
     p.add_argument("--model-sample", type=int, default=512, help="passages for the model's own rate (default 512)")
-    p.add_argument("--sizes", default="10k", help="comma list of 10k, 100k, 1m (default 10k)")
+    p.add_argument("--sizes", default="10k",
+                   help="comma list of 10k, 100k, 1m (synthetic) and bench (the real index of all bench PDFs; "
+                        "default 10k)")
     p.add_argument("--queries", type=int, default=200, help="timed queries per mode (default 200)")
     p.add_argument("--deep-queries", type=int, default=30,
                    help="timed deep queries (default 30: deep reranks ~30 widened passages per query, "

@@ -11,6 +11,7 @@ the grid costs one embedding per query. Prints nDCG@10 and recall@10 per cell an
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from pathlib import Path
 
@@ -19,18 +20,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import eval as harness  # noqa: E402  (bench/eval.py)
 
-from pagerecall import search as search_mod  # noqa: E402
+search_mod = importlib.import_module("pagerecall.search")  # the module (pagerecall.search is also a function)
 from pagerecall.config import Settings  # noqa: E402
 
 GRID = [
-    # (fulltext weight, filename weight, coverage exponent; 0 = no coverage discount)
-    (1.0, 0.5, 0),
-    (1.0, 0.5, 1),
-    (1.0, 0.5, 2),
-    (1.0, 0.5, 3),
-    (0.5, 0.5, 1),
-    (0.5, 0.25, 1),
-    (0.3, 0.25, 1),
+    # (fulltext weight, filename weight, coverage exponent (0 = no coverage discount), RRF K, heading weight)
+    (1.0, 0.5, 0, 60, 0.0),
+    (1.0, 0.5, 1, 60, 0.0),
+    (1.0, 0.5, 2, 60, 0.0),
+    (1.0, 0.5, 3, 60, 0.0),
+    (0.5, 0.5, 1, 60, 0.0),
+    (0.5, 0.25, 1, 60, 0.0),
+    (0.3, 0.25, 1, 60, 0.0),
+    (1.0, 0.5, 2, 30, 0.0),
+    (1.0, 0.5, 2, 20, 0.0),
+    (1.0, 0.5, 2, 10, 0.0),
+    (1.0, 0.5, 2, 5, 0.0),
+    (1.0, 0.5, 3, 10, 0.0),
+    (1.0, 0.5, 2, 60, 1.0),
+    (1.0, 0.5, 2, 60, 2.0),
+    (1.0, 0.5, 2, 60, 3.0),
+    (1.0, 0.5, 2, 30, 2.0),
+    (1.0, 0.5, 2, 20, 2.0),
+    (1.0, 0.5, 2, 10, 2.0),
 ]
 
 
@@ -50,6 +62,7 @@ def main(argv=None) -> int:
     if "scifact" in sets:
         loaded["scifact"] = harness.load_beir("scifact", harness.SHARED / "eval" / "scifact")
     base = Settings.from_env()
+    default_weights = dict(search_mod.LANE_WEIGHTS)
     rows = []
     for key, (corpus, tasks) in loaded.items():
         settings, _ = harness.ensure_index(corpus, base)
@@ -71,13 +84,15 @@ def main(argv=None) -> int:
             f = harness.run_task(task, searcher, "fulltext", args.limit)
             rows.append((task.name, "vector", v["ndcg@10"], v["recall@10"]))
             rows.append((task.name, "fulltext", f["ndcg@10"], f["recall@10"]))
-            for ft, fn, cov in grid:
+            for ft, fn, cov, rrf_k, head in grid:
+                search_mod.RRF_K = rrf_k
                 search_mod.COVERAGE_WEIGHTING = bool(cov)
                 search_mod.COVERAGE_EXPONENT = float(cov or 1)
-                search_mod.LANE_WEIGHTS = {"vector": 1.0, "fulltext": ft, "filename": fn}
+                search_mod.LANE_WEIGHTS = {**default_weights, "vector": 1.0, "fulltext": ft, "filename": fn,
+                                           "heading": head}
                 r = harness.run_task(task, searcher, "hybrid", args.limit)
-                rows.append((task.name, f"hybrid ft={ft} fn={fn} coverage^{cov}" if cov else f"hybrid ft={ft} fn={fn} no coverage",
-                             r["ndcg@10"], r["recall@10"]))
+                cov_name = f"coverage^{cov}" if cov else "no coverage"
+                rows.append((task.name, f"hybrid ft={ft} fn={fn} {cov_name} K={rrf_k} heading={head}", r["ndcg@10"], r["recall@10"]))
                 print(rows[-1], file=sys.stderr, flush=True)
     print("| set | run | nDCG@10 | recall@10 |\n|---|---|---|---|")
     for name, run, ndcg, rec in rows:

@@ -545,7 +545,7 @@ anything, call read_page(file, page_start) or verify_quote(quote, file, page), a
 source's words.
 `score` orders the hits of this one query and means nothing in absolute terms (never compare
 scores across queries or threshold them). `ranks` gives each hit's rank per lane (vector,
-fulltext, filename; null = not found by that lane). `ocr`/`degraded` hits are good for finding,
+fulltext, filename, heading = has the query as its section title; null = not found by that lane). `ocr`/`degraded` hits are good for finding,
 not for verbatim quoting.
 The `envelope` says what the index covers (generation, build time, failed, stale and degraded
 files). No hits is never proof of absence: read envelope.miss.caveats; for a definitive answer

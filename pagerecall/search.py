@@ -40,20 +40,28 @@ MAX_QUERY_CHARS = 2000
 RRF_K = 60
 """Reciprocal rank fusion constant (Cormack, Clarke & Büttcher, SIGIR 2009: K=60)."""
 
-LANE_WEIGHTS = {"vector": 1.0, "fulltext": 1.0, "filename": 0.5}
+LANE_WEIGHTS = {"vector": 1.0, "fulltext": 1.0, "filename": 0.5, "heading": 2.0}
 """Weights of the lanes in hybrid RRF (with the full-text hits discounted by coverage², below).
 
 Why: vector and full-text lanes are equally trusted (each wins on a different kind of query:
 the full-text lane on titles and exact words, the vector lane on questions and other
 languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
-file for a known-item query, not enough to drown the passage lanes.
+file for a known-item query, not enough to drown the passage lanes. The heading lane holds the
+full-text hits that have the query as a line of their own, after a section number
+(``pagerecall.headings.has_heading``; table-of-contents lines excluded): the passage that
+starts the section a title query names. It is empty for questions and sentences, so it only
+acts on title lookups, and there it must outweigh a wrong passage that both other lanes rank
+near the top (RRF rewards agreement): hence 2.
 Measured (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane alone in
 brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719), xquad-cross
 0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 / 0.347).
 Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3 with
 linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 / 0.751
-/ 0.623 / 0.406. No setting tried beats the best single lane on all four sets: the full-text
-lane alone stays best on demo-section (short section titles), the vector lane on xquad-cross.
+/ 0.623 / 0.406. RRF K of 30, 20, 10, 5 instead of 60 (200 queries per set): within ±0.01 on
+every set (K=10: 0.954 / 0.774 / 0.620 / 0.393), so the published K stays.
+Heading lane (200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926 →
+0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
+0.348); XQuAD is unchanged to the last digit (no question equals a line).
 """
 
 COVERAGE_WEIGHTING = True
@@ -215,19 +223,17 @@ class Searcher:
         return [(cid, s) for cid, s in res if rows.get(cid) in allowed]
 
     # ------------------------------------------------------------------ search
-    def _coverage(self, query: str, lane: list[tuple[str, float]], rows_by_id: dict[str, dict]
-                  ) -> dict[str, dict[str, float]]:
+    def _coverage(self, query: str, ids: list[str], rows_by_id: dict[str, dict]) -> dict[str, dict[str, float]]:
         """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
-        terms the chunk contains (``fulltext.term_coverage``). Fetched rows are added to
-        ``rows_by_id`` so the hits reuse them (one Lance read per query, not two)."""
+        terms the chunk contains (``fulltext.term_coverage``), raised to ``COVERAGE_EXPONENT``.
+        ``rows_by_id`` holds the rows of ``ids`` (fetched once per query and reused for the hits)."""
         from .fulltext import term_coverage
 
-        if not lane:
+        present = [cid for cid in ids if cid in rows_by_id]
+        if not present:
             return {}
-        rows = self.reader().get_chunks([cid for cid, _ in lane])
-        rows_by_id.update((r["chunk_id"], r) for r in rows)
-        cov = term_coverage(self.reader(), query, [r["text"] for r in rows])
-        return {"fulltext": {r["chunk_id"]: c ** COVERAGE_EXPONENT for r, c in zip(rows, cov)}}
+        cov = term_coverage(self.reader(), query, [rows_by_id[cid]["text"] for cid in present])
+        return {"fulltext": {cid: c ** COVERAGE_EXPONENT for cid, c in zip(present, cov)}}
 
     def search(self, query: str, k: int = 8, mode: str = "hybrid", files: Sequence[str] | None = None,
                deep: bool = False, candidates: int = DEEP_CANDIDATES,
@@ -237,7 +243,7 @@ class Searcher:
         ``k`` in 1..50; ``mode`` one of ``vector``, ``fulltext``, ``hybrid``; ``files`` a scope of
         relative paths or globs; ``deep`` recalls ``candidates`` hits, widens each to its
         neighbouring chunks and reranks them (``score`` is then the reranker's, ``recall_score``
-        the fused one). ``weights`` overrides ``LANE_WEIGHTS`` (the quality harness tunes them).
+        the fused one). ``weights`` overrides single entries of ``LANE_WEIGHTS`` (the quality harness tunes them).
         Raises ``QueryError`` for an empty query or bad ``k``/``mode``,
         ``IndexNotFoundError``, ``IndexMismatchError`` (model differs: rebuild).
         """
@@ -263,10 +269,14 @@ class Searcher:
         rows: dict[str, dict] = {}
         if mode == "hybrid":
             from .fusion import weighted_rrf
+            from .headings import has_heading
 
-            item_weights = self._coverage(query, lanes["fulltext"], rows) if COVERAGE_WEIGHTING else None
+            ft_ids = [cid for cid, _ in lanes["fulltext"]]
+            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(ft_ids))
+            item_weights = self._coverage(query, ft_ids, rows) if COVERAGE_WEIGHTING else None
+            lanes["heading"] = [(cid, 1.0) for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])]
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
-                                 weights or LANE_WEIGHTS, k=RRF_K, item_weights=item_weights)
+                                 {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score, f.ranks) for f in fused[:want]]
         else:
             (name, lane), = lanes.items()

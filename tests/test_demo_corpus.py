@@ -89,3 +89,24 @@ def test_miss_in_scans_is_not_trustworthy(demo):
     assert res.hits == []
     assert res.envelope["miss"]["trustworthy"] is False
     assert any("unreadable" in c for c in res.envelope["miss"]["caveats"])
+
+
+def _sections(corpus: Path, lang: str) -> dict[str, dict]:
+    import json
+
+    rows = [json.loads(line) for line in (corpus / "sections.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    return {r["title"]: r for r in rows if r["lang"] == lang}
+
+
+@pytest.mark.parametrize("title", ["NEWS", "conffiles", "First steps", "package.links", "Using lintian"])
+def test_section_title_query_ranks_the_section_start_first(demo, title):
+    """A known-item lookup by section title: hybrid's first hit is on the section's own pages
+    (sections.jsonl), found by the heading lane, not the table of contents that lists the title
+    or a passage that merely mentions the words."""
+    corpus, settings, _ = demo
+    sec = _sections(corpus, "en")[title]
+    res = Searcher(settings).search(title, k=5, files=[sec["file"]])
+    top = res.hits[0]
+    assert top.page_start <= sec["page_end"] and top.page_end >= sec["page_start"], (
+        title, [(h.page_start, h.page_end, h.ranks) for h in res.hits])
+    assert top.ranks["heading"] == 1

@@ -172,7 +172,7 @@ def test_semantic_search_returns_pointers_and_envelope(server, built):
     for h in out["hits"]:
         assert {"file", "page_start", "page_end", "label_start", "label_end", "score", "text", "ranks", "snippet",
                 "ocr", "degraded", "truncated"} <= set(h)
-        assert set(h["ranks"]) == {"vector", "fulltext", "filename"}
+        assert set(h["ranks"]) == {"vector", "fulltext", "filename", "heading"}
         assert h["page_start"] >= 1 and h["text"]
     scores = [h["score"] for h in out["hits"]]
     assert scores == sorted(scores, reverse=True)

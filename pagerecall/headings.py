@@ -1,0 +1,76 @@
+"""Heading lines: does a passage contain the query as a line of its own (a section title)?
+
+Users look up known items by their title: a chapter or section name, a file name inside a
+manual ("conffiles", "package.links"). The full-text lane finds every passage that mentions
+those words, and a table of contents mentions every title; the passage that *starts the
+section* is the one whose text has the title as a line by itself, after its number. Hybrid
+search uses this as its heading lane (see ``pagerecall.search.LANE_WEIGHTS``).
+
+Layer 1: pure text, no index access.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["heading_key", "has_heading"]
+
+MAX_HEADING_CHARS = 160
+"""Longer queries or lines are not titles: never compared (a long question equal to a line
+would be a quotation, which the full-text lane's phrase match already serves)."""
+
+_NUMBERING = re.compile(
+    r"""^\s*(?:
+        (?i:chapter|section|appendix|part|kapitel|abschnitt|anhang|teil|chapitre|annexe|partie)\s+
+            (?:[0-9]+|[IVXLCDMivxlcdm]+|[A-Z])(?:[.\-][0-9]+)*\.?\s*[:.\-]?\s+
+      | (?:[0-9]+|[IVXLCDM]+|[A-Z])(?:[.\-][0-9]+)*\.?\s+
+      | 第\s*[0-9一二三四五六七八九十百]+\s*[章節节部]\s*
+    )""",
+    re.VERBOSE,
+)
+"""A section number before the title: ``5.17 ``, ``2. ``, ``A.1 ``, ``IV ``, ``Chapter 3: ``,
+``Kapitel ii ``, ``第3章``. Bare roman numerals and letters count in upper case only (``mix``
+and ``a`` are words)."""
+
+_LEADER = re.compile(r"(?:\s*\.){4,}|…{2,}|\.{2,}\s*\d+\s*$")
+"""Dot leaders of a table-of-contents line (``NEWS . . . . 34``): such a line lists the title,
+it does not start the section."""
+
+TOC_LEADER_LINES = 2
+"""A passage with this many dot-leader lines is (part of) a table of contents (two: a 200-token
+chunk may hold only the edge of one): none of its
+lines counts as a heading, not even an entry printed without leaders (chapter entries often
+are: ``2`` / ``First steps`` / ``6``)."""
+
+_PUNCT_EDGE = " \t.:;,-–—"
+
+
+def heading_key(text: str) -> str:
+    """The comparable form of a title or a line: NFKC, case-folded, whitespace collapsed,
+    section number and edge punctuation removed. ``""`` when nothing is left."""
+    s = unicodedata.normalize("NFKC", text)
+    s = _NUMBERING.sub("", s, count=1)
+    s = " ".join(s.casefold().split())
+    return s.strip(_PUNCT_EDGE)
+
+
+def has_heading(query: str, text: str) -> bool:
+    """True when some line of ``text`` equals ``query`` as a title.
+
+    Both sides go through :func:`heading_key` (so ``"5.17 NEWS"`` matches the query ``news``
+    and ``Chapter 2: First Steps`` matches ``first steps``). Lines with dot leaders never match,
+    nor does any line of a passage with ``TOC_LEADER_LINES`` of them (a table of contents), nor
+    a query or line over ``MAX_HEADING_CHARS`` characters.
+    ``text`` is a passage with its line breaks (``\\n``) as extracted.
+    """
+    if len(query) > MAX_HEADING_CHARS:
+        return False
+    want = heading_key(query)
+    if not want:
+        return False
+    lines = text.split("\n")
+    if sum(1 for line in lines if _LEADER.search(line)) >= TOC_LEADER_LINES:
+        return False
+    return any(len(line) <= MAX_HEADING_CHARS and not _LEADER.search(line) and heading_key(line) == want
+               for line in lines)
