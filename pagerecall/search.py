@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import fnmatch
 import logging
+import math
 import os
 import threading
 import time
@@ -372,7 +373,10 @@ class Searcher:
             scores = reranker.score(query, [h.text for h in unique])
             for h, s in zip(unique, scores):
                 h.score = float(s)
-            unique.sort(key=lambda h: -h.score)
+            # known-item hits (the heading lane: the query is this passage's section title) stay
+            # first, in their lane's order: a reranker judges topical relevance, and for a title
+            # lookup the section's start is the answer (see LANE_WEIGHTS)
+            unique.sort(key=lambda h: (h.ranks.get("heading") or math.inf, -h.score))
         return unique[:k], f"{reranker.kind}:{reranker.name}"
 
     # ------------------------------------------------------------------ coverage

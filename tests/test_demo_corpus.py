@@ -110,3 +110,14 @@ def test_section_title_query_ranks_the_section_start_first(demo, title):
     assert top.page_start <= sec["page_end"] and top.page_end >= sec["page_start"], (
         title, [(h.page_start, h.page_end, h.ranks) for h in res.hits])
     assert top.ranks["heading"] == 1
+
+
+def test_deep_mode_keeps_the_section_start_first_for_a_title(demo):
+    """Deep mode reranks by topic; a title lookup's section start (heading lane) stays first."""
+    corpus, settings, _ = demo
+    sec = _sections(corpus, "en")["conffiles"]
+    res = Searcher(settings).search("conffiles", k=5, files=[sec["file"]], deep=True)
+    top = res.hits[0]
+    assert top.page_start <= sec["page_end"] and top.page_end >= sec["page_start"], [
+        (h.page_start, h.page_end, h.ranks, h.score) for h in res.hits]
+    assert res.scorer
