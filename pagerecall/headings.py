@@ -33,7 +33,7 @@ _NUMBERING = re.compile(
 ``Kapitel ii ``, ``第3章``. Bare roman numerals and letters count in upper case only (``mix``
 and ``a`` are words)."""
 
-_LEADER = re.compile(r"(?:\s*\.){4,}|…{2,}|\.{2,}\s*\d+\s*$")
+_LEADER = re.compile(r"(?:\. ?){4,}|…{2,}|\.{2,}\s*\d+\s*$")
 """Dot leaders of a table-of-contents line (``NEWS . . . . 34``): such a line lists the title,
 it does not start the section."""
 
@@ -69,8 +69,13 @@ def has_heading(query: str, text: str) -> bool:
     want = heading_key(query)
     if not want:
         return False
-    lines = text.split("\n")
-    if sum(1 for line in lines if _LEADER.search(line)) >= TOC_LEADER_LINES:
+    # cheap reject first (most full-text hits): the title's words must occur in this order somewhere
+    if want not in " ".join(unicodedata.normalize("NFKC", text).casefold().split()):
         return False
-    return any(len(line) <= MAX_HEADING_CHARS and not _LEADER.search(line) and heading_key(line) == want
-               for line in lines)
+    lines = text.split("\n")
+    leaders = [bool(_LEADER.search(line)) for line in lines] if ".." in text or ". ." in text or "…" in text \
+        else [False] * len(lines)
+    if sum(leaders) >= TOC_LEADER_LINES:
+        return False
+    return any(len(line) <= MAX_HEADING_CHARS and not leader and heading_key(line) == want
+               for line, leader in zip(lines, leaders))
