@@ -18,8 +18,9 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                in-process seconds and the wall time of ``python incremental_update.py``.
 ``latency``    warm query latency p50/p95 per mode over ``--queries`` queries (>= 200), server
                RSS, and ANN recall@10 against an exact scan, at index sizes ``--sizes``
-               (``10k`` by default; ``100k``, ``1m`` and ``bench`` are opt-in; ``bench`` is the real
-               index of all 85 bench PDFs made by ``index --subset all``). Synthetic indexes (see
+               (``10k`` by default; ``100k``, ``1m`` and real indexes are opt-in: ``bench`` is the
+               index of all 85 bench PDFs made by ``index --subset all``, ``upstream`` the one made
+               by ``index --subset upstream``, and so on). Synthetic indexes (see
                ``_make_synthetic``) are real chunks (text and stored vectors) of a
                source index, re-labelled into files of 400 chunks (``synth/fNNNNN.pdf``), and,
                beyond the source's size, replicated with Gaussian noise on the vector
@@ -70,7 +71,8 @@ SUBSETS = {
 SIZES = {"10k": 10_000, "100k": 100_000, "1m": 1_000_000}
 REAL_INDEXES = {"bench": "index-all"}
 """Latency sizes that are real indexes, not synthetic: ``bench`` = the index of all 85 bench PDFs
-made by ``perf.py index --subset all`` (every chunk embedded by the product)."""
+made by ``perf.py index --subset all``; any other subset built by ``perf.py index --subset NAME``
+is named by its subset (``upstream``, ``maint-guide``): every chunk embedded by the product."""
 CHUNKS_PER_FILE = 400
 """Chunks per synthetic file: the bench corpus averages ~140 pages and ~400 chunks per PDF."""
 NOISE_SIGMA = 0.01
@@ -470,16 +472,16 @@ def _synth_index(args, size: str) -> tuple[Path, dict]:
 def cmd_latency(args) -> dict:
     results = {}
     for size in args.sizes.split(","):
-        if size in REAL_INDEXES:
-            index_dir = CACHE / REAL_INDEXES[size]
+        if size not in SIZES:
+            index_dir = CACHE / REAL_INDEXES.get(size, f"index-{size}")
             if not (index_dir / "CURRENT").is_file():
-                raise SystemExit(f"no index at {index_dir}: run `python bench/perf.py index --subset all` first")
+                subset = "all" if size == "bench" else size
+                raise SystemExit(f"unknown size {size!r}: use {', '.join(SIZES)}, or build a real index first "
+                                 f"(`python bench/perf.py index --subset {subset}`)")
             made = {"real": True, "index_dir": str(index_dir),
                     "generation": (index_dir / "CURRENT").read_text().strip()}
-        elif size in SIZES:
-            index_dir, made = _synth_index(args, size)
         else:
-            raise SystemExit(f"unknown size {size!r}: use {', '.join([*SIZES, *REAL_INDEXES])}")
+            index_dir, made = _synth_index(args, size)
         lat = _child("_latency", str(index_dir), str(args.queries), str(args.deep_queries),
                      str(args.ann_queries), args.modes)
         results[size] = {"index": made, **lat}
@@ -563,8 +565,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=None, help="runs per figure (default: 1 for index, 5 otherwise)")
     p.add_argument("--model-sample", type=int, default=512, help="passages for the model's own rate (default 512)")
     p.add_argument("--sizes", default="10k",
-                   help="comma list of 10k, 100k, 1m (synthetic) and bench (the real index of all bench PDFs; "
-                        "default 10k)")
+                   help="comma list of 10k, 100k, 1m (synthetic), bench (the real index of all bench PDFs) or "
+                        "a subset built by `index --subset NAME` (default 10k)")
     p.add_argument("--queries", type=int, default=200, help="timed queries per mode (default 200)")
     p.add_argument("--deep-queries", type=int, default=30,
                    help="timed deep queries (default 30: deep reranks ~30 widened passages per query, "
