@@ -45,21 +45,33 @@ are: ``2`` / ``First steps`` / ``6``)."""
 
 _PUNCT_EDGE = " \t.:;,-–—"
 
+_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201b": "'", "\u02bc": "'", "\u00b4": "'", "\u0060": "'",
+                       "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
+                       "\u2010": "-", "\u2011": "-", "\u2013": "-", "\u2014": "-"})
+"""Typographic quotes and dashes folded to ASCII: the PDF prints ``package’s``, the user types
+``package's``."""
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_FOLD).casefold().split())
+
 
 def heading_key(text: str) -> str:
-    """The comparable form of a title or a line: NFKC, case-folded, whitespace collapsed,
-    section number and edge punctuation removed. ``""`` when nothing is left."""
-    s = unicodedata.normalize("NFKC", text)
-    s = _NUMBERING.sub("", s, count=1)
-    s = " ".join(s.casefold().split())
-    return s.strip(_PUNCT_EDGE)
+    """The comparable form of a title or a line: NFKC, section number removed, typographic
+    quotes and dashes folded to ASCII, case-folded, whitespace collapsed, edge punctuation
+    removed. ``""`` when nothing is left."""
+    s = _NUMBERING.sub("", unicodedata.normalize("NFKC", text), count=1)
+    return _fold(s).strip(_PUNCT_EDGE)
 
 
 def has_heading(query: str, text: str) -> bool:
     """True when some line of ``text`` equals ``query`` as a title.
 
-    Both sides go through :func:`heading_key` (so ``"5.17 NEWS"`` matches the query ``news``
-    and ``Chapter 2: First Steps`` matches ``first steps``). Lines with dot leaders never match,
+    Both sides go through :func:`heading_key` (so ``"5.17 NEWS"`` matches the query ``news``,
+    ``Chapter 2: First Steps`` matches ``first steps``, and ``package’s`` matches
+    ``package's``; the number is optional). A query without a letter (``6``) is never a title.
+    A running header (the title repeated on every page) also matches: hybrid search keeps the
+    first matching passage of each file only. Lines with dot leaders never match,
     nor does any line of a passage with ``TOC_LEADER_LINES`` of them (a table of contents), nor
     a query or line over ``MAX_HEADING_CHARS`` characters.
     ``text`` is a passage with its line breaks (``\\n``) as extracted.
@@ -67,10 +79,10 @@ def has_heading(query: str, text: str) -> bool:
     if len(query) > MAX_HEADING_CHARS:
         return False
     want = heading_key(query)
-    if not want:
-        return False
+    if not any(ch.isalpha() for ch in want):
+        return False  # "6", "3.2": a page or section number, not a title
     # cheap reject first (most full-text hits): the title's words must occur in this order somewhere
-    if want not in " ".join(unicodedata.normalize("NFKC", text).casefold().split()):
+    if want not in _fold(text):
         return False
     lines = text.split("\n")
     leaders = [bool(_LEADER.search(line)) for line in lines] if ".." in text or ". ." in text or "…" in text \

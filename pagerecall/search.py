@@ -286,7 +286,8 @@ class Searcher:
             ft_ids = [cid for cid, _ in lanes["fulltext"]]
             rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(ft_ids))
             item_weights = self._coverage(query, ft_ids, rows) if COVERAGE_WEIGHTING else None
-            lanes["heading"] = [(cid, 1.0) for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])]
+            lanes["heading"] = _first_per_file(
+                [rows[cid] for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])])
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score, f.ranks) for f in fused[:want]]
@@ -545,6 +546,20 @@ class Searcher:
         from .verify import verify_quote
 
         return verify_quote(self.corpus_root, quote, file, page)
+
+
+def _first_per_file(rows: Sequence[dict]) -> list[tuple[str, float]]:
+    """The heading lane: of the passages whose text has the title as a line, the first of each
+    file (lowest ``seq``), kept in the full-text lane's order. A section title is printed once
+    where the section starts; a title printed on many pages is a running header, and its first
+    passage is still the section's start. Returns ``[(chunk_id, 1.0), ...]``."""
+    first: dict[str, dict] = {}
+    for r in rows:
+        cur = first.get(r["file"])
+        if cur is None or int(r["seq"]) < int(cur["seq"]):
+            first[r["file"]] = r
+    keep = {r["chunk_id"] for r in first.values()}
+    return [(r["chunk_id"], 1.0) for r in rows if r["chunk_id"] in keep]
 
 
 def _join_overlapping(texts: Sequence[str]) -> str:

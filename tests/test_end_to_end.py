@@ -234,3 +234,27 @@ def test_failed_file_is_reported_and_retried(tmp_path):
     rep = indexing.update(settings)
     assert "broken.pdf" not in {f["path"] for f in rep.failed}
     assert Searcher(settings).search("fog signal", k=2, files=["broken.pdf"]).hits
+
+
+def test_heading_lane_keeps_the_first_passage_of_a_running_header(tmp_path):
+    """A chapter title printed as a running header on every page matches a line of every
+    passage; the heading lane keeps only the file's first one, where the chapter starts."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    filler = ("The keeper trims the wick, polishes the lens, winds the clockwork and writes the weather into the "
+              "log before dawn. ")
+    pages = ["Contents\nThe Lamp Room . . . . . . . . 2\nThe Keeper’s Log . . . . . . . . 3\nStorms . . . . . . 4",
+             "Chapter 1\nThe Lamp Room\n" + filler * 6]
+    pages += [f"The Keeper’s Log\n{'Chapter 2' + chr(10) + 'The Keeper’s Log' + chr(10) if n == 0 else ''}"
+              + f"Entry {n}: " + filler * 6 for n in range(4)]
+    (corpus / "keeper.txt").write_text("\f".join(pages), encoding="utf-8")
+    settings = _settings(tmp_path / "index", corpus)
+    indexing.build(settings, corpus)
+    res = Searcher(settings).search("The Keeper's Log", k=10)
+    heading = [h for h in res.hits if h.ranks.get("heading")]
+    assert len(heading) == 1, [(h.page_start, h.ranks) for h in res.hits]
+    assert res.hits[0].chunk_id == heading[0].chunk_id
+    # chapter 2 starts on physical page 3 (page 1 is the contents); chunks may span a page break
+    assert res.hits[0].page_start <= 3 <= res.hits[0].page_end
+    other = [h for h in res.hits if h.page_start > 3]
+    assert other, "the running header's later pages are still found by the other lanes"
