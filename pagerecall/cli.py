@@ -89,7 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", parents=[common], help="what is indexed; failed, degraded and stale files")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("verify", parents=[common], help="check a quote against the source file")
+    p = sub.add_parser("verify", parents=[common], help="check a quote against the source file",
+                       description="Exit 0: the quote is in the file (on the cited page, if one is given); "
+                                   "1: not found; 3: found on another page than cited; 4: only a similar "
+                                   "passage (fuzzy: not the quote's words).")
     p.add_argument("quote")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
@@ -346,6 +349,8 @@ def run(args: argparse.Namespace) -> int:
                 sys.stdout.write(f"   {d['note']}\n")
         if d["match"] == "not_found":
             return 1
+        if d["match"] == "fuzzy":
+            return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
 

@@ -816,7 +816,7 @@ def verify_quote(
         if best is not None and best.similarity >= 0.6:
             notes.append(
                 f"closest text: page {best.page} (similarity {best.similarity:.2f}, below "
-                f"{fuzzy_threshold:.2f}); read it with read_page"
+                f"{fuzzy_threshold:.2f}); read that page (`pagerecall page`, MCP read_page)"
             )
         result.note = "; ".join(["not in the source text"] + notes)
         return result

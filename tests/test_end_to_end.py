@@ -141,6 +141,10 @@ def test_page_and_verify_read_the_source(example_index, capsys):
     code, out, _ = run_cli(capsys, "verify", "the first duty of every keeper", "--file",
                            "en/harrow-point-manual.pdf", "--page", "4", "--index", str(example_index))
     assert code == 0 and out.startswith(("exact", "normalised")) and "WRONG" not in out
+    # a misquote (one word changed) is only a similar passage: exit 4, never accepted as the quote
+    code, out, _ = run_cli(capsys, "verify", "the fog signal must be started", "--file",
+                           "en/harrow-point-manual.pdf", "--index", str(example_index), "--json")
+    assert code == 4 and json.loads(out)["match"] == "fuzzy"
     code, _, err = run_cli(capsys, "page", "../etc/passwd", "1", "--index", str(example_index))
     assert code == 2
 
