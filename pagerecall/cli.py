@@ -206,6 +206,8 @@ def _print_search(res: dict, quiet: bool = False) -> None:
         out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
                                 else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
     notes = []
+    for phrase in env.get("phrases_not_found") or []:
+        notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
     if env.get("files_failed"):
         notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
     stale = env.get("stale", {})

@@ -434,6 +434,25 @@ def fulltext_search(
     return [(searcher.doc(addr)["chunk_id"][0], score) for addr, score in hits]
 
 
+def phrases_not_found(reader_or_index: Any, query: str, files: Sequence[str] | None = None) -> list[str]:
+    """The quoted phrases of ``query`` that occur in no passage (of ``files``, when given), as
+    the user typed them. :func:`fulltext_search` then matches their words loosely; search
+    answers say so instead of passing loose matches off as the phrase. ``[]`` when the query
+    has no phrase or every phrase occurs. A phrase split by a passage boundary (the 40-token
+    overlap makes that rare for phrases under 40 tokens) is reported as not found."""
+    phrases_raw, _ = _split_quotes(query)
+    if not phrases_raw:
+        return []
+    index, searcher = _searcher(reader_or_index)
+    scope = _scope_clause(index, files)
+    missing = []
+    for raw in phrases_raw:
+        clauses = _phrase_clauses(index, parse_query(f'"{raw}"'))
+        if clauses and _count(searcher, _and(clauses + scope)) == 0:
+            missing.append(raw.strip())
+    return missing
+
+
 def _search_parsed(
     searcher: tantivy.Searcher,
     index: Index,

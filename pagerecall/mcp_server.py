@@ -275,6 +275,10 @@ class Envelope(BaseModel):
     degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
     registry: dict[str, Any] | None = None
     scope: list[str] | None = None
+    phrases_not_found: list[str] = Field(
+        default_factory=list,
+        description="quoted phrases that occur in no indexed passage: the hits match their words, not the phrase",
+    )
     miss: dict[str, Any] | None = Field(
         None, description="present when there are no hits: whether the miss can be trusted, and why not"
     )

@@ -318,6 +318,10 @@ class Searcher:
             hits, scorer = self._deep(query, hits, k)
         self._add_snippets(query, hits)
         env = self.envelope(hits, scope)
+        if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
+            from .fulltext import phrases_not_found
+
+            env["phrases_not_found"] = phrases_not_found(self.reader(), query, scope)
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
 
     def _add_snippets(self, query: str, hits: list[Hit]) -> None:

@@ -262,3 +262,16 @@ def test_heading_lane_keeps_the_first_passage_of_a_running_header(tmp_path):
     assert res.hits[0].page_start <= 3 <= res.hits[0].page_end
     other = [h for h in res.hits if h.page_start > 3]
     assert other, "the running header's later pages are still found by the other lanes"
+
+
+def test_a_quoted_phrase_that_occurs_nowhere_is_reported(example_index, capsys):
+    """Loose matches of an absent phrase are never passed off as the phrase."""
+    s = Searcher(_settings(example_index))
+    absent = s.search('"twenty strokes every two seconds"', k=5, mode="fulltext")
+    assert absent.envelope["phrases_not_found"] == ["twenty strokes every two seconds"]
+    assert absent.hits, "its words still find passages"
+    present = s.search('"first duty of every keeper"', k=5, mode="hybrid")
+    assert present.envelope["phrases_not_found"] == []
+    assert "phrases_not_found" not in s.search("fog signal", k=2, mode="vector").envelope
+    code, _, err = run_cli(capsys, "search", '"twenty strokes every two seconds"', "--index", str(example_index))
+    assert code == 0 and 'the phrase "twenty strokes every two seconds" occurs in no indexed passage' in err
