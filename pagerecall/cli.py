@@ -332,6 +332,9 @@ def run(args: argparse.Namespace) -> int:
             _print_json(d)
         else:
             sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
+            if not d["text"].strip():
+                sys.stderr.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
+                                 f"{d.get('note') or ''}\n")
         return 0
     if cmd == "verify":
         res = s.verify_quote(args.quote, args.file, args.page)

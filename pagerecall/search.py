@@ -269,7 +269,7 @@ class Searcher:
         if mode not in MODES:
             raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         scope = self.resolve_scope(files)
-        depth = max(LANE_DEPTH, candidates if deep else k)
+        depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         lanes: dict[str, list[tuple[str, float]]] = {}
         if mode in ("vector", "hybrid"):
             lanes["vector"] = self._vector_lane(query, depth, scope)
@@ -277,7 +277,7 @@ class Searcher:
             lanes["fulltext"] = self._fulltext_lane(query, depth, scope)
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(query, depth, scope)
-        want = candidates if deep else k
+        want = max(candidates, k) if deep else k
         rows: dict[str, dict] = {}
         if mode == "hybrid":
             from .fusion import weighted_rrf

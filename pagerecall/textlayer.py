@@ -88,6 +88,15 @@ def _read_textlayer(path: Path, rel: str, detect_encoding: bool) -> Document:
 
 def _decode(data: bytes, rel: str, detect_encoding: bool, warnings: list[str]) -> str:
     skipped = 0
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 byte-order mark: unambiguous
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ExtractionError(
+                rel, "undecodable",
+                f"starts with a UTF-16 byte-order mark but is not valid UTF-16 at byte offset {exc.start}. "
+                "Next: re-save the file as UTF-8",
+            ) from exc
     if data.startswith(_BOM):
         data = data[len(_BOM):]
         skipped = len(_BOM)

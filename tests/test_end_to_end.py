@@ -275,3 +275,17 @@ def test_a_quoted_phrase_that_occurs_nowhere_is_reported(example_index, capsys):
     assert "phrases_not_found" not in s.search("fog signal", k=2, mode="vector").envelope
     code, _, err = run_cli(capsys, "search", '"twenty strokes every two seconds"', "--index", str(example_index))
     assert code == 0 and 'the phrase "twenty strokes every two seconds" occurs in no indexed passage' in err
+
+
+def test_page_without_text_says_so(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    with pymupdf.open() as pdf:
+        pdf.new_page().insert_text((72, 72), "The lamp is lit at sunset and put out at sunrise.")
+        pdf.new_page()  # a blank page: no text layer
+        pdf.save(corpus / "log.pdf")
+    index = tmp_path / "index"
+    indexing.build(_settings(index, corpus), corpus)
+    code, out, err = run_cli(capsys, "page", "log.pdf", "2", "--index", str(index))
+    assert code == 0 and out.strip() == ""
+    assert "note: page 2 of log.pdf has no text (status empty)" in err

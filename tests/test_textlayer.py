@@ -76,6 +76,20 @@ def test_bom_crlf_and_cr_are_normalised(tmp_path):
     assert not any("\r" in p.text or "\ufeff" in p.text for p in doc.pages)
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+def test_utf16_with_a_byte_order_mark_is_read(tmp_path, codec):
+    text = "===== page 1 =====\nDer Leuchtturmwärter\n===== page 2 =====\n灯台守\n"
+    bom = b"\xff\xfe" if codec.endswith("le") else b"\xfe\xff"
+    doc = read_textlayer(_write(tmp_path, bom + text.encode(codec)), "doc.txt")
+    assert [p.text for p in doc.pages] == ["Der Leuchtturmwärter", "灯台守"]
+
+
+def test_broken_utf16_names_the_encoding(tmp_path):
+    with pytest.raises(ExtractionError) as err:
+        read_textlayer(_write(tmp_path, b"\xff\xfeh\x00\x00\xdc"), "bad.txt")  # lone low surrogate
+    assert err.value.reason == "undecodable" and "UTF-16" in err.value.detail
+
+
 def test_undecodable_without_detector_reports_offset(tmp_path):
     path = _write(tmp_path, b"\xef\xbb\xbfhello \xff world")
     with pytest.raises(ExtractionError) as err:
