@@ -59,21 +59,20 @@ Why: vector and full-text lanes are equally trusted (each wins on a different ki
 the full-text lane on titles and exact words, the vector lane on questions and other
 languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
 file for a known-item query, not enough to drown the passage lanes. The heading lane holds the
-full-text hits that have the query as a line of their own, after a section number
-(``pagerecall.headings.has_heading``; table-of-contents lines excluded): the passage that
-starts the section a title query names. It is empty for questions and sentences, so it only
-acts on title lookups, and there it must outweigh a wrong passage that both other lanes rank
-near the top (RRF rewards agreement): hence 2.
-Measured (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane alone in
-brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719), xquad-cross
-0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 / 0.347).
-Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3 with
-linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 / 0.751
-/ 0.623 / 0.406. RRF K of 30, 20, 10, 5 instead of 60 (200 queries per set): within ±0.01 on
-every set (K=10: 0.954 / 0.774 / 0.620 / 0.393), so the published K stays.
-Heading lane (200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926 →
-0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
-0.348); XQuAD is unchanged to the last digit (no question equals a line).
+full-text hits that have the query as a line of their own, a section number before it ignored
+(``pagerecall.headings.has_heading``; tables of contents excluded; the first such passage per
+file, see ``_first_per_file``): the passage that starts the section a title query names. It is
+empty for questions and sentences, so it only acts on title lookups, and there it must outweigh
+a wrong passage that both other lanes rank near the top (RRF rewards agreement): hence 2.
+Measured at K=60 (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane
+alone in brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719),
+xquad-cross 0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 /
+0.347). Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3
+with linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 /
+0.751 / 0.623 / 0.406.
+Heading lane (K=60, 200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926
+→ 0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
+0.348); XQuAD is unchanged to the last digit (no question equals a line). K: see ``RRF_K``.
 """
 
 COVERAGE_WEIGHTING = True
