@@ -214,9 +214,10 @@ class Searcher:
         return chosen
 
     # ------------------------------------------------------------------ lanes
-    def _vector_lane(self, query: str, depth: int, scope) -> list[tuple[str, float]]:
+    def _vector_lane(self, query: str, depth: int, scope, rows: dict[str, dict] | None = None
+                     ) -> list[tuple[str, float]]:
         vec = self.embedder().embed_queries([query])[0]
-        return self.reader().vector_search(vec, depth, files=scope)
+        return self.reader().vector_search(vec, depth, files=scope, rows=rows)
 
     def _fulltext_lane(self, query: str, depth: int, scope) -> list[tuple[str, float]]:
         from .fulltext import fulltext_search
@@ -270,20 +271,20 @@ class Searcher:
         scope = self.resolve_scope(files)
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         lanes: dict[str, list[tuple[str, float]]] = {}
+        rows: dict[str, dict] = {}  # rows read with the lanes, reused for the hits
         if mode in ("vector", "hybrid"):
-            lanes["vector"] = self._vector_lane(query, depth, scope)
+            lanes["vector"] = self._vector_lane(query, depth, scope, rows)
         if mode in ("fulltext", "hybrid"):
             lanes["fulltext"] = self._fulltext_lane(query, depth, scope)
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(query, depth, scope)
         want = max(candidates, k) if deep else k
-        rows: dict[str, dict] = {}
         if mode == "hybrid":
             from .fusion import weighted_rrf
             from .headings import has_heading
 
             ft_ids = [cid for cid, _ in lanes["fulltext"]]
-            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(ft_ids))
+            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks([c for c in ft_ids if c not in rows]))
             item_weights = self._coverage(query, ft_ids, rows) if COVERAGE_WEIGHTING else None
             lanes["heading"] = _first_per_file(
                 [rows[cid] for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])])

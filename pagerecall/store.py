@@ -1076,9 +1076,14 @@ class GenerationReader:
         return self.chunks.count_rows()
 
     def vector_search(
-        self, vec: np.ndarray, k: int, files: Sequence[str] | None = None, nprobes: int | None = None
+        self, vec: np.ndarray, k: int, files: Sequence[str] | None = None, nprobes: int | None = None,
+        rows: dict[str, dict] | None = None,
     ) -> list[tuple[str, float]]:
         """Nearest chunks by cosine: ``[(chunk_id, cosine similarity), ...]``, best first.
+
+        ``rows``: when given, the hits' rows (all columns but ``vector``) are read in the same
+        query and stored in it by ``chunk_id`` (saves a ``get_chunks`` read: 1-2 ms more here
+        against 7-8 ms for a separate read of 50 ids, measured on a 13,842-chunk index).
 
         ``vec`` float32 (dim,). Without ``files``: the IVF_SQ index (when built) with
         exact re-scoring (refine_factor), else an exact scan. With ``files`` (relative
@@ -1103,9 +1108,12 @@ class GenerationReader:
             builder = builder.nprobes(int(nprobes or self._ann.get("nprobes", 20))).refine_factor(
                 int(self._ann.get("refine_factor", REFINE_FACTOR))
             )
-        tbl = builder.limit(k).select(["chunk_id", "_distance"]).to_arrow()
+        cols = ["chunk_id", "_distance"] if rows is None else [*CHUNK_COLUMNS, "_distance"]
+        tbl = builder.limit(k).select(cols).to_arrow()
         ids = tbl.column("chunk_id").to_pylist()
         dists = tbl.column("_distance").to_pylist()
+        if rows is not None:
+            rows.update((r["chunk_id"], r) for r in tbl.drop_columns(["_distance"]).to_pylist())
         return [(c, 1.0 - float(d)) for c, d in zip(ids, dists)]
 
     def get_chunks(self, ids: Sequence[str]) -> list[dict]:
