@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-k", type=int, default=8, help="number of hits (1-50, default 8)")
     p.add_argument("--mode", choices=["hybrid", "vector", "fulltext"], default="hybrid")
     p.add_argument("--file", action="append", dest="files", metavar="PATH_OR_GLOB",
-                   help="limit to these files (repeatable; globs like 'maint-guide.*.pdf')")
+                   help="limit to these files (repeatable): paths, names, folders, or globs like "
+                        "'maint-guide.*.pdf'")
     p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 

@@ -188,7 +188,9 @@ class Searcher:
 
     # ------------------------------------------------------------------ scope
     def resolve_scope(self, files: Sequence[str] | None) -> list[str] | None:
-        """Indexed file paths matching ``files`` (exact relative paths or glob patterns).
+        """Indexed file paths matching ``files``: relative paths, bare file names, folders
+        (``fr`` or ``fr/``: every file under it), glob patterns (on the path or the name), or
+        absolute paths inside the corpus root.
 
         Raises ``UsageError`` when the scope matches no indexed file (the message lists how to
         find the names: ``pagerecall files``).
@@ -198,13 +200,21 @@ class Searcher:
         indexed = [r["path"] for r in self.reader().files_table()]
         chosen: list[str] = []
         for pat in files:
-            pat = pat.replace("\\", "/").lstrip("./") if not pat.startswith("../") else pat
+            pat = pat.replace("\\", "/")
+            if Path(pat).is_absolute():
+                try:
+                    pat = Path(pat).resolve().relative_to(self.corpus_root.resolve()).as_posix()
+                except (ValueError, OSError):
+                    pass  # outside the corpus: matches nothing, reported below
+            while pat.startswith("./"):
+                pat = pat[2:]
             if any(ch in pat for ch in "*?["):
                 chosen += [p for p in indexed if fnmatch.fnmatch(p, pat) or fnmatch.fnmatch(Path(p).name, pat)]
             elif pat in indexed:
                 chosen.append(pat)
             else:
-                chosen += [p for p in indexed if Path(p).name == pat]
+                folder = pat.rstrip("/") + "/"
+                chosen += [p for p in indexed if Path(p).name == pat or p.startswith(folder)]
         chosen = sorted(set(chosen))
         if not chosen:
             raise UsageError(

@@ -289,3 +289,18 @@ def test_page_without_text_says_so(tmp_path, capsys):
     code, out, err = run_cli(capsys, "page", "log.pdf", "2", "--index", str(index))
     assert code == 0 and out.strip() == ""
     assert "note: page 2 of log.pdf has no text (status empty)" in err
+
+
+@pytest.mark.parametrize("scope", ["ja", "ja/", "./ja", str(CORPUS / "ja"), str(CORPUS / "ja" / "kamomegasaki-tebiki.txt"),
+                                   "kamomegasaki-tebiki.txt", "ja/*.txt"])
+def test_file_scope_accepts_folders_names_globs_and_absolute_paths(example_index, scope):
+    s = Searcher(_settings(example_index, CORPUS))
+    assert s.resolve_scope([scope]) == ["ja/kamomegasaki-tebiki.txt"]
+
+
+def test_file_scope_outside_the_corpus_matches_nothing(example_index, tmp_path):
+    from pagerecall.errors import UsageError
+
+    s = Searcher(_settings(example_index, CORPUS))
+    with pytest.raises(UsageError, match="matches no indexed file"):
+        s.resolve_scope([str(tmp_path)])
