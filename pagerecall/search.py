@@ -562,18 +562,27 @@ class Searcher:
         return verify_quote(self.corpus_root, quote, file, page)
 
 
+RUNNING_HEADER_MIN = 3
+"""A title found as a line in this many full-text hits of one file is a running header (printed on
+every page of its chapter): the heading lane keeps the file's first such passage only. Fewer are
+kept as they are: a title may also stand alone on a line of a list (``NEWS`` among file names)
+before its section, and the full-text order then decides."""
+
+
 def _first_per_file(rows: Sequence[dict]) -> list[tuple[str, float]]:
-    """The heading lane: of the passages whose text has the title as a line, the first of each
-    file (lowest ``seq``), kept in the full-text lane's order. A section title is printed once
-    where the section starts; a title printed on many pages is a running header, and its first
-    passage is still the section's start. Returns ``[(chunk_id, 1.0), ...]``."""
-    first: dict[str, dict] = {}
+    """The heading lane from the full-text hits whose text has the title as a line, in the
+    full-text lane's order; of a file with ``RUNNING_HEADER_MIN`` or more of them, only the one
+    with the lowest ``seq`` (a running header's first passage is the chapter's start).
+    Returns ``[(chunk_id, 1.0), ...]``."""
+    by_file: dict[str, list[dict]] = {}
     for r in rows:
-        cur = first.get(r["file"])
-        if cur is None or int(r["seq"]) < int(cur["seq"]):
-            first[r["file"]] = r
-    keep = {r["chunk_id"] for r in first.values()}
-    return [(r["chunk_id"], 1.0) for r in rows if r["chunk_id"] in keep]
+        by_file.setdefault(r["file"], []).append(r)
+    drop = set()
+    for group in by_file.values():
+        if len(group) >= RUNNING_HEADER_MIN:
+            first = min(group, key=lambda r: int(r["seq"]))
+            drop.update(r["chunk_id"] for r in group if r is not first)
+    return [(r["chunk_id"], 1.0) for r in rows if r["chunk_id"] not in drop]
 
 
 def _join_overlapping(texts: Sequence[str]) -> str:
