@@ -70,8 +70,8 @@ def has_heading(query: str, text: str) -> bool:
     Both sides go through :func:`heading_key` (so ``"5.17 NEWS"`` matches the query ``news``,
     ``Chapter 2: First Steps`` matches ``first steps``, and ``package’s`` matches
     ``package's``; the number is optional). A query without a letter (``6``) is never a title.
-    A running header (the title repeated on every page) also matches: hybrid search keeps the
-    first matching passage of each file only. Lines with dot leaders never match,
+    A running header (the title repeated on every page) also matches: hybrid search then keeps
+    the file's first matching passage only (``search.RUNNING_HEADER_MIN``). Lines with dot leaders never match,
     nor does any line of a passage with ``TOC_LEADER_LINES`` of them (a table of contents), nor
     a query or line over ``MAX_HEADING_CHARS`` characters.
     ``text`` is a passage with its line breaks (``\\n``) as extracted.
