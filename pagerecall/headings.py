@@ -26,11 +26,12 @@ _NUMBERING = re.compile(
             (?:[0-9]+|[IVXLCDMivxlcdm]+|[A-Z])(?:[.\-][0-9]+)*\.?\s*[:.\-]?\s+
       | (?:[0-9]+|[IVXLCDM]+|[A-Z])(?:[.\-][0-9]+)*\.?\s+
       | 第\s*[0-9一二三四五六七八九十百]+\s*[章節节部]\s*
+      | [一二三四五六七八九十百]+\s*[、.．]\s*
     )""",
     re.VERBOSE,
 )
 """A section number before the title: ``5.17 ``, ``2. ``, ``A.1 ``, ``IV ``, ``Chapter 3: ``,
-``Kapitel ii ``, ``第3章``. Bare roman numerals and letters count in upper case only (``mix``
+``Kapitel ii ``, ``第3章``, ``三、``. Bare roman numerals and letters count in upper case only (``mix``
 and ``a`` are words)."""
 
 _LEADER = re.compile(r"(?:\. ?){4,}|…{2,}|\.{2,}\s*\d+\s*$")

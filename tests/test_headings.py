@@ -18,6 +18,7 @@ from pagerecall.headings import MAX_HEADING_CHARS, has_heading, heading_key
         ("Einrichten von dh_make", "2.7 Einrichten von dh_make\nZuerst"),
         ("Résumé", "A.1 RÉSUMÉ\ntext"),
         ("設定ファイル", "第3章 設定ファイル\n本文"),
+        ("台风季节", "三、台风季节\n正文"),
         ("package.links", "5.22. package.links\nIf you need to create"),
         ("Ｆｕｌｌｗｉｄｔｈ", "IV. Fullwidth"),
         # typed with ASCII quotes and dashes, printed with typographic ones
