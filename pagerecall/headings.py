@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .typography import QUOTES_DASHES_FOLD
+
 __all__ = ["heading_key", "has_heading"]
 
 MAX_HEADING_CHARS = 160
@@ -46,15 +48,8 @@ are: ``2`` / ``First steps`` / ``6``)."""
 
 _PUNCT_EDGE = " \t.:;,-–—"
 
-_FOLD = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201b": "'", "\u02bc": "'", "\u00b4": "'", "\u0060": "'",
-                       "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
-                       "\u2010": "-", "\u2011": "-", "\u2013": "-", "\u2014": "-"})
-"""Typographic quotes and dashes folded to ASCII: the PDF prints ``package’s``, the user types
-``package's``."""
-
-
 def _fold(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).translate(_FOLD).casefold().split())
+    return " ".join(unicodedata.normalize("NFKC", text).translate(QUOTES_DASHES_FOLD).casefold().split())
 
 
 def heading_key(text: str) -> str:

@@ -60,8 +60,8 @@ the full-text lane on titles and exact words, the vector lane on questions and o
 languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
 file for a known-item query, not enough to drown the passage lanes. The heading lane holds the
 full-text hits that have the query as a line of their own, a section number before it ignored
-(``pagerecall.headings.has_heading``; tables of contents excluded; the first such passage per
-file, see ``_first_per_file``): the passage that starts the section a title query names. It is
+(``pagerecall.headings.has_heading``; tables of contents excluded; a running header only at its
+first passage, see ``_heading_lane``): the passage that starts the section a title query names. It is
 empty for questions and sentences, so it only acts on title lookups, and there it must outweigh
 a wrong passage that both other lanes rank near the top (RRF rewards agreement): hence 2.
 Measured at K=60 (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane
@@ -296,7 +296,7 @@ class Searcher:
             ft_ids = [cid for cid, _ in lanes["fulltext"]]
             rows.update((r["chunk_id"], r) for r in self.reader().get_chunks([c for c in ft_ids if c not in rows]))
             item_weights = self._coverage(query, ft_ids, rows) if COVERAGE_WEIGHTING else None
-            lanes["heading"] = _first_per_file(
+            lanes["heading"] = _heading_lane(
                 [rows[cid] for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])])
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
@@ -569,7 +569,7 @@ kept as they are: a title may also stand alone on a line of a list (``NEWS`` amo
 before its section, and the full-text order then decides."""
 
 
-def _first_per_file(rows: Sequence[dict]) -> list[tuple[str, float]]:
+def _heading_lane(rows: Sequence[dict]) -> list[tuple[str, float]]:
     """The heading lane from the full-text hits whose text has the title as a line, in the
     full-text lane's order; of a file with ``RUNNING_HEADER_MIN`` or more of them, only the one
     with the lowest ``seq`` (a running header's first passage is the chapter's start).

@@ -59,6 +59,7 @@ from typing import Callable, Literal, Sequence
 from .errors import ExtractionError, QueryError, SourceNotFoundError
 from .paths import resolve_in_corpus
 from .types import Document, Page
+from .typography import QUOTES_DASHES_FOLD
 
 log = logging.getLogger(__name__)
 
@@ -108,16 +109,7 @@ _LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ fro
 # --------------------------------------------------------------------------------------------
 
 _DROP = {"\u00ad", "\u200b", "\u2060", "\ufeff"}  # soft hyphen, zero-width space/joiner, BOM
-_FOLD = str.maketrans(
-    {
-        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u00ab": '"', "\u00bb": '"',
-        "\u2033": '"', "\u301d": '"', "\u301e": '"', "\uff02": '"',
-        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2039": "'", "\u203a": "'",
-        "\u2032": "'", "\u00b4": "'", "\uff07": "'",
-        "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\u2014": "-", "\u2015": "-",
-        "\u2212": "-", "\ufe58": "-", "\ufe63": "-", "\uff0d": "-",
-    }
-)
+_FOLD = QUOTES_DASHES_FOLD
 # A spacing accent directly before a letter is a split accent (LaTeX PDFs: "na¨ıve"): recombine.
 _SPACING_ACCENTS = {
     "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
