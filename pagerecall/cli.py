@@ -242,6 +242,8 @@ def _print_report(rep: dict) -> None:
                 out.write(f"  {key}: {p}\n")
         for m in moved:
             out.write(f"  moved: {m['from']} -> {m['to']}\n")
+    if rep.get("fulltext_rebuilt"):
+        out.write("full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n")
     if not rep.get("dry_run"):
         out.write(
             f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "

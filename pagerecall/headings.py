@@ -16,7 +16,7 @@ import unicodedata
 
 from .typography import QUOTES_DASHES_FOLD
 
-__all__ = ["heading_key", "has_heading"]
+__all__ = ["heading_key", "heading_keys", "has_heading", "query_heading_key"]
 
 MAX_HEADING_CHARS = 160
 """Longer queries or lines are not titles: never compared (a long question equal to a line
@@ -60,8 +60,41 @@ def heading_key(text: str) -> str:
     return _fold(s).strip(_PUNCT_EDGE)
 
 
+def query_heading_key(query: str) -> str | None:
+    """The :func:`heading_key` of a query, or None when the query cannot be a title: longer
+    than ``MAX_HEADING_CHARS`` characters, or without a letter (``6``, ``3.2``: a page or
+    section number)."""
+    if len(query) > MAX_HEADING_CHARS:
+        return None
+    key = heading_key(query)
+    return key if any(ch.isalpha() for ch in key) else None
+
+
+def heading_keys(text: str) -> list[str]:
+    """The titles a passage could start: :func:`heading_key` of each line of ``text`` (split at
+    ``\n``) of at most ``MAX_HEADING_CHARS`` characters, without dot leaders and with a letter,
+    in order and without repeats; ``[]`` for (part of) a table of contents
+    (``TOC_LEADER_LINES`` lines with dot leaders). Stored with each passage in the full-text
+    index (``fulltext.make_document``), so hybrid search compares keys instead of folding
+    every hit's text. Changing what this returns changes the stored keys: bump
+    ``fulltext.FULLTEXT_SCHEMA_VERSION`` with it."""
+    lines = text.split("\n")
+    leaders = [bool(_LEADER.search(line)) for line in lines] if ".." in text or ". ." in text or "…" in text \
+        else [False] * len(lines)
+    if sum(leaders) >= TOC_LEADER_LINES:
+        return []
+    keys: dict[str, None] = {}
+    for line, leader in zip(lines, leaders):
+        if len(line) <= MAX_HEADING_CHARS and not leader:
+            key = heading_key(line)
+            if any(ch.isalpha() for ch in key):
+                keys[key] = None
+    return list(keys)
+
+
 def has_heading(query: str, text: str) -> bool:
-    """True when some line of ``text`` equals ``query`` as a title.
+    """True when some line of ``text`` equals ``query`` as a title:
+    ``query_heading_key(query) in heading_keys(text)``.
 
     Both sides go through :func:`heading_key` (so ``"5.17 NEWS"`` matches the query ``news``,
     ``Chapter 2: First Steps`` matches ``first steps``, and ``package’s`` matches
@@ -70,20 +103,12 @@ def has_heading(query: str, text: str) -> bool:
     the file's first matching passage only (``search.RUNNING_HEADER_MIN``). Lines with dot leaders never match,
     nor does any line of a passage with ``TOC_LEADER_LINES`` of them (a table of contents), nor
     a query or line over ``MAX_HEADING_CHARS`` characters.
-    ``text`` is a passage with its line breaks (``\\n``) as extracted.
+    ``text`` is a passage with its line breaks (``\n``) as extracted.
     """
-    if len(query) > MAX_HEADING_CHARS:
+    want = query_heading_key(query)
+    if want is None:
         return False
-    want = heading_key(query)
-    if not any(ch.isalpha() for ch in want):
-        return False  # "6", "3.2": a page or section number, not a title
     # cheap reject first (most full-text hits): the title's words must occur in this order somewhere
     if want not in _fold(text):
         return False
-    lines = text.split("\n")
-    leaders = [bool(_LEADER.search(line)) for line in lines] if ".." in text or ". ." in text or "…" in text \
-        else [False] * len(lines)
-    if sum(leaders) >= TOC_LEADER_LINES:
-        return False
-    return any(len(line) <= MAX_HEADING_CHARS and not leader and heading_key(line) == want
-               for line, leader in zip(lines, leaders))
+    return want in heading_keys(text)

@@ -443,6 +443,9 @@ class WriteReport:
     seconds_embedding: float
     dry_run: bool = False
     verified: bool = False
+    fulltext_rebuilt: bool = False
+    """True when the live generation's full-text index had an older schema
+    (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -549,7 +552,10 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     """Apply what changed on disk since the live generation (see the module docstring).
 
     ``dry_run`` computes and returns the delta and changes nothing (no lock, no model load).
-    A run with nothing to do loads no model, embeds nothing and writes nothing.
+    A run with nothing to do loads no model, embeds nothing and writes nothing, unless the live
+    generation's full-text index has an older schema: then a new generation is written whose
+    Tantivy index is rebuilt from the Lance rows (nothing is re-embedded; the model is loaded for
+    the verification probe) and ``fulltext_rebuilt`` is True.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild).
     """
@@ -570,7 +576,10 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
         failed=_failed(list(records.values())),
     )
-    if dry_run or delta.empty:
+    from .fulltext import FULLTEXT_SCHEMA_VERSION
+
+    fulltext_outdated = int(meta.get("fulltext_schema_version", 1)) < FULLTEXT_SCHEMA_VERSION
+    if dry_run or (delta.empty and not fulltext_outdated):
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
             chunks_total=reader.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
@@ -623,7 +632,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         chunks_embedded=stats.chunks_embedded,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
-        verified=True, **base_report,
+        verified=True, fulltext_rebuilt=fulltext_outdated, **base_report,
     )
 
 

@@ -229,10 +229,11 @@ class Searcher:
         vec = self.embedder().embed_queries([query])[0]
         return self.reader().vector_search(vec, depth, files=scope, rows=rows)
 
-    def _fulltext_lane(self, query: str, depth: int, scope) -> list[tuple[str, float]]:
+    def _fulltext_lane(self, query: str, depth: int, scope, rows: dict[str, dict] | None = None,
+                       keys: dict[str, list[str]] | None = None) -> list[tuple[str, float]]:
         from .fulltext import fulltext_search
 
-        return fulltext_search(self.reader(), query, depth, files=scope)
+        return fulltext_search(self.reader(), query, depth, files=scope, rows=rows, heading_keys=keys)
 
     def _filename_lane(self, query: str, depth: int, scope) -> list[tuple[str, float]]:
         from .fulltext import filename_search
@@ -245,17 +246,15 @@ class Searcher:
         return [(cid, s) for cid, s in res if rows.get(cid) in allowed]
 
     # ------------------------------------------------------------------ search
-    def _coverage(self, query: str, ids: list[str], rows_by_id: dict[str, dict]) -> dict[str, dict[str, float]]:
+    def _coverage(self, query: str, ids: list[str]) -> dict[str, dict[str, float]]:
         """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
-        terms the chunk contains (``fulltext.term_coverage``), raised to ``COVERAGE_EXPONENT``.
-        ``rows_by_id`` holds the rows of ``ids`` (fetched once per query and reused for the hits)."""
+        terms the chunk contains (``fulltext.term_coverage``), raised to ``COVERAGE_EXPONENT``."""
         from .fulltext import term_coverage
 
-        present = [cid for cid in ids if cid in rows_by_id]
-        if not present:
+        if not ids:
             return {}
-        cov = term_coverage(self.reader(), query, [rows_by_id[cid]["text"] for cid in present])
-        return {"fulltext": {cid: c ** COVERAGE_EXPONENT for cid, c in zip(present, cov)}}
+        cov = term_coverage(self.reader(), query, ids)
+        return {"fulltext": {cid: c ** COVERAGE_EXPONENT for cid, c in zip(ids, cov)}}
 
     def search(self, query: str, k: int = 8, mode: str = "hybrid", files: Sequence[str] | None = None,
                deep: bool = False, candidates: int = DEEP_CANDIDATES,
@@ -282,22 +281,27 @@ class Searcher:
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         lanes: dict[str, list[tuple[str, float]]] = {}
         rows: dict[str, dict] = {}  # rows read with the lanes, reused for the hits
+        keys: dict[str, list[str]] = {}  # heading keys stored with the full-text hits
         if mode in ("vector", "hybrid"):
             lanes["vector"] = self._vector_lane(query, depth, scope, rows)
         if mode in ("fulltext", "hybrid"):
-            lanes["fulltext"] = self._fulltext_lane(query, depth, scope)
+            lanes["fulltext"] = self._fulltext_lane(query, depth, scope, rows, keys)
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(query, depth, scope)
         want = max(candidates, k) if deep else k
         if mode == "hybrid":
             from .fusion import weighted_rrf
-            from .headings import has_heading
+            from .headings import has_heading, query_heading_key
 
             ft_ids = [cid for cid, _ in lanes["fulltext"]]
-            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks([c for c in ft_ids if c not in rows]))
-            item_weights = self._coverage(query, ft_ids, rows) if COVERAGE_WEIGHTING else None
-            lanes["heading"] = _heading_lane(
-                [rows[cid] for cid in ft_ids if cid in rows and has_heading(query, rows[cid]["text"])])
+            unread = [c for c in ft_ids if c not in rows]  # only an index of full-text schema 1
+            if unread:
+                rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(unread))
+            item_weights = self._coverage(query, ft_ids) if COVERAGE_WEIGHTING else None
+            title = query_heading_key(query)
+            lanes["heading"] = _heading_lane([] if title is None else [
+                rows[cid] for cid in ft_ids if cid in rows
+                and (title in keys[cid] if cid in keys else has_heading(query, rows[cid]["text"]))])
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score, f.ranks) for f in fused[:want]]

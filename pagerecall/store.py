@@ -584,6 +584,11 @@ class GenerationWriter:
                 )
         self._tindex = fulltext.open_index(self.dir / "tantivy")
         self._twriter = None
+        base_ft = int(_read_json(self.dir / "meta.json").get("fulltext_schema_version", 1)) if base else None
+        self.fulltext_rebuilt = base_ft is not None and base_ft < fulltext.FULLTEXT_SCHEMA_VERSION
+        """True when the base's Tantivy index had an older schema and was rebuilt from Lance here."""
+        if self.fulltext_rebuilt:
+            self._rebuild_fulltext()
         self._closed = False
         self.finalized = False
         self._pending: list[pa.Table] = []
@@ -617,18 +622,44 @@ class GenerationWriter:
             raise PagerecallError(f"Generation writer {self.name} is closed or finalized.")
 
     def _add_tantivy(self, table: pa.Table) -> None:
-        ids = table.column("chunk_id").to_pylist()
-        files = table.column("file").to_pylist()
-        seqs = table.column("seq").to_pylist()
-        texts = table.column("text").to_pylist()
-        pages = table.column("page_start").to_pylist()
+        """Add one Tantivy document per row of ``table`` (chunk rows with at least
+        :data:`CHUNK_COLUMNS`; the row without ``vector`` is stored in the document). ``first``
+        marks the lowest ``seq`` of each file *within this table*: pass whole files."""
+        rows = table.select(CHUNK_COLUMNS).to_pylist()
         first: dict[str, int] = {}
-        for f, s in zip(files, seqs):
+        for r in rows:
+            f, s = r["file"], r["seq"]
             if f not in first or s < first[f]:
                 first[f] = s
         tw = self._tw()
-        for cid, f, s, t, p in zip(ids, files, seqs, texts, pages):
-            tw.add_document(fulltext.make_document(cid, f, t, p, first=first[f] == s))
+        for r in rows:
+            tw.add_document(fulltext.make_document(
+                r["chunk_id"], r["file"], r["text"], r["page_start"], first=first[r["file"]] == r["seq"], row=r))
+
+    def _rebuild_fulltext(self) -> int:
+        """Replace this generation's Tantivy index by a new one (current schema) holding every
+        chunk of the Lance table; used when the base was written with an older
+        :data:`fulltext.FULLTEXT_SCHEMA_VERSION` (no re-embedding). Returns the documents added."""
+        tdir = self.dir / "tantivy"
+        for p in tdir.iterdir():  # hard links to the base: unlinking never touches the base
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        self._tindex = fulltext.create_index(tdir)
+        self._twriter = None
+        if self._chunks is None:
+            return 0
+        n = 0
+        files = pa.compute.unique(
+            self._chunks.search().select(["file"]).limit(None).to_arrow().column("file")).to_pylist()
+        for batch in _batched(files, 200):
+            tbl = self._chunks.search().where(_sql_in("file", batch)).select(CHUNK_COLUMNS).limit(None).to_arrow()
+            self._add_tantivy(tbl)
+            n += tbl.num_rows
+        log.info("generation %s: full-text index rebuilt from %d Lance rows (schema version %d)",
+                 self.name, n, fulltext.FULLTEXT_SCHEMA_VERSION)
+        return n
 
     # -- public writes
 
@@ -700,7 +731,7 @@ class GenerationWriter:
             rows = (
                 self._chunks.search()
                 .where(f"file = {_sql_str(new)}")
-                .select(["chunk_id", "file", "seq", "text", "page_start"])
+                .select(CHUNK_COLUMNS)
                 .limit(None)
                 .to_arrow()
             )
@@ -849,7 +880,8 @@ class GenerationWriter:
         ``files.n_chunks``; chunk ids unique and the same set in Lance and Tantivy; per file,
         Lance's chunk count equals its ``n_chunks`` and every chunked file has an ``ok``
         record; BTREE indexes on ``file`` and ``chunk_id`` and (from ANN_MIN_ROWS rows) the
-        ANN index present with no unindexed rows; a vector probe and a text probe answer.
+        ANN index present with no unindexed rows; a vector probe and a text probe answer, and
+        the rows stored in the text probe's Tantivy hits equal their Lance rows.
         Without probes, a stored row is used: its own vector must come back in the top 10
         and its first words must find something. Raises ``IndexCorruptError`` naming the
         exact mismatch."""
@@ -919,9 +951,16 @@ class GenerationWriter:
             elif probe_vector is None and row["chunk_id"] not in {h[0] for h in hits}:
                 problems.append(f"vector probe: stored row {row['chunk_id']} not in its own top 10")
             text = probe_text if probe_text is not None else " ".join(row["text"].split()[:3])
-            probe_t_hits = len(fulltext.fulltext_search(reader, text, 10))
+            stored: dict[str, dict] = {}
+            probe_t_hits = len(fulltext.fulltext_search(reader, text, 10, rows=stored))
             if not probe_t_hits:
                 problems.append(f"text probe {text!r} returned nothing")
+            elif int(reader.meta.get("fulltext_schema_version", 1)) >= 2 and len(stored) != probe_t_hits:
+                problems.append(f"text probe: {probe_t_hits - len(stored)} Tantivy documents without a stored row")
+            for lance_row in reader.get_chunks(list(stored)):
+                if stored[lance_row["chunk_id"]] != lance_row:
+                    problems.append(f"stored row of {lance_row['chunk_id']} in Tantivy differs from its Lance row")
+                    break
         if problems:
             raise IndexCorruptError(
                 f"Generation {self.dir} failed verification: " + "; ".join(problems)

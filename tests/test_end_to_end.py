@@ -15,6 +15,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
+from conftest import rewrite_fulltext_as_schema_1
 from pagerecall import indexing
 from pagerecall.cli import main
 from pagerecall.config import Settings
@@ -304,3 +305,23 @@ def test_file_scope_outside_the_corpus_matches_nothing(example_index, tmp_path):
     s = Searcher(_settings(example_index, CORPUS))
     with pytest.raises(UsageError, match="matches no indexed file"):
         s.resolve_scope([str(tmp_path)])
+
+
+def test_index_of_fulltext_schema_1_searches_alike_and_update_upgrades_it_without_embedding(example_index, tmp_path):
+    index = tmp_path / "idx"
+    shutil.copytree(example_index, index, symlinks=True)
+    settings = _settings(index)
+    queries = ["fog signal", "Nebelhorn", '"mooring"', "lighthouse keeper's log"]
+    before = {q: [(h.chunk_id, h.page_start, h.text) for h in Searcher(settings).search(q, k=5).hits] for q in queries}
+    rewrite_fulltext_as_schema_1(index / (index / "CURRENT").read_text().strip())
+    old = Searcher(settings)  # rows of the full-text hits now come from Lance
+    assert {q: [(h.chunk_id, h.page_start, h.text) for h in old.search(q, k=5).hits] for q in queries} == before
+
+    rep = indexing.update(settings)
+    assert rep.fulltext_rebuilt and rep.verified and rep.chunks_embedded == 0
+    assert rep.generation != rep.previous
+    new = Searcher(settings)
+    assert new.reader().meta["fulltext_schema_version"] == 2
+    assert {q: [(h.chunk_id, h.page_start, h.text) for h in new.search(q, k=5).hits] for q in queries} == before
+    again = indexing.update(settings)
+    assert not again.fulltext_rebuilt and again.generation == rep.generation  # a no-op again

@@ -276,3 +276,40 @@ def test_term_left_only_in_deleted_documents_does_not_hide_the_others(tmp_path):
         pytest.skip("this Tantivy purged the deleted document already: no trap to test")
     assert [h[0] for h in fulltext_search(index, "zebra giraffe", 5)] == ["b-00000"]
     assert fulltext_search(index, "zebra", 5) == []
+
+
+# --------------------------------------------------------------------------- term coverage
+
+
+def _coverage_from_texts(index, query: str, texts: list[str]) -> list[float]:
+    """The definition of term coverage computed the slow way: analyse each text in Python."""
+    import math
+
+    searcher = index.searcher()
+    parsed = fulltext.parse_query(query)
+    terms = list(dict.fromkeys(list(parsed.terms) + [("text", w) for ws, _ in parsed.phrases for _, w in ws]
+                               + [("text_ngram", g) for _, gs in parsed.phrases for g in gs]))
+    n = searcher.num_docs
+    idf = {t: math.log(1 + (n - searcher.doc_freq(*t) + 0.5) / (searcher.doc_freq(*t) + 0.5)) for t in terms}
+    words, grams = fulltext.text_analyzer(), fulltext.ngram_analyzer()
+    out = []
+    for text in texts:
+        present = {("text", w) for w in words.analyze(fulltext.word_text(text))}
+        present |= {("text_ngram", g) for run in fulltext.ngram_runs(text) for g in grams.analyze(run)}
+        out.append(sum(v for t, v in idf.items() if t in present) / sum(idf.values()))
+    return out
+
+
+@pytest.mark.parametrize("query", [
+    "build a Debian package from the upstream tarball",
+    '"source package" changelog upstream maintainer zzqxnotaword',
+    "软件包 安装 Debian",
+])
+def test_term_coverage_is_the_idf_weighted_share_of_query_terms_in_each_chunk(corpus, query):
+    hits = fulltext_search(corpus["index"], query, 30)
+    ids = [cid for cid, _ in hits] + ["no-such-chunk-00000"]
+    got = fulltext.term_coverage(corpus["index"], query, ids)
+    want = _coverage_from_texts(corpus["index"], query, _texts(corpus, hits)) + [0.0]
+    assert got == pytest.approx(want, abs=1e-6)
+    assert len(set(round(g, 4) for g in got)) > 2  # the query terms are spread unevenly over the hits
+    assert got[-1] == 0.0 and all(0.0 <= g <= 1.0 for g in got)

@@ -7,6 +7,7 @@ the real bundled embedder.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections import Counter
@@ -16,7 +17,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from conftest import rewrite_fulltext_as_schema_1
 from pagerecall import fulltext
+from pagerecall.headings import heading_keys
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, LockedError
 from pagerecall.store import ANN_MIN_ROWS, GenerationReader, IndexStore, chunk_id
 
@@ -275,6 +278,21 @@ def test_verify_catches_chunk_id_set_mismatch(tmp_path):
     assert rows["chunk_id"][0].as_py() in msg and "ffffffffffffffff-00000" in msg
 
 
+def test_verify_catches_a_stored_row_that_differs_from_lance(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    w = store.begin_generation(dim=8)
+    rows = make_rows("a.pdf", 4, unit(np.random.default_rng(0), 4, 8))
+    w.add_chunks(rows)
+    first = rows.drop_columns(["vector"]).to_pylist()[0]
+    w._tw().delete_documents_by_term("chunk_id", first["chunk_id"])
+    stale = {**first, "page_start": 99}  # e.g. a row left over from an older write
+    w._tw().add_document(fulltext.make_document(first["chunk_id"], "a.pdf", first["text"], 1, row=stale))
+    w.upsert_file_records([file_record("a.pdf", 4)])
+    w.finalize({"dim": 8})
+    with pytest.raises(IndexCorruptError, match=f"stored row of {first['chunk_id']} in Tantivy differs"):
+        w.verify(probe_text=first["text"])
+
+
 def test_verify_passes_and_reports_counts(tmp_path):
     store = IndexStore(tmp_path / "idx")
     w = store.begin_generation(dim=8)
@@ -476,3 +494,53 @@ def test_empty_generation_takes_dim_from_the_fingerprint(tmp_path):
     assert reader.vector_search(np.ones(12, np.float32), 5) == []
     assert fulltext.fulltext_search(reader, "anything", 5) == []
     assert fulltext.files_inventory(reader, "scan")["matched"] == 1
+
+
+# --------------------------------------------------------------------------- stored rows (full-text schema 2)
+
+
+def test_fulltext_hits_carry_the_same_rows_as_lance(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    gen = build(store, {"a.pdf": 6, "b/c.pdf": 4})
+    w = store.begin_generation(base=gen)
+    w.rename_file("b/c.pdf", "d/c.pdf")  # re-added documents store the renamed row
+    w.finalize({"model": "test", "dim": 16})
+    w.verify()
+    store.swap(w.name)
+    reader = store.open_reader()
+    rows: dict[str, dict] = {}
+    keys: dict[str, list[str]] = {}
+    hits = fulltext.fulltext_search(reader, "package part", 10, rows=rows, heading_keys=keys)
+    assert len(hits) == 10 and set(rows) == set(keys) == {cid for cid, _ in hits}
+    for row in reader.get_chunks(list(rows)):
+        assert rows[row["chunk_id"]] == row
+        assert keys[row["chunk_id"]] == heading_keys(row["text"]) and keys[row["chunk_id"]]
+    assert {r["file"] for r in rows.values()} == {"a.pdf", "d/c.pdf"}
+    assert reader.meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION == 2
+
+
+def test_schema_1_fulltext_index_is_served_then_rebuilt_from_lance_by_the_next_generation(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    gen = build(store, {"a.pdf": 6, "b.pdf": 4})
+    expected = fulltext.fulltext_search(store.open_reader(), "package part", 10)
+    rewrite_fulltext_as_schema_1(tmp_path / "idx" / gen)
+    old = store.open_reader()
+    rows: dict[str, dict] = {}
+    assert sorted(fulltext.fulltext_search(old, "package part", 10, rows=rows)) == sorted(expected)  # ties
+    assert rows == {}  # nothing stored: callers read these rows from Lance
+    base_digest = tree_digest(tmp_path / "idx" / gen)
+
+    w = store.begin_generation(base=gen)
+    assert w.fulltext_rebuilt
+    w.delete_files(["b.pdf"])  # writes after the rebuild apply to the new index
+    w.finalize({"model": "test", "dim": 16})
+    report = w.verify()
+    store.swap(w.name)
+    assert report.tantivy_docs == report.lance_chunks == 6
+    new = store.open_reader()
+    assert new.meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION
+    hits = fulltext.fulltext_search(new, "package part", 10, rows=rows)
+    assert {cid for cid, _ in hits} == {cid for cid, _ in expected if cid.startswith(_sha("a.pdf")[:16])}
+    assert set(rows) == {cid for cid, _ in hits} and all(r["file"] == "a.pdf" for r in rows.values())
+    assert tree_digest(tmp_path / "idx" / gen) == base_digest  # the base generation is untouched
+    assert not store.begin_generation(base=w.name).fulltext_rebuilt
