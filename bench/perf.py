@@ -211,7 +211,7 @@ def child_update(index_dir: str) -> dict:
     delta = rep.delta
     changed = sum(len(v) for k, v in delta.items() if isinstance(v, list))
     return {"seconds": round(sec, 3), "changes": changed, "unchanged": delta.get("unchanged"),
-            "chunks_embedded": rep.chunks_embedded}
+            "chunks_embedded": rep.chunks_embedded, "fulltext_rebuilt": rep.fulltext_rebuilt}
 
 
 def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path | None = None) -> dict:
@@ -458,8 +458,11 @@ def _synth_index(args, size: str) -> tuple[Path, dict]:
     out = CACHE / f"synth-{size}"
     stamp = out.parent / f"synth-{size}.json"
     src_gen = (source / "CURRENT").read_text().strip()
+    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION
+
     want = {"source": str(source), "source_generation": src_gen, "rows": SIZES[size],
-            "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA}
+            "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA,
+            "fulltext_schema_version": FULLTEXT_SCHEMA_VERSION}
     if (out / "CURRENT").is_file() and stamp.is_file():
         info = json.loads(stamp.read_text())
         if info.get("want") == want:
@@ -467,6 +470,23 @@ def _synth_index(args, size: str) -> tuple[Path, dict]:
     made = _child("_synth", str(source), str(out), str(SIZES[size]))
     stamp.write_text(json.dumps({"want": want, "made": made}, indent=1))
     return out, {**made, "cached": False}
+
+
+def _upgraded(index_dir: Path) -> dict:
+    """Bring a real index built by an older pagerecall to the current full-text schema before it
+    is timed (``pagerecall update``: the Tantivy index is rebuilt from the Lance rows, nothing is
+    re-embedded), so the figures are those of the current code. Returns the generation timed."""
+    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION
+
+    gen = (index_dir / "CURRENT").read_text().strip()
+    meta = json.loads((index_dir / gen / "meta.json").read_text())
+    old = int(meta.get("fulltext_schema_version", 1))
+    if old >= FULLTEXT_SCHEMA_VERSION:
+        return {"generation": gen}
+    log.info("%s: full-text schema %d < %d, running pagerecall update first", index_dir, old, FULLTEXT_SCHEMA_VERSION)
+    up = _child("_update", str(index_dir))
+    return {"generation": (index_dir / "CURRENT").read_text().strip(), "upgraded_from_fulltext_schema": old,
+            "upgrade_seconds": up["seconds"]}
 
 
 def cmd_latency(args) -> dict:
@@ -478,8 +498,7 @@ def cmd_latency(args) -> dict:
                 subset = "all" if size == "bench" else size
                 raise SystemExit(f"unknown size {size!r}: use {', '.join(SIZES)}, or build a real index first "
                                  f"(`python bench/perf.py index --subset {subset}`)")
-            made = {"real": True, "index_dir": str(index_dir),
-                    "generation": (index_dir / "CURRENT").read_text().strip()}
+            made = {"real": True, "index_dir": str(index_dir), **_upgraded(index_dir)}
         else:
             index_dir, made = _synth_index(args, size)
         lat = _child("_latency", str(index_dir), str(args.queries), str(args.deep_queries),
