@@ -60,6 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("build", parents=[common], help="index a folder of .pdf/.txt files (new generation)")
     p.add_argument("corpus_dir", type=Path, metavar="CORPUS", help="folder of .pdf and .txt files")
+    p.add_argument("--replace", action="store_true",
+                   help="the index holds another corpus folder: replace it (rollback brings it back)")
     _writer_opts(p)
 
     p = sub.add_parser("update", parents=[common], help="apply what changed on disk since the build")
@@ -284,7 +286,7 @@ def run(args: argparse.Namespace) -> int:
         bars = _Bars(args.quiet or args.json)
         try:
             if cmd == "build":
-                rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait)
+                rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait, replace=args.replace)
             elif cmd == "update":
                 rep = indexing.update(settings, bars, dry_run=args.dry_run, wait=not args.no_wait,
                                       checksum=args.checksum)

@@ -484,12 +484,15 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
-          action: str = "build", crash_hook: Callable[[str], None] | None = None) -> WriteReport:
+          action: str = "build", crash_hook: Callable[[str], None] | None = None,
+          replace: bool = False) -> WriteReport:
     """Index every supported file under ``corpus_root`` into a new generation and make it live.
 
     The live generation (if any) keeps serving until the new one is verified; it is kept as
     ``PREVIOUS`` for ``rollback``. Raises ``LockedError`` when another writer runs and
-    ``wait`` is False; ``IndexCorruptError`` when verification fails (live index untouched).
+    ``wait`` is False; ``IndexCorruptError`` when verification fails (live index untouched);
+    ``UsageError`` when the index already holds another corpus folder and ``replace`` is False
+    (checked before the model loads: nothing is written).
     ``crash_hook(point)`` is called at named points (tests use it to kill the process there):
     ``"before_finalize"``, ``"lance_written"`` (inside ``GenerationWriter.finalize``, between the
     Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
@@ -500,6 +503,14 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     t0 = time.perf_counter()
     root = Path(corpus_root).resolve()
     store = _open_store(settings)
+    if not replace and store.exists():
+        held = Path(store.open_reader().meta.get("corpus_root") or root)
+        if held.resolve() != root:
+            raise UsageError(
+                f"The index {settings.index_dir} holds another corpus ({held}); building {root} would replace "
+                f"it. Next: pass --replace to replace it (pagerecall rollback brings it back), or choose another "
+                f"--index; to refresh the same corpus use pagerecall update"
+            )
     embedder = load_embedder(settings)
     with store.lock(wait=wait):
         disk = scan_corpus(root)
@@ -535,7 +546,7 @@ def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool
     then swapped; on any failure the live generation is untouched.
     """
     root = corpus_root or settings.corpus_root or _recorded_root(settings)
-    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook)
+    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook, replace=True)
 
 
 def _recorded_root(settings: Settings) -> Path:

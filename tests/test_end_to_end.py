@@ -325,3 +325,23 @@ def test_index_of_fulltext_schema_1_searches_alike_and_update_upgrades_it_withou
     assert {q: [(h.chunk_id, h.page_start, h.text) for h in new.search(q, k=5).hits] for q in queries} == before
     again = indexing.update(settings)
     assert not again.fulltext_rebuilt and again.generation == rep.generation  # a no-op again
+
+
+def test_build_over_an_index_of_another_corpus_is_refused_without_replace(example_index, tmp_path, capsys):
+    index = tmp_path / "idx"
+    shutil.copytree(example_index, index, symlinks=True)
+    live = (index / "CURRENT").read_text().strip()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "note.txt").write_text("The quartermaster kept a brass telescope in the chart room.", encoding="utf-8")
+    code, out, err = run_cli(capsys, "build", str(other), "--index", str(index))
+    assert code == 2 and "holds another corpus" in err and "--replace" in err and str(CORPUS.resolve()) in err
+    assert (index / "CURRENT").read_text().strip() == live and not out  # nothing written
+
+    code, out, _ = run_cli(capsys, "build", str(other), "--index", str(index), "--replace", "--json")
+    assert code == 0 and json.loads(out)["previous"] == live
+    assert Searcher(_settings(index)).search("brass telescope", k=1).hits[0].file == "note.txt"
+    assert indexing.rollback(_settings(index))["generation"] == live  # the replaced corpus comes back
+    assert Searcher(_settings(index)).search("fog signal", k=1).hits[0].file.startswith("en/")
+    code, _, err = run_cli(capsys, "build", str(CORPUS), "--index", str(index), "--quiet")  # the same corpus
+    assert code == 0, err
