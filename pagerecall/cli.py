@@ -245,7 +245,9 @@ def _print_report(rep: dict) -> None:
         for m in moved:
             out.write(f"  moved: {m['from']} -> {m['to']}\n")
     if rep.get("fulltext_rebuilt"):
-        out.write("full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n")
+        out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
+                   if rep.get("dry_run") else
+                   "full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n"))
     if not rep.get("dry_run"):
         out.write(
             f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
@@ -263,6 +265,9 @@ def _print_info(info: dict) -> None:
     out.write(f"built       {info['built_at']}\n")
     out.write(f"corpus      {info['corpus_root']}\n")
     out.write(f"model       {info['model']}\n")
+    if info.get("fulltext_upgrade_pending"):
+        out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
+                  "from the stored passages (nothing re-embedded)\n")
     out.write(f"files       {info['files_indexed']} indexed, {len(info['files_failed'])} failed; "
               f"{info['pages_indexed']} pages, {info['chunks']} passages\n")
     for f in info["files_failed"]:

@@ -369,8 +369,17 @@ def _count(searcher: tantivy.Searcher, query: Query) -> int:
     return searcher.search(query, limit=1, count=True).count
 
 
-def _ids(searcher: tantivy.Searcher, result: Any) -> list[tuple[str, float]]:
-    return [(searcher.doc(addr)["chunk_id"][0], float(score)) for score, addr in result.hits]
+def _ids(searcher: tantivy.Searcher, result: Any, rows: dict[str, dict] | None = None) -> list[tuple[str, float]]:
+    out = []
+    for score, addr in result.hits:
+        doc = searcher.doc(addr)
+        cid = doc.get_first("chunk_id")
+        if rows is not None and cid not in rows:
+            row = stored_row(doc)
+            if row is not None:
+                rows[cid] = row
+        out.append((cid, float(score)))
+    return out
 
 
 def _phrase_clauses(index: Index, parsed: ParsedQuery) -> list[tuple[Occur, Query]]:
@@ -605,8 +614,10 @@ def match_files(reader_or_index: Any, query: str, k: int) -> list[tuple[str, flo
     return sorted(out.items(), key=lambda kv: -kv[1])[:k]
 
 
-def filename_search(reader_or_index: Any, query: str, k: int) -> list[tuple[str, float]]:
+def filename_search(reader_or_index: Any, query: str, k: int, rows: dict[str, dict] | None = None
+                    ) -> list[tuple[str, float]]:
     """The filename lane: ``[(chunk_id, file score), ...]``, one chunk per matching file.
+    ``rows``: as in :func:`fulltext_search` (each hit's stored row, by ``chunk_id``).
 
     Why chunk ids rather than paths: hybrid search fuses chunk-level lanes with RRF, so each
     file found by name contributes its most relevant chunk: the chunk that best matches the
@@ -628,10 +639,10 @@ def filename_search(reader_or_index: Any, query: str, k: int) -> list[tuple[str,
         hit: list[tuple[str, float]] = []
         if other:
             clauses = [in_file] + [(Occur.Should, _term(index, f, t)) for f, t in other]
-            hit = _ids(searcher, searcher.search(Query.boolean_query(clauses, 1), limit=1))
+            hit = _ids(searcher, searcher.search(Query.boolean_query(clauses, 1), limit=1), rows)
         if not hit:
             clauses = [in_file, (Occur.Must, _term(index, "first", 1))]
-            hit = _ids(searcher, searcher.search(_and(clauses), limit=1))
+            hit = _ids(searcher, searcher.search(_and(clauses), limit=1), rows)
         if hit:
             out.append((hit[0][0], score))
     return out

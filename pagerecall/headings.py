@@ -72,7 +72,7 @@ def query_heading_key(query: str) -> str | None:
 
 def heading_keys(text: str) -> list[str]:
     """The titles a passage could start: :func:`heading_key` of each line of ``text`` (split at
-    ``\n``) of at most ``MAX_HEADING_CHARS`` characters, without dot leaders and with a letter,
+    ``\\n``) of at most ``MAX_HEADING_CHARS`` characters, without dot leaders and with a letter,
     in order and without repeats; ``[]`` for (part of) a table of contents
     (``TOC_LEADER_LINES`` lines with dot leaders). Stored with each passage in the full-text
     index (``fulltext.make_document``), so hybrid search compares keys instead of folding
@@ -103,7 +103,7 @@ def has_heading(query: str, text: str) -> bool:
     the file's first matching passage only (``search.RUNNING_HEADER_MIN``). Lines with dot leaders never match,
     nor does any line of a passage with ``TOC_LEADER_LINES`` of them (a table of contents), nor
     a query or line over ``MAX_HEADING_CHARS`` characters.
-    ``text`` is a passage with its line breaks (``\n``) as extracted.
+    ``text`` is a passage with its line breaks (``\\n``) as extracted.
     """
     want = query_heading_key(query)
     if want is None:

@@ -445,7 +445,8 @@ class WriteReport:
     verified: bool = False
     fulltext_rebuilt: bool = False
     """True when the live generation's full-text index had an older schema
-    (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages."""
+    (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages
+    (in a dry run: would rebuild it)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -508,8 +509,9 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         if held.resolve() != root:
             raise UsageError(
                 f"The index {settings.index_dir} holds another corpus ({held}); building {root} would replace "
-                f"it. Next: pass --replace to replace it (pagerecall rollback brings it back), or choose another "
-                f"--index; to refresh the same corpus use pagerecall update"
+                f"it. Next: pagerecall build {root} --index {settings.index_dir} --replace (pagerecall rollback "
+                f"brings the old one back), or choose another --index; to refresh the same corpus use "
+                f"pagerecall update"
             )
     embedder = load_embedder(settings)
     with store.lock(wait=wait):
@@ -543,10 +545,12 @@ def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool
     """Guarded full rebuild of the corpus recorded in the live index (or ``corpus_root``).
 
     Same guarantees as ``build``: a new generation is built beside the live one, verified,
-    then swapped; on any failure the live generation is untouched.
+    then swapped; on any failure the live generation is untouched. A ``corpus_root`` (or
+    ``settings.corpus_root``) other than the recorded one raises ``UsageError``: replacing the
+    corpus is ``build(..., replace=True)``.
     """
     root = corpus_root or settings.corpus_root or _recorded_root(settings)
-    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook, replace=True)
+    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook)
 
 
 def _recorded_root(settings: Settings) -> Path:
@@ -568,7 +572,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     Tantivy index is rebuilt from the Lance rows (nothing is re-embedded; the model is loaded for
     the verification probe) and ``fulltext_rebuilt`` is True.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
-    built with another model or chunking (the message says to rebuild).
+    built with another model or chunking (the message says to rebuild), ``UsageError`` when
+    ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
+    is there (another corpus: the update would delete them all; a moved corpus folder is fine).
     """
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
@@ -590,11 +596,19 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     from .fulltext import FULLTEXT_SCHEMA_VERSION
 
     fulltext_outdated = int(meta.get("fulltext_schema_version", 1)) < FULLTEXT_SCHEMA_VERSION
+    recorded_root = Path(meta["corpus_root"]).resolve()
+    if root != recorded_root and records and len(delta.deleted) == len(records):
+        raise UsageError(
+            f"None of the {len(records)} files indexed from {recorded_root} is under {root}: this looks like "
+            f"another corpus, and updating would delete every indexed file. Next: pagerecall build {root} "
+            f"--index {settings.index_dir} --replace (rollback brings the old one back), or drop the corpus setting"
+        )
     if dry_run or (delta.empty and not fulltext_outdated):
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
             chunks_total=reader.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
-            seconds_embedding=0.0, dry_run=dry_run, verified=False, **base_report,
+            seconds_embedding=0.0, dry_run=dry_run, verified=False, fulltext_rebuilt=fulltext_outdated,
+            **base_report,
         )
     from .embedding import load_embedder
 

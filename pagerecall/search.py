@@ -235,15 +235,17 @@ class Searcher:
 
         return fulltext_search(self.reader(), query, depth, files=scope, rows=rows, heading_keys=keys)
 
-    def _filename_lane(self, query: str, depth: int, scope) -> list[tuple[str, float]]:
+    def _filename_lane(self, query: str, depth: int, scope, rows: dict[str, dict]) -> list[tuple[str, float]]:
         from .fulltext import filename_search
 
-        res = filename_search(self.reader(), query, depth)
+        res = filename_search(self.reader(), query, depth, rows=rows)
         if scope is None:
             return res
         allowed = set(scope)
-        rows = {r["chunk_id"]: r["file"] for r in self.reader().get_chunks([cid for cid, _ in res])}
-        return [(cid, s) for cid, s in res if rows.get(cid) in allowed]
+        unread = [cid for cid, _ in res if cid not in rows]  # only an index of full-text schema 1
+        if unread:
+            rows.update((r["chunk_id"], r) for r in self.reader().get_chunks(unread))
+        return [(cid, s) for cid, s in res if cid in rows and rows[cid]["file"] in allowed]
 
     # ------------------------------------------------------------------ search
     def _coverage(self, query: str, ids: list[str]) -> dict[str, dict[str, float]]:
@@ -287,7 +289,7 @@ class Searcher:
         if mode in ("fulltext", "hybrid"):
             lanes["fulltext"] = self._fulltext_lane(query, depth, scope, rows, keys)
         if mode == "hybrid":
-            lanes["filename"] = self._filename_lane(query, depth, scope)
+            lanes["filename"] = self._filename_lane(query, depth, scope, rows)
         want = max(candidates, k) if deep else k
         if mode == "hybrid":
             from .fusion import weighted_rrf
@@ -530,7 +532,11 @@ class Searcher:
         return out
 
     def info(self) -> dict:
-        """What is indexed: generation, model, counts, build time, failed, degraded and stale files."""
+        """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
+        ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
+        ``pagerecall update`` rebuilds it from the stored passages)."""
+        from .fulltext import FULLTEXT_SCHEMA_VERSION
+
         reader = self.reader()
         meta = reader.meta
         records = reader.files_table()
@@ -545,6 +551,8 @@ class Searcher:
             "model": meta.get("fingerprint", {}).get("model"),
             "fingerprint": meta.get("fingerprint"),
             "counts": meta.get("counts"),
+            "fulltext_schema_version": int(meta.get("fulltext_schema_version", 1)),
+            "fulltext_upgrade_pending": int(meta.get("fulltext_schema_version", 1)) < FULLTEXT_SCHEMA_VERSION,
             "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
             "pages_indexed": sum(int(r.get("pages") or 0) for r in records if r.get("status") == "ok"),
             "chunks": reader.count_chunks(),

@@ -70,6 +70,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pagerecall import fulltext
 from pagerecall.errors import (
@@ -651,7 +652,7 @@ class GenerationWriter:
         if self._chunks is None:
             return 0
         n = 0
-        files = pa.compute.unique(
+        files = pc.unique(
             self._chunks.search().select(["file"]).limit(None).to_arrow().column("file")).to_pylist()
         for batch in _batched(files, 200):
             tbl = self._chunks.search().where(_sql_in("file", batch)).select(CHUNK_COLUMNS).limit(None).to_arrow()
@@ -722,6 +723,7 @@ class GenerationWriter:
         """Move a file's chunks and record from ``old`` to ``new`` (no re-embedding; chunk ids
         are kept). Tantivy documents are re-added from the Lance rows."""
         self._check_open()
+        self._flush()
         if self._chunks is not None:
             self._chunks.update(where=f"file = {_sql_str(old)}", values={"file": new})
         self._files.update(where=f"path = {_sql_str(old)}", values={"path": new})
@@ -856,7 +858,7 @@ class GenerationWriter:
                 "tantivy_docs": tantivy_docs,
                 "files": files.num_rows,
                 "files_failed": sum(1 for s in files.column("status").to_pylist() if s != "ok"),
-                "files_n_chunks": int(pa.compute.sum(files.column("n_chunks")).as_py() or 0),
+                "files_n_chunks": int(pc.sum(files.column("n_chunks")).as_py() or 0),
             },
         )
         _write_atomic(self.dir / "meta.json", json.dumps(full, indent=2, sort_keys=True) + "\n")

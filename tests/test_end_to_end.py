@@ -317,11 +317,14 @@ def test_index_of_fulltext_schema_1_searches_alike_and_update_upgrades_it_withou
     old = Searcher(settings)  # rows of the full-text hits now come from Lance
     assert {q: [(h.chunk_id, h.page_start, h.text) for h in old.search(q, k=5).hits] for q in queries} == before
 
+    dry = indexing.update(settings, dry_run=True)
+    assert dry.dry_run and dry.fulltext_rebuilt and dry.generation == dry.previous  # would rebuild; nothing written
+    assert old.info()["fulltext_upgrade_pending"] and old.info()["fulltext_schema_version"] == 1
     rep = indexing.update(settings)
     assert rep.fulltext_rebuilt and rep.verified and rep.chunks_embedded == 0
     assert rep.generation != rep.previous
     new = Searcher(settings)
-    assert new.reader().meta["fulltext_schema_version"] == 2
+    assert new.reader().meta["fulltext_schema_version"] == 2 and not new.info()["fulltext_upgrade_pending"]
     assert {q: [(h.chunk_id, h.page_start, h.text) for h in new.search(q, k=5).hits] for q in queries} == before
     again = indexing.update(settings)
     assert not again.fulltext_rebuilt and again.generation == rep.generation  # a no-op again
@@ -342,6 +345,10 @@ def test_build_over_an_index_of_another_corpus_is_refused_without_replace(exampl
     assert code == 0 and json.loads(out)["previous"] == live
     assert Searcher(_settings(index)).search("brass telescope", k=1).hits[0].file == "note.txt"
     assert indexing.rollback(_settings(index))["generation"] == live  # the replaced corpus comes back
+    for cmd in ("rebuild", "update"):  # another corpus by setting: refused too, nothing written
+        code, _, err = run_cli(capsys, cmd, "--index", str(index), "--corpus", str(other))
+        assert code == 2 and "--replace" in err, (cmd, err)
+        assert (index / "CURRENT").read_text().strip() == live
     assert Searcher(_settings(index)).search("fog signal", k=1).hits[0].file.startswith("en/")
     code, _, err = run_cli(capsys, "build", str(CORPUS), "--index", str(index), "--quiet")  # the same corpus
     assert code == 0, err

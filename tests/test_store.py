@@ -544,3 +544,20 @@ def test_schema_1_fulltext_index_is_served_then_rebuilt_from_lance_by_the_next_g
     assert set(rows) == {cid for cid, _ in hits} and all(r["file"] == "a.pdf" for r in rows.values())
     assert tree_digest(tmp_path / "idx" / gen) == base_digest  # the base generation is untouched
     assert not store.begin_generation(base=w.name).fulltext_rebuilt
+
+
+def test_rename_of_rows_still_buffered_in_the_writer_moves_them_everywhere(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    w = store.begin_generation(dim=8)
+    w.add_chunks(make_rows("a.pdf", 3, unit(np.random.default_rng(0), 3, 8)))  # buffered, not yet in Lance
+    w.upsert_file_records([file_record("a.pdf", 3)])
+    w.rename_file("a.pdf", "b.pdf")
+    w.finalize({"dim": 8})
+    report = w.verify()
+    store.swap(w.name)
+    reader = store.open_reader()
+    assert report.lance_chunks == report.tantivy_docs == 3
+    assert [r["path"] for r in reader.files_table()] == ["b.pdf"]
+    rows: dict[str, dict] = {}
+    assert len(fulltext.fulltext_search(reader, "part", 5, rows=rows)) == 3
+    assert {r["file"] for r in reader.get_chunks(list(rows))} == {r["file"] for r in rows.values()} == {"b.pdf"}
