@@ -33,6 +33,10 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
 Queries: the 270 section titles of ../shared/corpora/demo (en/de/ja) interleaved with SciFact
 claims; warm = 20 queries per mode (2 for deep) answered before timing; deep is timed over
 ``--deep-queries`` (default 30) queries because each one reranks ~30 widened passages.
+Vector, full-text and hybrid are timed interleaved: each query in every mode in turn (the order
+rotates from query to query), so load from other jobs on a shared machine falls on all modes
+alike; besides the ratio of the p50s, ``hybrid_over_vector`` gives the median over queries of
+each query's hybrid/vector time (a paired figure, steadier under changing load).
 """
 
 from __future__ import annotations
@@ -339,24 +343,44 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
     queries = _load_queries(max(n_queries, deep_queries, ann_queries, WARM_QUERIES))
     out: dict = {"chunks": searcher.reader().count_chunks(), "ann": searcher.reader().meta.get("ann"), "modes": {}}
     rss_cold = _rss_mb()
-    for mode in modes.split(","):
-        deep = mode == "deep"
-        lane = "hybrid" if deep else mode
-        n = deep_queries if deep else n_queries
-        try:
-            for q in queries[: 2 if deep else WARM_QUERIES]:  # deep loads the reranker once, then is warm
-                searcher.search(q, k=10, mode=lane, deep=deep)
-            times = []
-            for q in queries[:n]:
-                t0 = time.perf_counter()
-                searcher.search(q, k=10, mode=lane, deep=deep)
-                times.append(time.perf_counter() - t0)
-        except Exception as exc:  # noqa: BLE001 - report, measure the other modes
-            out["modes"][mode] = {"error": f"{type(exc).__name__}: {exc}"}
-            continue
-        out["modes"][mode] = {"queries": n, "p50_ms": _pct(times, 50), "p95_ms": _pct(times, 95),
-                              "mean_ms": round(1000 * statistics.fmean(times), 2)}
+    wanted = modes.split(",")
+    # vector, fulltext and hybrid are timed interleaved, query by query (the order of the modes rotates),
+    # so that a burst of load on a shared machine hits every mode alike; deep is timed after them
+    lanes = [m for m in wanted if m != "deep"]
+    times: dict[str, list[float]] = {m: [] for m in lanes}
+    for q in queries[:WARM_QUERIES]:
+        for mode in lanes:
+            searcher.search(q, k=10, mode=mode)
+    for i, q in enumerate(queries[:n_queries]):
+        for j in range(len(lanes)):
+            mode = lanes[(i + j) % len(lanes)]
+            t0 = time.perf_counter()
+            searcher.search(q, k=10, mode=mode)
+            times[mode].append(time.perf_counter() - t0)
+    for mode in lanes:
+        out["modes"][mode] = {"queries": n_queries, "p50_ms": _pct(times[mode], 50), "p95_ms": _pct(times[mode], 95),
+                              "mean_ms": round(1000 * statistics.fmean(times[mode]), 2)}
         log.info("  %s: %s", mode, out["modes"][mode])
+    if "vector" in times and "hybrid" in times:
+        paired = [h / v for h, v in zip(times["hybrid"], times["vector"])]
+        out["hybrid_over_vector"] = {"p50_ratio": round(_pct(times["hybrid"], 50) / _pct(times["vector"], 50), 3),
+                                     "median_paired_ratio": round(statistics.median(paired), 3)}
+        log.info("  hybrid/vector: %s", out["hybrid_over_vector"])
+    if "deep" in wanted:
+        try:
+            for q in queries[:2]:  # loads the reranker once, then it is warm
+                searcher.search(q, k=10, mode="hybrid", deep=True)
+            deep_times = []
+            for q in queries[:deep_queries]:
+                t0 = time.perf_counter()
+                searcher.search(q, k=10, mode="hybrid", deep=True)
+                deep_times.append(time.perf_counter() - t0)
+            out["modes"]["deep"] = {"queries": deep_queries, "p50_ms": _pct(deep_times, 50),
+                                    "p95_ms": _pct(deep_times, 95),
+                                    "mean_ms": round(1000 * statistics.fmean(deep_times), 2)}
+        except Exception as exc:  # noqa: BLE001 - report, keep the other figures
+            out["modes"]["deep"] = {"error": f"{type(exc).__name__}: {exc}"}
+        log.info("  deep: %s", out["modes"]["deep"])
     out["rss_mb_warm"] = _rss_mb()
     out["rss_mb_after_open"] = rss_cold
     # ANN recall@10 against exact search (same table, index bypassed)
@@ -556,6 +580,12 @@ def _markdown(report: dict) -> str:
                     continue
                 lines.append(f"| {size} ({kind}) | {r['chunks']} | {mode} | {mr['queries']} | {mr['p50_ms']} | "
                              f"{mr['p95_ms']} | {r['rss_mb_warm']} | {r['ann_recall@10']} |")
+        lines.append("")
+        for size, r in report["latency"].items():
+            if isinstance(r, dict) and "hybrid_over_vector" in r:
+                h = r["hybrid_over_vector"]
+                lines.append(f"- {size}: hybrid/vector p50 ratio {h['p50_ratio']}, "
+                             f"median paired ratio {h['median_paired_ratio']}")
         lines.append("")
     if "coldstart" in report:
         c = report["coldstart"]
