@@ -197,7 +197,9 @@ def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: Ch
         # slack: re-tokenising a chunk can differ from the page-wise count by a token at each
         # page join (a lone "▁" before CJK) and at each cut inside a word
         slack = 2 + (c.page_end - c.page_start)
-        first_in_zone = max(params.min_tokens, c.n_tokens - B // 4) + slack
+        # the zone is the final quarter of the B-token window (chunking step 4), not of the chunk:
+        # a chunk cut at a word end before B has its zone's start at B - B // 4 all the same
+        first_in_zone = max(params.min_tokens, B - B // 4) + slack
         if first_in_zone >= len(spans):
             continue
         zone_start = g_start + spans[first_in_zone][0]
