@@ -369,17 +369,25 @@ def _count(searcher: tantivy.Searcher, query: Query) -> int:
     return searcher.search(query, limit=1, count=True).count
 
 
+def _read_hit(searcher: tantivy.Searcher, addr: Any, rows: dict[str, dict] | None = None,
+              heading_keys: dict[str, list[str]] | None = None) -> str:
+    """The chunk id of the document at ``addr``; its stored row and heading keys go into ``rows``
+    and ``heading_keys`` when those are given and the document has them (schema version 2)."""
+    doc = searcher.doc(addr)
+    cid = doc.get_first("chunk_id")
+    if rows is not None and cid not in rows:
+        row = stored_row(doc)
+        if row is not None:
+            rows[cid] = row
+    if heading_keys is not None:
+        keys = stored_heading_keys(doc)
+        if keys is not None:
+            heading_keys[cid] = keys
+    return cid
+
+
 def _ids(searcher: tantivy.Searcher, result: Any, rows: dict[str, dict] | None = None) -> list[tuple[str, float]]:
-    out = []
-    for score, addr in result.hits:
-        doc = searcher.doc(addr)
-        cid = doc.get_first("chunk_id")
-        if rows is not None and cid not in rows:
-            row = stored_row(doc)
-            if row is not None:
-                rows[cid] = row
-        out.append((cid, float(score)))
-    return out
+    return [(_read_hit(searcher, addr, rows), float(score)) for score, addr in result.hits]
 
 
 def _phrase_clauses(index: Index, parsed: ParsedQuery) -> list[tuple[Occur, Query]]:
@@ -494,20 +502,7 @@ def fulltext_search(
     if not hits and parsed.phrases:
         loose = parse_query(query.translate(_QUOTES).replace('"', " "))
         hits = _search_parsed(searcher, index, loose, scope, k)
-    out = []
-    for addr, score in hits:
-        doc = searcher.doc(addr)
-        cid = doc.get_first("chunk_id")
-        if rows is not None and cid not in rows:
-            row = stored_row(doc)
-            if row is not None:
-                rows[cid] = row
-        if heading_keys is not None:
-            keys = stored_heading_keys(doc)
-            if keys is not None:
-                heading_keys[cid] = keys
-        out.append((cid, score))
-    return out
+    return [(_read_hit(searcher, addr, rows, heading_keys), score) for addr, score in hits]
 
 
 def phrases_not_found(reader_or_index: Any, query: str, files: Sequence[str] | None = None) -> list[str]:
