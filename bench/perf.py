@@ -500,11 +500,10 @@ def _upgraded(index_dir: Path) -> dict:
     """Bring a real index built by an older pagerecall to the current full-text schema before it
     is timed (``pagerecall update``: the Tantivy index is rebuilt from the Lance rows, nothing is
     re-embedded), so the figures are those of the current code. Returns the generation timed."""
-    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION
+    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
     gen = (index_dir / "CURRENT").read_text().strip()
-    meta = json.loads((index_dir / gen / "meta.json").read_text())
-    old = int(meta.get("fulltext_schema_version", 1))
+    old = schema_version_of(json.loads((index_dir / gen / "meta.json").read_text()))
     if old >= FULLTEXT_SCHEMA_VERSION:
         return {"generation": gen}
     log.info("%s: full-text schema %d < %d, running pagerecall update first", index_dir, old, FULLTEXT_SCHEMA_VERSION)

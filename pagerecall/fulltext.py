@@ -98,6 +98,15 @@ older ``fulltext_schema_version`` is still searched; the next generation written
 (``pagerecall update``) rebuilds its Tantivy index from the Lance rows (no re-embedding).
 History: 1 = first schema; 2 = stored ``row`` (see "Stored rows")."""
 
+STORED_ROWS_SCHEMA_VERSION = 2
+"""The first schema version whose documents store ``row`` and ``headings``."""
+
+
+def schema_version_of(meta: dict) -> int:
+    """The full-text schema version a generation's ``meta.json`` records (1 when absent: the
+    generations written before the version was recorded)."""
+    return int(meta.get("fulltext_schema_version", 1))
+
 TEXT_ANALYZER = "pr_text"
 NGRAM_ANALYZER = "pr_ngram"
 

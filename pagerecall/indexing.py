@@ -593,9 +593,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
         failed=_failed(list(records.values())),
     )
-    from .fulltext import FULLTEXT_SCHEMA_VERSION
+    from .fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
-    fulltext_outdated = int(meta.get("fulltext_schema_version", 1)) < FULLTEXT_SCHEMA_VERSION
+    fulltext_outdated = schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION
     recorded_root = Path(meta["corpus_root"]).resolve()
     if root != recorded_root and records and len(delta.deleted) == len(records):
         raise UsageError(
@@ -657,7 +657,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         chunks_embedded=stats.chunks_embedded,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
-        verified=True, fulltext_rebuilt=fulltext_outdated, **base_report,
+        verified=True, fulltext_rebuilt=writer.fulltext_rebuilt, **base_report,
     )
 
 

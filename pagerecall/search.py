@@ -535,7 +535,7 @@ class Searcher:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages)."""
-        from .fulltext import FULLTEXT_SCHEMA_VERSION
+        from .fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
         reader = self.reader()
         meta = reader.meta
@@ -551,8 +551,8 @@ class Searcher:
             "model": meta.get("fingerprint", {}).get("model"),
             "fingerprint": meta.get("fingerprint"),
             "counts": meta.get("counts"),
-            "fulltext_schema_version": int(meta.get("fulltext_schema_version", 1)),
-            "fulltext_upgrade_pending": int(meta.get("fulltext_schema_version", 1)) < FULLTEXT_SCHEMA_VERSION,
+            "fulltext_schema_version": schema_version_of(meta),
+            "fulltext_upgrade_pending": schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION,
             "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
             "pages_indexed": sum(int(r.get("pages") or 0) for r in records if r.get("status") == "ok"),
             "chunks": reader.count_chunks(),

@@ -585,8 +585,8 @@ class GenerationWriter:
                 )
         self._tindex = fulltext.open_index(self.dir / "tantivy")
         self._twriter = None
-        base_ft = int(_read_json(self.dir / "meta.json").get("fulltext_schema_version", 1)) if base else None
-        self.fulltext_rebuilt = base_ft is not None and base_ft < fulltext.FULLTEXT_SCHEMA_VERSION
+        self.fulltext_rebuilt = bool(base) and (
+            fulltext.schema_version_of(_read_json(self.dir / "meta.json")) < fulltext.FULLTEXT_SCHEMA_VERSION)
         """True when the base's Tantivy index had an older schema and was rebuilt from Lance here."""
         if self.fulltext_rebuilt:
             self._rebuild_fulltext()
@@ -957,7 +957,8 @@ class GenerationWriter:
             probe_t_hits = len(fulltext.fulltext_search(reader, text, 10, rows=stored))
             if not probe_t_hits:
                 problems.append(f"text probe {text!r} returned nothing")
-            elif int(reader.meta.get("fulltext_schema_version", 1)) >= 2 and len(stored) != probe_t_hits:
+            elif (fulltext.schema_version_of(reader.meta) >= fulltext.STORED_ROWS_SCHEMA_VERSION
+                  and len(stored) != probe_t_hits):
                 problems.append(f"text probe: {probe_t_hits - len(stored)} Tantivy documents without a stored row")
             for lance_row in reader.get_chunks(list(stored)):
                 if stored[lance_row["chunk_id"]] != lance_row:
