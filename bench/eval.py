@@ -374,7 +374,8 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
     from pagerecall import indexing
     from pagerecall.embedding import load_embedder
     from pagerecall.errors import IndexMismatchError
-    from pagerecall.store import IndexStore
+    from pagerecall.index.layout import IndexStore
+    from pagerecall.index.snapshot import open_snapshot
 
     materialize(corpus)
     settings = dataclasses.replace(base, index_dir=CACHE / corpus.key / "index", corpus_root=corpus.root)
@@ -392,7 +393,7 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
     if store.exists() and not rebuild:
         fp = indexing.index_fingerprint(load_embedder(settings), settings)
         try:
-            indexing.check_fingerprint(store.open_reader().meta.get("fingerprint", {}), fp, "reuse")
+            indexing.check_fingerprint(open_snapshot(store.path).meta.get("fingerprint", {}), fp, "reuse")
             action = "update"
         except IndexMismatchError as exc:
             log.info("rebuilding %s: %s", corpus.key, exc)

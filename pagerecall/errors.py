@@ -41,6 +41,11 @@ class PathOutsideCorpusError(UsageError):
 class IndexNotFoundError(PagerecallError):
     """There is no index at the given directory, or it has no live generation."""
 
+    @classmethod
+    def at(cls, path: object) -> "IndexNotFoundError":
+        """The one "no index here" error, with its next step (every command that reads uses it)."""
+        return cls(f"No index at {path}. Next: pagerecall build CORPUS --index {path}")
+
 
 class IndexMismatchError(PagerecallError):
     """The index was built with another embedding model, chunking or schema: rebuild it."""

@@ -12,39 +12,30 @@ Every write follows one path (ARCHITECTURE.md, "The index on disk"):
 
 A crash at any point before step 4 leaves the previous generation serving, untouched.
 
-Change detection (``compute_delta``): a file whose size and mtime equal its record is taken as
-unchanged without reading it (what rsync and git do by default; ``checksum=True`` hashes
-everything); otherwise its SHA-256 decides: same hash = touched (no re-embedding), new hash =
-changed. A new path whose hash equals a vanished path's hash is a move: its rows keep their
-chunk ids and vectors, only ``file`` changes. Files that failed before are retried every run.
+Change detection: :mod:`pagerecall.index.corpus`. The fingerprint: :mod:`pagerecall.index.fingerprint`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import queue
 import threading
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from .config import Settings
-from .errors import ExtractionError, IndexMismatchError, IndexNotFoundError, UsageError
+from .errors import ExtractionError, IndexNotFoundError, UsageError
+from .index.corpus import DiskFile, compute_delta, scan_corpus
+from .index.fingerprint import check_fingerprint, index_fingerprint
 from .tokenization import file_sha256
 from .types import Chunk, Document
 
 log = logging.getLogger(__name__)
-
-SCHEMA_VERSION = 1
-"""Bumped whenever the on-disk layout or the extraction/chunking semantics change (rebuild)."""
-
-EXTRACTION_VERSION = 1
-"""Bumped when text extraction changes so that existing chunks would differ."""
 
 EMBED_BATCH = 32
 """Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
@@ -68,130 +59,6 @@ Progress = Callable[[str, int, int], None]
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-# --------------------------------------------------------------------------- scanning
-
-
-@dataclass(frozen=True, slots=True)
-class DiskFile:
-    """A supported source file found under the corpus root (``rel`` uses ``/``)."""
-
-    rel: str
-    size: int
-    mtime: float
-
-
-def scan_corpus(root: Path, quiet: bool = False) -> dict[str, DiskFile]:
-    """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
-
-    Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
-    ``root`` (a corpus must not reach out of itself; logged, at debug level when ``quiet``). Raises ``UsageError`` when ``root`` is
-    not a directory.
-    """
-    from .sources import SUPPORTED_SUFFIXES
-
-    root = Path(root)
-    if not root.is_dir():
-        raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of .pdf/.txt files")
-    real_root = root.resolve()
-    found: dict[str, DiskFile] = {}
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
-            if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
-                continue
-            full = Path(dirpath) / name
-            try:
-                if full.is_symlink() and not full.resolve().is_relative_to(real_root):
-                    (log.debug if quiet else log.warning)("skipping %s: symlink leaves the corpus root", full)
-                    continue
-                st = full.stat()
-            except OSError as exc:
-                log.warning("skipping %s: %s", full, exc)
-                continue
-            rel = full.relative_to(root).as_posix()
-            found[rel] = DiskFile(rel, st.st_size, st.st_mtime)
-    return found
-
-
-@dataclass
-class Delta:
-    """What changed on disk against the index's ``files`` table.
-
-    ``moved`` holds ``(old, new)`` pairs; ``touched`` files changed mtime only (same hash);
-    ``retry`` are files that failed before and are tried again. ``hashes`` maps every path
-    that was hashed to its SHA-256.
-    """
-
-    added: list[str] = field(default_factory=list)
-    changed: list[str] = field(default_factory=list)
-    moved: list[tuple[str, str]] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    retry: list[str] = field(default_factory=list)
-    touched: list[str] = field(default_factory=list)
-    unchanged: int = 0
-    hashes: dict[str, str] = field(default_factory=dict, repr=False)
-
-    @property
-    def to_embed(self) -> list[str]:
-        """Paths whose text must be extracted, chunked and embedded."""
-        return sorted(self.added + self.changed + self.retry)
-
-    @property
-    def empty(self) -> bool:
-        return not (self.added or self.changed or self.moved or self.deleted or self.retry or self.touched)
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d.pop("hashes")
-        d["moved"] = [{"from": a, "to": b} for a, b in self.moved]
-        return d
-
-
-def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict], checksum: bool = False) -> Delta:
-    """Compare files on disk with the index's file records (see the module docstring)."""
-    delta = Delta()
-    vanished = {p: r for p, r in records.items() if p not in disk}
-    vanished_by_hash: dict[str, list[str]] = {}
-    for p, r in vanished.items():
-        if r.get("status") == "ok" and r.get("sha256"):
-            vanished_by_hash.setdefault(r["sha256"], []).append(p)
-
-    def sha(rel: str) -> str:
-        if rel not in delta.hashes:
-            delta.hashes[rel] = file_sha256(root / rel)
-        return delta.hashes[rel]
-
-    for rel, f in sorted(disk.items()):
-        rec = records.get(rel)
-        if rec is None:
-            h = sha(rel)
-            olds = vanished_by_hash.get(h)
-            if olds:
-                old = olds.pop(0)
-                delta.moved.append((old, rel))
-                vanished.pop(old)
-            else:
-                delta.added.append(rel)
-            continue
-        if rec.get("status") != "ok":
-            sha(rel)
-            delta.retry.append(rel)
-            continue
-        same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
-        if same_stat and not checksum:
-            delta.unchanged += 1
-            continue
-        if sha(rel) == rec.get("sha256"):
-            if same_stat:
-                delta.unchanged += 1
-            else:
-                delta.touched.append(rel)
-        else:
-            delta.changed.append(rel)
-    delta.deleted = sorted(vanished)
-    return delta
 
 
 # --------------------------------------------------------------------------- preparing files
@@ -398,29 +265,6 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
     return stats
 
 
-# --------------------------------------------------------------------------- fingerprint and meta
-
-
-def index_fingerprint(embedder, settings: Settings) -> dict:
-    """Everything that must match between an index and the code that queries or updates it."""
-    fp = dict(embedder.fingerprint())
-    fp["chunking"] = settings.chunk.as_dict()
-    fp["schema_version"] = SCHEMA_VERSION
-    fp["extraction_version"] = EXTRACTION_VERSION
-    return fp
-
-
-def check_fingerprint(stored: dict, current: dict, what: str = "query") -> None:
-    """Raise ``IndexMismatchError`` (message says to rebuild) when the fingerprints differ."""
-    diffs = sorted(k for k in set(stored) | set(current) if stored.get(k) != current.get(k))
-    if diffs:
-        detail = ", ".join(f"{k}: index={stored.get(k)!r} now={current.get(k)!r}" for k in diffs[:4])
-        raise IndexMismatchError(
-            f"This index was built with another model or chunking ({detail}); cannot {what} it. "
-            "Next: pagerecall rebuild (or set PAGERECALL_MODEL to the index's model)"
-        )
-
-
 # --------------------------------------------------------------------------- reports
 
 
@@ -460,9 +304,23 @@ def _failed(records: list[dict]) -> list[dict]:
 
 
 def _open_store(settings: Settings):
-    from .store import IndexStore
+    from .index.layout import IndexStore
 
     return IndexStore(settings.index_dir)
+
+
+def _live_meta(store) -> dict:
+    """The live generation's ``meta.json``."""
+    from .index.schema import read_json
+
+    return read_json(store.path / store.current_name() / "meta.json")
+
+
+def _live_files(store) -> list[dict]:
+    """The live generation's file records (read through the read path)."""
+    from .index.snapshot import open_snapshot
+
+    return open_snapshot(store.path).files_table()
 
 
 def _probe(writer, embedder) -> None:
@@ -486,7 +344,7 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
           action: str = "build", crash_hook: Callable[[str], None] | None = None,
-          replace: bool = False) -> WriteReport:
+          replace: bool = False, dry_run: bool = False) -> WriteReport:
     """Index every supported file under ``corpus_root`` into a new generation and make it live.
 
     The live generation (if any) keeps serving until the new one is verified; it is kept as
@@ -505,7 +363,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     root = Path(corpus_root).resolve()
     store = _open_store(settings)
     if not replace and store.exists():
-        held = Path(store.open_reader().meta.get("corpus_root") or root)
+        held = Path(_live_meta(store).get("corpus_root") or root)
         if held.resolve() != root:
             raise UsageError(
                 f"The index {settings.index_dir} holds another corpus ({held}); building {root} would replace "
@@ -513,6 +371,14 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
                 f"brings the old one back), or choose another --index; to refresh the same corpus use "
                 f"pagerecall update"
             )
+    if dry_run:  # what the write would take in: the files on disk; nothing is loaded or written
+        disk = scan_corpus(root)
+        return WriteReport(
+            action=action, generation=None, previous=store.current_name(), corpus_root=str(root),
+            delta={"added": len(disk), "files": sorted(disk)}, files_ok=0, files_failed=0, failed=[],
+            chunks_embedded=0, chunks_total=0, pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
+            seconds_embedding=0.0, dry_run=True,
+        )
     embedder = load_embedder(settings)
     with store.lock(wait=wait):
         disk = scan_corpus(root)
@@ -529,7 +395,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             writer.abort()
             raise
         store.cleanup(keep=settings.keep_generations)
-        records = store.open_reader().files_table()
+        records = _live_files(store)
     return WriteReport(
         action=action, generation=name, previous=previous, corpus_root=str(root),
         delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
@@ -541,25 +407,24 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
 
 
 def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool = True,
-            corpus_root: Path | None = None, crash_hook=None) -> WriteReport:
+            corpus_root: Path | None = None, crash_hook=None, dry_run: bool = False) -> WriteReport:
     """Guarded full rebuild of the corpus recorded in the live index (or ``corpus_root``).
 
     Same guarantees as ``build``: a new generation is built beside the live one, verified,
     then swapped; on any failure the live generation is untouched. A ``corpus_root`` (or
     ``settings.corpus_root``) other than the recorded one raises ``UsageError``: replacing the
-    corpus is ``build(..., replace=True)``.
+    corpus is ``build(..., replace=True)``. ``dry_run`` reports the files that would be indexed
+    and the generation that would stay as the rollback target, and writes nothing.
     """
     root = corpus_root or settings.corpus_root or _recorded_root(settings)
-    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook)
+    return build(settings, root, progress, wait=wait, action="rebuild", crash_hook=crash_hook, dry_run=dry_run)
 
 
 def _recorded_root(settings: Settings) -> Path:
     store = _open_store(settings)
     if not store.exists():
-        raise IndexNotFoundError(
-            f"No index at {settings.index_dir}. Next: pagerecall build CORPUS --index {settings.index_dir}"
-        )
-    return Path(store.open_reader().meta["corpus_root"])
+        raise IndexNotFoundError.at(settings.index_dir)
+    return Path(_live_meta(store)["corpus_root"])
 
 
 def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bool = False, wait: bool = True,
@@ -580,13 +445,13 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     t0 = time.perf_counter()
     store = _open_store(settings)
     if not store.exists():
-        raise IndexNotFoundError(
-            f"No index at {settings.index_dir}. Next: pagerecall build CORPUS --index {settings.index_dir}"
-        )
-    reader = store.open_reader()
-    meta = reader.meta
+        raise IndexNotFoundError.at(settings.index_dir)
+    from .index.snapshot import open_snapshot
+
+    live = open_snapshot(store.path)
+    meta = live.meta
     root = Path(settings.corpus_root or meta["corpus_root"]).resolve()
-    records = {r["path"]: r for r in reader.files_table()}
+    records = {r["path"]: r for r in live.files_table()}
     disk = scan_corpus(root)
     delta = compute_delta(root, disk, records, checksum=checksum)
     base_report = dict(
@@ -606,7 +471,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     if dry_run or (delta.empty and not fulltext_outdated):
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
-            chunks_total=reader.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
+            chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
             seconds_embedding=0.0, dry_run=dry_run, verified=False, fulltext_rebuilt=fulltext_outdated,
             **base_report,
         )
@@ -650,7 +515,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             writer.abort()
             raise
         store.cleanup(keep=settings.keep_generations)
-        new_records = store.open_reader().files_table()
+        new_records = _live_files(store)
     base_report["failed"] = _failed(new_records)
     return WriteReport(
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,

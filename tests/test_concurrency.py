@@ -25,7 +25,7 @@ from pagerecall import indexing
 from pagerecall.config import Settings
 from pagerecall.errors import LockedError
 from pagerecall.search import Searcher
-from pagerecall.store import IndexStore
+from pagerecall.index.layout import IndexStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "corpus"

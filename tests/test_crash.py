@@ -38,7 +38,7 @@ import pytest
 from pagerecall import indexing
 from pagerecall.config import Settings
 from pagerecall.search import Searcher
-from pagerecall.store import IndexStore
+from pagerecall.index.layout import IndexStore
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "examples" / "corpus"

@@ -34,7 +34,7 @@ def _tool_names() -> list[str]:
     import mcp
 
     from pagerecall.config import Settings
-    from pagerecall.mcp_server import create_server
+    from pagerecall.mcp.server import create_server
 
     # listing tools opens no index and loads no model
     server = create_server(Settings(index_dir=ROOT / "does-not-exist"))
@@ -60,3 +60,20 @@ def test_json_examples_in_readme_parse(readme):
     blocks = re.findall(r"```json\n(.*?)```", readme, flags=re.S)
     for block in blocks:
         json.loads(block)
+
+
+def _options() -> list[tuple[str, str, argparse.Action]]:
+    parser = build_parser()
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)][0]
+    out = []
+    for name, sub in sorted(subs.choices.items()):
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            out.append((name, "/".join(action.option_strings) or action.dest, action))
+    return out
+
+
+@pytest.mark.parametrize("command,option,action", _options(), ids=lambda v: v if isinstance(v, str) else "")
+def test_every_cli_option_has_help(command, option, action):
+    assert action.help and action.help.strip(), f"pagerecall {command} {option} has no help text"

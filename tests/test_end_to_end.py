@@ -203,7 +203,7 @@ def test_incremental_update_add_move_delete_rebuild_rollback(tmp_path):
     after = s.search("fog signal", k=10).hits
     assert len({h.chunk_id for h in after}) == len(after)  # a rebuild never duplicates hits
     assert {h.chunk_id for h in after} == before
-    assert rb.chunks_total == Searcher(settings).reader().count_chunks()
+    assert rb.chunks_total == Searcher(settings).snapshot().count_chunks()
 
     back = indexing.rollback(settings)
     assert back["generation"] != rb.generation
@@ -324,7 +324,7 @@ def test_index_of_fulltext_schema_1_searches_alike_and_update_upgrades_it_withou
     assert rep.fulltext_rebuilt and rep.verified and rep.chunks_embedded == 0
     assert rep.generation != rep.previous
     new = Searcher(settings)
-    assert new.reader().meta["fulltext_schema_version"] == 2 and not new.info()["fulltext_upgrade_pending"]
+    assert new.snapshot().meta["fulltext_schema_version"] == 2 and not new.info()["fulltext_upgrade_pending"]
     assert {q: [(h.chunk_id, h.page_start, h.text) for h in new.search(q, k=5).hits] for q in queries} == before
     again = indexing.update(settings)
     assert not again.fulltext_rebuilt and again.generation == rep.generation  # a no-op again

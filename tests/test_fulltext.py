@@ -11,7 +11,10 @@ import re
 import pytest
 
 from pagerecall import fulltext
-from pagerecall.fulltext import files_inventory, filename_search, fulltext_search, snippet
+from pagerecall.search.inventory import files_inventory
+from pagerecall.search.lexical import filename_search, fulltext_search, term_coverage
+from pagerecall.search.query import parse_query
+from pagerecall.search.snippets import snippet
 from tests.conftest import shared_path
 
 PIECE = 800
@@ -286,7 +289,7 @@ def _coverage_from_texts(index, query: str, texts: list[str]) -> list[float]:
     import math
 
     searcher = index.searcher()
-    parsed = fulltext.parse_query(query)
+    parsed = parse_query(query)
     terms = list(dict.fromkeys(list(parsed.terms) + [("text", w) for ws, _ in parsed.phrases for _, w in ws]
                                + [("text_ngram", g) for _, gs in parsed.phrases for g in gs]))
     n = searcher.num_docs
@@ -308,7 +311,7 @@ def _coverage_from_texts(index, query: str, texts: list[str]) -> list[float]:
 def test_term_coverage_is_the_idf_weighted_share_of_query_terms_in_each_chunk(corpus, query):
     hits = fulltext_search(corpus["index"], query, 30)
     ids = [cid for cid, _ in hits] + ["no-such-chunk-00000"]
-    got = fulltext.term_coverage(corpus["index"], query, ids)
+    got = term_coverage(corpus["index"], query, ids)
     want = _coverage_from_texts(corpus["index"], query, _texts(corpus, hits)) + [0.0]
     assert got == pytest.approx(want, abs=1e-6)
     assert len(set(round(g, 4) for g in got)) > 2  # the query terms are spread unevenly over the hits

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagerecall.errors import UsageError
-from pagerecall.fusion import RRF_K, FusedItem, weighted_rrf
+from pagerecall.fusion import PAPER_RRF_K, RRF_K, FusedItem, weighted_rrf
 
 IDS = st.sampled_from([f"c{i}" for i in range(12)])
 LANE = st.lists(IDS, max_size=10, unique=True)
@@ -29,7 +29,7 @@ def test_hand_computed_example() -> None:
     assert math.isclose(by_id["a"].score, 1 / 61)
     assert [f.id for f in out] == ["b", "d", "a", "c"]
     assert by_id["d"].ranks == {"vector": None, "fulltext": 2}
-    assert RRF_K == 60
+    assert PAPER_RRF_K == 60 and RRF_K == 10  # the paper's default; hybrid search's measured K
 
 
 def test_ties_break_on_best_rank_then_id() -> None:

@@ -31,13 +31,9 @@ from pagerecall.errors import (
 
 mcp = pytest.importorskip("mcp")
 
-from pagerecall.mcp_server import (  # noqa: E402
-    RESPONSE_TOKEN_BUDGET,
-    _ranges,
-    _tool_error,
-    create_server,
-    estimate_tokens,
-)
+from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, estimate_tokens  # noqa: E402
+from pagerecall.mcp.budget import page_ranges as _ranges  # noqa: E402
+from pagerecall.mcp.server import _tool_error, create_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page",

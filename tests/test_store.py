@@ -1,4 +1,4 @@
-"""IndexStore / GenerationWriter / GenerationReader on real LanceDB and Tantivy (tmp_path).
+"""IndexStore / GenerationWriter / Snapshot / LiveIndex on real LanceDB and Tantivy (tmp_path).
 
 Vectors come from numpy's generator (clustered, L2-normalised) except in the test that uses
 the real bundled embedder.
@@ -7,7 +7,6 @@ the real bundled embedder.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from collections import Counter
@@ -21,7 +20,11 @@ from conftest import rewrite_fulltext_as_schema_1
 from pagerecall import fulltext
 from pagerecall.headings import heading_keys
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, LockedError
-from pagerecall.store import ANN_MIN_ROWS, GenerationReader, IndexStore, chunk_id
+from pagerecall.index.ann import ANN_MIN_ROWS
+from pagerecall.index.layout import IndexStore
+from pagerecall.index.schema import chunk_id
+from pagerecall.index.snapshot import LiveIndex, Snapshot, open_snapshot
+from pagerecall.search import inventory, lexical
 
 WORDS = (
     "package build source binary upload changelog control rules patch maintainer "
@@ -106,17 +109,17 @@ def test_commit_rollback_and_cleanup(tmp_path):
     store = IndexStore(tmp_path / "idx")
     assert not store.exists() and store.current_name() is None
     with pytest.raises(IndexNotFoundError):
-        store.open_reader()
+        open_snapshot(store.path)
 
     g1 = build(store, {"a.pdf": 3})
     assert store.exists() and store.current_name() == g1 and store.previous_name() is None
     g2 = build(store, {"a.pdf": 3, "b.pdf": 2}, base=g1)
     assert (store.current_name(), store.previous_name()) == (g2, g1)
-    assert store.open_reader().count_chunks() == 5
+    assert open_snapshot(store.path).count_chunks() == 5
 
     assert store.rollback() == g1
     assert (store.current_name(), store.previous_name()) == (g1, g2)
-    assert store.open_reader().count_chunks() == 3
+    assert open_snapshot(store.path).count_chunks() == 3
     assert store.rollback() == g2  # and back again
 
     g3 = build(store, {"c.pdf": 1})
@@ -130,7 +133,7 @@ def test_commit_rollback_and_cleanup(tmp_path):
     assert sorted(removed) == sorted([g1, crashed.name])
     assert store.generations() == [g2, g3]
     assert not list(store.path.glob("*.tmp*"))
-    assert store.open_reader().name == g3 and store.open_reader().count_chunks() == 1
+    assert open_snapshot(store.path).name == g3 and open_snapshot(store.path).count_chunks() == 1
 
 
 def test_cleanup_keep_three_keeps_one_older(tmp_path):
@@ -173,9 +176,9 @@ def test_copy_from_base_leaves_base_byte_for_byte_unchanged(tmp_path):
 
     probe = unit(rng, 1, dim)[0]
     before_digest = tree_digest(store.path / base)
-    base_reader = GenerationReader(store.path, base)
+    base_reader = Snapshot(store.path, base)
     before_vec = base_reader.vector_search(probe, 10)
-    before_txt = fulltext.fulltext_search(base_reader, "kernel printer", 10)
+    before_txt = lexical.fulltext_search(base_reader, "kernel printer", 10)
     before_files = base_reader.files_table()
 
     w2 = store.begin_generation(base=base)
@@ -194,19 +197,19 @@ def test_copy_from_base_leaves_base_byte_for_byte_unchanged(tmp_path):
     store.swap(w2.name)
 
     assert tree_digest(store.path / base) == before_digest
-    again = GenerationReader(store.path, base)
+    again = Snapshot(store.path, base)
     assert again.vector_search(probe, 10) == before_vec
-    assert fulltext.fulltext_search(again, "kernel printer", 10) == before_txt
+    assert lexical.fulltext_search(again, "kernel printer", 10) == before_txt
     assert again.files_table() == before_files
 
-    live = store.open_reader()
+    live = open_snapshot(store.path)
     paths = {f["path"] for f in live.files_table()}
     assert paths == {"big.pdf", "new/name.pdf", "new.pdf"}
     moved = live.neighbours("new/name.pdf", 0, 10)
     assert [r["chunk_id"] for r in moved] == [chunk_id(_sha("old/name.pdf"), i) for i in range(4)]
     assert live.neighbours("old/name.pdf", 0, 10) == []
-    assert fulltext.fulltext_search(live, "part", 50, files=["new/name.pdf"])  # re-indexed in Tantivy
-    assert not fulltext.fulltext_search(live, "part", 50, files=["old/name.pdf", "gone.pdf"])
+    assert lexical.fulltext_search(live, "part", 50, files=["new/name.pdf"])  # re-indexed in Tantivy
+    assert not lexical.fulltext_search(live, "part", 50, files=["old/name.pdf", "gone.pdf"])
     assert live.vector_search(probe, 5, files=["gone.pdf"]) == []
 
 
@@ -231,15 +234,16 @@ def test_ann_index_keeps_its_partitions_after_an_incremental_update(tmp_path):
     w2.verify()
     store.swap(w2.name)
     assert meta["ann"]["trained_rows"] == n + 400
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     vecs = np.vstack([base_vecs, extra])
     ids = [chunk_id(_sha("a.pdf"), i) for i in range(n)] + [chunk_id(_sha("b.pdf"), i) for i in range(400)]
     queries = unit(rng, 30, dim)
     exact = np.argsort(-(queries @ vecs.T), axis=1)[:, :10]
     recall_one_probe = np.mean([
         len({ids[j] for j in ex} & set(
-            reader.chunks.search(q).distance_type("cosine").nprobes(1).refine_factor(5).limit(10)
-            .select(["chunk_id", "_distance"]).to_arrow().column("chunk_id").to_pylist()
+            reader.chunks.to_table(columns=["chunk_id", "_distance"], nearest={
+                "column": "vector", "q": q, "k": 10, "metric": "cosine", "minimum_nprobes": 1,
+                "maximum_nprobes": 1, "refine_factor": 5}).column("chunk_id").to_pylist()
         )) / 10
         for q, ex in zip(queries, exact)
     ])
@@ -311,29 +315,31 @@ def test_verify_passes_and_reports_counts(tmp_path):
 # --------------------------------------------------------------------------- reader
 
 
-def test_reader_sees_swap_after_refresh(tmp_path):
+def test_live_index_hands_out_a_new_snapshot_after_a_swap(tmp_path):
     store = IndexStore(tmp_path / "idx")
     g1 = build(store, {"a.pdf": 2})
-    reader = store.open_reader()
-    assert reader.name == g1 and reader.refresh() is False
+    live = LiveIndex(store.path)
+    snap = live.snapshot()
+    assert snap.name == g1 and live.snapshot() is snap  # unchanged CURRENT: the same snapshot
 
     g2 = build(store, {"a.pdf": 2, "b.pdf": 3}, base=g1)
-    # until refresh the old generation keeps answering, without errors
-    assert reader.name == g1 and reader.count_chunks() == 2
-    assert len(reader.vector_search(np.ones(16, np.float32), 10)) == 2
-    assert reader.refresh() is True
-    assert reader.name == g2 and reader.count_chunks() == 5
-    assert {f["path"] for f in reader.files_table()} == {"a.pdf", "b.pdf"}
-    assert reader.refresh() is False
+    new = live.snapshot()
+    assert new is not snap and new.name == g2 and new.count_chunks() == 5
+    assert {f["path"] for f in new.files_table()} == {"a.pdf", "b.pdf"}
+    # a snapshot taken before the swap is pinned: it keeps answering from its own generation
+    assert snap.name == g1 and snap.count_chunks() == 2
+    assert len(snap.vector_search(np.ones(16, np.float32), 10)) == 2
+    assert {f["path"] for f in snap.files_table()} == {"a.pdf"}
+    assert live.snapshot() is new
 
     store.rollback()  # CURRENT changes back to an older name: noticed as well
-    assert reader.refresh() is True and reader.name == g1
+    assert live.snapshot().name == g1
 
 
 def test_get_chunks_keeps_order_and_drops_vectors(tmp_path):
     store = IndexStore(tmp_path / "idx")
     build(store, {"a.pdf": 5})
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     ids = [chunk_id(_sha("a.pdf"), i) for i in (3, 0, 4)]
     rows = reader.get_chunks(ids + ["nope-00000"])
     assert [r["chunk_id"] for r in rows] == ids
@@ -345,7 +351,7 @@ def test_query_vector_of_wrong_dim_is_refused(tmp_path):
     store = IndexStore(tmp_path / "idx")
     build(store, {"a.pdf": 2}, dim=16)
     with pytest.raises(IndexMismatchError, match="dim 8"):
-        store.open_reader().vector_search(np.ones(8, np.float32), 3)
+        open_snapshot(store.path).vector_search(np.ones(8, np.float32), 3)
 
 
 def test_lock_contention_raises_locked_error(tmp_path):
@@ -407,7 +413,7 @@ def big(tmp_path_factory):
 
 
 def test_scoped_search_finds_a_tiny_file_in_a_large_index(big):
-    reader = big["store"].open_reader()
+    reader = open_snapshot(big["store"].path)
     assert big["meta"]["ann"]["num_partitions"] == round(N_BIG ** 0.5)
     tiny_ids = set(big["ids"][-3:])
     far = -big["vecs"][-1]  # points away from the tiny file's chunks
@@ -422,7 +428,7 @@ def test_scoped_search_finds_a_tiny_file_in_a_large_index(big):
 
 
 def test_ann_recall_at_10_against_exact(big, record_property):
-    reader = big["store"].open_reader()
+    reader = open_snapshot(big["store"].path)
     rng = np.random.default_rng(3)
     queries = unit(rng, 100, DIM_BIG, big["centers"], noise=1.44)
     exact = np.argsort(-(queries @ big["vecs"].T), axis=1)[:, :10]
@@ -473,12 +479,12 @@ def test_real_embedder_round_trip(tmp_path):
     w.finalize({**emb.fingerprint(), "dim": int(vecs.shape[1])})
     w.verify()
     store.swap(w.name)
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     q = emb.embed_queries(["how do I share a printer on the network"])[0]
     hits = reader.vector_search(q, 5)
     assert hits[0][0] == chunk_id(_sha("real.pdf"), 1)
     assert hits[0][1] == pytest.approx(float(q @ vecs[1]), abs=1e-4)
-    assert fulltext.fulltext_search(reader, "キーボード", 3)[0][0] == chunk_id(_sha("real.pdf"), 2)
+    assert lexical.fulltext_search(reader, "キーボード", 3)[0][0] == chunk_id(_sha("real.pdf"), 2)
 
 
 def test_empty_generation_takes_dim_from_the_fingerprint(tmp_path):
@@ -490,10 +496,10 @@ def test_empty_generation_takes_dim_from_the_fingerprint(tmp_path):
     report = w.verify(np.ones(12, np.float32), "anything")
     assert meta["dim"] == 12 and report.lance_chunks == 0 and report.files == 1
     store.swap(w.name)
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     assert reader.vector_search(np.ones(12, np.float32), 5) == []
-    assert fulltext.fulltext_search(reader, "anything", 5) == []
-    assert fulltext.files_inventory(reader, "scan")["matched"] == 1
+    assert lexical.fulltext_search(reader, "anything", 5) == []
+    assert inventory.files_inventory(reader, "scan")["matched"] == 1
 
 
 # --------------------------------------------------------------------------- stored rows (full-text schema 2)
@@ -507,10 +513,10 @@ def test_fulltext_hits_carry_the_same_rows_as_lance(tmp_path):
     w.finalize({"model": "test", "dim": 16})
     w.verify()
     store.swap(w.name)
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     rows: dict[str, dict] = {}
     keys: dict[str, list[str]] = {}
-    hits = fulltext.fulltext_search(reader, "package part", 10, rows=rows, heading_keys=keys)
+    hits = lexical.fulltext_search(reader, "package part", 10, rows=rows, heading_keys=keys)
     assert len(hits) == 10 and set(rows) == set(keys) == {cid for cid, _ in hits}
     for row in reader.get_chunks(list(rows)):
         assert rows[row["chunk_id"]] == row
@@ -522,11 +528,11 @@ def test_fulltext_hits_carry_the_same_rows_as_lance(tmp_path):
 def test_schema_1_fulltext_index_is_served_then_rebuilt_from_lance_by_the_next_generation(tmp_path):
     store = IndexStore(tmp_path / "idx")
     gen = build(store, {"a.pdf": 6, "b.pdf": 4})
-    expected = fulltext.fulltext_search(store.open_reader(), "package part", 10)
+    expected = lexical.fulltext_search(open_snapshot(store.path), "package part", 10)
     rewrite_fulltext_as_schema_1(tmp_path / "idx" / gen)
-    old = store.open_reader()
+    old = open_snapshot(store.path)
     rows: dict[str, dict] = {}
-    assert sorted(fulltext.fulltext_search(old, "package part", 10, rows=rows)) == sorted(expected)  # ties
+    assert sorted(lexical.fulltext_search(old, "package part", 10, rows=rows)) == sorted(expected)  # ties
     assert rows == {}  # nothing stored: callers read these rows from Lance
     base_digest = tree_digest(tmp_path / "idx" / gen)
 
@@ -537,9 +543,9 @@ def test_schema_1_fulltext_index_is_served_then_rebuilt_from_lance_by_the_next_g
     report = w.verify()
     store.swap(w.name)
     assert report.tantivy_docs == report.lance_chunks == 6
-    new = store.open_reader()
+    new = open_snapshot(store.path)
     assert new.meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION
-    hits = fulltext.fulltext_search(new, "package part", 10, rows=rows)
+    hits = lexical.fulltext_search(new, "package part", 10, rows=rows)
     assert {cid for cid, _ in hits} == {cid for cid, _ in expected if cid.startswith(_sha("a.pdf")[:16])}
     assert set(rows) == {cid for cid, _ in hits} and all(r["file"] == "a.pdf" for r in rows.values())
     assert tree_digest(tmp_path / "idx" / gen) == base_digest  # the base generation is untouched
@@ -555,9 +561,9 @@ def test_rename_of_rows_still_buffered_in_the_writer_moves_them_everywhere(tmp_p
     w.finalize({"dim": 8})
     report = w.verify()
     store.swap(w.name)
-    reader = store.open_reader()
+    reader = open_snapshot(store.path)
     assert report.lance_chunks == report.tantivy_docs == 3
     assert [r["path"] for r in reader.files_table()] == ["b.pdf"]
     rows: dict[str, dict] = {}
-    assert len(fulltext.fulltext_search(reader, "part", 5, rows=rows)) == 3
+    assert len(lexical.fulltext_search(reader, "part", 5, rows=rows)) == 3
     assert {r["file"] for r in reader.get_chunks(list(rows))} == {r["file"] for r in rows.values()} == {"b.pdf"}

@@ -1,5 +1,7 @@
 """The MCP server (layer 4): typed, bounded, read-only tools over one index.
 
+Output models: :mod:`pagerecall.mcp.schemas`; the size budget: :mod:`pagerecall.mcp.budget`.
+
 Tools (names kept from the upstream design):
 
 =========================  ====================================================================
@@ -19,7 +21,7 @@ Errors reach the agent as ``ToolError`` (``is_error=True`` with the message as t
 to do next; pydantic ``Field`` bounds on every argument are checked by the SDK before a tool runs.
 
 One :class:`~pagerecall.search.Searcher` (index reader + embedding model) is created per server
-and reused; it re-reads ``CURRENT`` on every call, so a new generation built by ``pagerecall
+and reused; every call answers from one snapshot of the generation ``CURRENT`` names, so a new generation built by ``pagerecall
 update``/``rebuild`` while the server runs is served without a restart. The server never writes
 to the index.
 
@@ -39,11 +41,11 @@ import time
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from . import __version__
-from .config import Settings
-from .errors import (
+from pagerecall import __version__
+from pagerecall.config import Settings
+from pagerecall.errors import (
     IndexCorruptError,
     IndexMismatchError,
     IndexNotFoundError,
@@ -55,355 +57,25 @@ from .errors import (
     UsageError,
 )
 
+from .budget import (
+    MAX_HIT_TEXT_CHARS,
+    MAX_LIST_ITEMS,
+    MAX_PATH_CHARS,
+    MAX_QUERY_CHARS,
+    MAX_QUOTE_CHARS,
+    MAX_SCOPE_ITEMS,
+    RESPONSE_TOKEN_BUDGET,
+    cap_lists,
+    compact_json,
+    cut_text,
+    estimate_tokens,
+    slim_envelope,
+    tool_hints,
+    tool_result,
+)
+from .schemas import Envelope, FileEntry, FilesOut, HitOut, InfoOut, PageOut, QuoteOut, SearchOut
+
 log = logging.getLogger(__name__)
-
-# --------------------------------------------------------------------------------------------
-# Response size budget
-# --------------------------------------------------------------------------------------------
-
-RESPONSE_TOKEN_BUDGET = 20_000
-"""Upper bound on the size of one tool response, in estimated agent tokens.
-
-Why: a citation-checking subagent has a small context; one response must never flood it.
-20,000 tokens leaves room for several calls in a 200k-token context. Measured on the
-example corpus: a default ``semantic_search`` (k=8) answer is 3,800-4,900 estimated tokens; at
-k=50 the budget cuts hit texts (18,100 tokens after the cut), as it cuts long pages and large
-inventories.
-"""
-
-CHARS_PER_TOKEN = 3
-"""ASCII characters per token in :func:`estimate_tokens`; every non-ASCII character counts as a token.
-
-Why: the agent's tokenizer is unknown (each client model has its own), so the estimate must err
-on the large side. Prose in BPE tokenizers averages about 4 characters per token, but these
-responses are JSON, whose quotes, braces and colons tokenize worse, and CJK text takes about one
-token per character. Measured on three default ``semantic_search`` answers over the example
-corpus, with the bundled multilingual-E5 tokenizer (250k-word SentencePiece) as the stand-in:
-English 11,171 chars -> 3,884 tokens (2.9 chars/token; this estimate: 3,755; at 4 chars/token
-it would be 2,828, 27% short); German 11,233 -> 3,831 (estimate 3,847); Japanese 7,951 -> 4,606
-(estimate 4,948).
-Rejected: running a real tokenizer per response (another model's vocabulary than the agent's
-anyway, and a tokenizer pass on every answer); 4 chars/token (under-counts JSON).
-"""
-
-MAX_HIT_TEXT_CHARS = 4_000
-"""A hit's ``text`` is cut here before any budget is applied (a chunk is <= 200 E5 tokens, about
-1,000 characters; widened deep passages are <= 400 tokens: 4,000 leaves a wide margin)."""
-
-MAX_LIST_ITEMS = 50
-"""Lists inside an envelope / info answer (stale files, failed files, degraded pages) longer than
-this are cut, and ``<key>_omitted`` says how many items were left out."""
-
-MAX_QUERY_CHARS = 2_000
-MAX_QUOTE_CHARS = 5_000
-MAX_SCOPE_ITEMS = 100
-MAX_PATH_CHARS = 1_000
-
-
-def estimate_tokens(text: str) -> int:
-    """Estimated agent tokens of ``text``: ``ceil(ascii_chars / 3) + non_ascii_chars``.
-
-    See :data:`CHARS_PER_TOKEN` for where the rule comes from. Pure, O(len(text)).
-    """
-    n_ascii = len(text.encode("ascii", "ignore"))
-    return -(-n_ascii // CHARS_PER_TOKEN) + (len(text) - n_ascii)
-
-
-def _json(obj: Any) -> str:
-    """Compact JSON (UTF-8, no indentation): the text content of every structured result.
-
-    Why: the SDK's default text content is the result with ``indent=2``; measured on three default
-    ``semantic_search`` answers over the example corpus: 12,670 / 12,732 / 9,450 characters
-    indented, 11,171 / 11,233 / 7,951 compact (12-16% fewer), paid by the agent on every call.
-    """
-    import pydantic_core
-
-    if isinstance(obj, BaseModel):
-        obj = obj.model_dump(mode="json")
-    return pydantic_core.to_json(obj, fallback=str).decode()
-
-
-def _result(model: BaseModel):
-    """A ``CallToolResult`` carrying ``model`` as structured content and as compact JSON text.
-
-    The SDK validates ``structured_content`` against the tool's output model before sending it.
-    """
-    from mcp.types import CallToolResult, TextContent
-
-    data = model.model_dump(mode="json")
-    return CallToolResult(content=[TextContent(type="text", text=_json(data))], structured_content=data)
-
-
-def _cut(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to at most ``limit`` characters (on a space when one is near)."""
-    if len(text) <= limit:
-        return text, False
-    cut = text[:limit]
-    space = cut.rfind(" ", int(limit * 0.9))
-    return (cut[:space] if space > 0 else cut) + " …", True
-
-
-def _cap_lists(obj: Any, limit: int = MAX_LIST_ITEMS) -> tuple[Any, bool]:
-    """Copy of a JSON-like ``obj`` with every list longer than ``limit`` cut to ``limit`` items.
-
-    A cut list under a dict key ``k`` gets a sibling ``k_omitted`` with the number of items left
-    out; a cut list inside a list ends with the string ``"... (+N more)"``. Returns
-    ``(copy, anything_cut)``.
-    """
-    cut_any = False
-
-    def walk(x: Any) -> Any:
-        nonlocal cut_any
-        if isinstance(x, dict):
-            out: dict = {}
-            for k, v in x.items():
-                if isinstance(v, list) and len(v) > limit:
-                    cut_any = True
-                    out[k] = [walk(i) for i in v[:limit]]
-                    out[f"{k}_omitted"] = len(v) - limit
-                else:
-                    out[k] = walk(v)
-            return out
-        if isinstance(x, list):
-            if len(x) > limit:
-                cut_any = True
-                return [walk(i) for i in x[:limit]] + [f"... (+{len(x) - limit} more)"]
-            return [walk(i) for i in x]
-        return x
-
-    return walk(obj), cut_any
-
-
-def _ranges(pages: list[int]) -> str:
-    """``[1, 2, 3, 7, 9, 10]`` -> ``"1-3, 7, 9-10"`` (bounded size for long page lists)."""
-    out: list[str] = []
-    nums = sorted(set(int(p) for p in pages))
-    i = 0
-    while i < len(nums):
-        j = i
-        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
-            j += 1
-        out.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
-        i = j + 1
-    return ", ".join(out)
-
-
-_CLI_TO_TOOL = (
-    ("`pagerecall files`", "library_files"),
-    ("pagerecall files PATTERN", "library_files(pattern)"),
-    ("pagerecall files", "library_files"),
-    ("pagerecall page FILE N", "read_page(file, page)"),
-    ("pagerecall verify", "verify_quote"),
-)
-
-
-def _tool_hints(text: str) -> str:
-    """Rewrite the CLI's "Next:" hints into the tool names an MCP agent can call."""
-    for cli, tool in _CLI_TO_TOOL:
-        text = text.replace(cli, tool)
-    return text
-
-
-def _slim_envelope(env: dict) -> dict:
-    """The envelope of a search answer, with the registry's file lists replaced by counts.
-
-    Why: the registry can list hundreds of degraded files; repeating them in every search
-    answer costs thousands of tokens. The hits' own files are flagged in ``degraded_in_hits``;
-    the full lists are in ``semantic_search_info``.
-    """
-    env = dict(env)
-    reg = env.get("registry")
-    if isinstance(reg, dict):
-        slim = {}
-        for k, v in reg.items():
-            if isinstance(v, list):
-                if f"{k}_count" not in reg:
-                    slim[f"{k}_count"] = len(v)
-            else:
-                slim[k] = v
-        slim["lists"] = "semantic_search_info"
-        env["registry"] = slim
-    miss = env.get("miss")
-    if isinstance(miss, dict):
-        env["miss"] = {k: _tool_hints(v) if isinstance(v, str) else v for k, v in miss.items()}
-    return env
-
-
-# --------------------------------------------------------------------------------------------
-# Output models (the tools' outputSchema; structuredContent is validated against them)
-# --------------------------------------------------------------------------------------------
-
-_NOTE_POINTERS = (
-    "Pointers, not quotations: read_page(file, page_start) or verify_quote(quote, file, page) "
-    "before quoting. Scores order this list only."
-)
-
-
-class HitOut(BaseModel):
-    """One search hit: a pointer into the source."""
-
-    file: str = Field(description="path relative to the corpus root, as library_files lists it")
-    page_start: int = Field(description="first physical page, 1-based")
-    page_end: int = Field(description="last physical page, 1-based, inclusive")
-    label_start: str | None = Field(None, description="printed page label of page_start (e.g. 'iv'), if any")
-    label_end: str | None = Field(None, description="printed page label of page_end, if any")
-    score: float = Field(description="orders this result list; meaningless in absolute terms")
-    recall_score: float | None = Field(None, description="deep mode: the fused recall score before reranking")
-    ranks: dict[str, int | None] = Field(
-        default_factory=dict, description="1-based rank of this passage in each lane that ran (null: not found by it)"
-    )
-    snippet: str | None = Field(None, description="the best-matching part of text, terms marked «like this»")
-    text: str = Field(description="the indexed passage (may differ from the source: verify before quoting)")
-    truncated: bool = Field(False, description="text was cut to keep the response small")
-    ocr: bool = Field(False, description="the text came from OCR: good for finding, not verbatim-citable")
-    degraded: bool = Field(False, description="the file is degraded (see envelope.degraded_in_hits)")
-    chunk_id: str = ""
-
-
-class Envelope(BaseModel):
-    """How far the hits and a miss can be trusted (coverage of the index)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    generation: str | None = None
-    built_at: str | None = None
-    model: str | None = None
-    corpus_root: str | None = None
-    files_indexed: int | None = None
-    files_failed: list[Any] = Field(default_factory=list)
-    stale: dict[str, Any] = Field(default_factory=dict)
-    degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
-    registry: dict[str, Any] | None = None
-    scope: list[str] | None = None
-    phrases_not_found: list[str] = Field(
-        default_factory=list,
-        description="quoted phrases that occur in no indexed passage: the hits match their words, not the phrase",
-    )
-    miss: dict[str, Any] | None = Field(
-        None, description="present when there are no hits: whether the miss can be trusted, and why not"
-    )
-
-
-class SearchOut(BaseModel):
-    """Answer of ``semantic_search`` / ``semantic_search_deep``."""
-
-    query: str
-    mode: str = Field(description="vector, fulltext, hybrid, or deep")
-    scorer: str | None = Field(None, description="deep mode: which scorer ordered the hits (kind:name)")
-    hits: list[HitOut]
-    envelope: Envelope
-    truncated: bool = Field(False, description="texts were cut or hits dropped to stay under the size budget")
-    hits_dropped: int = Field(0, description="hits left out to stay under the size budget")
-    note: str = _NOTE_POINTERS
-
-
-class InfoOut(BaseModel):
-    """Answer of ``semantic_search_info``."""
-
-    model_config = ConfigDict(extra="allow")
-
-    index_dir: str
-    generation: str | None = None
-    previous: str | None = None
-    built_at: str | None = None
-    corpus_root: str | None = None
-    model: str | None = None
-    files_indexed: int = 0
-    pages_indexed: int = 0
-    chunks: int | None = None
-    counts: dict[str, Any] | None = None
-    fingerprint: dict[str, Any] | None = None
-    files_failed: list[Any] = Field(default_factory=list)
-    degraded_detected: dict[str, Any] = Field(
-        default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
-    )
-    registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
-    stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
-    truncated: bool = False
-
-
-class FileEntry(BaseModel):
-    """One indexed file, as much as an agent needs to choose and cite it.
-
-    Why not the whole ``files`` record: sha256, size, mtime and timestamps cost ~100 tokens a
-    file and tell an agent nothing; ``pagerecall files --json`` keeps them for scripts.
-    """
-
-    path: str = Field(description="relative to the corpus root: the `file` argument of the other tools")
-    kind: str | None = Field(None, description="pdf or txt")
-    pages: int | None = Field(None, description="physical pages")
-    status: str | None = Field(None, description="ok, or failed (then `error` says why; not searchable)")
-    error: str | None = None
-    degraded_pages: dict[str, str] = Field(
-        default_factory=dict,
-        description="physical page ranges per degradation (image_only, garbled, empty, ocr), e.g. '1-3, 7'",
-    )
-    repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
-
-    @classmethod
-    def from_record(cls, rec: Any) -> "FileEntry":
-        if not isinstance(rec, dict):
-            return cls(path=str(rec))
-        degraded = {}
-        for status in ("image_only", "garbled", "empty", "ocr"):
-            pages = list(rec.get(f"{status}_pages") or [])
-            if pages:
-                degraded[status] = _ranges(pages)
-        return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
-                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")))
-
-
-class FilesOut(BaseModel):
-    """Answer of ``library_files``."""
-
-    total: int = Field(description="files in the index")
-    matched: int = Field(description="files whose name matches; 0 is a definitive negative BY FILE NAME")
-    files: list[FileEntry]
-    truncated: bool = Field(False, description="fewer files listed than matched (raise limit or narrow the pattern)")
-    note: str = ""
-
-
-class PageOut(BaseModel):
-    """Answer of ``read_page``: text of one page read from the source file."""
-
-    file: str
-    page: int = Field(description="physical page, 1-based")
-    label: str | None = Field(None, description="printed page label, if the PDF defines one")
-    pages: int = Field(description="pages in the document")
-    status: str = Field(description="ok, empty, image_only, garbled or ocr")
-    ocr: bool = False
-    text: str = Field(description="the page text from `offset` on, verbatim as extracted from the source")
-    offset: int = Field(0, description="character offset of `text` in the page")
-    total_chars: int = Field(description="characters in the whole page text")
-    truncated: bool = Field(False, description="more text follows: call again with offset=next_offset")
-    next_offset: int | None = None
-    note: str = ""
-
-
-class QuoteOut(BaseModel):
-    """Answer of ``verify_quote`` (pages physical, 1-based; offsets into read_page's text)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    file: str
-    quote: str
-    match: Literal["exact", "normalised", "fuzzy", "not_found"]
-    similarity: float
-    page: int | None = None
-    page_end: int | None = None
-    label: str | None = None
-    label_end: str | None = None
-    cited_page: int | None = None
-    page_correct: bool | None = None
-    char_start: int | None = None
-    char_end: int | None = None
-    matched_text: str | None = Field(None, description="the source's own wording at the match: quote this")
-    context: str | None = None
-    ocr: bool = False
-    verbatim_citable: bool = False
-    pages_searched: int = 0
-    note: str = ""
-    truncated: bool = False
 
 
 # --------------------------------------------------------------------------------------------
@@ -438,7 +110,7 @@ def _tool_error(exc: BaseException, settings: Settings):
     elif isinstance(exc, ModelError):
         msg += " The model is set by PAGERECALL_MODEL / --model when the server starts."
     elif isinstance(exc, UsageError):
-        msg = _tool_hints(msg)
+        msg = tool_hints(msg)
     return ToolError(msg)
 
 
@@ -473,26 +145,26 @@ def _search_out(d: dict, budget: int) -> SearchOut:
     Order of cuts: hit texts at :data:`MAX_HIT_TEXT_CHARS`; long envelope lists; then hit texts
     halved until 250 characters; then the last hits dropped (``hits_dropped``).
     """
-    env, env_cut = _cap_lists(_slim_envelope(d.get("envelope") or {}))
+    env, env_cut = cap_lists(slim_envelope(d.get("envelope") or {}))
     hits = []
     cut_any = env_cut
     for h in d.get("hits", []):
-        text, cut = _cut(h.get("text") or "", MAX_HIT_TEXT_CHARS)
+        text, cut = cut_text(h.get("text") or "", MAX_HIT_TEXT_CHARS)
         cut_any |= cut
         hits.append(HitOut(**{k: v for k, v in h.items() if k in HitOut.model_fields and k not in ("text",)},
                            text=text, truncated=cut))
     out = SearchOut(query=d["query"], mode=d["mode"], scorer=d.get("scorer"), hits=hits,
                     envelope=Envelope(**env), truncated=cut_any)
     limit = MAX_HIT_TEXT_CHARS
-    while estimate_tokens(_json(out)) > budget and limit > 250:
+    while estimate_tokens(compact_json(out)) > budget and limit > 250:
         limit //= 2
         for h in out.hits:
-            h.text, cut = _cut(h.text, limit)
+            h.text, cut = cut_text(h.text, limit)
             h.truncated |= cut
             if h.snippet:
-                h.snippet, _ = _cut(h.snippet, limit)
+                h.snippet, _ = cut_text(h.snippet, limit)
         out.truncated = True
-    while estimate_tokens(_json(out)) > budget and out.hits:
+    while estimate_tokens(compact_json(out)) > budget and out.hits:
         out.hits.pop()
         out.hits_dropped += 1
         out.truncated = True
@@ -509,14 +181,14 @@ def _page_out(d: dict, offset: int, budget: int) -> PageOut:
     if offset > total:
         base["note"] = (base["note"] + " " if base["note"] else "") + f"offset {offset} is past the end ({total} chars)."
     out = PageOut(text=text, **base)
-    overhead = estimate_tokens(_json(out.model_copy(update={"text": ""})))
+    overhead = estimate_tokens(compact_json(out.model_copy(update={"text": ""})))
     room = budget - overhead - 16
     if estimate_tokens(text) > room:
         # largest prefix within room: binary search on the character count
         lo, hi = 0, len(text)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if estimate_tokens(_json(text[:mid])) <= room:
+            if estimate_tokens(compact_json(text[:mid])) <= room:
                 lo = mid
             else:
                 hi = mid - 1
@@ -612,14 +284,12 @@ Files = Annotated[
 ]
 
 
-
-
-def create_server(settings: Settings | None = None, *, searcher=None, warm_up: bool = False,
+def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                   response_budget: int = RESPONSE_TOKEN_BUDGET):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
 
     Args:
-        settings: where the index, model and corpus are (``Settings.from_env()`` by default).
+        settings: where the index, model and corpus are (the CLI builds them: flags > environment).
         searcher: an existing :class:`~pagerecall.search.Searcher` to reuse (default: one is
             created lazily on the first tool call and reused for the server's lifetime).
         warm_up: load the index and the embedding model in a background thread when the server
@@ -634,14 +304,13 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    settings = settings or Settings.from_env()
     state: dict[str, Any] = {"searcher": searcher}
     state_lock = threading.Lock()
 
     def get_searcher():
         with state_lock:
             if state["searcher"] is None:
-                from .search import Searcher
+                from pagerecall.search import Searcher
 
                 state["searcher"] = Searcher(settings)
             return state["searcher"]
@@ -670,7 +339,7 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
     ) -> SearchOut:
         def run():
             res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return _result(_search_out(res.to_dict(), response_budget))
+            return tool_result(_search_out(res.to_dict(), response_budget))
 
         return _guard(settings, run)
 
@@ -682,20 +351,20 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
     ) -> SearchOut:
         def run():
             res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
-            return _result(_search_out(res.to_dict(), response_budget))
+            return tool_result(_search_out(res.to_dict(), response_budget))
 
         return _guard(settings, run)
 
     @server.tool(description=_INFO_DESC, annotations=ro, structured_output=True)
     def semantic_search_info() -> InfoOut:
         def run():
-            info, cut = _cap_lists(get_searcher().info())
+            info, cut = cap_lists(get_searcher().info())
             if isinstance(info.get("degraded_detected"), dict):
                 info["degraded_detected"], cut2 = _cap_dict(info["degraded_detected"])
                 cut |= cut2
             out = InfoOut(**info)
             out.truncated = cut
-            return _result(out)
+            return tool_result(out)
 
         return _guard(settings, run)
 
@@ -710,13 +379,13 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
                            files=entries[:limit], truncated=len(entries) > limit, note=d.get("note") or "")
-            while estimate_tokens(_json(out)) > response_budget and len(out.files) > 1:
+            while estimate_tokens(compact_json(out)) > response_budget and len(out.files) > 1:
                 out.files = out.files[: len(out.files) // 2]
                 out.truncated = True
             if out.truncated:
                 out.note = (out.note + "; " if out.note else "") + (
                     f"listing {len(out.files)} of {out.matched}: narrow the pattern")
-            return _result(out)
+            return tool_result(out)
 
         return _guard(settings, run)
 
@@ -730,7 +399,7 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
         def run():
             res = get_searcher().read_page(file, page)
             d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
-            return _result(_page_out(d, offset, response_budget))
+            return tool_result(_page_out(d, offset, response_budget))
 
         return _guard(settings, run)
 
@@ -748,10 +417,10 @@ def create_server(settings: Settings | None = None, *, searcher=None, warm_up: b
             for key in ("context", "matched_text"):
                 val = getattr(out, key)
                 if val:
-                    val, cut = _cut(val, 8 * MAX_QUOTE_CHARS // 5)
+                    val, cut = cut_text(val, 8 * MAX_QUOTE_CHARS // 5)
                     setattr(out, key, val)
                     out.truncated |= cut
-            return _result(out)
+            return tool_result(out)
 
         return _guard(settings, run)
 
@@ -773,13 +442,13 @@ def _warm(get_searcher) -> None:
     t0 = time.perf_counter()
     try:
         s = get_searcher()
-        s.embedder()
+        s.embedder(s.snapshot())
         log.info("warm-up done in %.1f s", time.perf_counter() - t0)
     except Exception as exc:  # no index yet, model missing: the first tool call reports it
         log.info("warm-up skipped: %s", exc)
 
 
-def serve(settings: Settings | None = None, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -789,7 +458,6 @@ def serve(settings: Settings | None = None, http: bool = False, host: str = "127
     Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
     the transport is up, so an agent's first search rarely pays for it.
     """
-    settings = settings or Settings.from_env()
     if not logging.getLogger("pagerecall").handlers:
         handler = logging.StreamHandler(sys.stderr)
         handler.setFormatter(logging.Formatter("pagerecall: %(message)s"))

@@ -1,0 +1,355 @@
+"""The index directory: generations behind one commit point, the writer lock (layer 2).
+
+::
+
+    INDEX/
+      CURRENT        name of the live generation (os.replace of a temp file: the commit point)
+      PREVIOUS       name of the generation before (rollback target), optional
+      lock, lock.info  one writer at a time (flock via ``filelock``; holder described in .info)
+      gen-NNNNNN/
+        .building    present while the generation is being written (never swapped in)
+        lance/       tables ``chunks`` and ``files`` (schemas: :mod:`pagerecall.index.schema`)
+        tantivy/     one document per chunk (schema in :mod:`pagerecall.fulltext`)
+        meta.json    caller's fingerprint + counts per backend, built_at, versions, ANN params
+
+Write path: ``begin_generation(base)`` makes a new directory beside the live one (from a
+copy of ``base`` whose immutable files are hard-linked), the writer
+(:mod:`pagerecall.index.writer`) adds / deletes / renames, ``finalize(meta)`` builds the
+indexes and writes ``meta.json``, ``verify()`` cross-checks Lance, Tantivy and ``files``, and
+``IndexStore.swap(name)`` commits. A crash at any point leaves ``CURRENT`` on the old
+generation; ``cleanup()`` removes the debris. Read path: :mod:`pagerecall.index.snapshot`
+(imports nothing from here).
+
+Decision record
+---------------
+Hard links: only Lance's ``data/``, ``_indices/`` and ``_deletions/`` files and Tantivy's
+  segment files (``<32 hex>.<ext>``) are linked: both libraries write those once under
+  fresh names and never modify them in place (they delete or supersede them). Everything
+  either may rewrite (Lance manifests and ``latest_version_hint.json``, Tantivy
+  ``meta.json`` / ``.managed.json``) is copied. Deleting a link in the new generation
+  (compaction, merges, version cleanup) leaves the base generation's link intact.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import socket
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError, UsageError
+
+from .schema import now_iso
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .writer import GenerationWriter
+
+log = logging.getLogger(__name__)
+
+GEN_PREFIX = "gen-"
+GEN_RE = re.compile(r"^gen-(\d{6,})$")
+BUILDING = ".building"
+"""Marker file present while a generation is being written."""
+_LANCE_LINKABLE = {"data", "_indices", "_deletions"}
+_TANTIVY_SEGMENT = re.compile(r"^[0-9a-f]{32}\.")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file, fsync, ``os.replace``, fsync of the dir."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+class IndexStore:
+    """The index directory: generations, the commit pointer, the writer lock.
+
+    ``path`` need not exist yet (``begin_generation`` creates it). Readers need no lock;
+    every writing method (``begin_generation``, ``swap``, ``rollback``, ``cleanup``) takes
+    the lock without waiting unless this instance already holds it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise UsageError(
+                f"The index path {self.path} is a file, not a folder. "
+                "Next: pass --index with a folder (new or existing index)"
+            )
+        self._filelock = None
+        self._writers: dict[str, GenerationWriter] = {}
+
+    # -- pointers
+
+    @property
+    def _current_file(self) -> Path:
+        return self.path / "CURRENT"
+
+    @property
+    def _previous_file(self) -> Path:
+        return self.path / "PREVIOUS"
+
+    def current_name(self) -> str | None:
+        """Name of the live generation, or None when nothing was ever committed."""
+        try:
+            name = self._current_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        return name or None
+
+    def previous_name(self) -> str | None:
+        """Name of the generation before the live one (rollback target), or None."""
+        try:
+            name = self._previous_file.read_text(encoding="utf-8").strip()
+        except FileNotFoundError:
+            return None
+        return name or None
+
+    def exists(self) -> bool:
+        """True when a live generation is named by CURRENT and its directory exists."""
+        name = self.current_name()
+        return bool(name) and (self.path / name / "meta.json").is_file()
+
+    def generations(self) -> list[str]:
+        """Every ``gen-*`` directory, oldest first (complete or not)."""
+        if not self.path.is_dir():
+            return []
+        names = [p.name for p in self.path.iterdir() if p.is_dir() and GEN_RE.match(p.name)]
+        return sorted(names, key=lambda n: int(GEN_RE.match(n).group(1)))
+
+    # -- lock
+
+    def _lock_obj(self):
+        if self._filelock is None:
+            from filelock import FileLock
+
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._filelock = FileLock(str(self.path / "lock"), thread_local=False)
+        return self._filelock
+
+    def lock(self, wait: bool = True, timeout: float | None = None) -> "_LockContext":
+        """The writer lock, as a context manager (re-entrant within this instance).
+
+        ``wait=False`` fails at once, else waits up to ``timeout`` seconds (None: forever).
+        Raises ``LockedError`` naming the lock file and the holder (pid, host, since when,
+        command, from ``lock.info``). The lock is an OS file lock: it is released when its
+        process dies, so a crashed writer never leaves the index locked. It excludes other
+        processes and other ``IndexStore`` instances; threads sharing one instance share its
+        hold (use one instance per writing thread)."""
+        return _LockContext(self, wait, timeout)
+
+    def _acquire(self, wait: bool, timeout: float | None) -> None:
+        from filelock import Timeout
+
+        fl = self._lock_obj()
+        try:
+            fl.acquire(timeout=(-1 if timeout is None else timeout) if wait else 0)
+        except Timeout:
+            info_path = self.path / "lock.info"
+            try:
+                holder = info_path.read_text(encoding="utf-8").strip() or "unknown holder"
+            except OSError:
+                holder = "unknown holder"
+            raise LockedError(
+                f"The index at {self.path} is being written by another process ({holder}; "
+                f"lock file {self.path / 'lock'}). Next: wait for it to finish and retry; the "
+                "lock is released automatically when that process exits."
+            ) from None
+        if fl.lock_counter == 1:
+            info = (
+                f"pid={os.getpid()} host={socket.gethostname()} since={now_iso()} "
+                f"cmd={' '.join(sys.argv[:3])[:200]}"
+            )
+            try:
+                (self.path / "lock.info").write_text(info + "\n", encoding="utf-8")
+            except OSError:  # pragma: no cover - read-only index dir
+                pass
+
+    def _release(self) -> None:
+        fl = self._lock_obj()
+        if fl.lock_counter == 1:
+            try:
+                (self.path / "lock.info").unlink()
+            except OSError:
+                pass
+        fl.release()
+
+    def holds_lock(self) -> bool:
+        return self._filelock is not None and self._filelock.is_locked
+
+    # -- write
+
+    def _next_name(self) -> str:
+        nums = [int(GEN_RE.match(n).group(1)) for n in self.generations()]
+        for name in (self.current_name(), self.previous_name()):
+            if name and GEN_RE.match(name):
+                nums.append(int(GEN_RE.match(name).group(1)))
+        return f"{GEN_PREFIX}{(max(nums) + 1 if nums else 1):06d}"
+
+    def begin_generation(self, base: str | None = None, dim: int | None = None) -> "GenerationWriter":
+        """Start a new generation directory beside the live one.
+
+        To wait for another writer, hold ``store.lock(wait=True)`` around this call.
+
+        ``base``: name of a complete generation to start from (its immutable files are
+        hard-linked, the rest copied; the base is never modified). ``dim``: vector size for
+        a generation started empty (else taken from the first rows added, or the base).
+        Takes the writer lock (no wait) until the writer is closed, aborted or swapped in.
+        Raises ``LockedError``, ``IndexNotFoundError`` (unknown or incomplete base)."""
+        self._acquire(wait=False, timeout=None)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            if base is not None:
+                bdir = self.path / base
+                if not (bdir / "meta.json").is_file() or (bdir / BUILDING).exists():
+                    raise IndexNotFoundError(
+                        f"Base generation {bdir} does not exist or is incomplete. "
+                        "Next: start from the live generation (store.current_name()) or build anew."
+                    )
+            name = self._next_name()
+            gdir = self.path / name
+            gdir.mkdir()
+            (gdir / BUILDING).write_text(f"pid={os.getpid()} since={now_iso()}\n", encoding="utf-8")
+            if base is not None:
+                _clone_generation(self.path / base, gdir)
+            else:
+                (gdir / "lance").mkdir()
+                (gdir / "tantivy").mkdir()
+                from pagerecall import fulltext
+
+                fulltext.create_index(gdir / "tantivy")
+            from .writer import GenerationWriter
+
+            writer = GenerationWriter(self, name, base, dim)
+        except BaseException:
+            self._release()
+            raise
+        self._writers[name] = writer
+        return writer
+
+    def _forget_writer(self, name: str) -> None:
+        if self._writers.pop(name, None) is not None:
+            self._release()
+
+    def swap(self, name: str) -> None:
+        """Make ``name`` the live generation: PREVIOUS := old CURRENT, then CURRENT := name,
+        each by temp file + fsync + ``os.replace`` (the CURRENT replace is the commit).
+        Raises ``IndexCorruptError`` if ``name`` is not a finalized generation."""
+        gdir = self.path / name
+        if not (gdir / "meta.json").is_file() or (gdir / BUILDING).exists():
+            raise IndexCorruptError(
+                f"Generation {gdir} is not finalized; refusing to make it live. "
+                "Next: finalize() and verify() it first, or abort() it."
+            )
+        with self.lock(wait=False):
+            old = self.current_name()
+            if old and old != name:
+                write_atomic(self._previous_file, old + "\n")
+            write_atomic(self._current_file, name + "\n")
+            log.info("index %s: live generation %s (previous %s)", self.path, name, old)
+        writer = self._writers.get(name)
+        if writer is not None:
+            writer.close()
+
+    def rollback(self) -> str:
+        """Swap back to PREVIOUS (and PREVIOUS becomes the generation just left).
+        Returns the now-live name. Raises ``IndexNotFoundError`` when there is no complete
+        previous generation."""
+        prev = self.previous_name()
+        if not prev or not (self.path / prev / "meta.json").is_file() or (
+            self.path / prev / BUILDING
+        ).exists():
+            raise IndexNotFoundError(
+                f"No previous generation to roll back to in {self.path}. "
+                "Next: rebuild the index (pagerecall rebuild)."
+            )
+        self.swap(prev)
+        return prev
+
+    def cleanup(self, keep: int = 2) -> list[str]:
+        """Remove old and broken generations; returns the names removed.
+
+        Keeps CURRENT, PREVIOUS, generations being written by this process, and the newest
+        ``keep - 2`` other complete generations older than CURRENT. Removes half-written
+        generations (``.building`` left by a crash, or complete but never swapped in) and
+        stray temp files of the pointers. Takes the lock (no wait): a generation being
+        written by another process is therefore never touched."""
+        removed: list[str] = []
+        with self.lock(wait=False):
+            cur, prev = self.current_name(), self.previous_name()
+            protected = {n for n in (cur, prev) if n} | set(self._writers)
+            cur_num = int(GEN_RE.match(cur).group(1)) if cur and GEN_RE.match(cur) else None
+            extra = max(0, keep - 2)
+            for name in reversed(self.generations()):
+                if name in protected:
+                    continue
+                gdir = self.path / name
+                complete = (gdir / "meta.json").is_file() and not (gdir / BUILDING).exists()
+                older = cur_num is not None and int(GEN_RE.match(name).group(1)) < cur_num
+                if complete and older and extra > 0:
+                    extra -= 1
+                    continue
+                shutil.rmtree(gdir, ignore_errors=True)
+                removed.append(name)
+            for p in self.path.glob("*.tmp*"):
+                if p.is_file():
+                    p.unlink(missing_ok=True)
+        if removed:
+            log.info("index %s: removed generations %s", self.path, ", ".join(removed))
+        return removed
+
+
+class _LockContext:
+    def __init__(self, store: IndexStore, wait: bool, timeout: float | None) -> None:
+        self.store, self.wait, self.timeout = store, wait, timeout
+
+    def __enter__(self) -> IndexStore:
+        self.store._acquire(self.wait, self.timeout)
+        return self.store
+
+    def __exit__(self, *exc: object) -> None:
+        self.store._release()
+
+
+def _link_or_copy(src: Path, dst: Path, link: bool) -> None:
+    if link:
+        try:
+            os.link(src, dst)
+            return
+        except OSError as exc:  # e.g. a filesystem without hard links
+            log.debug("hard link %s failed (%s); copying", src, exc)
+    shutil.copy2(src, dst)
+
+
+def _clone_generation(src: Path, dst: Path) -> None:
+    """Copy generation ``src`` into ``dst`` (see the hard-link decision record)."""
+    for root, _dirs, files in os.walk(src / "lance"):
+        rel = Path(root).relative_to(src / "lance")
+        (dst / "lance" / rel).mkdir(parents=True, exist_ok=True)
+        linkable = len(rel.parts) >= 2 and rel.parts[1] in _LANCE_LINKABLE
+        for f in files:
+            if f.startswith(".tmp") or ".tmp" in rel.parts[-1:]:
+                continue
+            _link_or_copy(Path(root) / f, dst / "lance" / rel / f, linkable)
+    (dst / "tantivy").mkdir(exist_ok=True)
+    for p in (src / "tantivy").iterdir():
+        if p.is_file() and not p.name.endswith(".lock"):
+            _link_or_copy(p, dst / "tantivy" / p.name, bool(_TANTIVY_SEGMENT.match(p.name)))
+    if (src / "meta.json").is_file():
+        shutil.copy2(src / "meta.json", dst / "meta.json")
+
+
+# --------------------------------------------------------------------------- writer
+

@@ -1,0 +1,558 @@
+"""Writes one generation: Lance rows, Tantivy documents, indexes, meta, verification (layer 2).
+
+Obtained from :meth:`pagerecall.index.layout.IndexStore.begin_generation`; nothing it writes is
+visible to readers until :meth:`~pagerecall.index.layout.IndexStore.swap`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import logging
+import math
+import shutil
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pagerecall import fulltext
+from pagerecall.errors import IndexCorruptError, IndexMismatchError, PagerecallError
+
+from .ann import ANN_MIN_ROWS, IVF_MAX_ITERATIONS, IVF_SAMPLE_RATE, REFINE_FACTOR, ann_nprobes
+from .layout import BUILDING, write_atomic
+from .schema import (
+    CHUNK_COLUMNS,
+    FILES_SCHEMA,
+    SCHEMA_VERSION,
+    batched,
+    chunks_schema,
+    now_iso,
+    read_json,
+    sql_in,
+    sql_str,
+    to_table,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .layout import IndexStore
+
+log = logging.getLogger(__name__)
+
+FLUSH_ROWS = 8_192
+"""Chunk rows buffered before one Lance ``add``. Why: every ``add`` makes a Lance version
+and a fragment; adding per file (a few dozen rows) made 20k rows take ~10 s instead of ~1 s.
+8k rows of 384-d vectors are ~13 MB plus text."""
+
+FLUSH_FILES = 1_000
+"""File records buffered before one ``merge_insert`` (same reason)."""
+
+
+def _lancedb():
+    import lancedb
+
+    return lancedb
+
+
+@dataclass
+class VerifyReport:
+    """Outcome of ``GenerationWriter.verify``: counts per backend and what was checked."""
+
+    generation: str
+    lance_chunks: int
+    tantivy_docs: int
+    files: int
+    files_n_chunks: int
+    indexes: list[str]
+    ann: bool
+    probe_vector_hits: int
+    probe_text_hits: int
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+class GenerationWriter:
+    """Writes one generation (not live until ``IndexStore.swap``). Obtain it from
+    ``IndexStore.begin_generation``. Writes go to Lance and to a Tantivy writer
+    committed in ``finalize``; chunk rows and file records are buffered (:data:`FLUSH_ROWS`)
+    and written before any delete/rename and in ``finalize``. Nothing is visible to readers
+    of the live generation."""
+
+    def __init__(self, store: IndexStore, name: str, base: str | None, dim: int | None) -> None:
+        self.store = store
+        self.name = name
+        self.base = base
+        self.dir = store.path / name
+        self._db = _lancedb().connect(str(self.dir / "lance"))
+        tables = set(self._db.list_tables().tables)
+        self._chunks = self._db.open_table("chunks") if "chunks" in tables else None
+        self._chunks_version0 = self._chunks.version if self._chunks is not None else None
+        if "files" in tables:
+            self._files = self._db.open_table("files")
+        else:
+            self._files = self._db.create_table("files", schema=FILES_SCHEMA)
+        self.dim = dim
+        if self._chunks is not None:
+            self.dim = self._chunks.schema.field("vector").type.list_size
+            if dim is not None and dim != self.dim:
+                raise IndexMismatchError(
+                    f"Base generation {base} has vectors of dim {self.dim}, not {dim}. "
+                    "Next: rebuild the index from scratch for the new model."
+                )
+        self._tindex = fulltext.open_index(self.dir / "tantivy")
+        self._twriter = None
+        self.fulltext_rebuilt = bool(base) and (
+            fulltext.schema_version_of(read_json(self.dir / "meta.json")) < fulltext.FULLTEXT_SCHEMA_VERSION)
+        """True when the base's Tantivy index had an older schema and was rebuilt from Lance here."""
+        if self.fulltext_rebuilt:
+            self._rebuild_fulltext()
+        self._closed = False
+        self.finalized = False
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
+        self._pending_files: dict[str, dict] = {}
+        self.crash_hook: Any = None
+        """Optional ``callable(point)``; ``finalize`` calls it with ``"lance_written"`` between
+        the Lance write and the Tantivy commit (crash tests kill the process there)."""
+
+    # -- helpers
+
+    def _tw(self):
+        if self._twriter is None:
+            self._twriter = self._tindex.writer(heap_size=128_000_000)
+        return self._twriter
+
+    def _ensure_chunks(self, dim: int | None) -> Any:
+        if self._chunks is None:
+            dim = dim or self.dim
+            if not dim:
+                raise IndexCorruptError(
+                    f"Generation {self.dir} has no chunks table and no vector dim is known. "
+                    "Next: pass dim= to begin_generation or 'dim' in the finalize meta."
+                )
+            self.dim = dim
+            self._chunks = self._db.create_table("chunks", schema=chunks_schema(dim))
+        return self._chunks
+
+    def _check_open(self) -> None:
+        if self._closed or self.finalized:
+            raise PagerecallError(f"Generation writer {self.name} is closed or finalized.")
+
+    def _add_tantivy(self, table: pa.Table) -> None:
+        """Add one Tantivy document per row of ``table`` (chunk rows with at least
+        :data:`CHUNK_COLUMNS`; the row without ``vector`` is stored in the document). ``first``
+        marks the lowest ``seq`` of each file *within this table*: pass whole files."""
+        rows = table.select(CHUNK_COLUMNS).to_pylist()
+        first: dict[str, int] = {}
+        for r in rows:
+            f, s = r["file"], r["seq"]
+            if f not in first or s < first[f]:
+                first[f] = s
+        tw = self._tw()
+        for r in rows:
+            tw.add_document(fulltext.make_document(
+                r["chunk_id"], r["file"], r["text"], r["page_start"], first=first[r["file"]] == r["seq"], row=r))
+
+    def _rebuild_fulltext(self) -> int:
+        """Replace this generation's Tantivy index by a new one (current schema) holding every
+        chunk of the Lance table; used when the base was written with an older
+        :data:`fulltext.FULLTEXT_SCHEMA_VERSION` (no re-embedding). Returns the documents added."""
+        tdir = self.dir / "tantivy"
+        for p in tdir.iterdir():  # hard links to the base: unlinking never touches the base
+            if p.is_dir():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+        self._tindex = fulltext.create_index(tdir)
+        self._twriter = None
+        if self._chunks is None:
+            return 0
+        n = 0
+        files = pc.unique(
+            self._chunks.search().select(["file"]).limit(None).to_arrow().column("file")).to_pylist()
+        for batch in batched(files, 200):
+            tbl = self._chunks.search().where(sql_in("file", batch)).select(CHUNK_COLUMNS).limit(None).to_arrow()
+            self._add_tantivy(tbl)
+            n += tbl.num_rows
+        log.info("generation %s: full-text index rebuilt from %d Lance rows (schema version %d)",
+                 self.name, n, fulltext.FULLTEXT_SCHEMA_VERSION)
+        return n
+
+    # -- public writes
+
+    def add_chunks(self, rows: Any) -> int:
+        """Add chunk rows (pyarrow Table or list of dicts with the ``chunks`` columns;
+        ``vector`` float32 (dim,)) to Lance and Tantivy. Returns the number added."""
+        self._check_open()
+        if isinstance(rows, pa.Table):
+            dim = rows.schema.field("vector").type.list_size if "vector" in rows.schema.names else None
+            n = rows.num_rows
+        else:
+            rows = list(rows)
+            n = len(rows)
+            dim = len(rows[0]["vector"]) if rows else None
+        if n == 0:
+            return 0
+        self._ensure_chunks(dim)
+        if dim is not None and dim != self.dim:
+            raise IndexMismatchError(
+                f"Chunk vectors have dim {dim}, the generation {self.dim}. "
+                "Next: rebuild the index for the new model."
+            )
+        data = to_table(rows, chunks_schema(self.dim))
+        self._add_tantivy(data)
+        self._pending.append(data)
+        self._pending_rows += n
+        if self._pending_rows >= FLUSH_ROWS:
+            self._flush()
+        return n
+
+    def _flush(self) -> None:
+        """Write buffered chunk rows and file records to Lance (one version each)."""
+        if self._pending:
+            self._ensure_chunks(None).add(pa.concat_tables(self._pending))
+            self._pending, self._pending_rows = [], 0
+        if self._pending_files:
+            data = to_table(list(self._pending_files.values()), FILES_SCHEMA)
+            self._pending_files = {}
+            (
+                self._files.merge_insert("path")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
+
+    def delete_files(self, paths: Sequence[str]) -> None:
+        """Remove every chunk and the ``files`` row of each path (relative paths)."""
+        self._check_open()
+        self._flush()
+        paths = list(dict.fromkeys(paths))
+        for batch in batched(paths):
+            if self._chunks is not None:
+                self._chunks.delete(sql_in("file", batch))
+            self._files.delete(sql_in("path", batch))
+        tw = self._tw()
+        for p in paths:
+            tw.delete_documents_by_term("file", p)
+
+    def rename_file(self, old: str, new: str) -> None:
+        """Move a file's chunks and record from ``old`` to ``new`` (no re-embedding; chunk ids
+        are kept). Tantivy documents are re-added from the Lance rows."""
+        self._check_open()
+        self._flush()
+        if self._chunks is not None:
+            self._chunks.update(where=f"file = {sql_str(old)}", values={"file": new})
+        self._files.update(where=f"path = {sql_str(old)}", values={"path": new})
+        tw = self._tw()
+        tw.delete_documents_by_term("file", old)
+        if self._chunks is not None:
+            rows = (
+                self._chunks.search()
+                .where(f"file = {sql_str(new)}")
+                .select(CHUNK_COLUMNS)
+                .limit(None)
+                .to_arrow()
+            )
+            if rows.num_rows:
+                self._add_tantivy(rows)
+
+    def upsert_file_records(self, rows: Any) -> None:
+        """Insert or replace ``files`` rows by ``path`` (schema :data:`FILES_SCHEMA`;
+        ``indexed_at`` defaults to now, ``repaired`` to False, list columns to empty).
+        ``rows``: list of dicts or a pyarrow Table."""
+        self._check_open()
+        if isinstance(rows, pa.Table):
+            rows = rows.to_pylist()
+        for r in rows:
+            rec = {"indexed_at": now_iso(), "repaired": False, "error": None}
+            rec.update({k: v for k, v in r.items() if v is not None or k == "error"})
+            for col in ("image_only_pages", "empty_pages", "garbled_pages", "ocr_pages", "warnings"):
+                rec[col] = list(rec.get(col) or [])
+            self._pending_files[rec["path"]] = rec
+        if len(self._pending_files) >= FLUSH_FILES:
+            self._flush()
+
+    # -- finalize / verify / abort
+
+    def finalize(self, meta: dict) -> dict:
+        """Commit Tantivy, build or refresh every index, compact, write ``meta.json``.
+
+        ``meta`` is the caller's fingerprint (model, dim, pooling, prefixes, tokenizer hash,
+        chunk parameters, corpus root...); added here: ``generation``, ``base``, ``counts``
+        per backend, ``built_at``, ``lancedb_version``, ``tantivy_version``,
+        ``schema_version``, ``fulltext_schema_version``, ``ann`` (None or its parameters).
+        Returns the meta written."""
+        self._check_open()
+        import tantivy
+        from lancedb.index import BTree, IvfSq
+
+        self._flush()
+        if self.crash_hook is not None:
+            self.crash_hook("lance_written")
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+
+        # Tantivy: commit, let the merge policy finish, collect garbage.
+        tw = self._tw()
+        tw.commit()
+        tw.wait_merging_threads()
+        self._twriter = None
+        gc_writer = self._tindex.writer(heap_size=15_000_000, num_threads=1)
+        gc_writer.garbage_collect_files()
+        del gc_writer
+        self._tindex.reload()
+        tantivy_docs = self._tindex.searcher().num_docs
+        timings["tantivy_commit_s"] = time.perf_counter() - t0
+
+        dim = meta.get("dim") or (meta.get("fingerprint") or {}).get("dim")
+        table = self._ensure_chunks(int(dim) if dim else None)
+        rows = table.count_rows()
+        existing = {idx.name: idx for idx in table.list_indices()}
+        old_meta = read_json(self.dir / "meta.json") if self.base else {}
+        ann = old_meta.get("ann") if "vector_idx" in existing else None
+        changed = self._chunks_version0 is None or table.version != self._chunks_version0
+        t0 = time.perf_counter()
+        if changed:
+            # optimize() would "update" the IVF index into a single partition (see the
+            # decision record): drop it first, compact and refresh the scalar indexes, then
+            # train the ANN index anew on the final rows.
+            if "vector_idx" in existing:
+                table.drop_index("vector_idx")
+                ann = None
+            for col in ("file", "chunk_id"):
+                if f"{col}_idx" not in existing:
+                    table.create_index(col, config=BTree())
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
+                # compaction + scalar index update + removal of older versions: nothing
+                # reads this generation yet; unlinking hard links never touches the base
+                table.optimize(cleanup_older_than=_dt.timedelta(0))
+        timings["scalar_and_optimize_s"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        if changed and rows >= ANN_MIN_ROWS:
+            parts = max(1, round(math.sqrt(rows)))
+            table.create_index(
+                "vector",
+                config=IvfSq(
+                    distance_type="cosine",
+                    num_partitions=parts,
+                    max_iterations=IVF_MAX_ITERATIONS,
+                    sample_rate=IVF_SAMPLE_RATE,
+                ),
+            )
+            ann = {
+                "type": "IVF_SQ",
+                "metric": "cosine",
+                "num_partitions": parts,
+                "nprobes": ann_nprobes(parts),
+                "refine_factor": REFINE_FACTOR,
+                "trained_rows": rows,
+            }
+        timings["ann_s"] = time.perf_counter() - t0
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
+            self._files.optimize(cleanup_older_than=_dt.timedelta(0))
+
+        log.info("finalize %s: %d rows, %s", self.name, rows,
+                 ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
+
+        files = self._files.to_arrow()
+        full = dict(meta)
+        full.update(
+            generation=self.name,
+            base=self.base,
+            dim=self.dim,
+            schema_version=SCHEMA_VERSION,
+            fulltext_schema_version=fulltext.FULLTEXT_SCHEMA_VERSION,
+            built_at=now_iso(),
+            lancedb_version=_lancedb().__version__,
+            tantivy_version=getattr(tantivy, "__version__", "unknown"),
+            ann=ann,
+            finalize_timings={k: round(v, 3) for k, v in timings.items()},
+            counts={
+                "lance_chunks": rows,
+                "tantivy_docs": tantivy_docs,
+                "files": files.num_rows,
+                "files_failed": sum(1 for s in files.column("status").to_pylist() if s != "ok"),
+                "files_n_chunks": int(pc.sum(files.column("n_chunks")).as_py() or 0),
+            },
+        )
+        write_atomic(self.dir / "meta.json", json.dumps(full, indent=2, sort_keys=True) + "\n")
+        (self.dir / BUILDING).unlink(missing_ok=True)
+        self.finalized = True
+        return full
+
+    def sample_text(self, n_words: int = 8) -> str | None:
+        """The first ``n_words`` words of one stored chunk (a probe query for ``verify``),
+        or None when the generation has no chunks."""
+        self._flush()
+        if self._chunks is None or not self._chunks.count_rows():
+            return None
+        text = self._chunks.search().select(["text"]).limit(1).to_arrow().column("text")[0].as_py()
+        return " ".join(text.split()[:n_words])
+
+    def verify(self, probe_vector: np.ndarray | None = None, probe_text: str | None = None) -> VerifyReport:
+        """Cross-check the finalized generation as a fresh reader sees it.
+
+        Checks: row counts equal in Lance ``chunks``, Tantivy and the sum of
+        ``files.n_chunks``; chunk ids unique and the same set in Lance and Tantivy; per file,
+        Lance's chunk count equals its ``n_chunks`` and every chunked file has an ``ok``
+        record; BTREE indexes on ``file`` and ``chunk_id`` and (from ANN_MIN_ROWS rows) the
+        ANN index present with no unindexed rows; a vector probe and a text probe answer, and
+        the rows stored in the text probe's Tantivy hits equal their Lance rows.
+        Without probes, a stored row is used: its own vector must come back in the top 10
+        and its first words must find something. Raises ``IndexCorruptError`` naming the
+        exact mismatch."""
+        if not self.finalized:
+            raise IndexCorruptError(f"Generation {self.name} is not finalized; call finalize() first.")
+        t0 = time.perf_counter()
+        from .snapshot import Snapshot
+
+        reader = Snapshot(self.store.path, self.name)  # the read path, as a query will see it
+        problems: list[str] = []
+        chunks = _lancedb().connect(str(self.dir / "lance")).open_table("chunks")  # a fresh handle
+        n_lance = chunks.count_rows()
+        searcher = reader.tantivy_searcher()
+        n_tantivy = searcher.num_docs
+        files = reader.files_table()
+        n_files_chunks = sum(int(f["n_chunks"]) for f in files)
+        if not (n_lance == n_tantivy == n_files_chunks):
+            problems.append(
+                f"row counts differ: Lance chunks {n_lance}, Tantivy {n_tantivy}, "
+                f"sum of files.n_chunks {n_files_chunks}"
+            )
+        lance_tbl = chunks.search().select(["chunk_id", "file"]).limit(None).to_arrow()
+        lance_ids = lance_tbl.column("chunk_id").to_pylist()
+        lance_set = set(lance_ids)
+        if len(lance_set) != len(lance_ids):
+            dups = [c for c, n in _counts(lance_ids).items() if n > 1][:5]
+            problems.append(f"duplicate chunk ids in Lance: {dups}")
+        tantivy_ids = [
+            searcher.doc(addr)["chunk_id"][0]
+            for _, addr in searcher.search(_all_query(), limit=max(1, n_tantivy), count=False).hits
+        ]
+        tantivy_set = set(tantivy_ids)
+        if len(tantivy_set) != len(tantivy_ids):
+            dups = [c for c, n in _counts(tantivy_ids).items() if n > 1][:5]
+            problems.append(f"duplicate chunk ids in Tantivy: {dups}")
+        if lance_set != tantivy_set:
+            problems.append(
+                f"chunk id sets differ: only in Lance {sorted(lance_set - tantivy_set)[:5]}, "
+                f"only in Tantivy {sorted(tantivy_set - lance_set)[:5]}"
+            )
+        per_file = _counts(lance_tbl.column("file").to_pylist())
+        recorded = {f["path"]: f for f in files}
+        for path, n in per_file.items():
+            rec = recorded.get(path)
+            if rec is None or rec["status"] != "ok":
+                problems.append(f"chunks of {path!r} have no 'ok' files record")
+            elif int(rec["n_chunks"]) != n:
+                problems.append(f"{path!r}: files.n_chunks {rec['n_chunks']} but {n} chunks in Lance")
+        indexes = {idx.name: idx for idx in chunks.list_indices()}
+        for col in ("file", "chunk_id"):
+            if n_lance and f"{col}_idx" not in indexes:
+                problems.append(f"scalar index on {col} missing")
+        ann = "vector_idx" in indexes
+        if n_lance >= ANN_MIN_ROWS and not ann:
+            problems.append(f"ANN index missing at {n_lance} rows (threshold {ANN_MIN_ROWS})")
+        for name, idx in indexes.items():
+            if idx.num_unindexed_rows:
+                problems.append(f"index {name} has {idx.num_unindexed_rows} unindexed rows")
+        probe_v_hits = probe_t_hits = 0
+        if n_lance:
+            row = None
+            if probe_vector is None or probe_text is None:
+                row = chunks.search().select(["chunk_id", "text", "vector"]).limit(1).to_arrow().to_pylist()[0]
+            vec = np.asarray(row["vector"] if probe_vector is None else probe_vector, dtype=np.float32)
+            hits = reader.vector_search(vec, 10)
+            probe_v_hits = len(hits)
+            if not hits:
+                problems.append("vector probe returned nothing")
+            elif probe_vector is None and row["chunk_id"] not in {h[0] for h in hits}:
+                problems.append(f"vector probe: stored row {row['chunk_id']} not in its own top 10")
+            text = probe_text if probe_text is not None else " ".join(row["text"].split()[:3])
+            stored: dict[str, dict] = {}
+            probe_t_hits = _text_probe(reader, text, stored)
+            if not probe_t_hits:
+                problems.append(f"text probe {text!r} returned nothing")
+            elif (fulltext.schema_version_of(reader.meta) >= fulltext.STORED_ROWS_SCHEMA_VERSION
+                  and len(stored) != probe_t_hits):
+                problems.append(f"text probe: {probe_t_hits - len(stored)} Tantivy documents without a stored row")
+            for lance_row in reader.get_chunks(list(stored)):
+                if stored[lance_row["chunk_id"]] != lance_row:
+                    problems.append(f"stored row of {lance_row['chunk_id']} in Tantivy differs from its Lance row")
+                    break
+        if problems:
+            raise IndexCorruptError(
+                f"Generation {self.dir} failed verification: " + "; ".join(problems)
+                + ". Next: abort it and rebuild (the live generation is untouched)."
+            )
+        return VerifyReport(
+            generation=self.name,
+            lance_chunks=n_lance,
+            tantivy_docs=n_tantivy,
+            files=len(files),
+            files_n_chunks=n_files_chunks,
+            indexes=sorted(indexes),
+            ann=ann,
+            probe_vector_hits=probe_v_hits,
+            probe_text_hits=probe_t_hits,
+            seconds=time.perf_counter() - t0,
+        )
+
+    def abort(self) -> None:
+        """Discard this generation (directory removed) and release the lock."""
+        if self._twriter is not None:
+            try:
+                self._twriter.rollback()
+            except Exception:  # noqa: BLE001 - the directory goes anyway
+                pass
+            self._twriter = None
+        shutil.rmtree(self.dir, ignore_errors=True)
+        self.close()
+
+    def close(self) -> None:
+        """Release this writer's hold on the lock (idempotent). Uncommitted Tantivy
+        documents are dropped; the directory stays until ``cleanup``."""
+        if self._closed:
+            return
+        self._closed = True
+        self._twriter = None
+        self.store._forget_writer(self.name)
+
+
+def _counts(items: Sequence[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        out[it] = out.get(it, 0) + 1
+    return out
+
+
+def _text_probe(snapshot: Any, text: str, stored: dict[str, dict]) -> int:
+    """Documents of ``snapshot``'s Tantivy index matching any analysed word of ``text`` (top 10);
+    their stored rows (full-text schema 2) go into ``stored`` by chunk id. Returns the hit count."""
+    from tantivy import Occur, Query
+
+    index, searcher = snapshot.tantivy_index, snapshot.tantivy_searcher()
+    words = list(dict.fromkeys(fulltext.analyze_words(text)))
+    if not words:
+        return 0
+    query = Query.boolean_query([(Occur.Should, Query.term_query(index.schema, "text", w)) for w in words])
+    hits = searcher.search(query, limit=10).hits
+    for _, addr in hits:
+        doc = searcher.doc(addr)
+        row = fulltext.stored_row(doc)
+        if row is not None:
+            stored[doc.get_first("chunk_id")] = row
+    return len(hits)
+
+
+def _all_query():
+    from tantivy import Query
+
+    return Query.all_query()
+

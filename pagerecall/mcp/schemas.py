@@ -1,0 +1,213 @@
+"""The MCP tools' output models (their ``outputSchema``; structured content is validated against
+them) (layer 4).
+
+One contract: a hit and a quote check are the core dataclasses (:class:`pagerecall.types.Hit`,
+:class:`pagerecall.verify.QuoteCheck`); their models here are derived from them field by field
+(:func:`model_of`), so a field added to the core type reaches the agent without being restated.
+Degradation statuses come from :data:`pagerecall.types.DEGRADED_STATUSES`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from pagerecall.types import DEGRADED_STATUSES, Hit, PageStatus
+from pagerecall.verify import QuoteCheck
+
+from .budget import page_ranges
+
+
+def model_of(dc: type, name: str, doc: str, descriptions: dict[str, str],
+             extra: dict[str, tuple[Any, Any]] | None = None, extra_allowed: bool = False) -> type[BaseModel]:
+    """A pydantic model with the fields of dataclass ``dc`` (same names, types and defaults), each
+    described by ``descriptions`` where given, plus ``extra`` fields (``name: (type, Field)``)."""
+    hints = typing.get_type_hints(dc)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(dc):
+        if f.default is not dataclasses.MISSING:
+            default: Any = f.default
+        elif f.default_factory is not dataclasses.MISSING:  # type: ignore[misc]
+            default = Field(default_factory=f.default_factory)  # type: ignore[misc]
+            if f.name in descriptions:
+                default = Field(default_factory=f.default_factory, description=descriptions[f.name])  # type: ignore[misc]
+            fields[f.name] = (hints[f.name], default)
+            continue
+        else:
+            default = ...
+        fields[f.name] = (hints[f.name], Field(default, description=descriptions.get(f.name)))
+    fields.update(extra or {})
+    config = ConfigDict(extra="allow") if extra_allowed else None
+    model = create_model(name, __config__=config, __doc__=doc, **fields)
+    model.__module__ = __name__
+    return model
+
+
+NOTE_POINTERS = (
+    "Pointers, not quotations: read_page(file, page_start) or verify_quote(quote, file, page) "
+    "before quoting. Scores order this list only."
+)
+
+
+HIT_FIELDS = {
+    "file": "path relative to the corpus root, as library_files lists it",
+    "page_start": "first physical page, 1-based",
+    "page_end": "last physical page, 1-based, inclusive",
+    "label_start": "printed page label of page_start (e.g. 'iv'), if any",
+    "label_end": "printed page label of page_end, if any",
+    "score": "orders this result list; meaningless in absolute terms",
+    "recall_score": "deep mode: the fused recall score before reranking",
+    "ranks": "1-based rank of this passage in each lane that ran (null: not found by it)",
+    "snippet": "the best-matching part of text, terms marked «like this»",
+    "text": "the indexed passage (may differ from the source: verify before quoting)",
+    "ocr": "the text came from OCR: good for finding, not verbatim-citable",
+    "degraded": "the file is degraded (see envelope.degraded_in_hits)",
+    "char_start": "code-point offset of the passage in page_start's text",
+    "char_end": "code-point offset (exclusive) of the passage's end in page_end's text",
+    "chunk_id": "the passage's stable id in the index",
+}
+"""What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
+the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
+
+HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", HIT_FIELDS, extra={
+    "truncated": (bool, Field(False, description="text was cut to keep the response small")),
+})
+
+
+class Envelope(BaseModel):
+    """How far the hits and a miss can be trusted (coverage of the index)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    generation: str | None = None
+    built_at: str | None = None
+    model: str | None = None
+    corpus_root: str | None = None
+    files_indexed: int | None = None
+    files_failed: list[Any] = Field(default_factory=list)
+    stale: dict[str, Any] = Field(default_factory=dict)
+    degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
+    registry: dict[str, Any] | None = None
+    scope: list[str] | None = None
+    phrases_not_found: list[str] = Field(
+        default_factory=list,
+        description="quoted phrases that occur in no indexed passage: the hits match their words, not the phrase",
+    )
+    miss: dict[str, Any] | None = Field(
+        None, description="present when there are no hits: whether the miss can be trusted, and why not"
+    )
+
+
+class SearchOut(BaseModel):
+    """Answer of ``semantic_search`` / ``semantic_search_deep``."""
+
+    query: str
+    mode: str = Field(description="vector, fulltext, hybrid, or deep")
+    scorer: str | None = Field(None, description="deep mode: which scorer ordered the hits (kind:name)")
+    hits: list[HitOut]
+    envelope: Envelope
+    truncated: bool = Field(False, description="texts were cut or hits dropped to stay under the size budget")
+    hits_dropped: int = Field(0, description="hits left out to stay under the size budget")
+    note: str = NOTE_POINTERS
+
+
+class InfoOut(BaseModel):
+    """Answer of ``semantic_search_info``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    index_dir: str
+    generation: str | None = None
+    previous: str | None = None
+    built_at: str | None = None
+    corpus_root: str | None = None
+    model: str | None = None
+    files_indexed: int = 0
+    pages_indexed: int = 0
+    chunks: int | None = None
+    counts: dict[str, Any] | None = None
+    fingerprint: dict[str, Any] | None = None
+    files_failed: list[Any] = Field(default_factory=list)
+    degraded_detected: dict[str, Any] = Field(
+        default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
+    )
+    registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
+    stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
+    truncated: bool = False
+
+
+class FileEntry(BaseModel):
+    """One indexed file, as much as an agent needs to choose and cite it.
+
+    Why not the whole ``files`` record: sha256, size, mtime and timestamps cost ~100 tokens a
+    file and tell an agent nothing; ``pagerecall files --json`` keeps them for scripts.
+    """
+
+    path: str = Field(description="relative to the corpus root: the `file` argument of the other tools")
+    kind: str | None = Field(None, description="pdf or txt")
+    pages: int | None = Field(None, description="physical pages")
+    status: str | None = Field(None, description="ok, or failed (then `error` says why; not searchable)")
+    error: str | None = None
+    degraded_pages: dict[str, str] = Field(
+        default_factory=dict,
+        description=f"physical page ranges per degradation ({', '.join(sorted(DEGRADED_STATUSES))}), e.g. '1-3, 7'",
+    )
+    repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
+
+    @classmethod
+    def from_record(cls, rec: Any) -> "FileEntry":
+        if not isinstance(rec, dict):
+            return cls(path=str(rec))
+        degraded = {}
+        for status in sorted(DEGRADED_STATUSES):
+            pages = list(rec.get(f"{status}_pages") or [])
+            if pages:
+                degraded[status] = page_ranges(pages)
+        return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
+                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")))
+
+
+class FilesOut(BaseModel):
+    """Answer of ``library_files``."""
+
+    total: int = Field(description="files in the index")
+    matched: int = Field(description="files whose name matches; 0 is a definitive negative BY FILE NAME")
+    files: list[FileEntry]
+    truncated: bool = Field(False, description="fewer files listed than matched (raise limit or narrow the pattern)")
+    note: str = ""
+
+
+class PageOut(BaseModel):
+    """Answer of ``read_page``: text of one page read from the source file."""
+
+    file: str
+    page: int = Field(description="physical page, 1-based")
+    label: str | None = Field(None, description="printed page label, if the PDF defines one")
+    pages: int = Field(description="pages in the document")
+    status: PageStatus = Field(description="how far the page's text can be trusted (ok: a usable text layer)")
+    ocr: bool = False
+    text: str = Field(description="the page text from `offset` on, verbatim as extracted from the source")
+    offset: int = Field(0, description="character offset of `text` in the page")
+    total_chars: int = Field(description="characters in the whole page text")
+    truncated: bool = Field(False, description="more text follows: call again with offset=next_offset")
+    next_offset: int | None = None
+    note: str = ""
+
+
+QUOTE_FIELDS = {
+    "matched_text": "the source's own wording at the match: quote this",
+    "page": "physical page (1-based) where the quote starts",
+    "page_end": "physical page where it ends (differs across a page break)",
+    "label": "printed page label of page, if any",
+    "char_start": "code-point offset into read_page(file, page)'s text",
+    "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
+    "verbatim_citable": "false for fuzzy matches, misses and OCR text",
+}
+
+QuoteOut = model_of(
+    QuoteCheck, "QuoteOut", "Answer of ``verify_quote`` (pages physical, 1-based; offsets into read_page's text).",
+    QUOTE_FIELDS, extra={"truncated": (bool, Field(False, description="a long text field was cut"))},
+    extra_allowed=True)

@@ -1,0 +1,17 @@
+"""The search core (layer 3): vector, full-text, hybrid and deep search; inventory; coverage.
+
+=====================  ==================================================================
+``searcher``           :class:`Searcher`: one snapshot per query; search, files, info
+``query``              the query, parsed once (phrases, terms, grams)
+``lexical``            the full-text and filename lanes (Tantivy BM25, relaxation)
+``hybrid``             lane weights, coverage discount, the heading lane (RRF in ``fusion``)
+``deep``               widen hits to neighbouring chunks, rerank
+``coverage``           the envelope: generation, failed, stale, degraded, trustworthy misses
+``inventory``          files by name (a definitive negative), the file scope of a search
+``snippets``           a hit's text around the query's matches
+=====================  ==================================================================
+"""
+
+from .searcher import MAX_K, MODES, Searcher, SearchResult, default_searcher, search
+
+__all__ = ["Searcher", "SearchResult", "default_searcher", "search", "MODES", "MAX_K"]

@@ -1,0 +1,148 @@
+"""The coverage envelope: how far an answer's hits and misses can be trusted (layer 3).
+
+Every answer carries one, built from the same snapshot as its hits: the generation and its build
+time, files indexed and failed, files changed on disk since the build (:class:`StaleCheck`),
+degraded files among the hits (detected at indexing, listed by the degradation registry, OCR
+text), the registry's report, and for an empty answer whether the miss can be trusted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+from pagerecall.errors import UsageError
+from pagerecall.types import DEGRADED_STATUSES, Hit
+
+STALE_CACHE_SECONDS = 10.0
+"""How long the size+mtime staleness check of the corpus is reused."""
+
+MISS_NOTE = ("A miss is never proof of absence from the sources; "
+             "use `pagerecall files` for a definitive answer by file name.")
+
+
+def iso(ts: float | str | None) -> str | None:
+    """A POSIX time (or an ISO string, passed through) as ISO-8601 UTC to the second."""
+    if ts is None:
+        return None
+    if isinstance(ts, str):
+        return ts
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds")
+
+
+def detected(rec: dict) -> dict:
+    """The degradations recorded for one file at indexing: ``{status: [pages], "repaired": True}``
+    (statuses of :data:`pagerecall.types.DEGRADED_STATUSES`; pages 1-based physical)."""
+    out = {}
+    for status in sorted(DEGRADED_STATUSES):
+        pages = list(rec.get(f"{status}_pages") or [])
+        if pages:
+            out[status] = pages
+    if rec.get("repaired"):
+        out["repaired"] = True
+    return out
+
+
+def failed_files(records: Sequence[dict]) -> list[dict]:
+    """``[{"path", "error"}]`` of the file records whose status is not ``ok``."""
+    return [{"path": r["path"], "error": r.get("error")} for r in records if r.get("status") != "ok"]
+
+
+class StaleCheck:
+    """Files changed on disk since a snapshot's build (size + mtime only; nothing is read),
+    cached for :data:`STALE_CACHE_SECONDS` per generation. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._cache: tuple[float, str, str, dict] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, snapshot: Any, corpus_root: Path) -> dict:
+        """``{"checked", "changed", "added", "deleted"}`` (relative paths; ``reason`` when the
+        corpus root could not be scanned)."""
+        from pagerecall.index.corpus import scan_corpus
+
+        now = time.monotonic()
+        cached = self._cache
+        if (cached and cached[1] == snapshot.name and cached[2] == str(corpus_root)
+                and now - cached[0] < STALE_CACHE_SECONDS):
+            return cached[3]
+        records = {r["path"]: r for r in snapshot.files_table()}
+        try:
+            disk = scan_corpus(corpus_root, quiet=True)
+        except UsageError as exc:
+            result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": []}
+        else:
+            changed = [
+                p for p, f in disk.items()
+                if p in records and (records[p].get("size") != f.size
+                                     or abs(float(records[p].get("mtime") or 0) - f.mtime) > 1e-6)
+            ]
+            result = {
+                "checked": True,
+                "changed": sorted(changed),
+                "added": sorted(p for p in disk if p not in records),
+                "deleted": sorted(p for p in records if p not in disk),
+            }
+        with self._lock:
+            self._cache = (now, snapshot.name, str(corpus_root), result)
+        return result
+
+
+def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict) -> dict:
+    """The coverage envelope of an answer from ``snapshot`` (the one its hits came from).
+
+    ``registry`` is a :class:`pagerecall.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
+    result. Sets ``degraded`` on the hits of degraded files. Keys: ``generation``, ``built_at``,
+    ``model``, ``corpus_root``, ``files_indexed``, ``files_failed``, ``stale``,
+    ``degraded_in_hits``, ``registry``, ``scope``, and ``miss`` when there is no hit."""
+    meta = snapshot.meta
+    records = snapshot.files_table()
+    by_path = {r["path"]: r for r in records}
+    failed = failed_files(records)
+    degraded_hits = {}
+    for h in hits:
+        reasons = detected(by_path.get(h.file, {}))
+        if registry.is_degraded(h.file):
+            reasons["registry"] = "degraded"
+        if registry.is_non_citable(h.file):
+            reasons["non_citable"] = True
+        if h.ocr:
+            reasons["ocr_text"] = True
+        if reasons:
+            h.degraded = True
+            degraded_hits[h.file] = reasons
+    env = {
+        "generation": snapshot.name,
+        "built_at": iso(meta.get("built_at")),
+        "model": meta.get("fingerprint", {}).get("model"),
+        "corpus_root": meta.get("corpus_root"),
+        "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
+        "files_failed": failed,
+        "stale": stale,
+        "degraded_in_hits": degraded_hits,
+        "registry": registry.to_dict(),
+        "scope": list(scope) if scope else None,
+    }
+    if not hits:
+        caveats = []
+        in_scope = [by_path[p] for p in (scope or by_path)]
+        if env["files_indexed"] == 0:
+            caveats.append("no file is indexed")
+        if failed:
+            caveats.append(f"{len(failed)} file(s) failed to index")
+        unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
+        if unread:
+            caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
+        if stale.get("changed") or stale.get("added") or stale.get("deleted"):
+            caveats.append("the corpus changed on disk since the build (run pagerecall update)")
+        if not stale.get("checked", True):
+            caveats.append("the corpus root could not be checked for changes")
+        if registry.status == "unknown":
+            caveats.append("the degradation registry is unreadable: degraded files unknown")
+        elif registry.degraded_count:
+            caveats.append(f"the registry lists {registry.degraded_count} degraded file(s)")
+        env["miss"] = {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
+    return env

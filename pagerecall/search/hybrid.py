@@ -1,0 +1,77 @@
+"""Hybrid search: the lanes fused by weighted reciprocal rank fusion (layer 3).
+
+Lanes, each a ranked list of chunk ids from one snapshot:
+
+* ``vector``: ANN (IVF_SQ, cosine, refined to exact scores) over E5 passage vectors: paraphrase
+  and other languages;
+* ``fulltext``: Tantivy BM25 with phrase matching and minimum-should-match relaxation: names,
+  titles, exact wording (:mod:`pagerecall.search.lexical`);
+* ``filename``: the query's terms against file names: known-item lookup ("<title> <author>");
+* ``heading``: the full-text hits that have the query as a line of their own (:func:`heading_lane`).
+
+They are fused by :func:`pagerecall.fusion.weighted_rrf` with :data:`pagerecall.fusion.RRF_K`,
+the weights :data:`LANE_WEIGHTS` and each full-text hit discounted by its term coverage.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+LANE_WEIGHTS = {"vector": 1.0, "fulltext": 1.0, "filename": 0.5, "heading": 2.0}
+"""Weights of the lanes in hybrid RRF (with the full-text hits discounted by coverage², below).
+
+Why: vector and full-text lanes are equally trusted (each wins on a different kind of query:
+the full-text lane on titles and exact words, the vector lane on questions and other
+languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
+file for a known-item query, not enough to drown the passage lanes. The heading lane holds the
+full-text hits that have the query as a line of their own, a section number before it ignored
+(``pagerecall.headings.has_heading``; tables of contents excluded; a running header only at its
+first passage, see :func:`heading_lane`): the passage that starts the section a title query names. It is
+empty for questions and sentences, so it only acts on title lookups, and there it must outweigh
+a wrong passage that both other lanes rank near the top (RRF rewards agreement): hence 2.
+Measured at K=60 (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane
+alone in brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719),
+xquad-cross 0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 /
+0.347). Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3
+with linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 /
+0.751 / 0.623 / 0.406.
+Heading lane (K=60, 200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926
+→ 0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
+0.348); XQuAD is unchanged to the last digit (no question equals a line). K: see :data:`pagerecall.fusion.RRF_K`.
+"""
+
+COVERAGE_WEIGHTING = True
+"""Scale each full-text hit's RRF contribution by the share of the query it covers.
+
+Why: RRF rewards any chunk that two lanes both return, and the relaxed full-text lane returns
+chunks that share only one or two words with a long question (or, across languages, almost
+none): those outranked the vector lane's correct passage. Measured: see README
+"Retrieval quality"."""
+
+COVERAGE_EXPONENT = 2.0
+"""The coverage factor is ``coverage ** COVERAGE_EXPONENT`` (1 = linear; tuned in bench/tune_weights.py)."""
+
+LANE_DEPTH = 50
+"""Candidates taken from each lane before fusion (recall@50 of a lane bounds hybrid recall)."""
+
+RUNNING_HEADER_MIN = 3
+"""A title found as a line in this many full-text hits of one file is a running header (printed on
+every page of its chapter): the heading lane keeps the file's first such passage only. Fewer are
+kept as they are: a title may also stand alone on a line of a list (``NEWS`` among file names)
+before its section, and the full-text order then decides."""
+
+
+def heading_lane(rows: Sequence[dict]) -> list[tuple[str, float]]:
+    """The heading lane from the full-text hits whose text has the title as a line, in the
+    full-text lane's order; of a file with ``RUNNING_HEADER_MIN`` or more of them, only the one
+    with the lowest ``seq`` (a running header's first passage is the chapter's start).
+    Returns ``[(chunk_id, 1.0), ...]``."""
+    by_file: dict[str, list[dict]] = {}
+    for r in rows:
+        by_file.setdefault(r["file"], []).append(r)
+    drop = set()
+    for group in by_file.values():
+        if len(group) >= RUNNING_HEADER_MIN:
+            first = min(group, key=lambda r: int(r["seq"]))
+            drop.update(r["chunk_id"] for r in group if r is not first)
+    return [(r["chunk_id"], 1.0) for r in rows if r["chunk_id"] not in drop]

@@ -1,0 +1,375 @@
+"""The search core (layer 3): one :class:`Searcher` per index answers every read command.
+
+Every answer is a list of *pointers* (file relative to the corpus root, physical 1-based pages,
+printed page labels) plus a coverage envelope that says how far a hit and a miss can be trusted.
+Quotes are checked against the source (``verify_quote``), never against the index.
+
+One query, one snapshot: :meth:`Searcher.search` takes the live generation's
+:class:`~pagerecall.index.snapshot.Snapshot` once at its start and hands it to every lane, the
+fusion, deep mode, the envelope and the snippets (a :class:`_Query`), so an answer is wholly from
+one generation even when an update swaps ``CURRENT`` while it runs. The query is parsed once
+(:mod:`pagerecall.search.query`). Lanes and fusion: :mod:`pagerecall.search.hybrid`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from pagerecall.config import Settings
+from pagerecall.errors import IndexCorruptError, QueryError
+from pagerecall.types import Hit
+
+from .coverage import StaleCheck, detected, envelope, failed_files, iso
+from .deep import DEEP_CANDIDATES
+from .hybrid import COVERAGE_EXPONENT, COVERAGE_WEIGHTING, LANE_DEPTH, LANE_WEIGHTS, heading_lane
+from .query import ParsedQuery, parse_query
+
+log = logging.getLogger(__name__)
+
+MODES = ("vector", "fulltext", "hybrid")
+MAX_K = 50
+MAX_QUERY_CHARS = 2000
+
+
+@dataclass
+class SearchResult:
+    """Hits plus the coverage envelope. ``to_dict()`` is the ``--json`` / MCP shape."""
+
+    query: str
+    mode: str
+    hits: list[Hit]
+    envelope: dict
+    scorer: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "query": self.query,
+            "mode": self.mode,
+            "scorer": self.scorer,
+            "hits": [h.to_dict() for h in self.hits],
+            "envelope": self.envelope,
+        }
+
+
+@dataclass
+class _Query:
+    """Everything one search reads, fixed at its start: the snapshot, the parsed query, the scope,
+    and the chunk rows read so far (by ``chunk_id``; the lanes add what they read with their hits)."""
+
+    snapshot: Any
+    parsed: ParsedQuery
+    scope: list[str] | None
+    rows: dict[str, dict] = field(default_factory=dict)
+
+    def rows_for(self, ids: Sequence[str]) -> dict[str, dict]:
+        """``rows``, completed from Lance for ``ids`` not read yet (a full-text index of schema 1
+        stores no rows; ids the snapshot does not hold stay missing)."""
+        missing = [c for c in ids if c not in self.rows]
+        if missing:
+            self.rows.update((r["chunk_id"], r) for r in self.snapshot.get_chunks(missing))
+        return self.rows
+
+
+@contextlib.contextmanager
+def _fulltext_errors(snapshot):
+    """Map what Tantivy raises while reading into the error tree (a traceback helps no user)."""
+    try:
+        yield
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise IndexCorruptError(
+            f"Reading the full-text index of {snapshot.path} failed: {exc}. Next: pagerecall info; "
+            "pagerecall rebuild if it persists."
+        ) from exc
+
+
+class Searcher:
+    """Opens an index and answers queries; follows ``CURRENT`` (a new generation is served without
+    a restart, each query pinned to one).
+
+    Thread-safe for concurrent readers (the MCP server). The embedding model is loaded on the first
+    query that needs it and reused; :meth:`preload` starts loading it in the background.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        from pagerecall.index.snapshot import LiveIndex
+
+        self.settings = settings
+        self.live = LiveIndex(settings.index_dir)
+        self._embedder = None
+        self._reranker = None
+        self._checked_generations: set[str] = set()
+        self._lock = threading.RLock()
+        self._stale = StaleCheck()
+
+    # ------------------------------------------------------------------ plumbing
+    def snapshot(self):
+        """The live generation, pinned for one answer. Raises ``IndexNotFoundError``."""
+        return self.live.snapshot()
+
+    def corpus_root(self, snapshot) -> Path:
+        """The corpus root: the setting, else the one recorded at build."""
+        if self.settings.corpus_root:
+            return Path(self.settings.corpus_root)
+        return Path(snapshot.meta["corpus_root"])
+
+    def embedder(self, snapshot):
+        """The query embedder, checked against ``snapshot``'s fingerprint (``IndexMismatchError``:
+        rebuild)."""
+        from pagerecall.index.fingerprint import check_fingerprint, index_fingerprint, query_fingerprint
+
+        with self._lock:
+            if self._embedder is None:
+                from pagerecall.embedding import load_embedder
+
+                self._embedder = load_embedder(self.settings)
+            if snapshot.name not in self._checked_generations:
+                stored = query_fingerprint(dict(snapshot.meta.get("fingerprint", {})))
+                current = query_fingerprint(index_fingerprint(self._embedder, self.settings))
+                check_fingerprint(stored, current, "query")
+                self._checked_generations.add(snapshot.name)
+            return self._embedder
+
+    def reranker(self):
+        """The deep mode's scorer (``pagerecall.rerank.load_reranker``), loaded once."""
+        with self._lock:
+            if self._reranker is None:
+                from pagerecall.rerank import load_reranker
+
+                self._reranker = load_reranker(self.settings)
+            return self._reranker
+
+    def resolve_scope(self, files: Sequence[str] | None, snapshot=None) -> list[str] | None:
+        """Indexed file paths matching ``files`` (:func:`pagerecall.search.inventory.resolve_scope`)."""
+        from .inventory import resolve_scope
+
+        if not files:
+            return None
+        snapshot = snapshot or self.snapshot()
+        return resolve_scope(files, [r["path"] for r in snapshot.files_table()], self.corpus_root(snapshot))
+
+    def _registry(self):
+        from pagerecall.registry import read_registry
+
+        return read_registry(self.settings.degraded_registry)
+
+    # ------------------------------------------------------------------ lanes
+    def _vector_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
+        vec = self.embedder(q.snapshot).embed_queries([q.parsed.raw])[0]
+        hits, rows = q.snapshot.vector_search_with_rows(vec, depth, files=q.scope)
+        q.rows.update(rows)
+        return hits
+
+    def _fulltext_lane(self, q: _Query, depth: int, keys: dict[str, list[str]]) -> list[tuple[str, float]]:
+        from .lexical import fulltext_search
+
+        with _fulltext_errors(q.snapshot):
+            return fulltext_search(q.snapshot, q.parsed, depth, files=q.scope, rows=q.rows, heading_keys=keys)
+
+    def _filename_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
+        from .lexical import filename_search
+
+        with _fulltext_errors(q.snapshot):
+            res = filename_search(q.snapshot, q.parsed, depth, rows=q.rows)
+        if q.scope is None:
+            return res
+        allowed = set(q.scope)
+        rows = q.rows_for([cid for cid, _ in res])
+        return [(cid, s) for cid, s in res if cid in rows and rows[cid]["file"] in allowed]
+
+    def _coverage(self, q: _Query, ids: list[str]) -> dict[str, dict[str, float]]:
+        """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
+        terms the chunk contains (:func:`pagerecall.search.lexical.term_coverage`), raised to
+        ``COVERAGE_EXPONENT``."""
+        from .lexical import term_coverage
+
+        if not ids:
+            return {}
+        with _fulltext_errors(q.snapshot):
+            cov = term_coverage(q.snapshot, q.parsed, ids)
+        return {"fulltext": {cid: c ** COVERAGE_EXPONENT for cid, c in zip(ids, cov)}}
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str, k: int = 8, mode: str = "hybrid", files: Sequence[str] | None = None,
+               deep: bool = False, candidates: int = DEEP_CANDIDATES,
+               weights: dict[str, float] | None = None) -> SearchResult:
+        """Search the live index (one snapshot for the whole answer).
+
+        ``k`` in 1..50; ``mode`` one of ``vector``, ``fulltext``, ``hybrid``; ``files`` a scope of
+        relative paths, names, folders or globs; ``deep`` recalls ``candidates`` hits, widens each to
+        its neighbouring chunks and reranks them (``score`` is then the reranker's, ``recall_score``
+        the fused one). ``weights`` overrides single entries of ``LANE_WEIGHTS`` (the quality
+        harness tunes them). Raises ``QueryError`` for an empty query or bad ``k``/``mode``,
+        ``UsageError`` for a scope that matches nothing, ``IndexNotFoundError``,
+        ``IndexMismatchError`` (model differs: rebuild), ``IndexCorruptError`` (data unreadable).
+        """
+        from pagerecall.fusion import RRF_K, weighted_rrf
+        from pagerecall.headings import has_heading, query_heading_key
+
+        query = (query or "").strip()
+        if not query:
+            raise QueryError("The query is empty. Next: pass the words or a sentence to look for")
+        if len(query) > MAX_QUERY_CHARS:
+            raise QueryError(f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+        if not 1 <= int(k) <= MAX_K:
+            raise QueryError(f"k must be between 1 and {MAX_K}, got {k}")
+        if mode not in MODES:
+            raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        snapshot = self.snapshot()
+        q = _Query(snapshot, parse_query(query), self.resolve_scope(files, snapshot))
+        depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
+        want = max(candidates, k) if deep else k
+        lanes: dict[str, list[tuple[str, float]]] = {}
+        keys: dict[str, list[str]] = {}  # heading keys stored with the full-text hits
+        if mode in ("vector", "hybrid"):
+            lanes["vector"] = self._vector_lane(q, depth)
+        if mode in ("fulltext", "hybrid"):
+            lanes["fulltext"] = self._fulltext_lane(q, depth, keys)
+        if mode == "hybrid":
+            lanes["filename"] = self._filename_lane(q, depth)
+            ft_ids = [cid for cid, _ in lanes["fulltext"]]
+            rows = q.rows_for(ft_ids)
+            item_weights = self._coverage(q, ft_ids) if COVERAGE_WEIGHTING else None
+            title = query_heading_key(query)
+            lanes["heading"] = heading_lane([] if title is None else [
+                rows[cid] for cid in ft_ids if cid in rows
+                and (title in keys[cid] if cid in keys else has_heading(query, rows[cid]["text"]))])
+            fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
+                                 {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
+            ranked = [(f.id, f.score) for f in fused[:want]]
+        else:
+            (lane,) = lanes.values()
+            ranked = lane[:want]
+        # every hit reports its rank in every lane that ran (None = not found by that lane)
+        lane_rank = {n: {cid: i + 1 for i, (cid, _) in enumerate(v)} for n, v in lanes.items()}
+        rows = q.rows_for([cid for cid, _ in ranked])
+        hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
+                for cid, score in ranked if cid in rows]
+        scorer = None
+        if deep:
+            from .deep import rerank
+
+            hits, scorer = rerank(snapshot, self.reranker(), query, hits, k)
+        _add_snippets(q.parsed, hits)
+        env = envelope(snapshot, hits, q.scope, self._registry(),
+                       self._stale(snapshot, self.corpus_root(snapshot)))
+        if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
+            from .lexical import phrases_not_found
+
+            with _fulltext_errors(snapshot):
+                env["phrases_not_found"] = phrases_not_found(snapshot, q.parsed, q.scope)
+        return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
+
+    # ------------------------------------------------------------------ inventory and info
+    def files(self, pattern: str) -> dict:
+        """``{"total", "matched", "files", "note"}`` by file name (stemmed terms or a glob).
+
+        ``matched: 0`` is a definitive negative *by file name* only.
+        """
+        from .inventory import files_inventory
+
+        out = dict(files_inventory(self.snapshot(), pattern))
+        out["note"] = (
+            "matched: 0 is a definitive negative by file name; it says nothing about the text"
+            if out.get("matched") == 0 else "matches by file name"
+        )
+        return out
+
+    def info(self) -> dict:
+        """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
+        ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
+        ``pagerecall update`` rebuilds it from the stored passages)."""
+        from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+
+        snapshot = self.snapshot()
+        meta = snapshot.meta
+        records = snapshot.files_table()
+        degraded = {r["path"]: d for r in records if (d := detected(r))}
+        return {
+            "index_dir": str(self.settings.index_dir),
+            "generation": snapshot.name,
+            "previous": _previous_name(self.settings.index_dir),
+            "built_at": iso(meta.get("built_at")),
+            "corpus_root": meta.get("corpus_root"),
+            "model": meta.get("fingerprint", {}).get("model"),
+            "fingerprint": meta.get("fingerprint"),
+            "counts": meta.get("counts"),
+            "fulltext_schema_version": schema_version_of(meta),
+            "fulltext_upgrade_pending": schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION,
+            "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
+            "pages_indexed": sum(int(r.get("pages") or 0) for r in records if r.get("status") == "ok"),
+            "chunks": snapshot.count_chunks(),
+            "files_failed": failed_files(records),
+            "degraded_detected": degraded,
+            "registry": self._registry().to_dict(),
+            "stale": self._stale(snapshot, self.corpus_root(snapshot)),
+        }
+
+    # ------------------------------------------------------------------ source access
+    def read_page(self, file: str, page: int):
+        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`)."""
+        from pagerecall.verify import read_page
+
+        return read_page(self.corpus_root(self.snapshot()), file, page, ocr=self.settings.ocr)
+
+    def verify_quote(self, quote: str, file: str, page: int | None = None):
+        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`)."""
+        from pagerecall.verify import verify_quote
+
+        return verify_quote(self.corpus_root(self.snapshot()), quote, file, page, ocr=self.settings.ocr)
+
+
+def _previous_name(index_dir: Path) -> str | None:
+    try:
+        return (Path(index_dir) / "PREVIOUS").read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
+    return Hit(
+        chunk_id=r["chunk_id"], file=r["file"], page_start=int(r["page_start"]), page_end=int(r["page_end"]),
+        score=float(score), text=r["text"], label_start=r.get("label_start"), label_end=r.get("label_end"),
+        ranks=ranks, ocr=bool(r.get("ocr")), char_start=int(r.get("char_start") or 0),
+        char_end=int(r.get("char_end") or 0),
+    )
+
+
+def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
+    from .snippets import snippet
+
+    for h in hits:
+        try:
+            h.snippet = snippet(parsed, h.text)
+        except Exception:  # a snippet is decoration; never fail a search for it
+            log.debug("snippet failed for %s", h.chunk_id, exc_info=True)
+            h.snippet = None
+
+
+_default_searchers: dict[tuple, Searcher] = {}
+_default_lock = threading.Lock()
+
+
+def default_searcher(settings: Settings | None = None) -> Searcher:
+    """One ``Searcher`` per settings (environment by default), reused across calls."""
+    settings = settings or Settings.from_env()
+    key = (str(settings.index_dir), settings.model, str(settings.cache_dir), str(settings.corpus_root))
+    with _default_lock:
+        if key not in _default_searchers:
+            _default_searchers[key] = Searcher(settings)
+        return _default_searchers[key]
+
+
+def search(query: str, k: int = 8, **kwargs) -> list[dict]:
+    """The upstream contract: ``[{file, page_start, page_end, score, text, ...}]``.
+
+    ``file`` is relative to the corpus root, pages are physical and 1-based. Extra keys:
+    ``label_start``, ``label_end``, ``chunk_id``, ``ranks``, ``snippet``, ``ocr``,
+    ``degraded``. Keyword arguments go to ``Searcher.search`` (``mode``, ``files``, ``deep``).
+    Settings come from the environment (the upstream contract has no settings argument).
+    """
+    return [h.to_dict() for h in default_searcher().search(query, k, **kwargs).hits]

@@ -1,0 +1,66 @@
+"""Snippets: a window of a hit's text around the query's matches, marked ``«`` ``»`` (layer 3)."""
+
+from __future__ import annotations
+
+from pagerecall.fulltext import has_no_space_script, word_tokens
+
+from .query import ParsedQuery, as_parsed
+
+OPEN_MARK = "\u00ab"
+CLOSE_MARK = "\u00bb"
+
+
+def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240) -> str:
+    """A window of ``text`` (at most ``max_chars`` characters plus ellipses) around the
+    densest cluster of query matches, each matched word wrapped in ``«`` ``»``.
+
+    Words match when their analysed form (stemmed, folded) equals a query term or phrase
+    word; in scripts without spaces every occurrence of a query bigram (or single
+    character query) is marked. Without any match, the start of the text is returned."""
+    parsed = as_parsed(query)
+    want = {w for w in parsed.words if not has_no_space_script(w)}
+    grams = [w for w in parsed.words if has_no_space_script(w)]
+    spans: list[tuple[int, int]] = []
+    if want:
+        for tok in word_tokens(text):
+            if tok.text in want:
+                spans.append((tok.char_offset_from, tok.char_offset_to))
+    if grams:
+        low = text.lower()
+        for g in grams:
+            start = low.find(g)
+            while start >= 0:
+                spans.append((start, start + len(g)))
+                start = low.find(g, start + 1)
+    spans = _merge(spans)
+    if not spans:
+        cut = text[:max_chars]
+        return cut + ("\u2026" if len(text) > max_chars else "")
+    # window with the most spans
+    best, best_n = 0, -1
+    for i, (s, _) in enumerate(spans):
+        n = sum(1 for s2, e2 in spans[i:] if e2 <= s + max_chars)
+        if n > best_n:
+            best, best_n = i, n
+    start = max(0, spans[best][0] - max_chars // 6)
+    end = min(len(text), start + max_chars)
+    start = max(0, min(start, end - max_chars))
+    out, pos = [], start
+    for s, e in spans:
+        if s < start or e > end:
+            continue
+        out += [text[pos:s], OPEN_MARK, text[s:e], CLOSE_MARK]
+        pos = e
+    out.append(text[pos:end])
+    body = "".join(out).replace("\n", " ")
+    return ("\u2026" if start > 0 else "") + body + ("\u2026" if end < len(text) else "")
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged
