@@ -7,16 +7,42 @@ The public surface; everything else is private modules::
     settings = Settings.from_env()            # flags > environment > defaults
     build(settings, "examples/corpus")        # new generation, verified, swapped in
     hits = Searcher(settings).search("fog signal", k=5).hits   # pointers, not quotations
+
+The names are imported on first use (PEP 562 ``__getattr__``): ``import pagerecall`` loads neither
+the write path nor the search core, so a CLI command imports only what it runs. The upstream
+contract ``search(query, k)`` is ``pagerecall.search.search`` (and ``search_core.search``):
+``pagerecall.search`` is the search package.
 """
 
 from __future__ import annotations
 
-from .config import Settings
-from .errors import PagerecallError
-from .indexing import build, rebuild, rollback, update
-from .search import Searcher, search
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Settings", "Searcher", "PagerecallError", "build", "update", "rebuild", "rollback", "search",
-           "__version__"]
+_LAZY = {
+    "Settings": "pagerecall.config",
+    "PagerecallError": "pagerecall.errors",
+    "build": "pagerecall.indexing",
+    "update": "pagerecall.indexing",
+    "rebuild": "pagerecall.indexing",
+    "rollback": "pagerecall.indexing",
+    "Searcher": "pagerecall.search.searcher",
+}
+
+__all__ = ["Settings", "Searcher", "PagerecallError", "build", "update", "rebuild", "rollback", "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .config import Settings
+    from .errors import PagerecallError
+    from .indexing import build, rebuild, rollback, update
+    from .search.searcher import Searcher
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pagerecall' has no attribute {name!r}")

@@ -76,7 +76,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("rollback", parents=[common], help="make the previous generation live again")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
-    p = sub.add_parser("search", parents=[common], help="search the index; prints pointers")
+    reader = argparse.ArgumentParser(add_help=False)
+    reader.add_argument("--in-process", action="store_true",
+                        help="answer in this process even when a resident server (pagerecall serve) runs")
+
+    p = sub.add_parser("search", parents=[common, reader], help="search the index; prints pointers")
     p.add_argument("query", help="words, a sentence, or a \"quoted phrase\"")
     p.add_argument("-k", type=int, default=8, help="number of hits (1-50, default 8)")
     p.add_argument("--mode", choices=["hybrid", "vector", "fulltext"], default="hybrid",
@@ -87,14 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("files", parents=[common], help="inventory by file name (definitive by name)")
+    p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
     p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("info", parents=[common], help="what is indexed; failed, degraded and stale files")
+    p = sub.add_parser("info", parents=[common, reader], help="what is indexed; failed, degraded and stale files")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("verify", parents=[common], help="check a quote against the source file",
+    p = sub.add_parser("verify", parents=[common, reader], help="check a quote against the source file",
                        description="Exit 0: the quote is in the file (on the cited page, if one is given); "
                                    "1: not found; 3: found on another page than cited; 4: only a similar "
                                    "passage (fuzzy: not the quote's words).")
@@ -103,15 +107,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("page", parents=[common], help="print the verbatim text of one source page")
+    p = sub.add_parser("page", parents=[common, reader], help="print the verbatim text of one source page")
     p.add_argument("file", help="file relative to the corpus root")
     p.add_argument("page", type=int, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("serve", parents=[common], help="MCP server (stdio; --http for loopback HTTP)")
+    p = sub.add_parser("serve", parents=[common],
+                       help="MCP server (stdio; --http for loopback HTTP), also the CLI's resident server",
+                       description="Serves MCP over stdio (or HTTP) and, on a private Unix socket of the index, "
+                                   "the CLI's read commands, which then answer warm. --background runs only the "
+                                   "resident server, detached; --stop ends it.")
     p.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     p.add_argument("--host", default="127.0.0.1", help="HTTP interface (default loopback only)")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (default 8765)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--background", action="store_true",
+                      help="start a detached resident server for the CLI (no MCP) and return")
+    mode.add_argument("--stop", action="store_true", help="stop the resident server of this index")
+    mode.add_argument("--status", action="store_true", help="say whether a resident server serves this index")
+    mode.add_argument("--resident", action="store_true",
+                      help="run the resident server in the foreground, without MCP")
+    p.add_argument("--no-resident", action="store_true",
+                   help="serve MCP only: do not listen for the CLI on the index's socket")
+    p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
+                   help="--background/--resident: stop after this many idle minutes (default 30)")
     return parser
 
 
@@ -314,49 +333,76 @@ def run(args: argparse.Namespace) -> int:
         _print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
         return 0
     if cmd == "serve":
-        from .mcp.server import serve
+        return _serve(args, settings)
+    return _read_command(args, settings)
 
-        serve(settings, http=args.http, host=args.host, port=args.port)
-        return 0
 
-    from .search import Searcher
-
-    s = Searcher(settings)
+def _payload(args: argparse.Namespace) -> dict:
+    """The arguments of a read command, as the resident server and ``resident.run_command`` take them."""
+    cmd = args.command
     if cmd == "search":
-        res = s.search(args.query, k=args.k, mode=args.mode, files=args.files, deep=args.deep).to_dict()
-        _print_json(res) if args.json else _print_search(res, quiet=args.quiet)
+        return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep}
+    if cmd == "files":
+        return {"pattern": args.pattern}
+    if cmd == "page":
+        return {"file": args.file, "page": args.page}
+    if cmd == "verify":
+        return {"quote": args.quote, "file": args.file, "page": args.page}
+    return {}
+
+
+def _read_command(args: argparse.Namespace, settings: Settings) -> int:
+    """``search``, ``files``, ``info``, ``page``, ``verify``: through the resident server when one
+    serves this index (warm), else in this process; printed the same way either way."""
+    from . import resident
+
+    cmd, payload = args.command, _payload(args)
+    res = None
+    if not args.in_process:
+        try:
+            res = resident.request(settings, cmd, payload)
+        except resident.Refused as exc:
+            sys.stderr.write(f"note: resident server not used ({exc}); answering in this process\n")
+    if res is None:
+        from .search.searcher import Searcher
+
+        searcher = Searcher(settings)
+        if cmd == "search" and args.mode != "fulltext":
+            searcher.preload()  # the model loads while the index opens and the full-text lane runs
+        res = resident.run_command(searcher, cmd, payload)
+    return _print_read(args, res)
+
+
+def _print_read(args: argparse.Namespace, res: dict) -> int:
+    cmd = args.command
+    if args.json:
+        _print_json(res)
+    if cmd == "search":
+        if not args.json:
+            _print_search(res, quiet=args.quiet)
         return 0
     if cmd == "files":
-        res = s.files(args.pattern)
-        if args.json:
-            _print_json(res)
-        else:
+        if not args.json:
             for f in res["files"]:
                 sys.stdout.write(f"{f['path'] if isinstance(f, dict) else f}\n")
             note = f" ({res['note']})" if res["matched"] == 0 else ""
             sys.stdout.write(f"{res['matched']} of {res['total']} files match by name{note}\n")
         return 0
     if cmd == "info":
-        res = s.info()
-        _print_json(res) if args.json else _print_info(res)
+        if not args.json:
+            _print_info(res)
         return 0
     if cmd == "page":
-        res = s.read_page(args.file, args.page)
-        d = res.to_dict() if hasattr(res, "to_dict") else dataclasses.asdict(res)
-        if args.json:
-            _print_json(d)
-        else:
+        d = res
+        if not args.json:
             sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
             if not d["text"].strip():
                 sys.stderr.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
                                  f"{d.get('note') or ''}\n")
         return 0
     if cmd == "verify":
-        res = s.verify_quote(args.quote, args.file, args.page)
-        d = res.to_dict() if hasattr(res, "to_dict") else dataclasses.asdict(res)
-        if args.json:
-            _print_json(d)
-        else:
+        d = res
+        if not args.json:
             where = f"page {d.get('page_start') or d.get('page')}"
             if d.get("label"):
                 where += f" (printed {d['label']})"
@@ -373,6 +419,55 @@ def run(args: argparse.Namespace) -> int:
             return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
+
+
+def _settings_argv(args: argparse.Namespace) -> list[str]:
+    """The index/model/corpus flags of ``args`` again, for a detached child process."""
+    out: list[str] = []
+    for flag, value in (("--index", args.index), ("--model", args.model), ("--cache-dir", args.cache_dir),
+                        ("--corpus", args.corpus)):
+        if value:
+            out += [flag, str(value)]
+    return out
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from . import resident
+
+    idle = args.idle_timeout if args.idle_timeout is not None else resident.DEFAULT_IDLE_MINUTES
+    if args.status or args.stop:
+        try:
+            got = resident.control(settings, "stop" if args.stop else "ping")
+        except resident.Refused as exc:
+            raise PagerecallError(f"The resident server of {settings.index_dir} answered: {exc}") from None
+        if got is None:
+            sys.stdout.write(f"no resident server serves {settings.index_dir}\n")
+        elif args.stop:
+            sys.stdout.write(f"resident server (pid {got['stopped']}) stopped\n")
+        else:
+            sys.stdout.write(f"resident server pid {got['pid']} (pagerecall {got['pagerecall']}) serves "
+                             f"{got['index']}\n")
+        return 0 if got is not None or args.stop else 1
+    if args.background:
+        got = resident.start_background(settings, idle, _settings_argv(args))
+        sys.stdout.write(f"resident server pid {got['pid']} serves {got['index']} on {got['socket']} "
+                         f"(stops after {idle:g} idle minutes; log {got['log']})\n")
+        return 0
+    if args.resident:
+        from .search.searcher import Searcher
+
+        searcher = Searcher(settings)
+        server = resident.ResidentServer(settings, searcher, idle_timeout=idle * 60).start()
+        searcher.preload(open_index=True)
+        try:
+            server.serve_forever()
+        finally:
+            server.stop()
+        return 0
+    from .mcp.server import serve
+
+    serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

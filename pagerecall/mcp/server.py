@@ -448,7 +448,8 @@ def _warm(get_searcher) -> None:
         log.info("warm-up skipped: %s", exc)
 
 
-def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765) -> None:
+def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
+          resident: bool = True) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -456,7 +457,9 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     ``Host``/``Origin`` name another host (DNS-rebinding protection, HTTP 421/403). There is no
     authentication: never name a public interface on a shared network. Blocks until stopped.
     Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
-    the transport is up, so an agent's first search rarely pays for it.
+    the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
+    default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
+    (:mod:`pagerecall.resident`) while the server runs.
     """
     if not logging.getLogger("pagerecall").handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -464,7 +467,26 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").addHandler(handler)
         logging.getLogger("pagerecall").setLevel(logging.INFO)
         logging.getLogger("pagerecall").propagate = False
-    server = create_server(settings, warm_up=True)
+    from pagerecall.search.searcher import Searcher
+
+    searcher = Searcher(settings)
+    server = create_server(settings, searcher=searcher, warm_up=True)
+    listener = None
+    if resident:
+        from pagerecall.resident import ResidentServer
+
+        try:
+            listener = ResidentServer(settings, searcher).start()
+        except (PagerecallError, OSError) as exc:
+            log.warning("not listening for the CLI: %s", exc)
+    try:
+        _run(server, settings, http, host, port)
+    finally:
+        if listener is not None:
+            listener.stop()
+
+
+def _run(server, settings: Settings, http: bool, host: str, port: int) -> None:
     if http:
         if host not in ("127.0.0.1", "localhost", "::1"):
             log.warning("serving HTTP on %s: reachable from other machines; there is no authentication", host)

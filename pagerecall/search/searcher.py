@@ -117,16 +117,41 @@ class Searcher:
             return Path(self.settings.corpus_root)
         return Path(snapshot.meta["corpus_root"])
 
+    def _load_embedder(self):
+        with self._lock:
+            if self._embedder is None:
+                from pagerecall.embedding import load_embedder
+
+                self._embedder = load_embedder(self.settings)
+            return self._embedder
+
+    def preload(self, open_index: bool = False) -> threading.Thread:
+        """Start loading the embedding model (and, with ``open_index``, the live snapshot and its
+        file records) in a background thread, so that the first query finds them ready. Failures are
+        left for the query to raise. Returns the thread."""
+
+        def work() -> None:
+            try:
+                if open_index:
+                    snap = self.snapshot()
+                    snap.files_table()
+                    self.embedder(snap)
+                else:
+                    self._load_embedder()
+            except Exception:  # noqa: BLE001 - the query that needs it reports the error
+                log.debug("preload failed", exc_info=True)
+
+        t = threading.Thread(target=work, name="pagerecall-preload", daemon=True)
+        t.start()
+        return t
+
     def embedder(self, snapshot):
         """The query embedder, checked against ``snapshot``'s fingerprint (``IndexMismatchError``:
         rebuild)."""
         from pagerecall.index.fingerprint import check_fingerprint, index_fingerprint, query_fingerprint
 
         with self._lock:
-            if self._embedder is None:
-                from pagerecall.embedding import load_embedder
-
-                self._embedder = load_embedder(self.settings)
+            self._load_embedder()
             if snapshot.name not in self._checked_generations:
                 stored = query_fingerprint(dict(snapshot.meta.get("fingerprint", {})))
                 current = query_fingerprint(index_fingerprint(self._embedder, self.settings))
@@ -225,10 +250,13 @@ class Searcher:
         want = max(candidates, k) if deep else k
         lanes: dict[str, list[tuple[str, float]]] = {}
         keys: dict[str, list[str]] = {}  # heading keys stored with the full-text hits
+        # the full-text lane first: it needs no model (a cold start loads the model meanwhile,
+        # see preload); the lanes dict keeps the order vector, fulltext, filename, heading
+        text_lane = self._fulltext_lane(q, depth, keys) if mode in ("fulltext", "hybrid") else None
         if mode in ("vector", "hybrid"):
             lanes["vector"] = self._vector_lane(q, depth)
-        if mode in ("fulltext", "hybrid"):
-            lanes["fulltext"] = self._fulltext_lane(q, depth, keys)
+        if text_lane is not None:
+            lanes["fulltext"] = text_lane
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(q, depth)
             ft_ids = [cid for cid, _ in lanes["fulltext"]]

@@ -1,0 +1,163 @@
+"""The resident server: the CLI's read commands answer through it byte for byte as in process,
+and everything that can go wrong with it falls back to an in-process answer.
+
+Real index of the example corpus, real model; the server runs in this process (a thread) except
+for ``--background`` / ``--stop``, which start a real detached process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from pagerecall import resident
+from pagerecall.cli import main
+from pagerecall.config import Settings
+from pagerecall.search.searcher import Searcher
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "examples" / "corpus"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> tuple[Settings, Path]:
+    from pagerecall.indexing import build
+
+    base = tmp_path_factory.mktemp("resident")
+    corpus = base / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
+                                   degraded_registry=None)
+    build(settings, corpus)
+    return settings, corpus
+
+
+@pytest.fixture()
+def server(index):
+    settings, _ = index
+    srv = resident.ResidentServer(settings, Searcher(settings)).start()
+    yield srv
+    srv.stop()
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+COMMANDS = [
+    ["search", "How often does the fog signal sound?", "-k", "5"],
+    ["search", "\"fog signal\" lens", "--mode", "fulltext"],
+    ["search", "Nebelsignal", "--mode", "vector", "--file", "de"],
+    ["search", "lighthouse keeper duties", "--deep", "-k", "3"],
+    ["files", "*"],
+    ["info"],
+    ["page", "en/harrow-point-manual.pdf", "2"],
+    ["verify", "fog signal", "--file", "en/harrow-point-manual.pdf"],
+]
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_answers_through_the_server_are_byte_identical(index, server, capsys, argv, as_json):
+    settings, _ = index
+    common = ["--index", str(settings.index_dir)] + (["--json"] if as_json else [])
+    served = run_cli(capsys, *argv, *common)
+    local = run_cli(capsys, *argv, *common, "--in-process")
+    assert served[0] == local[0]
+    assert served[1] == local[1] and served[1]
+    assert "resident server not used" not in served[2]
+
+
+def test_mcp_gives_the_same_hits_as_the_cli(index, server, capsys):
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    settings, _ = index
+    query = "How often does the fog signal sound?"
+    code, out, _ = run_cli(capsys, "search", query, "--json", "--index", str(settings.index_dir))
+    cli_hits = json.loads(out)["hits"]
+
+    async def go():
+        async with mcp.Client(create_server(settings, searcher=server.searcher)) as client:
+            return await client.call_tool("semantic_search", {"query": query})
+
+    got = anyio.run(go).structured_content
+    assert [(h["chunk_id"], h["score"], h["page_start"]) for h in got["hits"]] == [
+        (h["chunk_id"], h["score"], h["page_start"]) for h in cli_hits]
+    assert got["envelope"]["generation"] == json.loads(out)["envelope"]["generation"]
+
+
+def test_errors_come_back_as_the_same_exit_code_and_message(index, server, capsys):
+    settings, _ = index
+    argv = ["search", "fog", "--file", "nothing-like-this.pdf", "--index", str(settings.index_dir)]
+    served, local = run_cli(capsys, *argv), run_cli(capsys, *argv, "--in-process")
+    assert served[0] == local[0] == 2
+    assert served[2] == local[2] and "matches no indexed file" in served[2]
+
+
+def test_the_socket_is_private(index, server):
+    mode = stat.S_IMODE(os.stat(server.path).st_mode)
+    assert mode == 0o600, oct(mode)
+
+
+def test_other_settings_are_refused_and_answered_in_process(index, server, capsys, tmp_path):
+    settings, corpus = index
+    code, out, err = run_cli(capsys, "files", "--index", str(settings.index_dir), "--corpus", str(corpus))
+    assert code == 0 and "match by name" in out
+    assert "resident server not used" in err and "corpus_root" in err
+
+
+def test_a_stale_socket_is_removed_and_the_answer_comes_in_process(index, capsys):
+    settings, _ = index
+    path = resident.socket_path(settings.index_dir)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(str(path))  # a socket file with nobody listening: what a killed server leaves
+    dead.close()
+    assert path.exists()
+    code, out, err = run_cli(capsys, "info", "--index", str(settings.index_dir))
+    assert code == 0 and "generation" in out and err == ""
+    assert not path.exists()
+
+
+def test_a_long_index_path_gets_a_short_socket(tmp_path):
+    deep = tmp_path / ("x" * 60) / ("y" * 60)
+    path = resident.socket_path(deep)
+    assert len(str(path)) <= 107 and path.name.endswith(".sock") and f"pagerecall-{os.getuid()}" in str(path)
+
+
+def test_background_server_starts_answers_and_stops(index):
+    settings, _ = index
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    base = [sys.executable, "-m", "pagerecall.cli"]
+    idx = ["--index", str(settings.index_dir)]
+    start = subprocess.run([*base, "serve", "--background", "--idle-timeout", "5", *idx], env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert start.returncode == 0, start.stderr
+    try:
+        status = subprocess.run([*base, "serve", "--status", *idx], env=env, capture_output=True, text=True,
+                                timeout=60)
+        assert status.returncode == 0 and "serves" in status.stdout
+        served = subprocess.run([*base, "search", "fog signal", "--json", *idx], env=env, capture_output=True,
+                                text=True, timeout=300)
+        local = subprocess.run([*base, "search", "fog signal", "--json", "--in-process", *idx], env=env,
+                               capture_output=True, text=True, timeout=300)
+        assert served.returncode == local.returncode == 0
+        assert served.stdout == local.stdout and "resident server not used" not in served.stderr
+    finally:
+        stop = subprocess.run([*base, "serve", "--stop", *idx], env=env, capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 0 and "stopped" in stop.stdout
+    again = subprocess.run([*base, "serve", "--status", *idx], env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "no resident server" in again.stdout
