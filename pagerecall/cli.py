@@ -250,12 +250,12 @@ def _print_search(res: dict, quiet: bool = False) -> None:
 
 def _print_report(rep: dict) -> None:
     out = sys.stdout
+    d = rep.get("delta", {})
     if rep.get("dry_run"):
         out.write("Dry run: nothing changed.\n")
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
-    d = rep.get("delta", {})
     if rep["action"] == "update":
         moved = d.get("moved", [])
         out.write(
