@@ -26,10 +26,14 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    global PyMuPDF option at import time, and needs one text page per box).
 3. **De-hyphenation.** ``TEXT_DEHYPHENATE`` only acts on MuPDF's plain-text output, not on the
    block structure we need for column order, so its rule is applied to the block lines
-   here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows a letter is joined
-   to the next line of the same block without the hyphen (like MuPDF, ``Trace-|Monkey`` gives
-   ``TraceMonkey``). Across blocks (a column or paragraph break) the join happens only
-   when the next block starts with a lower-case letter.
+   here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows two letters is joined
+   to the next line of the same block without the hyphen when that line starts with a letter
+   (like MuPDF, ``Trace-|Monkey`` gives ``TraceMonkey``). Only a broken *word* is joined:
+   ``1-|Indicar`` (list numbering), ``a-|b``, ``IEEE-|754`` and a line ending in an en/em
+   dash keep their hyphen and line break (tracemonkey.pdf: 149 hyphen line ends before a
+   lower-case letter, 7 before an upper-case one, all broken words, 1 before a digit,
+   ``IEEE-754``). Across blocks (a column or paragraph break) the join happens only when the
+   next block starts with a lower-case letter.
 4. **Clean-up.** Spacing accents placed before a letter by TeX (``na¨ıve``) are composed
    (``naïve``) when a precomposed letter exists; NFC; every horizontal space character becomes one space; soft hyphens,
    zero-width characters and C0/C1 control characters are removed (TeX math-extension and
@@ -58,6 +62,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
+from pagerecall.text.fold import DOTLESS, SPACING_ACCENTS, WORD_HYPHENS
 from pagerecall.types import Document, Page
 
 __all__ = [
@@ -118,7 +123,7 @@ MIN_COLUMN_WIDTH = 0.2
 of two- and three-column layouts do; the page-number column of a table of contents and
 margin notes do not)."""
 
-_HYPHENS = "-\u00ad\u2010"
+_HYPHENS = WORD_HYPHENS
 
 
 def _pymupdf() -> Any:
@@ -474,7 +479,18 @@ def _ordered_text(page_dict: dict) -> str:
 
 
 def _ends_hyphenated(s: str) -> bool:
-    return len(s) >= 2 and s[-1] in _HYPHENS and s[-2].isalpha()
+    """True when ``s`` (right-stripped) ends in a word broken by a hyphen: a word hyphen
+    (:data:`~pagerecall.text.fold.WORD_HYPHENS`; never an en/em dash, which ends a clause)
+    after at least two letters (TeX's ``\\lefthyphenmin`` is 2: ``1-`` and ``a-`` are list
+    numbering, not word fragments)."""
+    return len(s) >= 3 and s[-1] in _HYPHENS and s[-2].isalpha() and s[-3].isalpha()
+
+
+def _starts_word(s: str) -> bool:
+    """True when ``s`` (left-stripped) starts with a letter: the rest of a broken word. A digit
+    (``IEEE-|754``) or a symbol after the hyphen means the hyphen is part of the text."""
+    s = s.lstrip()
+    return bool(s) and s[0].isalpha()
 
 
 def _join_lines(lines: list[str]) -> str:
@@ -482,7 +498,7 @@ def _join_lines(lines: list[str]) -> str:
     last = len(lines) - 1
     for i, line in enumerate(lines):
         stripped = line.rstrip()
-        if i < last and _ends_hyphenated(stripped):
+        if i < last and _ends_hyphenated(stripped) and _starts_word(lines[i + 1]):
             out.append(stripped[:-1])
         else:
             out.append(line)
@@ -593,19 +609,8 @@ _SPACE_AROUND_NL = re.compile(r" *\n *")
 _MANY_NL = re.compile(r"\n{3,}")
 
 
-_SPACING_ACCENTS = {
-    "\u00a8": "\u0308",  # diaeresis
-    "\u00b4": "\u0301",  # acute
-    "\u02c6": "\u0302",  # circumflex
-    "\u02dc": "\u0303",  # tilde
-    "\u02c7": "\u030c",  # caron
-    "\u02d8": "\u0306",  # breve
-    "\u02d9": "\u0307",  # dot above
-    "\u02da": "\u030a",  # ring above
-    "\u02dd": "\u030b",  # double acute
-    "\u00b8": "\u0327",  # cedilla
-}
-_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_SPACING_ACCENTS = SPACING_ACCENTS
+_DOTLESS = DOTLESS
 _ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + "])([A-Za-z\u0131\u0237])")
 
 

@@ -8,7 +8,8 @@ character offsets, and how faithfully:
 =============  ==============================================================================
 ``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text
 ``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
-               typographic quotes and dashes, NFKC, soft hyphens, split accents); case kept
+               typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
+               Hebrew vowel marks and tatweel); case kept
 ``fuzzy``      best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``
 ``not_found``  none of the above anywhere in the document (``similarity`` = best seen)
 =============  ==============================================================================
@@ -59,7 +60,7 @@ from typing import Callable, Literal, Sequence
 from .errors import ExtractionError, QueryError, SourceNotFoundError
 from .paths import resolve_in_corpus
 from .types import Document, Page
-from .typography import QUOTES_DASHES_FOLD
+from .text.fold import DOTLESS, MARKS_FOLD, QUOTES_DASHES_FOLD, SPACING_ACCENTS
 
 log = logging.getLogger(__name__)
 
@@ -109,14 +110,11 @@ _LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ fro
 # --------------------------------------------------------------------------------------------
 
 _DROP = {"\u00ad", "\u200b", "\u2060", "\ufeff"}  # soft hyphen, zero-width space/joiner, BOM
-_FOLD = QUOTES_DASHES_FOLD
+_FOLD = {**QUOTES_DASHES_FOLD, **MARKS_FOLD}
+"""Quotes and dashes to ASCII, Arabic/Hebrew marks and tatweel removed (``text.fold``)."""
 # A spacing accent directly before a letter is a split accent (LaTeX PDFs: "na¨ıve"): recombine.
-_SPACING_ACCENTS = {
-    "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
-    "\u00b8": "\u0327", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
-    "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304",
-}
-_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_SPACING_ACCENTS = SPACING_ACCENTS
+_DOTLESS = DOTLESS
 
 
 def _has_mark(text: str, j: int) -> bool:
@@ -154,12 +152,17 @@ def normalise(text: str) -> Normalised:
     full-width -> ASCII, NBSP -> space); typographic quotes ``“ ” „ « »`` -> ``"``,
     ``‘ ’ ‚ ‹ ›`` -> ``'``, dashes and minus ``‐ – — −`` -> ``-``; whitespace runs (line
     breaks included) -> one space, or nothing next to a CJK character and at both ends; a
-    hyphen between a letter/digit and a letter/digit, directly or across a line break, is
-    dropped (``hyphen-\\nated`` == ``hyphenated``). Case is kept.
+    hyphen or dash right after a letter/digit and before a letter/digit, directly or across
+    whitespace, is dropped with that whitespace (``hyphen-\\nated`` == ``hyphen- ated`` ==
+    ``hyphenated``; ``1-\\nIndicar`` == ``1- Indicar``). Arabic and Hebrew vowel marks and the
+    tatweel are removed (``text.fold.MARKS_FOLD``). Case is kept.
 
     Why drop every intra-word hyphen, not only line-end ones: a line-end hyphen cannot be told
     from a hard hyphen that fell at a line end (``two-\\ncolumn``) without a dictionary; doing
     the same on both sides makes ``hyphenated``, ``two-column`` and their broken forms equal.
+    Why across any whitespace, not only a line break: a quote copied from a page turns the
+    line break after ``1-`` or an em dash into a space (issue 15: ``1- Indicar`` was only
+    ``fuzzy`` against ``1-\\nIndicar``).
     Rejected: a dictionary (language-dependent, large).
 
     Speed: runs of characters that no step changes (most of a Latin or CJK page) are copied
@@ -188,8 +191,8 @@ def normalise(text: str) -> Normalised:
         if hyphen is not None:
             hs, he = hyphen
             hyphen = None
-            if c.isalnum() and (ws is None or ws[2] or _is_wide(c)):
-                ws = None  # drop the hyphen and the line break after it
+            if c.isalnum():
+                ws = None  # drop the hyphen and the whitespace after it
             else:
                 pend = ws
                 ws = None
