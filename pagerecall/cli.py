@@ -2,7 +2,8 @@
 
 Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
 not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments);
-3 ``verify`` found the quote, but not on the cited page (a wrong citation).
+3 ``verify`` found the quote, but not on the cited page (a wrong citation); 141 the reader of
+stdout went away (``| head -1``: ended quietly, no traceback).
 stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
 progress bars go to stderr.
 """
@@ -13,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -386,6 +388,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("pagerecall: interrupted; the live index is unchanged\n")
         return 130
+    except BrokenPipeError:
+        return _broken_pipe()
+
+
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (``| head -1``)."""
+
+
+def _broken_pipe() -> int:
+    """The reader of stdout went away (``pagerecall search ... | head -1``): end quietly, as
+    Unix tools do. stdout is pointed at /dev/null so that the interpreter's final flush of the
+    buffered output cannot raise again at exit (the Python documentation's recipe, "Note on
+    SIGPIPE" in the ``signal`` module)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout without a file descriptor (tests capturing it)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

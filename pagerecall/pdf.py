@@ -21,7 +21,12 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    paragraph ends of both columns coincide now and then, and a full-width abstract above the
    columns blocks the column cut at the top level; cutting at the widest band gap then read
    a column's tail after the other column (measured on apssamp.pdf page 1). The minimum
-   width keeps the page-number column of a table of contents on the lines it belongs to. Pages whose text is mostly vertical (Japanese ``tategaki``) keep MuPDF's own order.
+   width keeps the page-number column of a table of contents on the lines it belongs to.
+   Pages whose text is mostly vertical (Japanese ``tategaki``: lines written top to bottom, or
+   full-width glyphs stacked one per line) are read in bands top to bottom, columns right to
+   left, and the glyphs of a column are joined without line breaks (MuPDF gives one line per
+   glyph: pdf.js ``vertical.pdf``, pdfminer's ``jo.pdf``), so a phrase is found and quoted
+   as printed; a column that continues in the next one within a block starts a new line.
    *Rejected*: pymupdf4llm's ``column_boxes`` (drops header/footer margins by default, sets a
    global PyMuPDF option at import time, and needs one text page per box).
 3. **De-hyphenation.** ``TEXT_DEHYPHENATE`` only acts on MuPDF's plain-text output, not on the
@@ -46,7 +51,8 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    images cover at least :data:`IMAGE_COVER_MIN` of the page area, else ``empty``; ``ocr``
    when an image-only page got its text from Tesseract (see :func:`ocr_available`).
 
-Labels are ``page.get_label()`` (``None`` when the PDF defines none).
+Labels are ``page.get_label()`` (``None`` when the PDF defines none), decoded and checked by
+:func:`clean_label` (never shown when not printable text).
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ __all__ = [
     "OCR_MODES",
     "OcrConfig",
     "ocr_available",
+    "clean_label",
     "page_count",
     "read_pdf",
     "read_pdf_page",
@@ -382,7 +389,7 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page
     """Page ``index`` (0-based) -> (Page with 1-based number, optional warning)."""
     page = doc.load_page(index)
     label = _label(page)
-    raw = _ordered_text(page.get_textpage(flags=_text_flags()).extractDICT())
+    raw = _ordered_text(_upright(page.get_textpage(flags=_text_flags()).extractDICT(), page))
     text = _normalise(raw)
     number = index + 1
     if text:
@@ -396,7 +403,7 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page
         tp = page.get_textpage_ocr(
             flags=_text_flags(), language=ocr_cfg.language, dpi=ocr_cfg.dpi, full=True, tessdata=ocr_cfg.tessdata
         )
-        ocr_text = _normalise(_ordered_text(tp.extractDICT()))
+        ocr_text = _normalise(_ordered_text(_upright(tp.extractDICT(), page)))
     except Exception as exc:
         return Page(number=number, text="", label=label, status="image_only"), (
             f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
@@ -407,10 +414,51 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page
 
 
 def _label(page: Any) -> str | None:
+    """The printed page label (:func:`clean_label` of ``page.get_label()``), or None."""
     try:
-        return page.get_label() or None
+        return clean_label(page.get_label())
     except Exception:  # a broken /PageLabels tree must not cost the page
         return None
+
+
+_HEX_STRING = re.compile(r"<([0-9A-Fa-f\s]*)>")
+
+
+def _decode_hex(m: re.Match[str]) -> str:
+    """A PDF hex string ``<FEFF0058>`` -> its text: UTF-16BE/LE after a byte-order mark, UTF-8
+    after its BOM, else PDFDocEncoding (taken as Latin-1, equal on the printable range)."""
+    hexits = re.sub(r"\s", "", m.group(1))
+    if len(hexits) % 2:
+        hexits += "0"  # PDF 32000-1 7.3.4.3: a missing final digit is 0
+    raw = bytes.fromhex(hexits)
+    if raw[:2] == b"\xfe\xff":
+        return raw[2:].decode("utf-16-be", errors="replace")
+    if raw[:2] == b"\xff\xfe":
+        return raw[2:].decode("utf-16-le", errors="replace")
+    if raw[:3] == b"\xef\xbb\xbf":
+        return raw[3:].decode("utf-8", errors="replace")
+    return raw.decode("latin-1")
+
+
+def clean_label(label: str | None) -> str | None:
+    """A page label as it can be shown, or None.
+
+    PyMuPDF 2.0 returns a ``/PageLabels`` prefix written as a hex string verbatim: pdf.js's
+    ``bad-PageLabels.pdf`` (``/P <FEFF0058> /St 3``) gives ``<FEFF0058>3`` where ``X3`` is
+    printed. Hex strings are decoded (:func:`_decode_hex`), then surrounding whitespace is
+    stripped and inner whitespace runs become one space. A label that is empty or still holds
+    a character that is not printable text (controls, U+FFFD, private use, unassigned) is
+    never shown: None (callers then show the physical page number)."""
+    if not label:
+        return None
+    if "<" in label:
+        label = _HEX_STRING.sub(_decode_hex, label)
+    label = " ".join(label.split())
+    if not label or "\ufffd" in label or not label.isprintable():
+        return None
+    if any(unicodedata.category(ch) in ("Co", "Cn") for ch in label):
+        return None
+    return label
 
 
 def _image_cover(page: Any) -> float:
@@ -438,6 +486,36 @@ def _clip(bbox: Any, rect: Any) -> tuple[float, float, float, float] | None:
 # ------------------------------------------------------------------------- reading order
 
 
+def _upright(page_dict: dict, page: Any) -> dict:
+    """``page_dict`` with every block and line box and line direction turned by the page's
+    ``/Rotate`` (``page.rotation_matrix``), so that reading order is decided on the page as
+    displayed. MuPDF reports them unrotated: a landscape page printed with ``/Rotate 90``
+    (``samples_zen_of_python_corrupted.pdf``) looks like text turned 90 degrees otherwise."""
+    if not getattr(page, "rotation", 0):
+        return page_dict
+    m = page.rotation_matrix
+    a, b, c, d, e, f = m.a, m.b, m.c, m.d, m.e, m.f
+
+    def box(bb: Any) -> tuple[float, float, float, float]:
+        xs, ys = [], []
+        for x, y in ((bb[0], bb[1]), (bb[2], bb[3]), (bb[0], bb[3]), (bb[2], bb[1])):
+            xs.append(a * x + c * y + e)
+            ys.append(b * x + d * y + f)
+        return min(xs), min(ys), max(xs), max(ys)
+
+    blocks = []
+    for blk in page_dict.get("blocks", ()):
+        if blk.get("type", 0) != 0:
+            continue
+        lines = []
+        for line in blk.get("lines", ()):
+            dx, dy = line.get("dir", (1.0, 0.0))
+            lines.append({**line, "bbox": box(line.get("bbox", (0, 0, 0, 0))),
+                          "dir": (a * dx + c * dy, b * dx + d * dy)})
+        blocks.append({**blk, "bbox": box(blk["bbox"]), "lines": lines})
+    return {**page_dict, "blocks": blocks, "width": page.rect.width}
+
+
 @dataclass(slots=True)
 class _Block:
     x0: float
@@ -448,22 +526,30 @@ class _Block:
 
 
 def _ordered_text(page_dict: dict) -> str:
-    """Text of a page from ``extractDICT()``: blocks in reading order, de-hyphenated."""
+    """Text of a page from ``extractDICT()``: blocks in reading order, de-hyphenated.
+
+    Horizontal pages: XY-cut (module docstring, step 2). Vertical pages (more characters in
+    vertical lines than horizontal ones): blocks in bands top to bottom, each band's columns
+    right to left (text rotated to read bottom to top, mostly Latin turned 90 degrees
+    counter-clockwise: columns left to right); glyphs stacked in one column are joined without a line break
+    (:func:`_join_lines`), columns of one block by ``\\n``, blocks by ``\\n``.
+    """
     blocks: list[_Block] = []
-    vertical = horizontal = 0
+    vertical = horizontal = upward = 0
     for b in page_dict.get("blocks", ()):
         if b.get("type", 0) != 0:
             continue
-        lines = []
+        lines: list[_Line] = []
         for line in b.get("lines", ()):
             t = "".join(span.get("text", "") for span in line.get("spans", ()))
-            lines.append(t)
             dx, dy = line.get("dir", (1.0, 0.0))
-            if abs(dx) >= abs(dy):
-                horizontal += len(t)
-            else:
-                vertical += len(t)
-        text = _join_lines(lines)
+            x0, y0, x1, y1 = line.get("bbox", (0.0, 0.0, 0.0, 0.0))
+            lines.append(_Line(t, x0, y0, x1, y1, abs(dy) > abs(dx)))
+            if dy < -abs(dx):
+                upward += len(t.strip())
+        text, v = _join_lines(lines)
+        vertical += v
+        horizontal += sum(len(ln.text.strip()) for ln in lines) - v
         if text.strip():
             x0, y0, x1, y1 = b["bbox"]
             blocks.append(_Block(x0, y0, x1, y1, text))
@@ -473,9 +559,41 @@ def _ordered_text(page_dict: dict) -> str:
         width = float(page_dict.get("width") or max(b.x1 for b in blocks))
         ordered: list[_Block] = []
         _xycut(blocks, max(MIN_COLUMN_WIDTH * width, 1.0), ordered)
+        return _join_blocks(b.text for b in ordered)
+    if 2 * upward > vertical:  # Latin turned 90 degrees counter-clockwise: columns left to right
+        ordered = sorted(blocks, key=lambda b: (round(b.x0, 1), -b.y1))
     else:
-        ordered = blocks
-    return _join_blocks(b.text for b in ordered)
+        ordered = [b for band in _bands(blocks) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
+    return "\n".join(b.text for b in ordered)
+
+
+@dataclass(slots=True)
+class _Line:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    vertical: bool  # written top to bottom (``dir`` closer to (0, 1) than to (1, 0))
+
+
+def _stacked(a: _Line, b: _Line) -> bool:
+    """True when line ``b`` continues the vertical column of line ``a``: both written
+    vertically, or both a single full-width glyph (tategaki set glyph by glyph with
+    horizontal fonts); ``b`` starts below ``a``'s top and their x ranges overlap by at least
+    half the narrower one."""
+    ta, tb = a.text.strip(), b.text.strip()
+    if not ta or not tb:
+        return False
+    if not (a.vertical and b.vertical) and not (len(ta) == 1 and len(tb) == 1 and _wide(ta) and _wide(tb)):
+        return False
+    overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+    narrow = min(a.x1 - a.x0, b.x1 - b.x0)
+    return b.y0 >= a.y0 and narrow > 0 and overlap >= 0.5 * narrow
+
+
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
 def _ends_hyphenated(s: str) -> bool:
@@ -493,18 +611,30 @@ def _starts_word(s: str) -> bool:
     return bool(s) and s[0].isalpha()
 
 
-def _join_lines(lines: list[str]) -> str:
+def _join_lines(lines: list[_Line]) -> tuple[str, int]:
+    """``(text, vertical_chars)`` of one block's lines: a line continuing a vertical column
+    (:func:`_stacked`) is appended without a break; a broken word is joined without its
+    hyphen (module docstring, step 3); other lines are joined by ``\\n``. ``vertical_chars``
+    counts the non-space characters in vertical columns (vertical page detection)."""
     out: list[str] = []
     last = len(lines) - 1
-    for i, line in enumerate(lines):
+    vertical = 0
+    for i, ln in enumerate(lines):
+        line = ln.text
+        nxt = lines[i + 1] if i < last else None
+        stacked = nxt is not None and _stacked(ln, nxt)
+        if stacked or (i > 0 and _stacked(lines[i - 1], ln)) or (ln.vertical and line.strip()):
+            vertical += len(line.strip())
         stripped = line.rstrip()
-        if i < last and _ends_hyphenated(stripped) and _starts_word(lines[i + 1]):
+        if stacked:
+            out.append(line.strip())
+        elif nxt is not None and _ends_hyphenated(stripped) and _starts_word(nxt.text):
             out.append(stripped[:-1])
         else:
             out.append(line)
-            if i < last:
+            if nxt is not None:
                 out.append("\n")
-    return "".join(out)
+    return "".join(out), vertical
 
 
 def _join_blocks(texts: Iterator[str] | list[str]) -> str:
