@@ -46,10 +46,12 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    never split page text on ``\\f``); lines are stripped; lines of one block are joined by
    ``\\n``, blocks by ``\\n\\n`` (at most one empty line).
 5. **Status.** ``ok``; ``garbled`` when at least :data:`GARBLED_MIN_RATIO` of the non-space
-   characters are U+FFFD, control, private-use or surrogate code points (checked
-   before the clean-up of step 4; text kept as extracted); without text, ``image_only`` when
-   images cover at least :data:`IMAGE_COVER_MIN` of the page area, else ``empty``; ``ocr``
-   when an image-only page got its text from Tesseract (see :func:`ocr_available`).
+   characters are U+FFFD, control, private-use or surrogate code points, or at least
+   :data:`SWAPPED_MIN_RATIO` look like byte-swapped UTF-16 (checked before the clean-up of
+   step 4; text kept as extracted, never indexed, a miss over it is never trusted); without
+   text, ``image_only`` when images cover at least :data:`IMAGE_COVER_MIN` of the page
+   area, else ``empty``; ``ocr`` when an image-only or garbled page got its text from
+   Tesseract (see :func:`ocr_available`).
 
 Labels are ``page.get_label()`` (``None`` when the PDF defines none), decoded and checked by
 :func:`clean_label` (never shown when not printable text).
@@ -77,7 +79,9 @@ __all__ = [
     "OcrConfig",
     "ocr_available",
     "clean_label",
+    "load_passwords",
     "page_count",
+    "password_for",
     "read_pdf",
     "read_pdf_page",
     "resolve_ocr",
@@ -115,6 +119,20 @@ LaTeX examples survive), spread from 0.12 to 1.0; the worst good pages are lshor
 and it flags the lshort-th pages whose prose is lost even when their code samples are
 readable (56 pages at 0.3; 0.5, "mostly", flagged 45). *Rejected*: counting unassigned code points
 (a per-character Python loop: 0.17 s of 0.8 s for maint-guide's 63 pages)."""
+
+SWAPPED_MIN_RATIO = 0.5
+"""A page is also ``garbled`` when at least this share of its non-space characters (and at
+least :data:`SWAPPED_MIN_CHARS` of them) look like byte-swapped UTF-16 of ASCII: code points
+U+2000-U+7E00 whose low byte is 0 (``Pure Magenta`` read as ``倀甀爀攀 䴀愀最攀渀琀愀``, OCRmyPDF's
+``cmyk.pdf``: CJK-looking text that is really Latin). Decision record. *Measured* on every
+page of the bench and demo PDFs (11,907 pages; Chinese, Japanese and Korean manuals
+included): the highest share is 0.013 (texlive-zh-cn.pdf page 27); byte-swapped text scores
+1.0 (its spaces stay spaces). *Why 0.5*: far
+from both. *Rejected*: decoding the swapped text back to Latin (it would pass a mapping
+error off as the page's words; OCR reads what the page shows)."""
+
+SWAPPED_MIN_CHARS = 4
+"""Fewer swapped-looking characters never make a page garbled (a stray ``一``)."""
 
 IMAGE_COVER_MIN = 0.5
 """A page without text is ``image_only`` when its images cover at least this share of the
@@ -240,11 +258,78 @@ def _open(path: Path, rel: str, password: str | None) -> Any:
     if doc.needs_pass:
         if password is None:
             doc.close()
-            raise ExtractionError(rel, "encrypted", "the PDF needs a password. Next: supply its password or remove the file")
+            raise ExtractionError(
+                rel, "encrypted",
+                "the PDF needs a password. Next: add its path relative to the corpus (or its file name) "
+                "and password to the passwords file, INDEX/passwords.json or the file named by "
+                'PAGERECALL_PASSWORDS ({"folder/file.pdf": "password"}), then run pagerecall update; '
+                "or remove the file")
         if not doc.authenticate(password):
             doc.close()
-            raise ExtractionError(rel, "encrypted", "the password given does not open the PDF. Next: check the password")
+            raise ExtractionError(rel, "encrypted",
+                                  "the password in the passwords file does not open the PDF. Next: check its entry")
     return doc
+
+
+# -------------------------------------------------------------------------------- passwords
+
+
+def load_passwords(path: Path | None, explicit: bool = False) -> dict[str, str]:
+    """The passwords file at ``path``: a JSON object mapping a PDF's path relative to the corpus
+    root (``/`` separators) or its bare file name to its password (user password, or the owner
+    password, which PyMuPDF also accepts). ``{}`` when ``path`` is None, or does not exist and
+    was not set explicitly (``explicit=False``: the default ``INDEX/passwords.json``).
+
+    Cached on (path, mtime, size): cheap to call once per file. Passwords are never logged,
+    and the errors below never quote the file's content.
+
+    Raises :class:`~pagerecall.errors.UsageError` when an explicit file is missing, or the file
+    cannot be read or is not a JSON object of strings to strings.
+    """
+    if path is None:
+        return {}
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if explicit:
+            raise UsageError(f"the passwords file {path} does not exist. Next: create it or unset PAGERECALL_PASSWORDS")
+        return {}
+    except OSError as exc:
+        raise UsageError(f"the passwords file {path} cannot be read ({type(exc).__name__}). Next: check it") from None
+    return dict(_load_passwords(str(path), st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_passwords(path: str, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        # the exception text can quote the file: name the kind of failure only
+        raise UsageError(
+            f"the passwords file {path} is not readable JSON ({type(exc).__name__}). "
+            'Next: write a JSON object such as {"folder/file.pdf": "password"}'
+        ) from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise UsageError(
+            f"the passwords file {path} must be a JSON object of file names to password strings. "
+            'Next: write it as {"folder/file.pdf": "password"}'
+        )
+    return tuple(data.items())
+
+
+def password_for(passwords: dict[str, str], rel: str) -> str | None:
+    """The password for the file at ``rel`` (relative to the corpus root): the entry for its
+    relative path (``\\`` read as ``/``), else the entry for its file name, else None."""
+    if not passwords:
+        return None
+    rel = rel.replace("\\", "/")
+    got = passwords.get(rel)
+    if got is None:
+        got = passwords.get(rel.rsplit("/", 1)[-1])
+    return got
 
 
 def _page_total(doc: Any, rel: str) -> int:
@@ -393,23 +478,32 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page
     text = _normalise(raw)
     number = index + 1
     if text:
-        status = "garbled" if _garbled_ratio(raw) >= GARBLED_MIN_RATIO else "ok"
-        return Page(number=number, text=text, label=label, status=status), None
+        if _garbled_ratio(raw) < GARBLED_MIN_RATIO and _swapped_ratio(raw) < SWAPPED_MIN_RATIO:
+            return Page(number=number, text=text, label=label, status="ok"), None
+        garbled = Page(number=number, text=text, label=label, status="garbled")
+        if ocr_cfg is None:
+            return garbled, None
+        return _ocr_page(page, number, label, ocr_cfg, garbled)
     if _image_cover(page) < IMAGE_COVER_MIN:
         return Page(number=number, text="", label=label, status="empty"), None
+    image_only = Page(number=number, text="", label=label, status="image_only")
     if ocr_cfg is None:
-        return Page(number=number, text="", label=label, status="image_only"), None
+        return image_only, None
+    return _ocr_page(page, number, label, ocr_cfg, image_only)
+
+
+def _ocr_page(page: Any, number: int, label: str | None, ocr_cfg: OcrConfig, fallback: Page) -> tuple[Page, str | None]:
+    """The page's text from Tesseract (status ``ocr``), or ``fallback`` (an ``image_only`` or
+    ``garbled`` page) when OCR fails or reads nothing."""
     try:
         tp = page.get_textpage_ocr(
             flags=_text_flags(), language=ocr_cfg.language, dpi=ocr_cfg.dpi, full=True, tessdata=ocr_cfg.tessdata
         )
         ocr_text = _normalise(_ordered_text(_upright(tp.extractDICT(), page)))
     except Exception as exc:
-        return Page(number=number, text="", label=label, status="image_only"), (
-            f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
-        )
+        return fallback, f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
     if not ocr_text:
-        return Page(number=number, text="", label=label, status="image_only"), None
+        return fallback, None
     return Page(number=number, text=ocr_text, label=label, status="ocr"), None
 
 
@@ -768,6 +862,22 @@ _BAD_CHARS = re.compile(
     "\U000f0000-\U0010ffff]"
 )
 _WHITESPACE = re.compile(r"\s+")
+
+
+_SWAPPED = re.compile("[" + "".join(f"\\u{hi:02x}00" for hi in range(0x21, 0x7F) if hi not in (0x30, 0x4E)) + "]")
+"""U+XX00 for the printable ASCII byte XX, except U+3000 (the ideographic space) and U+4E00
+(``一``, "one", common in CJK text); the space U+2000 is whitespace anyway."""
+
+
+def _swapped_ratio(text: str) -> float:
+    """Share of non-whitespace characters that look like byte-swapped UTF-16 of printable
+    ASCII (U+XX00 with XX in 0x21-0x7E, see :data:`_SWAPPED` and :data:`SWAPPED_MIN_RATIO`); 0.0 below
+    :data:`SWAPPED_MIN_CHARS` of them."""
+    swapped = len(_SWAPPED.findall(text))
+    if swapped < SWAPPED_MIN_CHARS:
+        return 0.0
+    total = len(_WHITESPACE.sub("", text))
+    return swapped / total if total else 0.0
 
 
 def _garbled_ratio(text: str) -> float:

@@ -566,12 +566,12 @@ class Searcher:
     def read_page(self, file: str, page: int):
         from .verify import read_page
 
-        return read_page(self.corpus_root, file, page)
+        return read_page(self.corpus_root, file, page, passwords_file=self.settings.passwords_path())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         from .verify import verify_quote
 
-        return verify_quote(self.corpus_root, quote, file, page)
+        return verify_quote(self.corpus_root, quote, file, page, passwords_file=self.settings.passwords_path())
 
 
 RUNNING_HEADER_MIN = 3

@@ -400,7 +400,7 @@ def _doc_key(path: Path, ocr: str) -> tuple:
     return (str(path), st.st_mtime_ns, st.st_size, ocr)
 
 
-def _read_entry(path: Path, rel: str, ocr: str) -> tuple[Document, dict[int, Normalised]]:
+def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> tuple[Document, dict[int, Normalised]]:
     """The whole document and its normalised pages (filled lazily), from a 4-entry LRU keyed
     on (path, mtime, size, ocr): an agent checks several quotes of one file in a row."""
     from .sources import read_document
@@ -411,7 +411,7 @@ def _read_entry(path: Path, rel: str, ocr: str) -> tuple[Document, dict[int, Nor
         if entry is not None:
             _cache.move_to_end(key)
             return entry
-    entry = (read_document(path, rel, ocr=ocr), {})
+    entry = (read_document(path, rel, ocr=ocr, password=password), {})
     with _cache_lock:
         _cache[key] = entry
         while len(_cache) > _CACHE_SIZE:
@@ -440,8 +440,9 @@ def clear_cache() -> None:
 class _Source:
     """Pages of one file, read one at a time until the whole document is needed."""
 
-    def __init__(self, path: Path, rel: str, ocr: str) -> None:
+    def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None) -> None:
         self.path, self.rel, self.ocr = path, rel, ocr
+        self.password = password  # of an encrypted PDF (passwords file); never logged
         self._doc: Document | None = None
         self._pages: dict[int, Page] = {}
         self._norm: dict[int, Normalised] = {}
@@ -453,7 +454,7 @@ class _Source:
 
     def document(self) -> Document:
         if self._doc is None:
-            self._doc, norms = _read_entry(self.path, self.rel, self.ocr)
+            self._doc, norms = _read_entry(self.path, self.rel, self.ocr, self.password)
             self._pages.update({p.number: p for p in self._doc.pages})
             norms.update(self._norm)
             self._norm = norms  # shared with the cache: later calls skip normalising
@@ -466,7 +467,7 @@ class _Source:
                 from .pdf import page_count
 
                 try:
-                    self._count = page_count(self.path)
+                    self._count = page_count(self.path, self.password)
                 except ExtractionError as exc:  # name the file as the user did, not its full path
                     raise ExtractionError(self.rel, exc.reason, exc.detail) from exc
             else:
@@ -487,7 +488,7 @@ class _Source:
                 with _cache_lock:
                     got = _page_cache.get(key)
                 if got is None:
-                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel)
+                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password)
                     with _cache_lock:
                         _page_cache[key] = got
                         while len(_page_cache) > _PAGE_CACHE_SIZE:
@@ -526,7 +527,19 @@ def _page_note(page: Page) -> str:
     return "Verbatim text layer of the source (line breaks as extracted)."
 
 
-def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> PageText:
+def _password(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
+    """The password of ``rel`` from the passwords file (``Settings.passwords_path()``: a
+    ``(path, explicit)`` pair, or a path), or None."""
+    if passwords_file is None:
+        return None
+    from .pdf import load_passwords, password_for
+
+    path, explicit = passwords_file if isinstance(passwords_file, tuple) else (Path(passwords_file), True)
+    return password_for(load_passwords(path, explicit), rel)
+
+
+def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
+              passwords_file: tuple[Path, bool] | Path | None = None) -> PageText:
     """Read one page of a source file, verbatim as extracted (not from the index).
 
     Args:
@@ -534,6 +547,8 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> P
         file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
         page: physical page number, 1-based (not the printed label).
         ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
+        passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
+            see :func:`pagerecall.pdf.load_passwords`); None: no passwords.
 
     Returns:
         :class:`PageText`.
@@ -545,7 +560,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> P
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = _Source(path, rel, ocr)
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)
@@ -706,6 +721,7 @@ def verify_quote(
     ocr: str = "auto",
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     candidate_pages: Sequence[int] | None = None,
+    passwords_file: tuple[Path, bool] | Path | None = None,
 ) -> QuoteCheck:
     """Check a quote against the source file (not the index).
 
@@ -725,6 +741,7 @@ def verify_quote(
             source's text. Out-of-range pages are ignored. Why: reading a whole PDF costs
             ~25 ms a page (a 236-page manual: ~5 s cold, see the module docstring), one page
             ~0.1 s.
+        passwords_file: the passwords file for encrypted PDFs (as in :func:`read_page`).
 
     Returns:
         :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
@@ -739,7 +756,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = _Source(path, rel, ocr)
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     order = _order(count, cited)
