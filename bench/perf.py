@@ -27,8 +27,8 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                (sigma 0.01 per dimension, then L2-normalised: cosine to the original ~0.98),
                written directly through ``pagerecall.index``'s writer (no embedding), finalized
                (ANN index, scalar indexes), verified and swapped like any generation.
-``coldstart``  wall time of ``python search_core.py QUERY --index DIR`` (process start to the
-               first answer printed), median of ``--repeat`` runs, on the 10k index.
+``coldstart``  ``bench/coldstart.py``: each command's cold wall time and peak RSS, warm answers
+               through the resident server, MCP spawn to first result, the import breakdown.
 
 Queries: the 270 section titles of ../shared/corpora/demo (en/de/ja) interleaved with SciFact
 claims; warm = 20 queries per mode (2 for deep) answered before timing; deep is timed over
@@ -533,21 +533,11 @@ def cmd_latency(args) -> dict:
 
 
 def cmd_coldstart(args) -> dict:
-    index_dir, _ = _synth_index(args, "10k")
-    queries = _load_queries(args.repeat + 1)
-    out = {}
-    for mode in ("hybrid", "vector", "fulltext"):
-        walls = []
-        for q in queries[1 : args.repeat + 1]:
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "search_core.py", q, "--index", str(index_dir), "-k", "10",
-                            "--mode", mode, "-q"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-            walls.append(time.perf_counter() - t0)
-        out[mode] = {"median_s": _median(walls), "min_s": round(min(walls), 3), "max_s": round(max(walls), 3)}
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import pagerecall.search"], cwd=ROOT, check=True)
-    out["python_import_only_s"] = round(time.perf_counter() - t0, 3)
-    return {"index": str(index_dir), "repeat": args.repeat, **out}
+    """Start-up of every command, warm answers through the resident server, MCP spawn to first
+    result, the import breakdown: ``bench/coldstart.py`` (on the ``upstream`` index when built)."""
+    import coldstart
+
+    return coldstart.run(None, args.repeat, None)
 
 
 def _markdown(report: dict) -> str:
@@ -589,12 +579,9 @@ def _markdown(report: dict) -> str:
                              f"median paired ratio {h['median_paired_ratio']}")
         lines.append("")
     if "coldstart" in report:
-        c = report["coldstart"]
-        lines += ["### Cold start: `python search_core.py QUERY --index DIR` (s, median)", "",
-                  "| mode | median | min | max |", "|---|---|---|---|"]
-        for mode in ("hybrid", "vector", "fulltext"):
-            lines.append(f"| {mode} | {c[mode]['median_s']} | {c[mode]['min_s']} | {c[mode]['max_s']} |")
-        lines.append(f"\n(`python -c 'import pagerecall.search'` alone: {c['python_import_only_s']} s)")
+        import coldstart
+
+        lines += ["### Start-up", "", coldstart.markdown(report["coldstart"])]
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_RERANKER``        cross-encoder name or folder [``SEMANTIC_RECALL_RERANKER``]
 ``PAGERECALL_OCR``             ``auto`` (default), ``on`` or ``off``
 ``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
+``PAGERECALL_PASSWORDS``       JSON file of PDF passwords (default: ``INDEX/passwords.json``)
 =============================  ==========================================================
 """
 
@@ -89,6 +90,18 @@ class Settings:
     threads: int | None = None
     chunk: ChunkParams = field(default_factory=ChunkParams)
     keep_generations: int = 2
+    passwords_file: Path | None = None
+    """JSON object mapping a PDF's path relative to the corpus root, or its file name, to its
+    password (``{"private/report.pdf": "secret"}``); None: ``INDEX/passwords.json`` when it
+    exists. Read by ``pagerecall.pdf.load_passwords``; passwords are never printed or logged."""
+
+    def passwords_path(self) -> tuple[Path, bool]:
+        """``(path, explicit)``: the passwords file to read, and whether it was set
+        (``PAGERECALL_PASSWORDS``) rather than the default ``INDEX/passwords.json`` (a missing
+        default file means "no passwords"; a missing explicit one is an error)."""
+        if self.passwords_file is not None:
+            return self.passwords_file, True
+        return self.index_dir / "passwords.json", False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
@@ -109,6 +122,8 @@ class Settings:
             kwargs["reranker"] = v
         if v := _first(env, "PAGERECALL_OCR"):
             kwargs["ocr"] = v.lower()
+        if v := _first(env, "PAGERECALL_PASSWORDS"):
+            kwargs["passwords_file"] = Path(v).expanduser()
         if v := _first(env, "PAGERECALL_THREADS"):
             try:
                 kwargs["threads"] = int(v)

@@ -9,7 +9,8 @@ Schema (one Tantivy document per chunk; Lance holds the vectors and the rows of 
     chunk_id    raw, stored                the chunk's stable id (joins to Lance)
     file        raw, stored                relative path (scope filter, rename, delete)
     text        "pr_text" analyzer         simple words, lowercased, ASCII-folded, English stem
-                                           (of :func:`word_text`: no-space scripts blanked)
+                                           (of :func:`word_text`: no-space scripts blanked,
+                                           Arabic/Hebrew marks removed: schema version 3)
     text_ngram  "pr_ngram" analyzer        1-2 character n-grams of the runs of scripts written
                                            without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
                                            Myanmar); each run is a separate value
@@ -68,14 +69,17 @@ import tantivy
 from tantivy import Document, Filter, Index, SchemaBuilder, TextAnalyzerBuilder, Tokenizer
 
 from .headings import heading_keys
+from .text.fold import NO_SPACE_CHAR, NO_SPACE_RANGES, NO_SPACE_RUN, fold_marks, fold_marks_map
 
 log = logging.getLogger(__name__)
 
-FULLTEXT_SCHEMA_VERSION = 2
+FULLTEXT_SCHEMA_VERSION = 3
 """Bump when the Tantivy schema or an analyzer changes. A generation whose ``meta.json`` has an
 older ``fulltext_schema_version`` is still searched; the next generation written from it
 (``pagerecall update``) rebuilds its Tantivy index from the Lance rows (no re-embedding).
-History: 1 = first schema; 2 = stored ``row`` (see "Stored rows")."""
+History: 1 = first schema; 2 = stored ``row`` (see "Stored rows"); 3 = Arabic/Hebrew vowel
+marks and tatweel removed from ``text`` (:func:`word_text`; until the upgrade, a query
+without marks misses a passage printed with them, as in version 2)."""
 
 STORED_ROWS_SCHEMA_VERSION = 2
 """The first schema version whose documents store ``row`` and ``headings``."""
@@ -93,28 +97,11 @@ NGRAM_ANALYZER = "pr_ngram"
 MAX_TOKEN_BYTES = 40
 """Tokens longer than this (UTF-8 bytes) are dropped: long runs of symbols, base64, URLs."""
 
-_NGRAM_RANGES = (
-    "\u0e00-\u0e7f"  # Thai
-    "\u0e80-\u0eff"  # Lao
-    "\u1000-\u109f"  # Myanmar
-    "\u1780-\u17ff"  # Khmer
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u3040-\u309f"  # Hiragana
-    "\u30a0-\u30ff"  # Katakana (incl. the prolonged sound mark)
-    "\u3100-\u312f"  # Bopomofo
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK extension A
-    "\u4e00-\u9fff"  # CJK unified ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff66-\uff9f"  # halfwidth katakana
-    "\U00020000-\U0003134f"  # CJK extensions B-G
-)
+_NGRAM_RANGES = NO_SPACE_RANGES  # text.fold: the one list of scripts written without spaces
 NGRAM_CHAR_CLASS = f"[{_NGRAM_RANGES}]"
 """A regex character class of the scripts written without spaces (indexed by n-grams)."""
-_NGRAM_RUN = re.compile(f"[{_NGRAM_RANGES}]+")
-_NGRAM_CHAR = re.compile(f"[{_NGRAM_RANGES}]")
+_NGRAM_RUN = NO_SPACE_RUN
+_NGRAM_CHAR = NO_SPACE_CHAR
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
 
 
@@ -185,11 +172,22 @@ def ngram_runs(text: str) -> list[str]:
 
 
 def word_text(text: str) -> str:
-    """``text`` as the ``text`` field indexes it: every character of a script written
-    without spaces becomes a space (same length, so offsets stay valid). Why: the simple
-    tokenizer would glue ``最新のlintian`` into one token and the Latin word would be lost;
-    those scripts are indexed by ``text_ngram`` instead."""
-    return _NGRAM_CHAR.sub(" ", text)
+    """``text`` as the ``text`` field indexes it (queries go through it too): every character
+    of a script written without spaces becomes a space, and Arabic/Hebrew vowel marks and the
+    tatweel are removed (``text.fold.fold_marks``; schema version 3). Why the spaces: the
+    simple tokenizer would glue ``最新のlintian`` into one token and the Latin word would be
+    lost; those scripts are indexed by ``text_ngram`` instead. Why the marks: Tantivy's
+    simple tokenizer keeps them inside the word (they are alphabetic), so "حَبيبي" (with a
+    fatha) and "حبيبي" were different terms; no Tantivy filter removes them. The result is
+    shorter than ``text`` when marks were removed: :func:`word_text_map` maps offsets back."""
+    return fold_marks(_NGRAM_CHAR.sub(" ", text))
+
+
+def word_text_map(text: str) -> tuple[str, list[int] | None]:
+    """``(word_text(text), origin)``: ``origin[i]`` is the offset in ``text`` of character
+    ``i`` of the word text, plus a last entry ``len(text)``; ``None`` when the two have the same
+    offsets (no mark was removed)."""
+    return fold_marks_map(_NGRAM_CHAR.sub(" ", text))
 
 
 def path_words(path: str) -> str:
@@ -245,10 +243,22 @@ def has_no_space_script(text: str) -> bool:
 
 
 def word_tokens(text: str) -> list[Any]:
-    """The ``pr_text`` analyzer's tokens of :func:`word_text` of ``text`` before filtering
-    (``.text`` lowercased, folded and stemmed like the index; ``.position``;
-    ``.char_offset_from``/``.char_offset_to`` into ``text``)."""
+    """The ``pr_text`` analyzer's tokens of :func:`word_text` of ``text`` (``.text`` lowercased,
+    folded and stemmed like the index; ``.position``; ``.char_offset_from``/``.char_offset_to``
+    into the *word text*, which is shorter than ``text`` where marks were folded: see
+    :func:`word_spans` for offsets into ``text``)."""
     return _TEXT.pre_tokenize(word_text(text)).tokens
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, term)`` of every ``text``-field term of ``text``, offsets into ``text``
+    itself (code points; the folded marks mapped back by :func:`word_text_map`)."""
+    words, origin = word_text_map(text)
+    out = []
+    for tok in _TEXT.pre_tokenize(words).tokens:
+        s, e = tok.char_offset_from, tok.char_offset_to
+        out.append((s, e, tok.text) if origin is None else (origin[s], origin[e - 1] + 1, tok.text))
+    return out
 
 
 def analyze_words(text: str) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .typography import QUOTES_DASHES_FOLD
+from .text.fold import QUOTES_DASHES_FOLD
 
 __all__ = ["heading_key", "heading_keys", "has_heading", "query_heading_key"]
 

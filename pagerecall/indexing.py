@@ -54,7 +54,9 @@ WRITE_BATCH = 2048
 """Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
 
 Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: stage is ``"scan"``, ``"files"`` or ``"passages"``."""
+"""``progress(stage, done, total)``: stage is ``"scan"``, ``"files"`` or ``"passages"``. For
+``"passages"``, ``total`` is the passages known so far (embedded plus those of the file being
+embedded): it grows file by file."""
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -109,11 +111,13 @@ def _file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: E
 def prepare_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings) -> Prepared:
     """Extract and chunk one file. Never raises for a bad file: the record says why it failed."""
     from .chunking import chunk_document
+    from .pdf import load_passwords, password_for
     from .sources import read_document
 
     prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
+    password = password_for(load_passwords(*settings.passwords_path()), f.rel)  # never logged
     try:
-        doc = read_document(root / f.rel, f.rel, ocr=settings.ocr)
+        doc = read_document(root / f.rel, f.rel, ocr=settings.ocr, password=password)
         chunks = chunk_document(doc, tokenizer, settings.chunk)
     except UsageError:
         raise  # a setup problem (e.g. ocr="on" without Tesseract), not a property of this file
@@ -231,13 +235,14 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
 
     def embed_waiting() -> None:
         texts = [c.text for p in waiting for c in p.chunks]
+        known = stats.chunks_embedded + len(texts)  # progress total: passages known so far
         vecs = np.empty((len(texts), embedder.dim), dtype=np.float32)
         for a in range(0, len(texts), EMBED_GROUP):  # slices: progress on one huge file too
             t0 = time.perf_counter()
             vecs[a : a + EMBED_GROUP] = embedder.embed_passages(texts[a : a + EMBED_GROUP], batch_size=EMBED_BATCH)
             stats.seconds_embedding += time.perf_counter() - t0
             stats.chunks_embedded += len(texts[a : a + EMBED_GROUP])
-            progress("passages", stats.chunks_embedded, 0)
+            progress("passages", stats.chunks_embedded, known)
         i = 0
         for p in waiting:
             n = len(p.chunks)

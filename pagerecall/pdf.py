@@ -21,15 +21,24 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    paragraph ends of both columns coincide now and then, and a full-width abstract above the
    columns blocks the column cut at the top level; cutting at the widest band gap then read
    a column's tail after the other column (measured on apssamp.pdf page 1). The minimum
-   width keeps the page-number column of a table of contents on the lines it belongs to. Pages whose text is mostly vertical (Japanese ``tategaki``) keep MuPDF's own order.
+   width keeps the page-number column of a table of contents on the lines it belongs to.
+   Pages whose text is mostly vertical (Japanese ``tategaki``: lines written top to bottom, or
+   full-width glyphs stacked one per line) are read in bands top to bottom, columns right to
+   left, and the glyphs of a column are joined without line breaks (MuPDF gives one line per
+   glyph: pdf.js ``vertical.pdf``, pdfminer's ``jo.pdf``), so a phrase is found and quoted
+   as printed; a column that continues in the next one within a block starts a new line.
    *Rejected*: pymupdf4llm's ``column_boxes`` (drops header/footer margins by default, sets a
    global PyMuPDF option at import time, and needs one text page per box).
 3. **De-hyphenation.** ``TEXT_DEHYPHENATE`` only acts on MuPDF's plain-text output, not on the
    block structure we need for column order, so its rule is applied to the block lines
-   here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows a letter is joined
-   to the next line of the same block without the hyphen (like MuPDF, ``Trace-|Monkey`` gives
-   ``TraceMonkey``). Across blocks (a column or paragraph break) the join happens only
-   when the next block starts with a lower-case letter.
+   here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows two letters is joined
+   to the next line of the same block without the hyphen when that line starts with a letter
+   (like MuPDF, ``Trace-|Monkey`` gives ``TraceMonkey``). Only a broken *word* is joined:
+   ``1-|Indicar`` (list numbering), ``a-|b``, ``IEEE-|754`` and a line ending in an en/em
+   dash keep their hyphen and line break (tracemonkey.pdf: 149 hyphen line ends before a
+   lower-case letter, 7 before an upper-case one, all broken words, 1 before a digit,
+   ``IEEE-754``). Across blocks (a column or paragraph break) the join happens only when the
+   next block starts with a lower-case letter.
 4. **Clean-up.** Spacing accents placed before a letter by TeX (``na¨ıve``) are composed
    (``naïve``) when a precomposed letter exists; NFC; every horizontal space character becomes one space; soft hyphens,
    zero-width characters and C0/C1 control characters are removed (TeX math-extension and
@@ -37,12 +46,15 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    never split page text on ``\\f``); lines are stripped; lines of one block are joined by
    ``\\n``, blocks by ``\\n\\n`` (at most one empty line).
 5. **Status.** ``ok``; ``garbled`` when at least :data:`GARBLED_MIN_RATIO` of the non-space
-   characters are U+FFFD, control, private-use or surrogate code points (checked
-   before the clean-up of step 4; text kept as extracted); without text, ``image_only`` when
-   images cover at least :data:`IMAGE_COVER_MIN` of the page area, else ``empty``; ``ocr``
-   when an image-only page got its text from Tesseract (see :func:`ocr_available`).
+   characters are U+FFFD, control, private-use or surrogate code points, or at least
+   :data:`SWAPPED_MIN_RATIO` look like byte-swapped UTF-16 (checked before the clean-up of
+   step 4; text kept as extracted, never indexed, a miss over it is never trusted); without
+   text, ``image_only`` when images cover at least :data:`IMAGE_COVER_MIN` of the page
+   area, else ``empty``; ``ocr`` when an image-only or garbled page got its text from
+   Tesseract (see :func:`ocr_available`).
 
-Labels are ``page.get_label()`` (``None`` when the PDF defines none).
+Labels are ``page.get_label()`` (``None`` when the PDF defines none), decoded and checked by
+:func:`clean_label` (never shown when not printable text).
 """
 
 from __future__ import annotations
@@ -58,6 +70,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
+from pagerecall.text.fold import DOTLESS, SPACING_ACCENTS, WORD_HYPHENS
 from pagerecall.types import Document, Page
 
 __all__ = [
@@ -65,7 +78,10 @@ __all__ = [
     "OCR_MODES",
     "OcrConfig",
     "ocr_available",
+    "clean_label",
+    "load_passwords",
     "page_count",
+    "password_for",
     "read_pdf",
     "read_pdf_page",
     "resolve_ocr",
@@ -104,6 +120,20 @@ and it flags the lshort-th pages whose prose is lost even when their code sample
 readable (56 pages at 0.3; 0.5, "mostly", flagged 45). *Rejected*: counting unassigned code points
 (a per-character Python loop: 0.17 s of 0.8 s for maint-guide's 63 pages)."""
 
+SWAPPED_MIN_RATIO = 0.5
+"""A page is also ``garbled`` when at least this share of its non-space characters (and at
+least :data:`SWAPPED_MIN_CHARS` of them) look like byte-swapped UTF-16 of ASCII: code points
+U+2000-U+7E00 whose low byte is 0 (``Pure Magenta`` read as ``倀甀爀攀 䴀愀最攀渀琀愀``, OCRmyPDF's
+``cmyk.pdf``: CJK-looking text that is really Latin). Decision record. *Measured* on every
+page of the bench and demo PDFs (11,907 pages; Chinese, Japanese and Korean manuals
+included): the highest share is 0.013 (texlive-zh-cn.pdf page 27); byte-swapped text scores
+1.0 (its spaces stay spaces). *Why 0.5*: far
+from both. *Rejected*: decoding the swapped text back to Latin (it would pass a mapping
+error off as the page's words; OCR reads what the page shows)."""
+
+SWAPPED_MIN_CHARS = 4
+"""Fewer swapped-looking characters never make a page garbled (a stray ``一``)."""
+
 IMAGE_COVER_MIN = 0.5
 """A page without text is ``image_only`` when its images cover at least this share of the
 page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %; a blank page
@@ -118,7 +148,7 @@ MIN_COLUMN_WIDTH = 0.2
 of two- and three-column layouts do; the page-number column of a table of contents and
 margin notes do not)."""
 
-_HYPHENS = "-\u00ad\u2010"
+_HYPHENS = WORD_HYPHENS
 
 
 def _pymupdf() -> Any:
@@ -228,11 +258,78 @@ def _open(path: Path, rel: str, password: str | None) -> Any:
     if doc.needs_pass:
         if password is None:
             doc.close()
-            raise ExtractionError(rel, "encrypted", "the PDF needs a password. Next: supply its password or remove the file")
+            raise ExtractionError(
+                rel, "encrypted",
+                "the PDF needs a password. Next: add its path relative to the corpus (or its file name) "
+                "and password to the passwords file, INDEX/passwords.json or the file named by "
+                'PAGERECALL_PASSWORDS ({"folder/file.pdf": "password"}), then run pagerecall update; '
+                "or remove the file")
         if not doc.authenticate(password):
             doc.close()
-            raise ExtractionError(rel, "encrypted", "the password given does not open the PDF. Next: check the password")
+            raise ExtractionError(rel, "encrypted",
+                                  "the password in the passwords file does not open the PDF. Next: check its entry")
     return doc
+
+
+# -------------------------------------------------------------------------------- passwords
+
+
+def load_passwords(path: Path | None, explicit: bool = False) -> dict[str, str]:
+    """The passwords file at ``path``: a JSON object mapping a PDF's path relative to the corpus
+    root (``/`` separators) or its bare file name to its password (user password, or the owner
+    password, which PyMuPDF also accepts). ``{}`` when ``path`` is None, or does not exist and
+    was not set explicitly (``explicit=False``: the default ``INDEX/passwords.json``).
+
+    Cached on (path, mtime, size): cheap to call once per file. Passwords are never logged,
+    and the errors below never quote the file's content.
+
+    Raises :class:`~pagerecall.errors.UsageError` when an explicit file is missing, or the file
+    cannot be read or is not a JSON object of strings to strings.
+    """
+    if path is None:
+        return {}
+    path = Path(path)
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        if explicit:
+            raise UsageError(f"the passwords file {path} does not exist. Next: create it or unset PAGERECALL_PASSWORDS")
+        return {}
+    except OSError as exc:
+        raise UsageError(f"the passwords file {path} cannot be read ({type(exc).__name__}). Next: check it") from None
+    return dict(_load_passwords(str(path), st.st_mtime_ns, st.st_size))
+
+
+@functools.lru_cache(maxsize=4)
+def _load_passwords(path: str, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
+    import json
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        # the exception text can quote the file: name the kind of failure only
+        raise UsageError(
+            f"the passwords file {path} is not readable JSON ({type(exc).__name__}). "
+            'Next: write a JSON object such as {"folder/file.pdf": "password"}'
+        ) from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise UsageError(
+            f"the passwords file {path} must be a JSON object of file names to password strings. "
+            'Next: write it as {"folder/file.pdf": "password"}'
+        )
+    return tuple(data.items())
+
+
+def password_for(passwords: dict[str, str], rel: str) -> str | None:
+    """The password for the file at ``rel`` (relative to the corpus root): the entry for its
+    relative path (``\\`` read as ``/``), else the entry for its file name, else None."""
+    if not passwords:
+        return None
+    rel = rel.replace("\\", "/")
+    got = passwords.get(rel)
+    if got is None:
+        got = passwords.get(rel.rsplit("/", 1)[-1])
+    return got
 
 
 def _page_total(doc: Any, rel: str) -> int:
@@ -377,35 +474,85 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page
     """Page ``index`` (0-based) -> (Page with 1-based number, optional warning)."""
     page = doc.load_page(index)
     label = _label(page)
-    raw = _ordered_text(page.get_textpage(flags=_text_flags()).extractDICT())
+    raw = _ordered_text(_upright(page.get_textpage(flags=_text_flags()).extractDICT(), page))
     text = _normalise(raw)
     number = index + 1
     if text:
-        status = "garbled" if _garbled_ratio(raw) >= GARBLED_MIN_RATIO else "ok"
-        return Page(number=number, text=text, label=label, status=status), None
+        if _garbled_ratio(raw) < GARBLED_MIN_RATIO and _swapped_ratio(raw) < SWAPPED_MIN_RATIO:
+            return Page(number=number, text=text, label=label, status="ok"), None
+        garbled = Page(number=number, text=text, label=label, status="garbled")
+        if ocr_cfg is None:
+            return garbled, None
+        return _ocr_page(page, number, label, ocr_cfg, garbled)
     if _image_cover(page) < IMAGE_COVER_MIN:
         return Page(number=number, text="", label=label, status="empty"), None
+    image_only = Page(number=number, text="", label=label, status="image_only")
     if ocr_cfg is None:
-        return Page(number=number, text="", label=label, status="image_only"), None
+        return image_only, None
+    return _ocr_page(page, number, label, ocr_cfg, image_only)
+
+
+def _ocr_page(page: Any, number: int, label: str | None, ocr_cfg: OcrConfig, fallback: Page) -> tuple[Page, str | None]:
+    """The page's text from Tesseract (status ``ocr``), or ``fallback`` (an ``image_only`` or
+    ``garbled`` page) when OCR fails or reads nothing."""
     try:
         tp = page.get_textpage_ocr(
             flags=_text_flags(), language=ocr_cfg.language, dpi=ocr_cfg.dpi, full=True, tessdata=ocr_cfg.tessdata
         )
-        ocr_text = _normalise(_ordered_text(tp.extractDICT()))
+        ocr_text = _normalise(_ordered_text(_upright(tp.extractDICT(), page)))
     except Exception as exc:
-        return Page(number=number, text="", label=label, status="image_only"), (
-            f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
-        )
+        return fallback, f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
     if not ocr_text:
-        return Page(number=number, text="", label=label, status="image_only"), None
+        return fallback, None
     return Page(number=number, text=ocr_text, label=label, status="ocr"), None
 
 
 def _label(page: Any) -> str | None:
+    """The printed page label (:func:`clean_label` of ``page.get_label()``), or None."""
     try:
-        return page.get_label() or None
+        return clean_label(page.get_label())
     except Exception:  # a broken /PageLabels tree must not cost the page
         return None
+
+
+_HEX_STRING = re.compile(r"<([0-9A-Fa-f\s]*)>")
+
+
+def _decode_hex(m: re.Match[str]) -> str:
+    """A PDF hex string ``<FEFF0058>`` -> its text: UTF-16BE/LE after a byte-order mark, UTF-8
+    after its BOM, else PDFDocEncoding (taken as Latin-1, equal on the printable range)."""
+    hexits = re.sub(r"\s", "", m.group(1))
+    if len(hexits) % 2:
+        hexits += "0"  # PDF 32000-1 7.3.4.3: a missing final digit is 0
+    raw = bytes.fromhex(hexits)
+    if raw[:2] == b"\xfe\xff":
+        return raw[2:].decode("utf-16-be", errors="replace")
+    if raw[:2] == b"\xff\xfe":
+        return raw[2:].decode("utf-16-le", errors="replace")
+    if raw[:3] == b"\xef\xbb\xbf":
+        return raw[3:].decode("utf-8", errors="replace")
+    return raw.decode("latin-1")
+
+
+def clean_label(label: str | None) -> str | None:
+    """A page label as it can be shown, or None.
+
+    PyMuPDF 2.0 returns a ``/PageLabels`` prefix written as a hex string verbatim: pdf.js's
+    ``bad-PageLabels.pdf`` (``/P <FEFF0058> /St 3``) gives ``<FEFF0058>3`` where ``X3`` is
+    printed. Hex strings are decoded (:func:`_decode_hex`), then surrounding whitespace is
+    stripped and inner whitespace runs become one space. A label that is empty or still holds
+    a character that is not printable text (controls, U+FFFD, private use, unassigned) is
+    never shown: None (callers then show the physical page number)."""
+    if not label:
+        return None
+    if "<" in label:
+        label = _HEX_STRING.sub(_decode_hex, label)
+    label = " ".join(label.split())
+    if not label or "\ufffd" in label or not label.isprintable():
+        return None
+    if any(unicodedata.category(ch) in ("Co", "Cn") for ch in label):
+        return None
+    return label
 
 
 def _image_cover(page: Any) -> float:
@@ -433,6 +580,36 @@ def _clip(bbox: Any, rect: Any) -> tuple[float, float, float, float] | None:
 # ------------------------------------------------------------------------- reading order
 
 
+def _upright(page_dict: dict, page: Any) -> dict:
+    """``page_dict`` with every block and line box and line direction turned by the page's
+    ``/Rotate`` (``page.rotation_matrix``), so that reading order is decided on the page as
+    displayed. MuPDF reports them unrotated: a landscape page printed with ``/Rotate 90``
+    (``samples_zen_of_python_corrupted.pdf``) looks like text turned 90 degrees otherwise."""
+    if not getattr(page, "rotation", 0):
+        return page_dict
+    m = page.rotation_matrix
+    a, b, c, d, e, f = m.a, m.b, m.c, m.d, m.e, m.f
+
+    def box(bb: Any) -> tuple[float, float, float, float]:
+        xs, ys = [], []
+        for x, y in ((bb[0], bb[1]), (bb[2], bb[3]), (bb[0], bb[3]), (bb[2], bb[1])):
+            xs.append(a * x + c * y + e)
+            ys.append(b * x + d * y + f)
+        return min(xs), min(ys), max(xs), max(ys)
+
+    blocks = []
+    for blk in page_dict.get("blocks", ()):
+        if blk.get("type", 0) != 0:
+            continue
+        lines = []
+        for line in blk.get("lines", ()):
+            dx, dy = line.get("dir", (1.0, 0.0))
+            lines.append({**line, "bbox": box(line.get("bbox", (0, 0, 0, 0))),
+                          "dir": (a * dx + c * dy, b * dx + d * dy)})
+        blocks.append({**blk, "bbox": box(blk["bbox"]), "lines": lines})
+    return {**page_dict, "blocks": blocks, "width": page.rect.width}
+
+
 @dataclass(slots=True)
 class _Block:
     x0: float
@@ -443,22 +620,30 @@ class _Block:
 
 
 def _ordered_text(page_dict: dict) -> str:
-    """Text of a page from ``extractDICT()``: blocks in reading order, de-hyphenated."""
+    """Text of a page from ``extractDICT()``: blocks in reading order, de-hyphenated.
+
+    Horizontal pages: XY-cut (module docstring, step 2). Vertical pages (more characters in
+    vertical lines than horizontal ones): blocks in bands top to bottom, each band's columns
+    right to left (text rotated to read bottom to top, mostly Latin turned 90 degrees
+    counter-clockwise: columns left to right); glyphs stacked in one column are joined without a line break
+    (:func:`_join_lines`), columns of one block by ``\\n``, blocks by ``\\n``.
+    """
     blocks: list[_Block] = []
-    vertical = horizontal = 0
+    vertical = horizontal = upward = 0
     for b in page_dict.get("blocks", ()):
         if b.get("type", 0) != 0:
             continue
-        lines = []
+        lines: list[_Line] = []
         for line in b.get("lines", ()):
             t = "".join(span.get("text", "") for span in line.get("spans", ()))
-            lines.append(t)
             dx, dy = line.get("dir", (1.0, 0.0))
-            if abs(dx) >= abs(dy):
-                horizontal += len(t)
-            else:
-                vertical += len(t)
-        text = _join_lines(lines)
+            x0, y0, x1, y1 = line.get("bbox", (0.0, 0.0, 0.0, 0.0))
+            lines.append(_Line(t, x0, y0, x1, y1, abs(dy) > abs(dx)))
+            if dy < -abs(dx):
+                upward += len(t.strip())
+        text, v = _join_lines(lines)
+        vertical += v
+        horizontal += sum(len(ln.text.strip()) for ln in lines) - v
         if text.strip():
             x0, y0, x1, y1 = b["bbox"]
             blocks.append(_Block(x0, y0, x1, y1, text))
@@ -468,27 +653,82 @@ def _ordered_text(page_dict: dict) -> str:
         width = float(page_dict.get("width") or max(b.x1 for b in blocks))
         ordered: list[_Block] = []
         _xycut(blocks, max(MIN_COLUMN_WIDTH * width, 1.0), ordered)
+        return _join_blocks(b.text for b in ordered)
+    if 2 * upward > vertical:  # Latin turned 90 degrees counter-clockwise: columns left to right
+        ordered = sorted(blocks, key=lambda b: (round(b.x0, 1), -b.y1))
     else:
-        ordered = blocks
-    return _join_blocks(b.text for b in ordered)
+        ordered = [b for band in _bands(blocks) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
+    return "\n".join(b.text for b in ordered)
+
+
+@dataclass(slots=True)
+class _Line:
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    vertical: bool  # written top to bottom (``dir`` closer to (0, 1) than to (1, 0))
+
+
+def _stacked(a: _Line, b: _Line) -> bool:
+    """True when line ``b`` continues the vertical column of line ``a``: both written
+    vertically, or both a single full-width glyph (tategaki set glyph by glyph with
+    horizontal fonts); ``b`` starts below ``a``'s top and their x ranges overlap by at least
+    half the narrower one."""
+    ta, tb = a.text.strip(), b.text.strip()
+    if not ta or not tb:
+        return False
+    if not (a.vertical and b.vertical) and not (len(ta) == 1 and len(tb) == 1 and _wide(ta) and _wide(tb)):
+        return False
+    overlap = min(a.x1, b.x1) - max(a.x0, b.x0)
+    narrow = min(a.x1 - a.x0, b.x1 - b.x0)
+    return b.y0 >= a.y0 and narrow > 0 and overlap >= 0.5 * narrow
+
+
+def _wide(ch: str) -> bool:
+    return unicodedata.east_asian_width(ch) in ("W", "F")
 
 
 def _ends_hyphenated(s: str) -> bool:
-    return len(s) >= 2 and s[-1] in _HYPHENS and s[-2].isalpha()
+    """True when ``s`` (right-stripped) ends in a word broken by a hyphen: a word hyphen
+    (:data:`~pagerecall.text.fold.WORD_HYPHENS`; never an en/em dash, which ends a clause)
+    after at least two letters (TeX's ``\\lefthyphenmin`` is 2: ``1-`` and ``a-`` are list
+    numbering, not word fragments)."""
+    return len(s) >= 3 and s[-1] in _HYPHENS and s[-2].isalpha() and s[-3].isalpha()
 
 
-def _join_lines(lines: list[str]) -> str:
+def _starts_word(s: str) -> bool:
+    """True when ``s`` (left-stripped) starts with a letter: the rest of a broken word. A digit
+    (``IEEE-|754``) or a symbol after the hyphen means the hyphen is part of the text."""
+    s = s.lstrip()
+    return bool(s) and s[0].isalpha()
+
+
+def _join_lines(lines: list[_Line]) -> tuple[str, int]:
+    """``(text, vertical_chars)`` of one block's lines: a line continuing a vertical column
+    (:func:`_stacked`) is appended without a break; a broken word is joined without its
+    hyphen (module docstring, step 3); other lines are joined by ``\\n``. ``vertical_chars``
+    counts the non-space characters in vertical columns (vertical page detection)."""
     out: list[str] = []
     last = len(lines) - 1
-    for i, line in enumerate(lines):
+    vertical = 0
+    for i, ln in enumerate(lines):
+        line = ln.text
+        nxt = lines[i + 1] if i < last else None
+        stacked = nxt is not None and _stacked(ln, nxt)
+        if stacked or (i > 0 and _stacked(lines[i - 1], ln)) or (ln.vertical and line.strip()):
+            vertical += len(line.strip())
         stripped = line.rstrip()
-        if i < last and _ends_hyphenated(stripped):
+        if stacked:
+            out.append(line.strip())
+        elif nxt is not None and _ends_hyphenated(stripped) and _starts_word(nxt.text):
             out.append(stripped[:-1])
         else:
             out.append(line)
-            if i < last:
+            if nxt is not None:
                 out.append("\n")
-    return "".join(out)
+    return "".join(out), vertical
 
 
 def _join_blocks(texts: Iterator[str] | list[str]) -> str:
@@ -593,19 +833,8 @@ _SPACE_AROUND_NL = re.compile(r" *\n *")
 _MANY_NL = re.compile(r"\n{3,}")
 
 
-_SPACING_ACCENTS = {
-    "\u00a8": "\u0308",  # diaeresis
-    "\u00b4": "\u0301",  # acute
-    "\u02c6": "\u0302",  # circumflex
-    "\u02dc": "\u0303",  # tilde
-    "\u02c7": "\u030c",  # caron
-    "\u02d8": "\u0306",  # breve
-    "\u02d9": "\u0307",  # dot above
-    "\u02da": "\u030a",  # ring above
-    "\u02dd": "\u030b",  # double acute
-    "\u00b8": "\u0327",  # cedilla
-}
-_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_SPACING_ACCENTS = SPACING_ACCENTS
+_DOTLESS = DOTLESS
 _ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + "])([A-Za-z\u0131\u0237])")
 
 
@@ -633,6 +862,22 @@ _BAD_CHARS = re.compile(
     "\U000f0000-\U0010ffff]"
 )
 _WHITESPACE = re.compile(r"\s+")
+
+
+_SWAPPED = re.compile("[" + "".join(f"\\u{hi:02x}00" for hi in range(0x21, 0x7F) if hi not in (0x30, 0x4E)) + "]")
+"""U+XX00 for the printable ASCII byte XX, except U+3000 (the ideographic space) and U+4E00
+(``一``, "one", common in CJK text); the space U+2000 is whitespace anyway."""
+
+
+def _swapped_ratio(text: str) -> float:
+    """Share of non-whitespace characters that look like byte-swapped UTF-16 of printable
+    ASCII (U+XX00 with XX in 0x21-0x7E, see :data:`_SWAPPED` and :data:`SWAPPED_MIN_RATIO`); 0.0 below
+    :data:`SWAPPED_MIN_CHARS` of them."""
+    swapped = len(_SWAPPED.findall(text))
+    if swapped < SWAPPED_MIN_CHARS:
+        return 0.0
+    total = len(_WHITESPACE.sub("", text))
+    return swapped / total if total else 0.0
 
 
 def _garbled_ratio(text: str) -> float:

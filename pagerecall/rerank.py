@@ -43,6 +43,7 @@ import numpy as np
 
 from .config import Settings
 from .errors import ModelError
+from .text.fold import is_no_space
 
 log = logging.getLogger(__name__)
 
@@ -115,21 +116,13 @@ class CrossEncoderReranker:
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _is_cjk(ch: str) -> bool:
-    cp = ord(ch)
-    return (
-        0x3040 <= cp <= 0x30FF  # hiragana, katakana
-        or 0x3400 <= cp <= 0x4DBF
-        or 0x4E00 <= cp <= 0x9FFF
-        or 0xAC00 <= cp <= 0xD7AF  # hangul syllables
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x20000 <= cp <= 0x2FA1F
-    )
+_is_cjk = is_no_space  # scripts written without spaces (text.fold), not only CJK
 
 
 def lexical_terms(text: str) -> set[str]:
-    """Casefolded NFKC word terms of ``text``; runs of CJK characters become character bigrams
-    (single characters for one-character runs), since CJK text has no spaces."""
+    """Casefolded NFKC word terms of ``text``; runs of characters of scripts written without
+    spaces (``text.fold.NO_SPACE_RANGES``: CJK, Thai, Lao, Khmer, Myanmar) become character
+    bigrams (single characters for one-character runs)."""
     terms: set[str] = set()
     for word in _WORD.findall(unicodedata.normalize("NFKC", text).casefold()):
         for cjk, group in itertools.groupby(word, key=_is_cjk):

@@ -23,12 +23,12 @@ def is_supported(path: Path | str) -> bool:
     return Path(path).suffix.lower() in SUPPORTED_SUFFIXES
 
 
-def read_document(path: Path, rel: str, ocr: str = "auto") -> Document:
+def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None) -> Document:
     """Read the source file at ``path`` into a :class:`~pagerecall.types.Document`.
 
     ``rel`` is its path relative to the corpus root (``/`` separators), used in the Document and
-    in errors. ``ocr`` (``auto``/``on``/``off``) applies to PDFs only. Pages are physical and
-    1-based.
+    in errors. ``ocr`` (``auto``/``on``/``off``) and ``password`` (of an encrypted PDF, see
+    :func:`pagerecall.pdf.password_for`) apply to PDFs only. Pages are physical and 1-based.
 
     Raises :class:`~pagerecall.errors.ExtractionError` for a file that cannot be read (reason
     ``"unsupported"`` for an unknown suffix; other reasons from :func:`pagerecall.pdf.read_pdf`
@@ -40,7 +40,7 @@ def read_document(path: Path, rel: str, ocr: str = "auto") -> Document:
     if suffix == ".pdf":
         from pagerecall.pdf import read_pdf
 
-        return read_pdf(Path(path), rel, ocr=ocr)
+        return read_pdf(Path(path), rel, ocr=ocr, password=password)
     if suffix == ".txt":
         from pagerecall.textlayer import read_textlayer
 
@@ -50,7 +50,8 @@ def read_document(path: Path, rel: str, ocr: str = "auto") -> Document:
     )
 
 
-def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None) -> Page:
+def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None,
+                     password: str | None = None) -> Page:
     """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
 
     A PDF page is read alone (:func:`pagerecall.pdf.read_pdf_page`); a text layer is read
@@ -65,7 +66,7 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
     if suffix == ".pdf":
         from pagerecall.pdf import read_pdf_page
 
-        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel)
+        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password)
     doc = read_document(Path(path), rel, ocr=ocr)
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(doc.pages):
         n = len(doc.pages)

@@ -8,7 +8,8 @@ character offsets, and how faithfully:
 =============  ==============================================================================
 ``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text
 ``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
-               typographic quotes and dashes, NFKC, soft hyphens, split accents); case kept
+               typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
+               Hebrew vowel marks and tatweel); case kept
 ``fuzzy``      best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``
 ``not_found``  none of the above anywhere in the document (``similarity`` = best seen)
 =============  ==============================================================================
@@ -59,7 +60,7 @@ from typing import Callable, Literal, Sequence
 from .errors import ExtractionError, QueryError, SourceNotFoundError
 from .paths import resolve_in_corpus
 from .types import Document, Page
-from .typography import QUOTES_DASHES_FOLD
+from .text.fold import DOTLESS, MARKS_FOLD, QUOTES_DASHES_FOLD, SPACING_ACCENTS
 
 log = logging.getLogger(__name__)
 
@@ -109,14 +110,11 @@ _LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ fro
 # --------------------------------------------------------------------------------------------
 
 _DROP = {"\u00ad", "\u200b", "\u2060", "\ufeff"}  # soft hyphen, zero-width space/joiner, BOM
-_FOLD = QUOTES_DASHES_FOLD
+_FOLD = {**QUOTES_DASHES_FOLD, **MARKS_FOLD}
+"""Quotes and dashes to ASCII, Arabic/Hebrew marks and tatweel removed (``text.fold``)."""
 # A spacing accent directly before a letter is a split accent (LaTeX PDFs: "na¨ıve"): recombine.
-_SPACING_ACCENTS = {
-    "\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
-    "\u00b8": "\u0327", "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307",
-    "\u02da": "\u030a", "\u02dd": "\u030b", "\u00af": "\u0304",
-}
-_DOTLESS = {"\u0131": "i", "\u0237": "j"}
+_SPACING_ACCENTS = SPACING_ACCENTS
+_DOTLESS = DOTLESS
 
 
 def _has_mark(text: str, j: int) -> bool:
@@ -154,12 +152,17 @@ def normalise(text: str) -> Normalised:
     full-width -> ASCII, NBSP -> space); typographic quotes ``“ ” „ « »`` -> ``"``,
     ``‘ ’ ‚ ‹ ›`` -> ``'``, dashes and minus ``‐ – — −`` -> ``-``; whitespace runs (line
     breaks included) -> one space, or nothing next to a CJK character and at both ends; a
-    hyphen between a letter/digit and a letter/digit, directly or across a line break, is
-    dropped (``hyphen-\\nated`` == ``hyphenated``). Case is kept.
+    hyphen or dash right after a letter/digit and before a letter/digit, directly or across
+    whitespace, is dropped with that whitespace (``hyphen-\\nated`` == ``hyphen- ated`` ==
+    ``hyphenated``; ``1-\\nIndicar`` == ``1- Indicar``). Arabic and Hebrew vowel marks and the
+    tatweel are removed (``text.fold.MARKS_FOLD``). Case is kept.
 
     Why drop every intra-word hyphen, not only line-end ones: a line-end hyphen cannot be told
     from a hard hyphen that fell at a line end (``two-\\ncolumn``) without a dictionary; doing
     the same on both sides makes ``hyphenated``, ``two-column`` and their broken forms equal.
+    Why across any whitespace, not only a line break: a quote copied from a page turns the
+    line break after ``1-`` or an em dash into a space (issue 15: ``1- Indicar`` was only
+    ``fuzzy`` against ``1-\\nIndicar``).
     Rejected: a dictionary (language-dependent, large).
 
     Speed: runs of characters that no step changes (most of a Latin or CJK page) are copied
@@ -188,8 +191,8 @@ def normalise(text: str) -> Normalised:
         if hyphen is not None:
             hs, he = hyphen
             hyphen = None
-            if c.isalnum() and (ws is None or ws[2] or _is_wide(c)):
-                ws = None  # drop the hyphen and the line break after it
+            if c.isalnum():
+                ws = None  # drop the hyphen and the whitespace after it
             else:
                 pend = ws
                 ws = None
@@ -397,7 +400,7 @@ def _doc_key(path: Path, ocr: str) -> tuple:
     return (str(path), st.st_mtime_ns, st.st_size, ocr)
 
 
-def _read_entry(path: Path, rel: str, ocr: str) -> tuple[Document, dict[int, Normalised]]:
+def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> tuple[Document, dict[int, Normalised]]:
     """The whole document and its normalised pages (filled lazily), from a 4-entry LRU keyed
     on (path, mtime, size, ocr): an agent checks several quotes of one file in a row."""
     from .sources import read_document
@@ -408,7 +411,7 @@ def _read_entry(path: Path, rel: str, ocr: str) -> tuple[Document, dict[int, Nor
         if entry is not None:
             _cache.move_to_end(key)
             return entry
-    entry = (read_document(path, rel, ocr=ocr), {})
+    entry = (read_document(path, rel, ocr=ocr, password=password), {})
     with _cache_lock:
         _cache[key] = entry
         while len(_cache) > _CACHE_SIZE:
@@ -437,8 +440,9 @@ def clear_cache() -> None:
 class _Source:
     """Pages of one file, read one at a time until the whole document is needed."""
 
-    def __init__(self, path: Path, rel: str, ocr: str) -> None:
+    def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None) -> None:
         self.path, self.rel, self.ocr = path, rel, ocr
+        self.password = password  # of an encrypted PDF (passwords file); never logged
         self._doc: Document | None = None
         self._pages: dict[int, Page] = {}
         self._norm: dict[int, Normalised] = {}
@@ -450,7 +454,7 @@ class _Source:
 
     def document(self) -> Document:
         if self._doc is None:
-            self._doc, norms = _read_entry(self.path, self.rel, self.ocr)
+            self._doc, norms = _read_entry(self.path, self.rel, self.ocr, self.password)
             self._pages.update({p.number: p for p in self._doc.pages})
             norms.update(self._norm)
             self._norm = norms  # shared with the cache: later calls skip normalising
@@ -463,7 +467,7 @@ class _Source:
                 from .pdf import page_count
 
                 try:
-                    self._count = page_count(self.path)
+                    self._count = page_count(self.path, self.password)
                 except ExtractionError as exc:  # name the file as the user did, not its full path
                     raise ExtractionError(self.rel, exc.reason, exc.detail) from exc
             else:
@@ -484,7 +488,7 @@ class _Source:
                 with _cache_lock:
                     got = _page_cache.get(key)
                 if got is None:
-                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel)
+                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password)
                     with _cache_lock:
                         _page_cache[key] = got
                         while len(_page_cache) > _PAGE_CACHE_SIZE:
@@ -523,7 +527,19 @@ def _page_note(page: Page) -> str:
     return "Verbatim text layer of the source (line breaks as extracted)."
 
 
-def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> PageText:
+def _password(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
+    """The password of ``rel`` from the passwords file (``Settings.passwords_path()``: a
+    ``(path, explicit)`` pair, or a path), or None."""
+    if passwords_file is None:
+        return None
+    from .pdf import load_passwords, password_for
+
+    path, explicit = passwords_file if isinstance(passwords_file, tuple) else (Path(passwords_file), True)
+    return password_for(load_passwords(path, explicit), rel)
+
+
+def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
+              passwords_file: tuple[Path, bool] | Path | None = None) -> PageText:
     """Read one page of a source file, verbatim as extracted (not from the index).
 
     Args:
@@ -531,6 +547,8 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> P
         file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
         page: physical page number, 1-based (not the printed label).
         ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
+        passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
+            see :func:`pagerecall.pdf.load_passwords`); None: no passwords.
 
     Returns:
         :class:`PageText`.
@@ -542,7 +560,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto") -> P
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = _Source(path, rel, ocr)
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)
@@ -703,6 +721,7 @@ def verify_quote(
     ocr: str = "auto",
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     candidate_pages: Sequence[int] | None = None,
+    passwords_file: tuple[Path, bool] | Path | None = None,
 ) -> QuoteCheck:
     """Check a quote against the source file (not the index).
 
@@ -722,6 +741,7 @@ def verify_quote(
             source's text. Out-of-range pages are ignored. Why: reading a whole PDF costs
             ~25 ms a page (a 236-page manual: ~5 s cold, see the module docstring), one page
             ~0.1 s.
+        passwords_file: the passwords file for encrypted PDFs (as in :func:`read_page`).
 
     Returns:
         :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
@@ -736,7 +756,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = _Source(path, rel, ocr)
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     order = _order(count, cited)

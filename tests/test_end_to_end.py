@@ -16,7 +16,7 @@ import pymupdf
 import pytest
 
 from conftest import rewrite_fulltext_as_schema_1
-from pagerecall import indexing
+from pagerecall import fulltext, indexing
 from pagerecall.cli import main
 from pagerecall.config import Settings
 from pagerecall.errors import IndexMismatchError
@@ -324,7 +324,7 @@ def test_index_of_fulltext_schema_1_searches_alike_and_update_upgrades_it_withou
     assert rep.fulltext_rebuilt and rep.verified and rep.chunks_embedded == 0
     assert rep.generation != rep.previous
     new = Searcher(settings)
-    assert new.snapshot().meta["fulltext_schema_version"] == 2 and not new.info()["fulltext_upgrade_pending"]
+    assert new.snapshot().meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION and not new.info()["fulltext_upgrade_pending"]
     assert {q: [(h.chunk_id, h.page_start, h.text) for h in new.search(q, k=5).hits] for q in queries} == before
     again = indexing.update(settings)
     assert not again.fulltext_rebuilt and again.generation == rep.generation  # a no-op again

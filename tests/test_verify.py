@@ -170,8 +170,8 @@ def reference_normalise(text: str) -> tuple[str, list[int], list[int]]:
             while r < m and chars[r].isspace():
                 broke = broke or chars[r] in "\n\r\f\v\u2028\u2029\x85"
                 r += 1
-            if r < m and chars[r].isalnum() and (r == k + 1 or broke or _is_wide(chars[r])):
-                k = r  # drop the hyphen and the line break after it
+            if r < m and chars[r].isalnum():
+                k = r  # drop the hyphen and the whitespace after it
                 continue
         out_c.append(c)
         out_s.append(starts[k])

@@ -41,9 +41,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError, UsageError
+from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError
 
-from .schema import now_iso
+from .schema import check_index_dir, now_iso
 
 if TYPE_CHECKING:  # pragma: no cover
     from .writer import GenerationWriter
@@ -82,12 +82,7 @@ class IndexStore:
     """
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        if self.path.exists() and not self.path.is_dir():
-            raise UsageError(
-                f"The index path {self.path} is a file, not a folder. "
-                "Next: pass --index with a folder (new or existing index)"
-            )
+        self.path = check_index_dir(path)
         self._filelock = None
         self._writers: dict[str, GenerationWriter] = {}
 

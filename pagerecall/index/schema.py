@@ -99,6 +99,20 @@ def batched(values: Sequence[str], n: int = 500) -> Iterator[Sequence[str]]:
         yield values[i : i + n]
 
 
+def check_index_dir(path: Path) -> Path:
+    """``path`` as an index directory: it need not exist yet, but must not be a file (then
+    ``UsageError``, CLI exit 2). Used by the write path and the read path alike."""
+    from pagerecall.errors import UsageError
+
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise UsageError(
+            f"The index path {path} is a file, not a folder. "
+            "Next: pass --index with a folder (new or existing index)"
+        )
+    return path
+
+
 def read_json(path: Path) -> dict:
     """The JSON object in ``path``, or ``{}`` when it is missing or unreadable."""
     try:

@@ -44,7 +44,7 @@ from pagerecall import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, PagerecallError
 
 from .ann import REFINE_FACTOR
-from .schema import CHUNK_COLUMNS, batched, sql_in, sql_str
+from .schema import CHUNK_COLUMNS, batched, check_index_dir, sql_in, sql_str
 
 if TYPE_CHECKING:  # pragma: no cover
     import tantivy
@@ -220,7 +220,7 @@ class LiveIndex:
     """
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+        self.root = check_index_dir(root)
         self._snap: Snapshot | None = None
         self._stamp: tuple | None = None
         self._lock = threading.Lock()

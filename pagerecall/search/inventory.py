@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from pagerecall.errors import UsageError
 from pagerecall.fulltext import analyze_path
+from pagerecall.text.fold import fold_name
 
 _GLOB_CHARS = set("*?[")
 
@@ -107,8 +108,4 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None) -> dict
     return {"total": len(records), "matched": len(matched), "files": files}
 
 
-def _fold(s: str) -> str:
-    import unicodedata
-
-    nfkd = unicodedata.normalize("NFKD", s.lower())
-    return "".join(c for c in nfkd if not unicodedata.combining(c))
+_fold = fold_name  # file names: lower case, accents removed (text.fold)

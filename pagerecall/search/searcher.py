@@ -342,13 +342,15 @@ class Searcher:
         """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`)."""
         from pagerecall.verify import read_page
 
-        return read_page(self.corpus_root(self.snapshot()), file, page, ocr=self.settings.ocr)
+        return read_page(self.corpus_root(self.snapshot()), file, page, ocr=self.settings.ocr,
+                         passwords_file=self.settings.passwords_path())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`)."""
         from pagerecall.verify import verify_quote
 
-        return verify_quote(self.corpus_root(self.snapshot()), quote, file, page, ocr=self.settings.ocr)
+        return verify_quote(self.corpus_root(self.snapshot()), quote, file, page, ocr=self.settings.ocr,
+                            passwords_file=self.settings.passwords_path())
 
 
 def _previous_name(index_dir: Path) -> str | None:

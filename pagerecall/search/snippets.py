@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pagerecall.fulltext import has_no_space_script, word_tokens
+from pagerecall.fulltext import has_no_space_script, word_spans
 
 from .query import ParsedQuery, as_parsed
 
@@ -22,9 +22,7 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240) -> str:
     grams = [w for w in parsed.words if has_no_space_script(w)]
     spans: list[tuple[int, int]] = []
     if want:
-        for tok in word_tokens(text):
-            if tok.text in want:
-                spans.append((tok.char_offset_from, tok.char_offset_to))
+        spans += [(s, e) for s, e, term in word_spans(text) if term in want]
     if grams:
         low = text.lower()
         for g in grams:

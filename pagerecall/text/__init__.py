@@ -1,0 +1,29 @@
+"""Pure text helpers shared by extraction, indexing and matching (layer 0: stdlib only).
+
+:mod:`pagerecall.text.fold` is the one folding table (quotes, dashes, split accents, Arabic
+and Hebrew marks, scripts written without spaces).
+"""
+
+from .fold import (
+    DOTLESS,
+    MARKS_FOLD,
+    NO_SPACE_RANGES,
+    QUOTES_DASHES_FOLD,
+    SPACING_ACCENTS,
+    WORD_HYPHENS,
+    fold_marks,
+    fold_name,
+    is_no_space,
+)
+
+__all__ = [
+    "DOTLESS",
+    "MARKS_FOLD",
+    "NO_SPACE_RANGES",
+    "QUOTES_DASHES_FOLD",
+    "SPACING_ACCENTS",
+    "WORD_HYPHENS",
+    "fold_marks",
+    "fold_name",
+    "is_no_space",
+]
