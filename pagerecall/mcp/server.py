@@ -37,7 +37,6 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import time
 from contextlib import asynccontextmanager
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
@@ -318,7 +317,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @asynccontextmanager
     async def lifespan(_server):
         if warm_up:
-            threading.Thread(target=_warm, args=(get_searcher,), name="pagerecall-warm-up", daemon=True).start()
+            get_searcher().preload(open_index=True)
         yield {}
 
     server = MCPServer(
@@ -437,17 +436,6 @@ def _cap_dict(d: dict, limit: int = MAX_LIST_ITEMS * 4) -> tuple[dict, bool]:
     return out, True
 
 
-def _warm(get_searcher) -> None:
-    """Open the index and load the embedding model (background, best effort, logs only)."""
-    t0 = time.perf_counter()
-    try:
-        s = get_searcher()
-        s.embedder(s.snapshot())
-        log.info("warm-up done in %.1f s", time.perf_counter() - t0)
-    except Exception as exc:  # no index yet, model missing: the first tool call reports it
-        log.info("warm-up skipped: %s", exc)
-
-
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
           resident: bool = True) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
@@ -469,8 +457,11 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").propagate = False
     from pagerecall.search.searcher import Searcher
 
+    # the index and the model load in the background from the first moment, while the MCP SDK
+    # imports and the client initializes: a first search waits only for what is still missing
     searcher = Searcher(settings)
-    server = create_server(settings, searcher=searcher, warm_up=True)
+    searcher.preload(open_index=True)
+    server = create_server(settings, searcher=searcher)
     listener = None
     if resident:
         from pagerecall.resident import ResidentServer

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -131,6 +132,7 @@ class Searcher:
         left for the query to raise. Returns the thread."""
 
         def work() -> None:
+            t0 = time.perf_counter()
             try:
                 if open_index:
                     snap = self.snapshot()
@@ -138,8 +140,9 @@ class Searcher:
                     self.embedder(snap)
                 else:
                     self._load_embedder()
-            except Exception:  # noqa: BLE001 - the query that needs it reports the error
-                log.debug("preload failed", exc_info=True)
+                log.debug("index and model ready in %.1f s", time.perf_counter() - t0)
+            except Exception as exc:  # noqa: BLE001 - the query that needs it reports the error
+                log.debug("preload skipped: %s", exc)
 
         t = threading.Thread(target=work, name="pagerecall-preload", daemon=True)
         t.start()
