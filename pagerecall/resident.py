@@ -107,7 +107,20 @@ def request(settings: Any, command: str, args: dict, *, timeout: float = REQUEST
     no server listens (a stale socket file is removed). Raises ``Refused`` when a server answers
     but refuses (another index, version or settings), and the pagerecall error the server raised
     (same class, same message) when the command failed there."""
-    path = socket_path(settings.index_dir)
+    msg = {"pagerecall": _version(), "settings": answer_settings(settings), "command": command, "args": args}
+    reply = _exchange(socket_path(settings.index_dir), msg, timeout)
+    if reply is None:
+        return None
+    if reply.get("ok"):
+        return reply["result"]
+    if "refused" in reply:
+        raise Refused(reply["refused"])
+    raise _error_from(reply.get("error") or {})
+
+
+def _exchange(path: Path, msg: dict, timeout: float) -> dict | None:
+    """Send ``msg`` to the server listening on ``path`` and return its reply; None when nobody
+    listens there (a stale socket file is removed). Raises ``Refused`` when it does not answer."""
     if not path.exists():
         return None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -115,16 +128,13 @@ def request(settings: Any, command: str, args: dict, *, timeout: float = REQUEST
         sock.settimeout(CONNECT_TIMEOUT)
         try:
             sock.connect(str(path))
-        except (ConnectionRefusedError, FileNotFoundError):
-            _remove_stale(path)
-            return None
         except OSError as exc:
-            if exc.errno in (errno.ECONNREFUSED, errno.ENOENT):
+            if isinstance(exc, (ConnectionRefusedError, FileNotFoundError)) or exc.errno in (
+                    errno.ECONNREFUSED, errno.ENOENT):
                 _remove_stale(path)
                 return None
             raise Refused(f"cannot connect to {path}: {exc}") from None
         sock.settimeout(timeout)
-        msg = {"pagerecall": _version(), "settings": answer_settings(settings), "command": command, "args": args}
         sock.sendall(json.dumps(msg).encode("utf-8") + b"\n")
         data = _read_line(sock)
     except socket.timeout:
@@ -133,12 +143,7 @@ def request(settings: Any, command: str, args: dict, *, timeout: float = REQUEST
         sock.close()
     if not data:
         raise Refused(f"the resident server at {path} closed the connection")
-    reply = json.loads(data)
-    if reply.get("ok"):
-        return reply["result"]
-    if "refused" in reply:
-        raise Refused(reply["refused"])
-    raise _error_from(reply.get("error") or {})
+    return json.loads(data)
 
 
 def _remove_stale(path: Path) -> None:
@@ -365,23 +370,9 @@ class ResidentServer:
 def control(settings: Any, command: str) -> dict | None:
     """Send ``ping`` or ``stop`` to the resident server of ``settings.index_dir``; None when none
     runs. Raises ``Refused`` when it answers with a refusal."""
-    path = socket_path(settings.index_dir)
-    if not path.exists():
+    reply = _exchange(socket_path(settings.index_dir), {"pagerecall": _version(), "command": command}, 10.0)
+    if reply is None:
         return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_TIMEOUT)
-        try:
-            sock.connect(str(path))
-        except OSError:
-            _remove_stale(path)
-            return None
-        sock.settimeout(10.0)
-        sock.sendall(json.dumps({"pagerecall": _version(), "command": command}).encode("utf-8") + b"\n")
-        data = _read_line(sock)
-    finally:
-        sock.close()
-    reply = json.loads(data) if data else {}
     if reply.get("ok"):
         return reply["result"]
     raise Refused(reply.get("refused") or "no answer")
