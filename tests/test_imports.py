@@ -1,0 +1,80 @@
+"""What each command imports: a cold command loads only what it runs (start-up time and memory).
+
+Each command runs in a fresh interpreter against a real index (the example corpus) and reports the
+modules it loaded. Heavy modules a command must not load:
+
+* ``lancedb`` and its REST client for remote catalogues (the read path reads Lance with ``pylance``);
+* ``pymupdf`` for anything but reading a source page;
+* ``fastembed`` (the bundled model runs on onnxruntime directly);
+* the model (``onnxruntime``, ``tokenizers``) for ``files``, ``info`` and a full-text search.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pagerecall.config import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+NEVER = {"lancedb", "lance_namespace_urllib3_client", "fastembed"}
+PDF = {"pymupdf", "fitz"}
+MODEL = {"onnxruntime", "tokenizers"}
+
+PROBE = """
+import json, sys
+from pagerecall.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.modules)}), file=sys.stderr)
+"""
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    from pagerecall.indexing import build
+
+    base = tmp_path_factory.mktemp("imports")
+    corpus = base / "corpus"
+    shutil.copytree(ROOT / "examples" / "corpus", corpus)
+    settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
+                                   degraded_registry=None)
+    build(settings, corpus)
+    return settings.index_dir
+
+
+def loaded(index: Path, *argv: str) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv, "--index", str(index), "--in-process"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=600)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["code"] == 0, proc.stderr[-2000:]
+    return set(report["modules"])
+
+
+@pytest.mark.parametrize("argv,forbidden", [
+    (["search", "fog signal", "-q"], NEVER | PDF),
+    (["search", "fog signal", "--mode", "fulltext", "-q"], NEVER | PDF | MODEL),
+    (["files", "*"], NEVER | PDF | MODEL),
+    (["info"], NEVER | PDF | MODEL),
+    (["page", "de/moewenhaken-dienstanweisung.txt", "1"], NEVER | PDF | MODEL),
+    # ``import pymupdf`` (2.0) itself imports pymupdf4llm, which imports onnxruntime: only the
+    # tokenizer (the model's) is ours to keep out of a PDF page read
+    (["page", "en/harrow-point-manual.pdf", "1"], NEVER | {"tokenizers"}),
+], ids=["search", "search-fulltext", "files", "info", "page-txt", "page-pdf"])
+def test_a_cold_command_imports_only_what_it_runs(index, argv, forbidden):
+    mods = loaded(index, *argv)
+    assert not (mods & forbidden), f"pagerecall {argv[0]} loaded {sorted(mods & forbidden)}"
+
+
+def test_the_read_path_never_imports_the_write_path():
+    code = ("import sys, pagerecall.search.searcher, pagerecall.index.snapshot, pagerecall.resident;"
+            "print(sorted(m for m in sys.modules if m.startswith(('pagerecall.index.writer', "
+            "'pagerecall.index.layout', 'pagerecall.indexing', 'lancedb'))))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
