@@ -115,6 +115,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("page", type=int, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
+    p = sub.add_parser("outline", parents=[common, reader],
+                       help="a file's outline (bookmarks or detected headings) from the index")
+    p.add_argument("file", help="file relative to the corpus root (or its name)")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
     p = sub.add_parser("serve", parents=[common],
                        help="MCP server (stdio; --http for loopback HTTP), also the CLI's resident server",
                        description="Serves MCP over stdio (or HTTP) and, on a private Unix socket of the index, "
@@ -272,6 +277,8 @@ def _print_search(res: dict, quiet: bool = False) -> None:
         flags = "  [OCR]" if h.get("ocr") else ""
         flags += "  [degraded]" if h.get("degraded") else ""
         out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  ({ranks}){flags}\n")
+        if h.get("section"):
+            out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
         body = h.get("snippet") or h["text"]
         body = " ".join(_highlight(body, tty).split())
         out.write(f"   {body}\n\n")
@@ -297,6 +304,22 @@ def _print_search(res: dict, quiet: bool = False) -> None:
         return
     sys.stderr.write(f"index {env.get('generation')} built {env.get('built_at')}. "
                      "Read and quote the source: pagerecall page FILE N / pagerecall verify.\n")
+
+
+def _print_outline(res: dict) -> None:
+    out = sys.stdout
+    out.write(f"{res['file']}: {res['pages']} pages, outline from {res['source']}\n")
+
+    def walk(nodes: list[dict]) -> None:
+        for n in nodes:
+            where = "p. ?" if n["page"] is None else f"p. {n['page']}" + (
+                f" (printed {n['label']})" if n.get("label") and n["label"] != str(n["page"]) else "")
+            out.write(f"{'  ' * n['level']}{n['title']}  {where}\n")
+            walk(n["children"])
+
+    walk(res["entries"])
+    for note in res.get("notes") or []:
+        sys.stderr.write(f"note: {note}\n")
 
 
 def _print_report(rep: dict) -> None:
@@ -399,6 +422,8 @@ def _payload(args: argparse.Namespace) -> dict:
         return {"file": args.file, "page": args.page}
     if cmd == "verify":
         return {"quote": args.quote, "file": args.file, "page": args.page}
+    if cmd == "outline":
+        return {"file": args.file}
     return {}
 
 
@@ -450,6 +475,10 @@ def _print_read(args: argparse.Namespace, res: dict) -> int:
             if not d["text"].strip():
                 sys.stderr.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
                                  f"{d.get('note') or ''}\n")
+        return 0
+    if cmd == "outline":
+        if not args.json:
+            _print_outline(res)
         return 0
     if cmd == "verify":
         d = res

@@ -104,6 +104,7 @@ def _file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: E
         "warnings": list(doc.warnings) if doc else [],
         "chunk_prefix": chunk_prefix,
         "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "outline": doc.outline.to_json() if doc is not None and doc.outline is not None else None,
     }
     return rec
 

@@ -405,7 +405,11 @@ def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | N
         repaired = bool(doc.is_repaired)
         if repaired:
             warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
-        return Document(path=rel, kind="pdf", pages=tuple(pages), repaired=repaired, warnings=tuple(warnings))
+        from .outline import pdf_outline
+
+        outline = pdf_outline(doc, [p.label for p in pages])
+        return Document(path=rel, kind="pdf", pages=tuple(pages), repaired=repaired, warnings=tuple(warnings),
+                        outline=outline)
     finally:
         doc.close()
 

@@ -83,7 +83,10 @@ def _read_textlayer(path: Path, rel: str, detect_encoding: bool) -> Document:
         pages = _pages_from_markers(text, markers, warnings)
     else:
         pages = _pages_from_formfeeds(text)
-    return Document(path=rel, kind="txt", pages=tuple(pages), warnings=tuple(warnings))
+    from .outline import text_outline
+
+    outline = text_outline([p.text for p in pages], [p.label for p in pages])
+    return Document(path=rel, kind="txt", pages=tuple(pages), warnings=tuple(warnings), outline=outline)
 
 
 def _decode(data: bytes, rel: str, detect_encoding: bool, warnings: list[str]) -> str:

@@ -54,6 +54,8 @@ class Document:
     pages: tuple[Page, ...]
     repaired: bool = False
     warnings: tuple[str, ...] = ()
+    outline: object | None = None
+    """The document's :class:`pagerecall.outline.Outline` (bookmarks or detected headings), or None."""
 
     def pages_with(self, status: str) -> list[int]:
         """Physical page numbers (1-based) whose status is ``status``."""
@@ -107,6 +109,11 @@ class Hit:
     recall_score: float | None = None
     char_start: int = 0
     char_end: int = 0
+    section: list[str] | None = None
+    """Titles of the outline entries in force at ``page_start``, outermost first (``[]``: before the
+    first entry or no outline; None: the file was indexed before outlines were stored)."""
+    section_start: bool = False
+    """True when a section of the outline starts on ``page_start`` and this passage holds its title."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -62,13 +62,20 @@ FILES_SCHEMA = pa.schema(
         pa.field("ocr_pages", pa.list_(pa.int32())),
         pa.field("warnings", pa.list_(pa.string())),
         pa.field("indexed_at", pa.string(), nullable=False),
+        pa.field("outline", pa.string()),
     ]
 )
 """Schema of the ``files`` table: one row per source file, also failed ones.
 
 ``status`` is ``"ok"`` or ``"failed"`` (``error`` then says why and ``n_chunks`` is 0);
 ``size`` bytes, ``mtime`` POSIX seconds, ``pages`` physical page count; ``*_pages`` list
-1-based physical pages per degradation; ``indexed_at`` ISO-8601 UTC."""
+1-based physical pages per degradation; ``indexed_at`` ISO-8601 UTC; ``outline`` the file's
+:class:`pagerecall.outline.Outline` as JSON (null for files indexed before outlines were stored:
+the column is added to an older generation's table on its next write, see
+``GenerationWriter``)."""
+
+FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name != "outline"]
+"""The columns of a file record as listings show it (the outline is read per file)."""
 
 CHUNK_COLUMNS = [f.name for f in chunks_schema(1) if f.name != "vector"]
 

@@ -44,7 +44,7 @@ from pagerecall import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, PagerecallError
 
 from .ann import REFINE_FACTOR
-from .schema import CHUNK_COLUMNS, batched, check_index_dir, sql_in, sql_str
+from .schema import CHUNK_COLUMNS, FILE_RECORD_COLUMNS, batched, check_index_dir, sql_in, sql_str
 
 if TYPE_CHECKING:  # pragma: no cover
     import tantivy
@@ -99,6 +99,7 @@ class Snapshot:
         self.dim = chunks.schema.field("vector").type.list_size
         self.ann: dict | None = meta.get("ann") or None
         self._files_cache: list[dict] | None = None
+        self._outlines: dict[str, Any] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -187,13 +188,30 @@ class Snapshot:
         return sorted(tbl.to_pylist(), key=lambda r: r["seq"])
 
     def files_table(self) -> list[dict]:
-        """Every ``files`` row (:data:`pagerecall.index.schema.FILES_SCHEMA`), sorted by path; read
-        once per snapshot."""
+        """Every ``files`` row (:data:`pagerecall.index.schema.FILES_SCHEMA` but the outline), sorted
+        by path; read once per snapshot."""
         with self._lock:
             if self._files_cache is None:
-                rows = self._read(self.files).to_pylist()
+                cols = [c for c in FILE_RECORD_COLUMNS if c in self.files.schema.names]
+                rows = self._read(self.files, columns=cols).to_pylist()
                 self._files_cache = sorted(rows, key=lambda r: r["path"])
             return self._files_cache
+
+    def outlines(self, paths: Sequence[str]) -> dict[str, Any]:
+        """``{path: Outline or None}`` for ``paths`` (None: indexed before outlines were stored, or
+        not indexed); read once per path and snapshot."""
+        from pagerecall.outline import Outline
+
+        want = [p for p in dict.fromkeys(paths) if p not in self._outlines]
+        if want:
+            found: dict[str, Any] = {p: None for p in want}
+            if "outline" in self.files.schema.names:
+                for batch in batched(want):
+                    for r in self._read(self.files, columns=["path", "outline"], filter=sql_in("path", batch)).to_pylist():
+                        found[r["path"]] = Outline.from_json(r["outline"])
+            with self._lock:
+                self._outlines.update(found)
+        return {p: self._outlines.get(p) for p in paths}
 
 
 def read_current(root: Path) -> tuple[str, tuple]:

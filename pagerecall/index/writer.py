@@ -52,6 +52,10 @@ FLUSH_FILES = 1_000
 """File records buffered before one ``merge_insert`` (same reason)."""
 
 
+_SQL_TYPES = {pa.string(): "STRING"}
+"""SQL type names for columns added to an older generation's ``files`` table (schema evolution)."""
+
+
 def _lancedb():
     import lancedb
 
@@ -93,6 +97,9 @@ class GenerationWriter:
         self._chunks_version0 = self._chunks.version if self._chunks is not None else None
         if "files" in tables:
             self._files = self._db.open_table("files")
+            missing = [f for f in FILES_SCHEMA if f.name not in self._files.schema.names]
+            if missing:  # a base written before these columns: add them, null for its files
+                self._files.add_columns({f.name: f"CAST(NULL AS {_SQL_TYPES[f.type]})" for f in missing})
         else:
             self._files = self._db.create_table("files", schema=FILES_SCHEMA)
         self.dim = dim

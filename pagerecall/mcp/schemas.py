@@ -68,6 +68,8 @@ HIT_FIELDS = {
     "char_start": "code-point offset of the passage in page_start's text",
     "char_end": "code-point offset (exclusive) of the passage's end in page_end's text",
     "chunk_id": "the passage's stable id in the index",
+    "section": "titles of the outline entries in force at page_start, outermost first (null: outline unknown)",
+    "section_start": "a section of the outline starts on page_start with this passage",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
@@ -211,3 +213,17 @@ QuoteOut = model_of(
     QuoteCheck, "QuoteOut", "Answer of ``verify_quote`` (pages physical, 1-based; offsets into read_page's text).",
     QUOTE_FIELDS, extra={"truncated": (bool, Field(False, description="a long text field was cut"))},
     extra_allowed=True)
+
+
+class OutlineOut(BaseModel):
+    """Answer of ``document_outline``: a file's table of contents (pages physical, 1-based)."""
+
+    file: str = Field(description="path relative to the corpus root")
+    pages: int | None = Field(None, description="physical pages of the file")
+    source: str = Field(description="bookmarks (the PDF's own), detected (from the layout or numbered lines), "
+                                    "none, or unknown (indexed before outlines were stored)")
+    entries: list[dict[str, Any]] = Field(
+        description="tree of {title, level, page, label, children}: page physical 1-based (null: the bookmark "
+                    "points nowhere), label the printed page label")
+    notes: list[str] = Field(default_factory=list, description="what was repaired or cut in a broken outline")
+    truncated: bool = False

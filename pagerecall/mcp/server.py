@@ -72,7 +72,7 @@ from .budget import (
     tool_hints,
     tool_result,
 )
-from .schemas import Envelope, FileEntry, FilesOut, HitOut, InfoOut, PageOut, QuoteOut, SearchOut
+from .schemas import Envelope, FileEntry, FilesOut, HitOut, InfoOut, OutlineOut, PageOut, QuoteOut, SearchOut
 
 log = logging.getLogger(__name__)
 
@@ -271,6 +271,13 @@ physical 1-based and printed), whether the cited `page` is right (`page_correct`
 not_found is about this file only.
 """
 
+_OUTLINE_DESC = """\
+A document's table of contents from the index (the source is not opened): the PDF's bookmarks, or
+headings detected from the layout, as a tree of titles with physical pages (1-based) and printed
+page labels. Use it to find a section a citation names ("see 3.2", "chapter 4"), then read_page.
+Search hits carry `section`, the path of titles in force at their first page.
+"""
+
 Query = Annotated[
     str,
     Field(min_length=1, max_length=MAX_QUERY_CHARS,
@@ -423,8 +430,43 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
         return _guard(settings, run)
 
+    @server.tool(description=_OUTLINE_DESC, annotations=ro, structured_output=True)
+    def document_outline(
+        file: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS,
+                                   description="path relative to the corpus root, or the file's name")],
+    ) -> OutlineOut:
+        def run():
+            out = OutlineOut(**get_searcher().outline(file))
+            while estimate_tokens(compact_json(out)) > response_budget and _prune_deepest(out.entries):
+                out.truncated = True
+            if out.truncated:
+                out.notes.append("deeper levels left out to stay under the size budget")
+            return tool_result(out)
+
+        return _guard(settings, run)
+
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
+
+
+def _prune_deepest(nodes: list[dict]) -> bool:
+    """Remove the deepest level of an outline tree in place; False when only one level is left."""
+    def depth(ns: list[dict]) -> int:
+        return 1 + max((depth(n["children"]) for n in ns), default=0) if ns else 0
+
+    deepest = depth(nodes)
+    if deepest <= 1:
+        return False
+
+    def cut(ns: list[dict], level: int) -> None:
+        for n in ns:
+            if level + 1 == deepest:
+                n["children"] = []
+            else:
+                cut(n["children"], level + 1)
+
+    cut(nodes, 1)
+    return True
 
 
 def _cap_dict(d: dict, limit: int = MAX_LIST_ITEMS * 4) -> tuple[dict, bool]:

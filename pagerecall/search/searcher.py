@@ -285,6 +285,7 @@ class Searcher:
             from .deep import rerank
 
             hits, scorer = rerank(snapshot, self.reranker(), query, hits, k)
+        _add_sections(snapshot, hits)
         _add_snippets(q.parsed, hits)
         env = envelope(snapshot, hits, q.scope, self._registry(),
                        self._stale(snapshot, self.corpus_root(snapshot)))
@@ -340,6 +341,28 @@ class Searcher:
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
         }
 
+    def outline(self, file: str) -> dict:
+        """The outline of one indexed file, from the index (the source is not opened):
+        ``{"file", "pages", "source", "notes", "entries"}`` with ``entries`` a tree of ``{"title",
+        "level", "page", "label", "children"}`` (pages physical, 1-based). ``file`` is a relative
+        path, a file name or a pattern that names exactly one indexed file. Raises ``UsageError``
+        when it names none or several."""
+        from pagerecall.errors import UsageError
+
+        snapshot = self.snapshot()
+        chosen = self.resolve_scope([file], snapshot)
+        if len(chosen) != 1:
+            raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
+                             f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them")
+        path = chosen[0]
+        rec = next(r for r in snapshot.files_table() if r["path"] == path)
+        outline = snapshot.outlines([path])[path]
+        if outline is None:
+            return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
+                    "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
+        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": list(outline.notes),
+                "entries": outline.tree()}
+
     # ------------------------------------------------------------------ source access
     def read_page(self, file: str, page: int):
         """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`)."""
@@ -370,6 +393,26 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
         ranks=ranks, ocr=bool(r.get("ocr")), char_start=int(r.get("char_start") or 0),
         char_end=int(r.get("char_end") or 0),
     )
+
+
+def _add_sections(snapshot, hits: list[Hit]) -> None:
+    """Each hit's section path at its first page, and whether it starts that section (its text has
+    the title of an outline entry that starts on that page as a line)."""
+    from pagerecall.headings import heading_key, heading_keys
+    from pagerecall.outline import section_path, starts_on
+
+    if not hits:
+        return
+    outlines = snapshot.outlines([h.file for h in hits])
+    for h in hits:
+        outline = outlines.get(h.file)
+        if outline is None:
+            continue
+        h.section = section_path(outline, h.page_start)
+        starting = starts_on(outline, h.page_start)
+        if starting:
+            keys = set(heading_keys(h.text))
+            h.section_start = any(heading_key(e.title) in keys for e in starting)
 
 
 def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
