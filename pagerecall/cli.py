@@ -115,6 +115,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("page", type=int, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
+    p = sub.add_parser("evidence", parents=[common, reader],
+                       help="the best passages for a query, read from the source, within a token budget")
+    p.add_argument("query", help="a claim, a question, or words")
+    p.add_argument("--max-tokens", type=int, required=True, metavar="N",
+                   help="token budget of the passages (1-16000, counted by the embedding model's tokenizer)")
+    p.add_argument("--file", action="append", dest="files", metavar="PATH_OR_GLOB",
+                   help="limit to these files (repeatable), as for search")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
     p = sub.add_parser("outline", parents=[common, reader],
                        help="a file's outline (bookmarks or detected headings) from the index")
     p.add_argument("file", help="file relative to the corpus root (or its name)")
@@ -306,6 +315,19 @@ def _print_search(res: dict, quiet: bool = False) -> None:
                      "Read and quote the source: pagerecall page FILE N / pagerecall verify.\n")
 
 
+def _print_evidence(res: dict) -> None:
+    out = sys.stdout
+    for i, p in enumerate(res["passages"], 1):
+        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens)\n")
+        if p.get("section"):
+            out.write(f"    § {' > '.join(p['section'])}\n")
+        out.write(p["text"].rstrip() + "\n\n")
+    sys.stderr.write(f"note: {res['tokens_used']} of {res['max_tokens']} tokens ({res['tokenizer']}); "
+                     f"{res['left_out']} passage(s) did not fit\n")
+    for n in res.get("notes") or []:
+        sys.stderr.write(f"note: {n}\n")
+
+
 def _print_outline(res: dict) -> None:
     out = sys.stdout
     out.write(f"{res['file']}: {res['pages']} pages, outline from {res['source']}\n")
@@ -424,6 +446,8 @@ def _payload(args: argparse.Namespace) -> dict:
         return {"quote": args.quote, "file": args.file, "page": args.page}
     if cmd == "outline":
         return {"file": args.file}
+    if cmd == "evidence":
+        return {"query": args.query, "max_tokens": args.max_tokens, "files": args.files}
     return {}
 
 
@@ -479,6 +503,10 @@ def _print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "outline":
         if not args.json:
             _print_outline(res)
+        return 0
+    if cmd == "evidence":
+        if not args.json:
+            _print_evidence(res)
         return 0
     if cmd == "verify":
         d = res

@@ -56,7 +56,7 @@ MAX_SOCKET_PATH = 100
 """Unix socket paths are limited to 107 bytes on Linux (``sun_path``): a longer index path gets its
 socket in a private per-user folder of the temporary directory instead (named by a hash)."""
 
-READ_COMMANDS = ("search", "files", "info", "page", "verify", "outline")
+READ_COMMANDS = ("search", "files", "info", "page", "verify", "outline", "evidence")
 DEFAULT_IDLE_MINUTES = 30.0
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for a connection (a live server accepts at once)."""
@@ -198,6 +198,8 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
         return searcher.verify_quote(args["quote"], args["file"], args.get("page")).to_dict()
     if command == "outline":
         return searcher.outline(args["file"])
+    if command == "evidence":
+        return searcher.evidence(args["query"], int(args["max_tokens"]), files=args.get("files"))
     from pagerecall.errors import UsageError
 
     raise UsageError(f"unknown command {command!r}")

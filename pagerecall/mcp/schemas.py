@@ -227,3 +227,32 @@ class OutlineOut(BaseModel):
                     "points nowhere), label the printed page label")
     notes: list[str] = Field(default_factory=list, description="what was repaired or cut in a broken outline")
     truncated: bool = False
+
+
+class EvidencePassage(BaseModel):
+    """One passage of ``compose_evidence``: the source's text with its pointer."""
+
+    file: str
+    page_start: int = Field(description="first physical page, 1-based")
+    page_end: int = Field(description="last physical page, 1-based, inclusive")
+    label_start: str | None = None
+    label_end: str | None = None
+    section: list[str] | None = Field(None, description="titles of the outline entries in force at page_start")
+    score: float = Field(description="the best fused score of the hits it holds; orders this list only")
+    tokens: int = Field(description="tokens of text, counted by the tokenizer the answer names")
+    chunk_ids: list[str]
+    text: str = Field(description="read from the source pages (not the index): quotable after verify_quote")
+
+
+class EvidenceOut(BaseModel):
+    """Answer of ``compose_evidence``."""
+
+    query: str
+    max_tokens: int
+    tokens_used: int = Field(description="sum of the passages' tokens; never above max_tokens")
+    tokenizer: str
+    passages: list[EvidencePassage]
+    left_out: int = Field(description="hits that did not fit the budget")
+    notes: list[str] = Field(default_factory=list)
+    envelope: Envelope
+    truncated: bool = False

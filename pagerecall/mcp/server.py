@@ -55,6 +55,7 @@ from pagerecall.errors import (
     SourceNotFoundError,
     UsageError,
 )
+from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
 
 from .budget import (
     MAX_HIT_TEXT_CHARS,
@@ -72,7 +73,18 @@ from .budget import (
     tool_hints,
     tool_result,
 )
-from .schemas import Envelope, FileEntry, FilesOut, HitOut, InfoOut, OutlineOut, PageOut, QuoteOut, SearchOut
+from .schemas import (
+    Envelope,
+    EvidenceOut,
+    FileEntry,
+    FilesOut,
+    HitOut,
+    InfoOut,
+    OutlineOut,
+    PageOut,
+    QuoteOut,
+    SearchOut,
+)
 
 log = logging.getLogger(__name__)
 
@@ -271,6 +283,14 @@ physical 1-based and printed), whether the cited `page` is right (`page_correct`
 not_found is about this file only.
 """
 
+_EVIDENCE_DESC = """\
+The best evidence for a claim or question in ONE call, within a token budget: passages read from
+the SOURCE pages (not the index), adjacent passages of a file merged, duplicates dropped, best
+first, each with its pointer (file, physical pages, printed labels, section path), plus the
+coverage envelope. `tokens_used` never exceeds `max_tokens` (counted by the tokenizer named in
+`tokenizer`). Cite with verify_quote(quote, file, page) as usual; a miss is not proof of absence.
+"""
+
 _OUTLINE_DESC = """\
 A document's table of contents from the index (the source is not opened): the PDF's bookmarks, or
 headings detected from the layout, as a tree of titles with physical pages (1-based) and printed
@@ -441,6 +461,24 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                 out.truncated = True
             if out.truncated:
                 out.notes.append("deeper levels left out to stay under the size budget")
+            return tool_result(out)
+
+        return _guard(settings, run)
+
+    @server.tool(description=_EVIDENCE_DESC, annotations=ro, structured_output=True)
+    def compose_evidence(
+        query: Query,
+        max_tokens: Annotated[int, Field(ge=1, le=MAX_EVIDENCE_TOKENS,
+                                         description=f"token budget of the passages, 1-{MAX_EVIDENCE_TOKENS}")] = 2000,
+        files: Files = None,
+    ) -> EvidenceOut:
+        def run():
+            d = get_searcher().evidence(query, max_tokens, files=files or None)
+            d["envelope"], _ = cap_lists(slim_envelope(d["envelope"]))
+            out = EvidenceOut(**d)
+            while estimate_tokens(compact_json(out)) > response_budget and out.passages:
+                out.passages.pop()
+                out.truncated = True
             return tool_result(out)
 
         return _guard(settings, run)

@@ -341,6 +341,13 @@ class Searcher:
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
         }
 
+    def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
+        """The best passages for ``query``, read from the source and packed into ``max_tokens``
+        tokens (:func:`pagerecall.search.evidence.compose`)."""
+        from .evidence import compose
+
+        return compose(self, query, max_tokens, files)
+
     def outline(self, file: str) -> dict:
         """The outline of one indexed file, from the index (the source is not opened):
         ``{"file", "pages", "source", "notes", "entries"}`` with ``entries`` a tree of ``{"title",

@@ -1,5 +1,6 @@
-"""Outlines: read at indexing time (bookmarks, else detected headings), stored with the file's
-record, answered from the index; section paths in every hit. Real PDFs, real index."""
+"""Navigating like a reader: outlines read at indexing time (bookmarks, else detected headings),
+stored with the file's record and answered from the index; section paths in every hit; budgeted
+evidence read from the source. Real PDFs, real index, real model."""
 
 from __future__ import annotations
 
@@ -126,18 +127,21 @@ def test_an_older_index_gets_the_column_and_says_outlines_are_unknown(index, tmp
     from pagerecall.indexing import update
 
     settings, corpus = index
-    old = dataclasses.replace(settings, index_dir=tmp_path / "old")
+    shutil.copytree(corpus, tmp_path / "corpus")  # this test touches a file: not the shared corpus
+    corpus = tmp_path / "corpus"
+    old = dataclasses.replace(settings, index_dir=tmp_path / "old", corpus_root=corpus)
     shutil.copytree(settings.index_dir, old.index_dir)
     gen = IndexStore(old.index_dir).current_name()
     lancedb.connect(str(old.index_dir / gen / "lance")).open_table("files").drop_columns(["outline"])
-    code, out, _ = run(capsys, "outline", "guide.pdf", "--json", "--index", str(old.index_dir))
+    code, out, _ = run(capsys, "outline", "guide.pdf", "--json", "--index", str(old.index_dir), "--corpus", str(corpus))
     assert code == 0 and json.loads(out)["source"] == "unknown"
     (corpus / "guide.pdf").touch()  # a write: the next generation adds the column
     rep = update(old)
     assert rep.generation != gen
-    code, out, _ = run(capsys, "outline", "guide.pdf", "--json", "--index", str(old.index_dir))
+    idx = ["--index", str(old.index_dir), "--corpus", str(corpus)]
+    code, out, _ = run(capsys, "outline", "guide.pdf", "--json", *idx)
     assert json.loads(out)["source"] == "unknown"  # the same file, not re-read: still unknown
-    code, out, _ = run(capsys, "search", "fog signal", "--json", "--index", str(old.index_dir))
+    code, out, _ = run(capsys, "search", "fog signal", "--json", *idx)
     assert code == 0 and json.loads(out)["hits"][0]["section"] is None
 
 
@@ -154,3 +158,70 @@ def test_real_bookmarks_of_the_demo_manuals(name):
     assert all(e.page is not None and 1 <= e.page <= doc.page_count for e in o.entries)
     pages = [e.page for e in o.entries]
     assert pages == sorted(pages)
+
+
+@pytest.mark.parametrize("budget", [1, 60, 250, 600, 3000])
+def test_evidence_never_exceeds_the_budget_and_quotes_the_source(index, capsys, budget):
+    from pagerecall.search.searcher import Searcher
+    from pagerecall.verify import read_page
+
+    settings, corpus = index
+    code, out, _ = run(capsys, "evidence", "How often does the fog signal sound?", "--max-tokens", str(budget),
+                       "--json", "--index", str(settings.index_dir))
+    res = json.loads(out)
+    assert code == 0 and res["max_tokens"] == budget and res["tokens_used"] <= budget
+    tok = Searcher(settings).embedder(Searcher(settings).snapshot()).tokenizer
+    assert res["tokens_used"] == sum(p["tokens"] for p in res["passages"])
+    for p in res["passages"]:
+        assert tok.count(p["text"]) == p["tokens"]
+        source = "\n".join(read_page(corpus, p["file"], n).text for n in range(p["page_start"], p["page_end"] + 1))
+        assert p["text"] in source  # read from the source pages, not the index
+    if budget >= 250:
+        top = res["passages"][0]
+        assert top["page_start"] <= 5 <= top["page_end"]  # the fog-signal section
+    if budget == 1:
+        assert res["passages"] == [] and res["left_out"] > 0
+    texts = [" ".join(p["text"].split()) for p in res["passages"]]
+    assert len(texts) == len(set(texts))
+
+
+def test_evidence_merges_adjacent_passages_of_a_file(index, capsys):
+    settings, _ = index
+    code, out, _ = run(capsys, "evidence", "lintian report before every upload", "--max-tokens", "3000", "--json",
+                       "--file", "guide.pdf", "--index", str(settings.index_dir))
+    res = json.loads(out)
+    assert code == 0 and res["passages"]
+    spans = [(p["page_start"], p["page_end"]) for p in res["passages"]]
+    for (a0, a1), (b0, b1) in zip(sorted(spans), sorted(spans)[1:]):
+        assert a1 <= b0  # merged passages never overlap
+    assert any(len(p["chunk_ids"]) > 1 for p in res["passages"])
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--max-tokens", "0"], "max_tokens must be between 1 and 16000"),
+    (["--max-tokens", "20000"], "max_tokens must be between 1 and 16000"),
+    (["--max-tokens", "100", "--file", "nothing.pdf"], "matches no indexed file"),
+])
+def test_evidence_bad_input(index, capsys, argv, needle):
+    settings, _ = index
+    code, _, err = run(capsys, "evidence", "fog", *argv, "--index", str(settings.index_dir))
+    assert code == 2 and needle in err
+
+
+def test_mcp_compose_evidence(index):
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    settings, _ = index
+
+    async def go():
+        async with mcp.Client(create_server(settings)) as client:
+            ok = await client.call_tool("compose_evidence", {"query": "fog signal", "max_tokens": 400})
+            bad = await client.call_tool("compose_evidence", {"query": "fog signal", "max_tokens": 0})
+            return ok, bad
+
+    ok, bad = anyio.run(go)
+    got = ok.structured_content
+    assert got["tokens_used"] <= 400 and got["passages"] and "tokenizer" in got
+    assert bad.is_error and "max_tokens" in bad.content[0].text

@@ -1,0 +1,137 @@
+"""Budgeted evidence: the best passages for a query, read from the source, packed into N tokens (layer 3).
+
+``pagerecall evidence QUERY --max-tokens N`` and the MCP tool ``compose_evidence``: one call gives an
+agent with a small budget the best evidence for a claim, instead of k hits to open one by one.
+
+1. A hybrid search (:data:`CANDIDATES` hits) ranks the passages.
+2. Each passage's text is read **from the source pages** (``verify.read_page``: the same extraction
+   the index was built from), sliced by the passage's character offsets; never the index's copy.
+   A file changed on disk since the build is left out with a note (its offsets no longer hold).
+3. In score order, each hit either joins a passage already taken from the same file that it
+   overlaps or touches (consecutive chunks share 40 tokens: the passage grows by the hit's new
+   text only) or starts a new passage, if the budget allows; a passage whose text equals one
+   already taken (the same page in two copies of a manual) is dropped. Tokens are counted by the
+   embedding model's own tokenizer (no special tokens): the answer names it. A hit that does not
+   fit is left out and a later, shorter one may still fit. The total is never over ``max_tokens``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from pagerecall.errors import QueryError, SourceNotFoundError
+
+CANDIDATES = 20
+"""Hits recalled before packing (a budget of a few thousand tokens holds 10-20 passages of ~200)."""
+
+MAX_EVIDENCE_TOKENS = 16_000
+"""The largest budget accepted: about 80 passages, beyond what one agent call should carry
+(the MCP answers are held under 20,000 estimated tokens, see ``pagerecall.mcp.budget``)."""
+
+
+@dataclass
+class _Piece:
+    file: str
+    page_start: int
+    page_end: int
+    start: tuple[int, int]  # (page, char offset) where the passage starts
+    end: tuple[int, int]  # (page, char offset, exclusive) where it ends
+    score: float
+    label_start: str | None
+    label_end: str | None
+    section: list[str] | None
+    chunk_ids: list[str] = field(default_factory=list)
+    text: str = ""
+    tokens: int = 0
+
+
+def _source_text(searcher: Any, file: str, start: tuple[int, int], end: tuple[int, int],
+                 pages: dict[tuple[str, int], str]) -> str:
+    """The source's text from ``start`` to ``end`` (pages joined by ``\\n``, as chunks are)."""
+    parts = []
+    for number in range(start[0], end[0] + 1):
+        key = (file, number)
+        if key not in pages:
+            pages[key] = searcher.read_page(file, number).text
+        text = pages[key]
+        a = start[1] if number == start[0] else 0
+        b = end[1] if number == end[0] else len(text)
+        parts.append(text[a:b])
+    return "\n".join(parts)
+
+
+def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
+    """The evidence answer (see the module docstring): ``{"query", "max_tokens", "tokens_used",
+    "tokenizer", "passages": [{"file", "page_start", "page_end", "label_start", "label_end",
+    "section", "score", "tokens", "chunk_ids", "text"}], "left_out", "notes", "envelope"}``. Pages
+    physical and 1-based. Raises ``QueryError`` for a budget outside 1..``MAX_EVIDENCE_TOKENS`` or
+    an empty query; what ``Searcher.search`` raises."""
+    if not isinstance(max_tokens, int) or not 1 <= max_tokens <= MAX_EVIDENCE_TOKENS:
+        raise QueryError(f"max_tokens must be between 1 and {MAX_EVIDENCE_TOKENS}, got {max_tokens!r}. "
+                         "Next: pass the token budget of the evidence, e.g. --max-tokens 2000")
+    res = searcher.search(query, k=CANDIDATES, mode="hybrid", files=files)
+    snapshot_stale = res.envelope.get("stale") or {}
+    changed = set(snapshot_stale.get("changed") or []) | set(snapshot_stale.get("deleted") or [])
+    notes: list[str] = []
+    tokenizer = searcher.embedder(searcher.snapshot()).tokenizer
+    pages: dict[tuple[str, int], str] = {}
+    seen: set[str] = set()
+    taken: list[_Piece] = []
+    used = left_out = 0
+    skipped_changed = 0
+    for h in res.hits:  # best first: each hit joins an overlapping passage or starts one, if it fits
+        if h.file in changed:
+            skipped_changed += 1
+            continue
+        start, end = (h.page_start, h.char_start), (h.page_end, h.char_end)
+        into = next((q for q in taken if q.file == h.file and start <= q.end and q.start <= end), None)
+        if into is not None:
+            if into.start <= start and end <= into.end:
+                into.chunk_ids.append(h.chunk_id)
+                continue
+            new_start, new_end = min(into.start, start), max(into.end, end)
+        else:
+            new_start, new_end = start, end
+        try:
+            text = _source_text(searcher, h.file, new_start, new_end, pages)
+        except SourceNotFoundError as exc:
+            notes.append(f"{h.file}: {exc}")
+            continue
+        key = " ".join(text.split())
+        if not key or (into is None and key in seen):
+            continue  # the same words already taken from another copy of the file
+        tokens = tokenizer.count(text)
+        extra = tokens - (into.tokens if into is not None else 0)
+        if used + extra > max_tokens:
+            left_out += 1
+            continue
+        used += extra
+        seen.add(key)
+        if into is None:
+            taken.append(_Piece(h.file, start[0], end[0], start, end, h.score, h.label_start, h.label_end,
+                                h.section, [h.chunk_id], text, tokens))
+        else:
+            if start < into.start:
+                into.label_start, into.section = h.label_start, h.section
+            if end > into.end:
+                into.label_end = h.label_end
+            into.start, into.end, into.text, into.tokens = new_start, new_end, text, tokens
+            into.page_start, into.page_end = new_start[0], new_end[0]
+            into.chunk_ids.append(h.chunk_id)
+    if skipped_changed:
+        notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
+                     "(run pagerecall update)")
+    return {
+        "query": res.query,
+        "max_tokens": max_tokens,
+        "tokens_used": used,
+        "tokenizer": f"{searcher.settings.model} (tokens of the passage texts, no special tokens)",
+        "passages": [{"file": p.file, "page_start": p.page_start, "page_end": p.page_end,
+                      "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
+                      "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text}
+                     for p in taken],
+        "left_out": left_out,
+        "notes": notes,
+        "envelope": res.envelope,
+    }
