@@ -37,7 +37,7 @@ from pagerecall.mcp.server import _tool_error, create_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page",
-         "verify_quote"}
+         "verify_quote", "document_outline", "compose_evidence"}
 
 STORM = ("The lighthouse keeper recorded a violent storm at twenty to four in the morning on the ninth "
          "of March.")
@@ -621,3 +621,16 @@ def test_concurrent_calls_share_one_searcher(server):
         assert not is_error
         expected = 1 + i % 3 if i % 3 == 2 else sequential[queries[i % len(queries)]]
         assert value == expected, i
+
+
+def test_hit_and_quote_models_are_the_core_types_with_every_field_described():
+    import dataclasses as dc
+
+    from pagerecall.mcp.schemas import HitOut, QuoteOut
+    from pagerecall.types import Hit
+    from pagerecall.verify import QuoteCheck
+
+    assert {f.name for f in dc.fields(Hit)} | {"truncated"} == set(HitOut.model_fields)
+    assert {f.name for f in dc.fields(QuoteCheck)} | {"truncated"} == set(QuoteOut.model_fields)
+    undescribed = [n for n, f in HitOut.model_fields.items() if not f.description]
+    assert not undescribed, f"HitOut fields without a description for the agent: {undescribed}"

@@ -100,6 +100,7 @@ class Snapshot:
         self.ann: dict | None = meta.get("ann") or None
         self._files_cache: list[dict] | None = None
         self._outlines: dict[str, Any] = {}
+        self._titles: dict[str, list[tuple[str, int]]] | None = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -196,6 +197,33 @@ class Snapshot:
                 rows = self._read(self.files, columns=cols).to_pylist()
                 self._files_cache = sorted(rows, key=lambda r: r["path"])
             return self._files_cache
+
+    def title_index(self) -> dict[str, list[tuple[str, int]]]:
+        """``{heading key of an outline title: [(file, physical page), ...]}`` over every file's
+        outline (``pagerecall.headings.heading_key``), built once per snapshot."""
+        with self._lock:
+            if self._titles is not None:
+                return self._titles
+        from pagerecall.headings import heading_key
+        from pagerecall.outline import Outline
+
+        titles: dict[str, list[tuple[str, int]]] = {}
+        if "outline" in self.files.schema.names:
+            for r in self._read(self.files, columns=["path", "outline"], filter="outline IS NOT NULL").to_pylist():
+                outline = Outline.from_json(r["outline"])
+                for e in outline.entries if outline is not None else ():
+                    key = heading_key(e.title)
+                    if e.page is not None and key:
+                        titles.setdefault(key, []).append((r["path"], e.page))
+        with self._lock:
+            self._titles = titles
+        return titles
+
+    def chunks_on_page(self, file: str, page: int) -> list[dict]:
+        """Chunks of ``file`` whose pages include physical ``page`` (rows without vectors), by seq."""
+        tbl = self._read(self.chunks, columns=CHUNK_COLUMNS,
+                         filter=f"file = {sql_str(file)} AND page_start <= {int(page)} AND page_end >= {int(page)}")
+        return sorted(tbl.to_pylist(), key=lambda r: r["seq"])
 
     def outlines(self, paths: Sequence[str]) -> dict[str, Any]:
         """``{path: Outline or None}`` for ``paths`` (None: indexed before outlines were stored, or

@@ -537,11 +537,14 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").propagate = False
     from pagerecall.search.searcher import Searcher
 
-    # the index and the model load in the background from the first moment, while the MCP SDK
-    # imports and the client initializes: a first search waits only for what is still missing
+    # The index and the model load in the background, so a first search waits only for what is
+    # still missing. Over HTTP from the first moment (while the SDK imports); over stdio only once
+    # the SDK owns stdout (the lifespan), because anything a loader writes to stdout before that
+    # would corrupt the JSON-RPC stream.
     searcher = Searcher(settings)
-    searcher.preload(open_index=True)
-    server = create_server(settings, searcher=searcher)
+    if http:
+        searcher.preload(open_index=True)
+    server = create_server(settings, searcher=searcher, warm_up=not http)
     listener = None
     if resident:
         from pagerecall.resident import ResidentServer

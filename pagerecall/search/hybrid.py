@@ -15,7 +15,7 @@ the weights :data:`LANE_WEIGHTS` and each full-text hit discounted by its term c
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 LANE_WEIGHTS = {"vector": 1.0, "fulltext": 1.0, "filename": 0.5, "heading": 2.0}
 """Weights of the lanes in hybrid RRF (with the full-text hits discounted by coverage², below).
@@ -75,3 +75,34 @@ def heading_lane(rows: Sequence[dict]) -> list[tuple[str, float]]:
             first = min(group, key=lambda r: int(r["seq"]))
             drop.update(r["chunk_id"] for r in group if r is not first)
     return [(r["chunk_id"], 1.0) for r in rows if r["chunk_id"] not in drop]
+
+
+OUTLINE_TITLES = True
+"""Feed outline titles to the heading lane: a query equal to a title of a file's outline (its
+``heading_key``) adds the passage that starts that section, on the entry's page, to the lane.
+Why: the full-text-based heading lane needs the title as a line of its own in the extracted text;
+extraction can glue the number, the title and the first sentence into one line, and a title
+query then lands on the table of contents. Measured: see the CHANGELOG entry of outlines."""
+
+MAX_OUTLINE_MATCHES = 20
+"""Outline entries taken per query (a title such as "Introduction" recurs in every manual)."""
+
+
+def outline_lane(snapshot: Any, title: str, scope: Sequence[str] | None) -> list[dict]:
+    """The passages that start the sections whose outline title has the heading key ``title``:
+    per matching entry, the chunk on its page whose text has the title as a line, else the first
+    chunk starting on that page, else the first covering it. Rows, in outline order."""
+    from pagerecall.headings import heading_keys
+
+    allowed = set(scope) if scope else None
+    out: list[dict] = []
+    for file, page in snapshot.title_index().get(title, [])[:MAX_OUTLINE_MATCHES]:
+        if allowed is not None and file not in allowed:
+            continue
+        rows = snapshot.chunks_on_page(file, page)
+        if not rows:
+            continue
+        best = next((r for r in rows if title in heading_keys(r["text"])), None) \
+            or next((r for r in rows if int(r["page_start"]) == page), rows[0])
+        out.append(best)
+    return out

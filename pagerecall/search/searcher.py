@@ -27,6 +27,7 @@ from pagerecall.types import Hit
 
 from .coverage import StaleCheck, detected, envelope, failed_files, iso
 from .deep import DEEP_CANDIDATES
+from . import hybrid
 from .hybrid import COVERAGE_EXPONENT, COVERAGE_WEIGHTING, LANE_DEPTH, LANE_WEIGHTS, heading_lane
 from .query import ParsedQuery, parse_query
 
@@ -266,9 +267,17 @@ class Searcher:
             rows = q.rows_for(ft_ids)
             item_weights = self._coverage(q, ft_ids) if COVERAGE_WEIGHTING else None
             title = query_heading_key(query)
-            lanes["heading"] = heading_lane([] if title is None else [
+            heads = [] if title is None else [
                 rows[cid] for cid in ft_ids if cid in rows
-                and (title in keys[cid] if cid in keys else has_heading(query, rows[cid]["text"]))])
+                and (title in keys[cid] if cid in keys else has_heading(query, rows[cid]["text"]))]
+            if title is not None and hybrid.OUTLINE_TITLES:
+                known = {r["chunk_id"] for r in heads}
+                for r in hybrid.outline_lane(snapshot, title, q.scope):
+                    if r["chunk_id"] not in known:
+                        known.add(r["chunk_id"])
+                        q.rows.setdefault(r["chunk_id"], r)
+                        heads.append(r)
+            lanes["heading"] = heading_lane(heads)
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score) for f in fused[:want]]
