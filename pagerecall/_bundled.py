@@ -167,11 +167,12 @@ def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
     return out, mask
 
 
-def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS) -> Any:
+def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = True) -> Any:
     """A ``tokenizers.Tokenizer`` configured as fastembed's ``load_tokenizer`` configures the
     bundled folder (truncation right at ``max_length``, batch-longest right padding with
     ``<pad>``=1, the special tokens of ``special_tokens_map.json``), sharing the vocabulary
     model of ``hf_tok`` (a ``tokenizers.Tokenizer``) instead of loading ``tokenizer.json`` again.
+    With ``pad=False`` it only truncates (``pad_batch`` pads each batch the same way).
 
     Why: the 250k-piece unigram model costs ~288 MB RSS per copy (measured with psutil).
     ``tests/test_embedding.py`` checks that its ids equal fastembed's own tokenizer's.
@@ -185,8 +186,33 @@ def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS) -> Any:
     tok.decoder = hf_tok.decoder
     tok.add_special_tokens([t.content for t in hf_tok.get_added_tokens_decoder().values()])
     tok.enable_truncation(max_length=max_length, direction="right")
-    tok.enable_padding(direction="right", pad_id=tok.token_to_id("<pad>"), pad_type_id=0, pad_token="<pad>")
+    if pad:
+        tok.enable_padding(direction="right", pad_id=tok.token_to_id("<pad>"), pad_type_id=0, pad_token="<pad>")
     return tok
+
+
+class OrtEncoder:
+    """``run(batches)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64 (b, s)]``
+    → ``[last_hidden_state float32 (b, s, 384)]``, one batch after another (onnxruntime uses every
+    core inside a run). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
+    activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise."""
+
+    name = "onnxruntime"
+
+    def __init__(self, session: Any, batch_invariant: bool) -> None:
+        import onnxruntime as ort
+
+        self.session = session
+        self.batch_invariant = batch_invariant
+        self.version = ort.__version__
+        self._lock = threading.Lock()
+
+    def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        out = []
+        for ids, mask in batches:
+            with self._lock:
+                out.append(self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0])
+        return out
 
 
 class BundledEmbedder:
@@ -195,14 +221,19 @@ class BundledEmbedder:
     ``embed_passages``/``embed_queries`` return float32 ``(n, 384)`` arrays, rows L2-normalised
     (norm 1 ± 1e-5), in input order; an empty input gives ``(0, 384)``. Texts longer than 512
     tokens (prefix and special tokens included) are truncated, so callers chunk first.
+    Within one call, texts are batched by token length (``sort_by_length``, less padding).
     ``tokenizer`` (the chunker's ``HFTokenizer``) loads on first access (0.8-1.4 s, +288 MB).
-    Thread-safe: one onnxruntime run at a time per embedder.
+    ``quantization`` is the vector family written in the fingerprint (``int8``, ``q4``, ``fp32``);
+    ``runtime_info()`` says which runtime and graph produce the vectors, and why.
+    ``batch_invariant``: whether a text's vector is independent of its batch mates.
+    Thread-safe.
     """
 
     pooling = "mean"
 
-    def __init__(self, name: str, model_dir: Path, quantization: str, converter_version: str, session: Any,
-                 query_prefix: str, passage_prefix: str, query_tokenizer: Any | None = None) -> None:
+    def __init__(self, name: str, model_dir: Path, quantization: str, converter_version: str, encoder: Any,
+                 query_prefix: str, passage_prefix: str, query_tokenizer: Any | None = None,
+                 runtime: dict | None = None) -> None:
         self.name = name
         self.dim = BUNDLED_DIM
         self.model_dir = Path(model_dir)
@@ -210,13 +241,28 @@ class BundledEmbedder:
         self.converter_version = converter_version
         self.query_prefix = query_prefix
         self.passage_prefix = passage_prefix
-        self._session = session
+        self.encoder = encoder
+        self._runtime = dict(runtime or {})
         self._query_tok = query_tokenizer
         self._tokenizer = None
         self._passage_tok = None
         self._sha256: str | None = getattr(query_tokenizer, "sha256", None)
-        self._lock = threading.Lock()  # one onnxruntime run at a time
         self._tok_lock = threading.Lock()
+
+    @property
+    def batch_invariant(self) -> bool:
+        return bool(self.encoder.batch_invariant)
+
+    def runtime_info(self) -> dict[str, Any]:
+        """JSON-safe: ``runtime`` (``onnxruntime``/``openvino``), its ``version``, ``graph`` (the
+        model folder's name), ``family``, ``precision`` where known, ``batch_invariant``, ``reason``."""
+        info = {"runtime": self.encoder.name, "version": getattr(self.encoder, "version", None),
+                "graph": self.model_dir.name, "family": self.quantization,
+                "batch_invariant": self.batch_invariant}
+        if getattr(self.encoder, "precision", None):
+            info["precision"] = self.encoder.precision
+        info.update({k: v for k, v in self._runtime.items() if k not in info})
+        return info
 
     # ------------------------------------------------------------------ tokenizers
     @property
@@ -229,56 +275,57 @@ class BundledEmbedder:
 
                     tok = HFTokenizer(self.model_dir / "tokenizer.json", max_tokens=MAX_TOKENS,
                                       passage_prefix=self.passage_prefix)
-                    self._passage_tok = passage_tokenizer(tok._tok)
+                    self._passage_tok = passage_tokenizer(tok._tok, pad=False)
                     self._sha256 = tok.sha256
                     self._tokenizer = tok
         return self._tokenizer
 
-    def _encode_full(self, docs: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        self.tokenizer  # noqa: B018 - loads the passage tokenizer too
-        enc = self._passage_tok.encode_batch(docs)
-        return (np.array([e.ids for e in enc], dtype=np.int64), np.array([e.attention_mask for e in enc], dtype=np.int64))
-
-    def _encode(self, docs: list[str], light: bool) -> tuple[np.ndarray, np.ndarray]:
+    def _ids(self, docs: list[str], light: bool) -> list[list[int]]:
         if light and self._tokenizer is None and self._query_tok is not None and all(
             self._query_tok.exact_for(d) for d in docs
         ):
-            return pad_batch(self._query_tok.ids(docs))
-        return self._encode_full(docs)
+            return self._query_tok.ids(docs)
+        self.tokenizer  # noqa: B018 - loads the passage tokenizer too
+        return [e.ids for e in self._passage_tok.encode_batch(docs)]
 
     # ------------------------------------------------------------------ embedding
-    def _embed(self, texts: Sequence[str], prefix: str, batch_size: int, light: bool) -> np.ndarray:
+    def _embed(self, texts: Sequence[str], prefix: str, batch_size: int, light: bool,
+               sort_by_length: bool) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("pass a sequence of strings, not one string")
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        docs = [prefix + t for t in texts]
-        parts = []
-        for a in range(0, len(docs), batch_size):
-            ids, mask = self._encode(docs[a : a + batch_size], light)
-            with self._lock:
-                hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
-            parts.append(mean_pool_normalize(hidden, mask))
-        vecs = np.concatenate(parts)
-        if vecs.shape != (len(docs), self.dim):
-            raise ModelError(f"{self.name} returned shape {vecs.shape}, expected {(len(docs), self.dim)}")
+        ids = self._ids([prefix + t for t in texts], light)
+        # stable sort by length: batches of similar lengths carry less padding
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i])) if sort_by_length else list(range(len(ids)))
+        groups = [order[a : a + batch_size] for a in range(0, len(order), batch_size)]
+        batches = [pad_batch([ids[i] for i in g]) for g in groups]
+        hidden = self.encoder.run(batches)
+        vecs = np.empty((len(ids), self.dim), dtype=np.float32)
+        for g, (_, mask), h in zip(groups, batches, hidden):
+            if h.shape[0] != len(g) or h.shape[-1] != self.dim:
+                raise ModelError(f"{self.name} returned shape {h.shape}, expected ({len(g)}, *, {self.dim})")
+            vecs[g] = mean_pool_normalize(h, mask)
         # fastembed's float32 result normalised once more, as the fastembed path did
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
-    def embed_passages(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
-        """Embed document passages (adds ``"passage: "``). float32 ``(n, 384)``, L2-normalised."""
-        return self._embed(texts, self.passage_prefix, batch_size, light=False)
+    def embed_passages(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
+        """Embed document passages (adds ``"passage: "``). float32 ``(n, 384)``, L2-normalised,
+        in input order. ``sort_by_length=False`` batches in input order (as fastembed did)."""
+        return self._embed(texts, self.passage_prefix, batch_size, False, sort_by_length)
 
-    def embed_queries(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
         """Embed search queries (adds ``"query: "``). float32 ``(n, 384)``, L2-normalised.
         Uses the light query tokenizer unless the full one is loaded (same ids either way)."""
-        return self._embed(texts, self.query_prefix, batch_size, light=True)
+        return self._embed(texts, self.query_prefix, batch_size, True, sort_by_length)
 
     def fingerprint(self) -> dict[str, Any]:
         """What must match between an index and the embedder that queries it (JSON-safe); the
-        same keys and values as the fastembed-based embedder of pagerecall 0.1."""
+        same keys and values as the fastembed-based embedder of pagerecall 0.1. ``quantization``
+        is the vector family: ``fp32`` whether OpenVINO bf16, the fp32 or the q4f32 graph made the
+        vectors (cosine >= 0.99999 between them, ``pagerecall.runtimes``)."""
         if self._sha256 is None:
             from .tokenization import file_sha256
 
@@ -297,21 +344,39 @@ class BundledEmbedder:
         }
 
     def __repr__(self) -> str:
-        return f"BundledEmbedder(name={self.name!r}, dim={self.dim}, quantization={self.quantization!r})"
+        return (f"BundledEmbedder(name={self.name!r}, family={self.quantization!r}, "
+                f"runtime={self.encoder.name!r}, graph={self.model_dir.name!r})")
 
 
 def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
-                 query_prefix: str, passage_prefix: str) -> BundledEmbedder:
+                 query_prefix: str, passage_prefix: str, runtime: str = "onnxruntime",
+                 reason: str = "") -> BundledEmbedder:
     """Convert (once) and open the bundled model; see ``pagerecall.embedding.load_embedder``.
+
+    ``quantization`` is the vector family (``int8``, ``q4``, ``fp32``) or the ``q4f32`` graph
+    (fp32 family). ``runtime="onnxruntime"`` runs the family's graph (``fp32`` family: the
+    ``q4f32`` graph unless ``quantization`` is ``"fp32"`` itself, i.e. the ``-fp32`` model name);
+    ``"openvino"`` runs the fp32 graph in bf16 (family ``fp32``). ``reason`` is recorded in
+    ``runtime_info()``.
 
     Raises ``ModelError`` saying what failed and what to do next.
     """
     from . import _e5onnx
     from ._querytok import QueryTokenizer, QueryTokenizerUnavailable
 
-    model_dir = _e5onnx.ensure_converted(Path(cache_dir), quantization)
+    family = "fp32" if quantization in ("fp32", "q4f32") else quantization
+    graph = "fp32" if runtime == "openvino" else quantization
+    model_dir = _e5onnx.ensure_converted(Path(cache_dir), graph)
     try:
-        session = open_session(model_dir, quantization, _e5onnx.CONVERTER_VERSION, threads)
+        if runtime == "openvino":
+            from ._openvino import OVEncoder
+
+            encoder: Any = OVEncoder(model_dir / "model.onnx", Path(cache_dir) / "openvino", threads)
+        else:
+            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads)
+            encoder = OrtEncoder(session, batch_invariant=graph != "int8")
+    except ModelError:
+        raise
     except Exception as exc:
         raise ModelError(
             f"Cannot load the bundled embedding model from {model_dir}: {exc!r}. "
@@ -322,5 +387,5 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     except (QueryTokenizerUnavailable, OSError, ValueError) as exc:  # the full tokenizer still works
         log.info("No light query tokenizer for %s (%r); queries use the full one", model_dir, exc)
         qtok = None
-    return BundledEmbedder(name, model_dir, quantization, _e5onnx.CONVERTER_VERSION, session,
-                           query_prefix, passage_prefix, qtok)
+    return BundledEmbedder(name, model_dir, family, _e5onnx.CONVERTER_VERSION, encoder,
+                           query_prefix, passage_prefix, qtok, {"reason": reason} if reason else None)

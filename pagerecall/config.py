@@ -14,6 +14,8 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_RERANKER``        cross-encoder name or folder [``SEMANTIC_RECALL_RERANKER``]
 ``PAGERECALL_OCR``             ``auto`` (default), ``on`` or ``off``
 ``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
+``PAGERECALL_RUNTIME``         ``auto`` (default), ``onnxruntime`` or ``openvino``: what embeds passages
+                               (``pagerecall.runtimes``); queries always run on onnxruntime
 =============================  ==========================================================
 """
 
@@ -83,6 +85,7 @@ class Settings:
     reranker: str | None = None
     ocr: str = "auto"
     threads: int | None = None
+    runtime: str = "auto"
     chunk: ChunkParams = field(default_factory=ChunkParams)
     keep_generations: int = 2
 
@@ -107,4 +110,6 @@ class Settings:
             kwargs["ocr"] = v.lower()
         if v := _first(env, "PAGERECALL_THREADS"):
             kwargs["threads"] = int(v)
+        if v := _first(env, "PAGERECALL_RUNTIME"):
+            kwargs["runtime"] = v.strip().lower()
         return cls(**kwargs)

