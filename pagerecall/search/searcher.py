@@ -102,7 +102,6 @@ class Searcher:
 
         self.settings = settings
         self.live = LiveIndex(settings.index_dir)
-        self._embedder = None
         self._reranker = None
         self._checked_generations: set[str] = set()
         self._lock = threading.RLock()
@@ -119,28 +118,25 @@ class Searcher:
             return Path(self.settings.corpus_root)
         return Path(snapshot.meta["corpus_root"])
 
-    def _load_embedder(self):
-        with self._lock:
-            if self._embedder is None:
-                from pagerecall.embedding import load_embedder
-
-                self._embedder = load_embedder(self.settings)
-            return self._embedder
-
     def preload(self, open_index: bool = False) -> threading.Thread:
-        """Start loading the embedding model (and, with ``open_index``, the live snapshot and its
-        file records) in a background thread, so that the first query finds them ready. Failures are
-        left for the query to raise. Returns the thread."""
+        """Start loading the query embedder of the live index's vector family (and, with
+        ``open_index``, the live snapshot and its file records) in a background thread, so that the
+        first query finds them ready. Failures are left for the query to raise. Returns the thread."""
+        from pagerecall.embedding import preload
+        from pagerecall.index.schema import read_json
+        from pagerecall.index.snapshot import read_current
 
         def work() -> None:
             t0 = time.perf_counter()
             try:
+                name, _ = read_current(self.settings.index_dir)  # meta.json only: no Lance yet
+                fp = read_json(Path(self.settings.index_dir) / name / "meta.json").get("fingerprint")
+                model = preload(self.settings, index_fingerprint=fp)
                 if open_index:
                     snap = self.snapshot()
                     snap.files_table()
                     self.embedder(snap)
-                else:
-                    self._load_embedder()
+                model.result()
                 log.debug("index and model ready in %.1f s", time.perf_counter() - t0)
             except Exception as exc:  # noqa: BLE001 - the query that needs it reports the error
                 log.debug("preload skipped: %s", exc)
@@ -150,18 +146,20 @@ class Searcher:
         return t
 
     def embedder(self, snapshot):
-        """The query embedder, checked against ``snapshot``'s fingerprint (``IndexMismatchError``:
-        rebuild)."""
+        """The query embedder for ``snapshot``'s vector family (``embedding.load_embedder`` keeps one
+        per model and graph), checked against its fingerprint once per generation
+        (``IndexMismatchError``: rebuild)."""
+        from pagerecall.embedding import load_embedder
         from pagerecall.index.fingerprint import check_fingerprint, index_fingerprint, query_fingerprint
 
+        stored_fp = dict(snapshot.meta.get("fingerprint", {}))
+        emb = load_embedder(self.settings, index_fingerprint=stored_fp or None)
         with self._lock:
-            self._load_embedder()
             if snapshot.name not in self._checked_generations:
-                stored = query_fingerprint(dict(snapshot.meta.get("fingerprint", {})))
-                current = query_fingerprint(index_fingerprint(self._embedder, self.settings))
-                check_fingerprint(stored, current, "query")
+                current = query_fingerprint(index_fingerprint(emb, self.settings))
+                check_fingerprint(query_fingerprint(stored_fp), current, "query")
                 self._checked_generations.add(snapshot.name)
-            return self._embedder
+        return emb
 
     def reranker(self):
         """The deep mode's scorer (``pagerecall.rerank.load_reranker``), loaded once."""

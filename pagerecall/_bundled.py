@@ -1,0 +1,392 @@
+"""The bundled multilingual-e5-small run by onnxruntime and ``tokenizers`` directly (no fastembed).
+
+Why: ``import fastembed`` costs 0.7-3.3 s and a cold ``pagerecall search`` must take <= 1 s
+(issue 13). fastembed's custom-model path did only this: tokenise (truncate at 512, pad to the
+longest of the batch with ``<pad>``=1), run the ONNX graph, mean-pool over the attention mask in
+float64, L2-normalise, cast to float32. ``BundledEmbedder`` does the same, step for step, so its
+vectors equal fastembed's (``tests/test_embedding.py``: max abs diff 0 on several texts, lengths
+and batch sizes, while fastembed is installed).
+
+Start-up, decision records (Intel Xeon with AMX, 2 cores shared with other jobs, load 3-5;
+CPU-seconds are the comparable figure, medians of 5-6 fresh processes, interleaved):
+
+Saved optimised graph
+    Why: onnxruntime re-optimises the 118 MB int8 graph at every start. The graph it optimised
+    once (``SessionOptions.optimized_model_filepath``) is saved in ``<model_dir>/optimized/`` under
+    a name keyed by onnxruntime's version, the converter version, the quantisation and a hash of
+    the CPU's flags (the saved graph may hold CPU-specific kernels), written atomically, and
+    loaded with graph optimisation disabled.
+    Measured: session creation 0.39 CPU-s (0.35-0.52 wall) from ``model.onnx`` at ORT_ENABLE_ALL
+    vs 0.29 CPU-s (0.25-0.47 wall) from the saved graph; outputs bit-identical. Saving it costs
+    0.8 s once.
+    Rejected: the ORT flatbuffer format (``.ort``): no faster here (0.30-0.70 CPU-s), and
+    ``use_ort_model_bytes_directly`` crashed onnxruntime 1.32 on this graph.
+
+Query tokenizer
+    ``embed_queries`` tokenises with ``pagerecall._querytok.QueryTokenizer`` (ids equal to the
+    full tokenizer's, a few ms and MB) unless the full tokenizer is already loaded; the full
+    one (``tokenizer``, the chunker's, 0.8-1.4 s, +288 MB) loads on first use only.
+
+Where the memory of a query process goes (RSS deltas, psutil, same machine)
+    onnxruntime session on the int8 graph: +132-147 MB (the 118 MB of weights, as loaded;
+    ``enable_cpu_mem_arena=False``: the arena would keep its high-water mark, ~+290 MB after
+    passage batches of 32 x 200 tokens); ``import onnxruntime``: ~30 MB;
+    the full tokenizer: +288 MB (its 250k-piece trie); the query tokenizer: a few MB
+    (memory-mapped arrays, 12 MB of pieces of which only the pages searched are read).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import platform
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .errors import ModelError
+
+log = logging.getLogger(__name__)
+
+BUNDLED_DIM = 384
+MAX_TOKENS = 512
+"""multilingual-e5-small's maximum input (``tokenizer_config.json``: ``model_max_length``)."""
+PAD_ID = 1
+"""XLM-R's ``<pad>``: fastembed pads with it (``special_tokens_map.json``), mask 0."""
+
+
+def cpu_signature() -> str:
+    """A short hash of this CPU's instruction-set flags (``/proc/cpuinfo``; elsewhere the
+    platform's processor string), so that a cache shared between machines never hands one CPU
+    a graph optimised for another."""
+    flags = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith(("flags", "Features")):
+                    flags = " ".join(sorted(line.split(":", 1)[1].split()))
+                    break
+    except OSError:
+        pass
+    raw = f"{platform.machine()}|{flags or platform.processor()}"
+    return hashlib.sha256(raw.encode()).hexdigest()[:10]
+
+
+def optimized_graph_path(model_dir: Path, quantization: str, converter_version: str) -> Path:
+    """Where the saved optimised graph of ``model_dir/model.onnx`` lives (see the module
+    docstring): keyed by onnxruntime version, converter version, quantisation and CPU flags."""
+    import onnxruntime as ort
+
+    name = f"model-c{converter_version}-{quantization}-ort{ort.__version__}-{cpu_signature()}.onnx"
+    return Path(model_dir) / "optimized" / name
+
+
+def _session_options(threads: int | None):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    # as fastembed sets them (fastembed.common.onnx_model): threads for both pools when given
+    if threads is not None:
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = threads
+    # Measured: steady RSS 283 MB instead of ~570 MB after batches of 32 x 60-200 tokens, same
+    # CPU time (onnxruntime's arena keeps its high-water mark).
+    so.enable_cpu_mem_arena = False
+    so.log_severity_level = 3  # the "hardware specific optimizations" warning on saving
+    return so
+
+
+def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,
+                 save_optimized: bool = True):
+    """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx``.
+
+    Loads the saved optimised graph when present (optimisation disabled), else optimises
+    ``model.onnx`` (ORT_ENABLE_ALL, as fastembed) and, with ``save_optimized``, saves the result
+    atomically for the next start. A saved graph that fails to load is deleted and rebuilt.
+
+    Raises whatever onnxruntime raises for a missing or corrupt ``model.onnx``.
+    """
+    import onnxruntime as ort
+
+    providers = ["CPUExecutionProvider"]
+    opt = optimized_graph_path(model_dir, quantization, converter_version)
+    if opt.is_file():
+        so = _session_options(threads)
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        try:
+            return ort.InferenceSession(str(opt), so, providers=providers)
+        except Exception as exc:  # truncated or foreign file: rebuild it
+            log.warning("Saved optimised graph %s does not load (%r); rebuilding it", opt, exc)
+            opt.unlink(missing_ok=True)
+    so = _session_options(threads)
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    tmp = None
+    if save_optimized:
+        try:
+            opt.parent.mkdir(parents=True, exist_ok=True)
+            tmp = opt.with_name(f".{opt.name}.tmp-{os.getpid()}-{threading.get_ident()}")
+            so.optimized_model_filepath = str(tmp)
+        except OSError as exc:  # read-only cache: run without saving
+            log.info("Cannot save the optimised graph in %s: %s", opt.parent, exc)
+            tmp = None
+    try:
+        session = ort.InferenceSession(str(Path(model_dir) / "model.onnx"), so, providers=providers)
+        if tmp is not None and tmp.is_file():
+            os.replace(tmp, opt)
+            tmp = None
+        return session
+    finally:
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+
+
+def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean over the tokens the mask marks, L2-normalised, as fastembed 0.9.1 computes it.
+
+    ``hidden`` float32 ``(batch, seq, dim)``, ``mask`` int64 ``(batch, seq)`` of 0/1 → float32
+    ``(batch, dim)``: the sum is taken in float64 (``where=mask``), divided by
+    ``max(count, 1e-9)``, divided by ``max(norm, 1e-12)`` in float64, then cast to float32.
+    """
+    summed = np.sum(hidden, axis=1, where=mask[:, :, None].astype(bool), dtype=np.float64)
+    pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
+    norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
+    return (pooled / norm).astype(np.float32, copy=False)
+
+
+def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token id lists to the longest with ``PAD_ID``: int64 ``(input_ids, mask)``."""
+    n = max((len(x) for x in ids), default=0)
+    out = np.full((len(ids), n), PAD_ID, dtype=np.int64)
+    mask = np.zeros((len(ids), n), dtype=np.int64)
+    for r, x in enumerate(ids):
+        out[r, : len(x)] = x
+        mask[r, : len(x)] = 1
+    return out, mask
+
+
+def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = True) -> Any:
+    """A ``tokenizers.Tokenizer`` configured as fastembed's ``load_tokenizer`` configures the
+    bundled folder (truncation right at ``max_length``, batch-longest right padding with
+    ``<pad>``=1, the special tokens of ``special_tokens_map.json``), sharing the vocabulary
+    model of ``hf_tok`` (a ``tokenizers.Tokenizer``) instead of loading ``tokenizer.json`` again.
+    With ``pad=False`` it only truncates (``pad_batch`` pads each batch the same way).
+
+    Why: the 250k-piece unigram model costs ~288 MB RSS per copy (measured with psutil).
+    ``tests/test_embedding.py`` checks that its ids equal fastembed's own tokenizer's.
+    """
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer(hf_tok.model)  # the model is reference-counted, not copied
+    tok.normalizer = hf_tok.normalizer
+    tok.pre_tokenizer = hf_tok.pre_tokenizer
+    tok.post_processor = hf_tok.post_processor
+    tok.decoder = hf_tok.decoder
+    tok.add_special_tokens([t.content for t in hf_tok.get_added_tokens_decoder().values()])
+    tok.enable_truncation(max_length=max_length, direction="right")
+    if pad:
+        tok.enable_padding(direction="right", pad_id=tok.token_to_id("<pad>"), pad_type_id=0, pad_token="<pad>")
+    return tok
+
+
+class OrtEncoder:
+    """``run(batches)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64 (b, s)]``
+    → ``[last_hidden_state float32 (b, s, 384)]``, one batch after another (onnxruntime uses every
+    core inside a run). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
+    activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise."""
+
+    name = "onnxruntime"
+
+    def __init__(self, session: Any, batch_invariant: bool) -> None:
+        import onnxruntime as ort
+
+        self.session = session
+        self.batch_invariant = batch_invariant
+        self.version = ort.__version__
+        self._lock = threading.Lock()
+
+    def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        out = []
+        for ids, mask in batches:
+            with self._lock:
+                out.append(self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0])
+        return out
+
+
+class BundledEmbedder:
+    """The ``Embedder`` of the bundled model (see ``pagerecall.embedding``), without fastembed.
+
+    ``embed_passages``/``embed_queries`` return float32 ``(n, 384)`` arrays, rows L2-normalised
+    (norm 1 ± 1e-5), in input order; an empty input gives ``(0, 384)``. Texts longer than 512
+    tokens (prefix and special tokens included) are truncated, so callers chunk first.
+    Within one call, texts are batched by token length (``sort_by_length``, less padding).
+    ``tokenizer`` (the chunker's ``HFTokenizer``) loads on first access (0.8-1.4 s, +288 MB).
+    ``quantization`` is the vector family written in the fingerprint (``int8``, ``q4``, ``fp32``);
+    ``runtime_info()`` says which runtime and graph produce the vectors, and why.
+    ``batch_invariant``: whether a text's vector is independent of its batch mates.
+    Thread-safe.
+    """
+
+    pooling = "mean"
+
+    def __init__(self, name: str, model_dir: Path, quantization: str, converter_version: str, encoder: Any,
+                 query_prefix: str, passage_prefix: str, query_tokenizer: Any | None = None,
+                 runtime: dict | None = None) -> None:
+        self.name = name
+        self.dim = BUNDLED_DIM
+        self.model_dir = Path(model_dir)
+        self.quantization = quantization
+        self.converter_version = converter_version
+        self.query_prefix = query_prefix
+        self.passage_prefix = passage_prefix
+        self.encoder = encoder
+        self._runtime = dict(runtime or {})
+        self._query_tok = query_tokenizer
+        self._tokenizer = None
+        self._passage_tok = None
+        self._sha256: str | None = getattr(query_tokenizer, "sha256", None)
+        self._tok_lock = threading.Lock()
+
+    @property
+    def batch_invariant(self) -> bool:
+        return bool(self.encoder.batch_invariant)
+
+    def runtime_info(self) -> dict[str, Any]:
+        """JSON-safe: ``runtime`` (``onnxruntime``/``openvino``), its ``version``, ``graph`` (the
+        model folder's name), ``family``, ``precision`` where known, ``batch_invariant``, ``reason``."""
+        info = {"runtime": self.encoder.name, "version": getattr(self.encoder, "version", None),
+                "graph": self.model_dir.name, "family": self.quantization,
+                "batch_invariant": self.batch_invariant}
+        if getattr(self.encoder, "precision", None):
+            info["precision"] = self.encoder.precision
+        info.update({k: v for k, v in self._runtime.items() if k not in info})
+        return info
+
+    # ------------------------------------------------------------------ tokenizers
+    @property
+    def tokenizer(self):
+        """The model's full tokenizer (``tokenization.HFTokenizer``, max 512, passage prefix)."""
+        if self._tokenizer is None:
+            with self._tok_lock:
+                if self._tokenizer is None:
+                    from .tokenization import HFTokenizer
+
+                    tok = HFTokenizer(self.model_dir / "tokenizer.json", max_tokens=MAX_TOKENS,
+                                      passage_prefix=self.passage_prefix)
+                    self._passage_tok = passage_tokenizer(tok._tok, pad=False)
+                    self._sha256 = tok.sha256
+                    self._tokenizer = tok
+        return self._tokenizer
+
+    def _ids(self, docs: list[str], light: bool) -> list[list[int]]:
+        if light and self._tokenizer is None and self._query_tok is not None and all(
+            self._query_tok.exact_for(d) for d in docs
+        ):
+            return self._query_tok.ids(docs)
+        self.tokenizer  # noqa: B018 - loads the passage tokenizer too
+        return [e.ids for e in self._passage_tok.encode_batch(docs)]
+
+    # ------------------------------------------------------------------ embedding
+    def _embed(self, texts: Sequence[str], prefix: str, batch_size: int, light: bool,
+               sort_by_length: bool) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("pass a sequence of strings, not one string")
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        ids = self._ids([prefix + t for t in texts], light)
+        # stable sort by length: batches of similar lengths carry less padding
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i])) if sort_by_length else list(range(len(ids)))
+        groups = [order[a : a + batch_size] for a in range(0, len(order), batch_size)]
+        batches = [pad_batch([ids[i] for i in g]) for g in groups]
+        hidden = self.encoder.run(batches)
+        vecs = np.empty((len(ids), self.dim), dtype=np.float32)
+        for g, (_, mask), h in zip(groups, batches, hidden):
+            if h.shape[0] != len(g) or h.shape[-1] != self.dim:
+                raise ModelError(f"{self.name} returned shape {h.shape}, expected ({len(g)}, *, {self.dim})")
+            vecs[g] = mean_pool_normalize(h, mask)
+        # fastembed's float32 result normalised once more, as the fastembed path did
+        return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+
+    def embed_passages(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
+        """Embed document passages (adds ``"passage: "``). float32 ``(n, 384)``, L2-normalised,
+        in input order. ``sort_by_length=False`` batches in input order (as fastembed did)."""
+        return self._embed(texts, self.passage_prefix, batch_size, False, sort_by_length)
+
+    def embed_queries(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
+        """Embed search queries (adds ``"query: "``). float32 ``(n, 384)``, L2-normalised.
+        Uses the light query tokenizer unless the full one is loaded (same ids either way)."""
+        return self._embed(texts, self.query_prefix, batch_size, True, sort_by_length)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What must match between an index and the embedder that queries it (JSON-safe); the
+        same keys and values as the fastembed-based embedder of pagerecall 0.1. ``quantization``
+        is the vector family: ``fp32`` whether OpenVINO bf16, the fp32 or the q4f32 graph made the
+        vectors (cosine >= 0.99999 between them, ``pagerecall.runtimes``)."""
+        if self._sha256 is None:
+            from .tokenization import file_sha256
+
+            self._sha256 = file_sha256(self.model_dir / "tokenizer.json")
+        return {
+            "model": self.name,
+            "dim": self.dim,
+            "pooling": self.pooling,
+            "normalize": True,
+            "query_prefix": self.query_prefix,
+            "passage_prefix": self.passage_prefix,
+            "tokenizer_sha256": self._sha256,
+            "max_tokens": MAX_TOKENS,
+            "quantization": self.quantization,
+            "converter_version": self.converter_version,
+        }
+
+    def __repr__(self) -> str:
+        return (f"BundledEmbedder(name={self.name!r}, family={self.quantization!r}, "
+                f"runtime={self.encoder.name!r}, graph={self.model_dir.name!r})")
+
+
+def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
+                 query_prefix: str, passage_prefix: str, runtime: str = "onnxruntime",
+                 reason: str = "") -> BundledEmbedder:
+    """Convert (once) and open the bundled model; see ``pagerecall.embedding.load_embedder``.
+
+    ``quantization`` is the vector family (``int8``, ``q4``, ``fp32``) or the ``q4f32`` graph
+    (fp32 family). ``runtime="onnxruntime"`` runs the family's graph (``fp32`` family: the
+    ``q4f32`` graph unless ``quantization`` is ``"fp32"`` itself, i.e. the ``-fp32`` model name);
+    ``"openvino"`` runs the ``f32e8`` graph (fp32, int8 word table) in bf16 (family ``fp32``).
+    ``reason`` is recorded in
+    ``runtime_info()``.
+
+    Raises ``ModelError`` saying what failed and what to do next.
+    """
+    from . import _e5onnx
+    from ._querytok import QueryTokenizer, QueryTokenizerUnavailable
+
+    family = "fp32" if quantization in ("fp32", "q4f32", "f32e8") else quantization
+    graph = "f32e8" if runtime == "openvino" else quantization
+    model_dir = _e5onnx.ensure_converted(Path(cache_dir), graph)
+    try:
+        if runtime == "openvino":
+            from ._openvino import OVEncoder
+
+            encoder: Any = OVEncoder(model_dir / "model.onnx", Path(cache_dir) / "openvino", threads)
+        else:
+            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads)
+            encoder = OrtEncoder(session, batch_invariant=graph != "int8")
+    except ModelError:
+        raise
+    except Exception as exc:
+        raise ModelError(
+            f"Cannot load the bundled embedding model from {model_dir}: {exc!r}. "
+            f"Next: delete {model_dir} so it is converted again"
+        ) from exc
+    try:
+        qtok = QueryTokenizer(model_dir / "tokenizer.json", max_length=MAX_TOKENS)
+    except (QueryTokenizerUnavailable, OSError, ValueError) as exc:  # the full tokenizer still works
+        log.info("No light query tokenizer for %s (%r); queries use the full one", model_dir, exc)
+        qtok = None
+    return BundledEmbedder(name, model_dir, family, _e5onnx.CONVERTER_VERSION, encoder,
+                           query_prefix, passage_prefix, qtok, {"reason": reason} if reason else None)

