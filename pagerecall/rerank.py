@@ -134,8 +134,9 @@ def lexical_terms(text: str) -> set[str]:
     return terms
 
 
-def term_coverage(query: str, passage: str) -> float:
-    """Share (0..1) of the query's lexical terms that occur in the passage; 0 for an empty query."""
+def lexical_share(query: str, passage: str) -> float:
+    """Share (0..1) of the query's lexical terms that occur in the passage, unweighted; 0 for an empty
+    query. (Not ``search.lexical.term_coverage``, the IDF-weighted share the hybrid fusion uses.)"""
     q = lexical_terms(query)
     if not q:
         return 0.0
@@ -165,7 +166,7 @@ class FallbackReranker:
             return np.zeros(0, dtype=np.float32)
         q = self.embedder.embed_queries([query])[0]
         p = self.embedder.embed_passages(list(passages))
-        lex = np.array([term_coverage(query, t) for t in passages], dtype=np.float32)
+        lex = np.array([lexical_share(query, t) for t in passages], dtype=np.float32)
         return (p @ q + self.lexical_weight * lex).astype(np.float32)
 
     def __repr__(self) -> str:

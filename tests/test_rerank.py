@@ -20,7 +20,7 @@ from pagerecall.rerank import (
     Reranker,
     lexical_terms,
     load_reranker,
-    term_coverage,
+    lexical_share,
 )
 from pagerecall.tokenization import bundled_e5_tokenizer_path
 
@@ -138,7 +138,7 @@ def test_fallback_ranks_the_relevant_widened_passage_first(model_cache):
     # the score is exactly cosine + weight * coverage, with the embedder's prefixes
     emb = rr.embedder
     cos = emb.embed_passages(passages) @ emb.embed_queries([query])[0]
-    cov = np.array([term_coverage(query, p) for p in passages])
+    cov = np.array([lexical_share(query, p) for p in passages])
     np.testing.assert_allclose(s, cos + LEXICAL_WEIGHT * cov, atol=1e-5)
 
 
@@ -146,6 +146,6 @@ def test_lexical_terms_and_coverage():
     assert lexical_terms("Die Pumpe P-101 läuft") == {"die", "pumpe", "p", "101", "läuft"}
     assert lexical_terms("東京都") == {"東京", "京都"}
     assert lexical_terms("ＡＢＣ") == {"abc"}  # NFKC folds full-width letters
-    assert term_coverage("pump P-101", "The pump p-101 failed") == 1.0
-    assert term_coverage("pump P-101", "nothing here") == 0.0
-    assert term_coverage("", "anything") == 0.0
+    assert lexical_share("pump P-101", "The pump p-101 failed") == 1.0
+    assert lexical_share("pump P-101", "nothing here") == 0.0
+    assert lexical_share("", "anything") == 0.0
