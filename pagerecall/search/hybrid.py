@@ -82,7 +82,8 @@ OUTLINE_TITLES = True
 ``heading_key``) adds the passage that starts that section, on the entry's page, to the lane.
 Why: the full-text-based heading lane needs the title as a line of its own in the extracted text;
 extraction can glue the number, the title and the first sentence into one line, and a title
-query then lands on the table of contents. Measured: see the CHANGELOG entry of outlines."""
+query then lands on the table of contents. Measured (bench/eval.py, demo sets, 270 queries each, the same
+index, off → on): demo-section hybrid nDCG@10 0.969 → 0.992 (ja 0.944 → 0.992), demo-cross 0.476 → 0.480."""
 
 MAX_OUTLINE_MATCHES = 20
 """Outline entries taken per query (a title such as "Introduction" recurs in every manual)."""
