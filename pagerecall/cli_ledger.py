@@ -133,7 +133,7 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
             sys.stdout.write(f"{len(checks)} of {total} matching check(s)\n")
         return 0
     if verb == "export":
-        checks, _, _ = service.open_store(settings).select()
+        checks, _ = service.open_store(settings).select()
         checks.reverse()  # oldest first
         text = exchange.export_csv(checks) if args.csv else exchange.export_json(checks)
         if args.output:

@@ -236,7 +236,7 @@ def list_checks(settings: Settings, *, file: Any = None, page: Any = None, statu
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LedgerInputError("offset", f"{offset!r} is not a whole number >= 0")
     store = store or open_store(settings)
-    checks, _, total = store.select(file=exact, file_glob=glob, page=page, status=status, verdict=verdict,
+    checks, total = store.select(file=exact, file_glob=glob, page=page, status=status, verdict=verdict,
                                     agent=agent, limit=limit, offset=offset)
     return checks, total
 
@@ -271,29 +271,34 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
         page = check_pages([page] if not isinstance(page, str) else page)[0]
     status = None if status in (None, "") else check_choice("status", status, STATUSES)
     store = store or open_store(settings)
-    checks, vectors, total = store.select(file=exact, file_glob=glob, page=page, status=status, with_vectors=True)
-    if not checks:
+    rows = store.vectors(file=exact, file_glob=glob, page=page, status=status)
+    if not rows:
         return [], 0
     embedder = embedder_factory() if embedder_factory else _default_embedder(settings)
     model = settings.model
-    missing = [i for i, (blob, m) in enumerate(vectors) if blob is None or m != model]
-    mat: list[np.ndarray | None] = [None if (blob is None or m != model) else np.frombuffer(blob, dtype=np.float32)
-                                    for blob, m in vectors]
+    missing = [i for i, (_, _, blob, m) in enumerate(rows) if blob is None or m != model]
+    gap = set(missing)
+    vecs: list[np.ndarray | None] = [None if i in gap else np.frombuffer(r[2], dtype=np.float32)
+                                     for i, r in enumerate(rows)]
     if missing:
-        new = _vectors(embedder, [checks[i].claim for i in missing])
+        new = _vectors(embedder, [rows[i][1] for i in missing])
         for i, v in zip(missing, new):
-            mat[i] = v
+            vecs[i] = v
         if not store.read_only:
-            store.set_embeddings([(checks[i].id, mat[i].tobytes()) for i in missing], model)
+            store.set_embeddings([(rows[i][0], vecs[i].tobytes()) for i in missing], model)
     q = _vectors(embedder, [query])[0]
-    scores = np.stack(mat) @ q
-    order = np.argsort(-scores, kind="stable")[:k]
+    mat = np.stack(vecs)  # type: ignore[arg-type]
+    scores = mat @ q
+    order = [int(i) for i in np.argsort(-scores, kind="stable")[:k]]
+    top_ids = [rows[i][0] for i in order]
+    by_id = {c.id: c for c in store.select(ids=top_ids)[0]}
     out = []
     for i in order:
-        c = checks[int(i)]
-        c.score = round(float(scores[int(i)]), 4)
-        out.append(c)
-    return out, total
+        c = by_id.get(rows[i][0])
+        if c is not None:  # (a check cannot disappear: the ledger has no delete)
+            c.score = round(float(scores[i]), 4)
+            out.append(c)
+    return out, len(rows)
 
 
 def _vectors(embedder, texts: list[str]) -> np.ndarray:

@@ -45,7 +45,7 @@ def refresh_staleness(settings: Settings, corpus_root: Path, moved: dict[str, st
     t0 = time.perf_counter()
     moved = moved or {}
     store = open_store(settings)
-    checks, _, _ = store.select()
+    checks, _ = store.select()
     by_file = defaultdict(list)
     for c in checks:
         by_file[c.file].append(c)

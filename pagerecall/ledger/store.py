@@ -271,14 +271,11 @@ class LedgerStore:
             raise _not_found(check_id)
         return self._with_reviews(con, [_check(row)])[0]
 
-    def select(self, *, file: str | None = None, file_glob: str | None = None, page: int | None = None,
-               status: str | None = None, verdict: str | None = None, agent: str | None = None,
-               ids: Sequence[str] | None = None, with_vectors: bool = False,
-               limit: int | None = None, offset: int = 0) -> tuple[list[Check], list[tuple[bytes | None, str | None]], int]:
-        """Checks matching every given filter, newest first; ``(checks, vectors, total)`` where
-        ``vectors`` holds ``(embedding, model)`` per check when ``with_vectors`` (else empty) and
-        ``total`` counts every match before ``limit``/``offset``."""
-        where, args = [], []
+    @staticmethod
+    def _where(file=None, file_glob=None, page=None, status=None, verdict=None, agent=None,
+               ids=None) -> tuple[str, list]:
+        where: list[str] = []
+        args: list[Any] = []
         if file is not None:
             where.append("file = ?")
             args.append(file)
@@ -298,17 +295,30 @@ class LedgerStore:
         if ids is not None:
             where.append(f"id IN ({', '.join('?' * len(ids))})" if ids else "0")
             args.extend(ids)
-        clause = (" WHERE " + " AND ".join(where)) if where else ""
+        return ((" WHERE " + " AND ".join(where)) if where else ""), args
+
+    def select(self, *, limit: int | None = None, offset: int = 0, **filters: Any) -> tuple[list[Check], int]:
+        """Checks matching every given filter (``file``, ``file_glob``, ``page``, ``status``,
+        ``verdict``, ``agent``, ``ids``), newest first: ``(checks, total)``, ``total`` counting
+        every match before ``limit``/``offset``."""
+        clause, args = self._where(**filters)
         with self.reading() as con:
             if con is None:
-                return [], [], 0
+                return [], 0
             total = con.execute(f"SELECT count(*) FROM checks{clause}", args).fetchone()[0]
-            cols = _COLS + (", embedding, embed_model" if with_vectors else "")
             page_sql = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-            rows = con.execute(f"SELECT {cols} FROM checks{clause} ORDER BY seq DESC{page_sql}", args).fetchall()
-            checks = self._with_reviews(con, [_check(r[:16]) for r in rows])
-            vectors = [(r[16], r[17]) for r in rows] if with_vectors else []
-        return checks, vectors, total
+            rows = con.execute(f"SELECT {_COLS} FROM checks{clause} ORDER BY seq DESC{page_sql}", args).fetchall()
+            return self._with_reviews(con, [_check(r) for r in rows]), total
+
+    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
+        """``(id, claim, embedding, model)`` of every check matching the filters (as :meth:`select`),
+        newest first: what ``find`` ranks before it reads the few checks it returns."""
+        clause, args = self._where(**filters)
+        with self.reading() as con:
+            if con is None:
+                return []
+            return con.execute(f"SELECT id, claim, embedding, embed_model FROM checks{clause} ORDER BY seq DESC",
+                               args).fetchall()
 
     def count(self) -> int:
         with self.reading() as con:
