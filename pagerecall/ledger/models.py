@@ -107,7 +107,8 @@ class Check:
     ``file_sha256`` the SHA-256 of the file's bytes then (a staleness pass re-reads the pages
     only when it changed). ``quote_check`` is what verification found (``match`` exact /
     normalised / fuzzy / not_found, ``page``, ``page_end``, ``label``, ``similarity``,
-    ``on_cited_pages``, ``note``), or ``None`` without a quote.
+    ``on_cited_pages``, ``verbatim_citable``, ``matched_text`` (the source's own wording at the
+    match), ``note``), or ``None`` without a quote.
     """
 
     id: str

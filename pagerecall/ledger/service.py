@@ -123,6 +123,7 @@ def _quote_summary(qc, pages: list[int]) -> dict[str, Any]:
         "similarity": round(float(qc.similarity), 4),
         "on_cited_pages": bool(on_cited),
         "verbatim_citable": bool(qc.verbatim_citable),
+        "matched_text": (qc.matched_text or "")[: 2 * len(qc.quote) + 100] if found else "",
         "note": qc.note or "",
     }
 
