@@ -23,7 +23,8 @@ def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
                        description="Checks that agents record (claim, file, pages, quote, verdict), review "
                                    "(confirm/dispute; never their own) and find by meaning; marked stale when "
                                    "the cited pages change. Kept in INDEX/ledger.sqlite across generations.")
-    verbs = p.add_subparsers(dest="ledger_command", required=True, metavar="VERB")
+    verbs = p.add_subparsers(dest="ledger_command", required=True, metavar="VERB",
+                             help="add, review, find, list, export or import")
 
     def verb(name: str, help_text: str) -> argparse.ArgumentParser:
         return verbs.add_parser(name, parents=[common], help=help_text, description=help_text)
