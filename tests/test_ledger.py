@@ -390,13 +390,32 @@ while True:
 """
 
 
+TIGHT_WRITER = """
+import sys
+from pathlib import Path
+from pagerecall.ledger.models import Check
+from pagerecall.ledger.service import new_id, open_store
+from pagerecall.ledger.store import LedgerStore
+store = LedgerStore(Path(sys.argv[1]) / "ledger.sqlite")
+i = 0
+while True:  # nothing but inserts: a kill lands inside a transaction or a commit
+    c = Check(id=new_id(), claim=f"tight {i}", file="notes/harbour-log.txt", pages=[2], labels=[None], quote="",
+              verdict="partial", notes="x" * (i % 3000), agent="tight", created_at="2026-12-01T00:00:00.000Z",
+              text_hash="0" * 64, file_sha256="0" * 64, quote_check=None, status="unreviewed")
+    store.insert(c, b"\\0" * 1536, "m")
+    print(c.id, flush=True)
+    i += 1
+"""
+
+
 def test_kill_9_during_writes_keeps_every_acknowledged_check(ledger):
     acked: list[str] = []
-    for round_ in range(3):
-        p = subprocess.Popen([sys.executable, "-c", KILLED_WRITER, str(ledger.index_dir), str(ledger.corpus_root)],
+    for round_ in range(4):
+        script = KILLED_WRITER if round_ % 2 == 0 else TIGHT_WRITER
+        p = subprocess.Popen([sys.executable, "-c", script, str(ledger.index_dir), str(ledger.corpus_root)],
                              cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         got = 0
-        while got < 10 + 7 * round_:
+        while got < 10 + 7 * round_ + (60 if script is TIGHT_WRITER else 0):
             line = p.stdout.readline()
             assert line, p.stderr.read()[-2000:]
             acked.append(line.strip())
