@@ -222,6 +222,8 @@ def test_find_by_meaning_across_languages_with_filters(ledger):
     assert [c.id for c in service.list_checks(ledger, verdict="supported", limit=1, offset=1)[0]] == [bread.id]
     with pytest.raises(LedgerInputError, match="^status: 'open' is not one of"):
         service.list_checks(ledger, status="open")
+    with pytest.raises(LedgerInputError, match="^page: 0 is not a physical page number"):
+        service.find_checks(ledger, query="storm", page=0)
     with pytest.raises(LedgerInputError, match="^limit: 0 is out of range 1-200"):
         service.list_checks(ledger, limit=0)
     with pytest.raises(LedgerInputError, match="^query: is 2,001 characters"):

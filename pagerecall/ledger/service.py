@@ -218,6 +218,18 @@ def _file_filter(file: Any) -> tuple[str | None, str | None]:
     return f, None
 
 
+def _filters(file: Any = None, page: Any = None, status: Any = None, verdict: Any = None,
+             agent: Any = None) -> dict[str, Any]:
+    """The store's filter arguments, validated (``LedgerInputError`` names the field)."""
+    exact, glob = _file_filter(file)
+    if page is not None and (isinstance(page, bool) or not isinstance(page, int) or page < 1):
+        raise LedgerInputError("page", f"{page!r} is not a physical page number (whole number >= 1, 1-based)")
+    return dict(file=exact, file_glob=glob, page=page,
+                status=None if status in (None, "") else check_choice("status", status, STATUSES),
+                verdict=None if verdict in (None, "") else check_choice("verdict", verdict, VERDICTS),
+                agent=None if agent in (None, "") else check_agent(agent))
+
+
 def list_checks(settings: Settings, *, file: Any = None, page: Any = None, status: Any = None,
                 verdict: Any = None, agent: Any = None, limit: int = 50, offset: int = 0,
                 store: LedgerStore | None = None) -> tuple[list[Check], int]:
@@ -227,19 +239,12 @@ def list_checks(settings: Settings, *, file: Any = None, page: Any = None, statu
     physical page the check cites; ``status``/``verdict``/``agent`` exact (agent ignoring case).
     ``limit`` 1-200 (``models.MAX_LIST``), ``offset`` >= 0. Raises ``LedgerInputError``.
     """
-    exact, glob = _file_filter(file)
-    if page is not None:
-        page = check_pages([page])[0] if not isinstance(page, str) else check_pages(page)[0]
-    status = None if status in (None, "") else check_choice("status", status, STATUSES)
-    verdict = None if verdict in (None, "") else check_choice("verdict", verdict, VERDICTS)
-    agent = None if agent in (None, "") else check_agent(agent)
+    filters = _filters(file, page, status, verdict, agent)
     limit = check_limit("limit", limit)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LedgerInputError("offset", f"{offset!r} is not a whole number >= 0")
     store = store or open_store(settings)
-    checks, total = store.select(file=exact, file_glob=glob, page=page, status=status, verdict=verdict,
-                                    agent=agent, limit=limit, offset=offset)
-    return checks, total
+    return store.select(limit=limit, offset=offset, **filters)
 
 
 def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page: Any = None, status: Any = None,
@@ -264,15 +269,11 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
             raise LedgerInputError("query", f"is {len(query):,} characters; the limit is {MAX_CLAIM_CHARS:,}")
     else:
         query = None
-    if query is None:
-        return list_checks(settings, file=file, page=page, status=status, limit=k, store=store)
-    list_checks(settings, file=file, page=page, status=status, limit=1, store=store)  # validates the filters
-    exact, glob = _file_filter(file)
-    if page is not None:
-        page = check_pages([page] if not isinstance(page, str) else page)[0]
-    status = None if status in (None, "") else check_choice("status", status, STATUSES)
+    filters = _filters(file, page, status)
     store = store or open_store(settings)
-    rows = store.vectors(file=exact, file_glob=glob, page=page, status=status)
+    if query is None:
+        return store.select(limit=k, **filters)
+    rows = store.vectors(**filters)
     if not rows:
         return [], 0
     embedder = embedder_factory() if embedder_factory else _default_embedder(settings)
