@@ -539,7 +539,9 @@ def rollback(settings: Settings, *, wait: bool = True) -> dict:
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()
-    _ledger_after_write(settings, settings.corpus_root or _recorded_root(settings))
+    root = settings.corpus_root or _live_meta(store).get("corpus_root")
+    if root:
+        _ledger_after_write(settings, Path(root))
     return {"generation": name, "previous": previous}
 
 

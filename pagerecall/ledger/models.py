@@ -180,27 +180,33 @@ def _text(name: str, value: Any, limit: int, *, required: bool, what: str) -> st
 
 
 def check_claim(value: Any) -> str:
+    """The claim, stripped: 1-:data:`MAX_CLAIM_CHARS` characters. Raises ``LedgerInputError``."""
     return _text("claim", value, MAX_CLAIM_CHARS, required=True, what="the claim the source is cited for")
 
 
 def check_quote(value: Any) -> str:
+    """The quote, stripped (may be empty): up to :data:`MAX_QUOTE_CHARS` characters."""
     return _text("quote", value, MAX_QUOTE_CHARS, required=False, what="the quoted source text")
 
 
 def check_notes(value: Any) -> str:
+    """Notes, stripped (may be empty): up to :data:`MAX_NOTES_CHARS` characters."""
     return _text("notes", value, MAX_NOTES_CHARS, required=False, what="free-text notes")
 
 
 def check_agent(value: Any) -> str:
+    """The agent's name, inner spaces collapsed: 1-:data:`MAX_AGENT_CHARS` characters."""
     return " ".join(_text("agent", value, MAX_AGENT_CHARS, required=True,
                           what="the name of the agent or person recording it").split())
 
 
 def check_file(value: Any) -> str:
+    """A file argument's text (1-:data:`MAX_FILE_CHARS`); the corpus check is ``resolve_in_corpus``'s."""
     return _text("file", value, MAX_FILE_CHARS, required=True, what="a path relative to the corpus root")
 
 
 def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` lower-cased if it is one of ``choices``; else ``LedgerInputError`` naming ``name``."""
     if not isinstance(value, str) or value.strip().lower() not in choices:
         raise LedgerInputError(name, f"{value!r} is not one of {', '.join(choices)}")
     return value.strip().lower()
@@ -245,12 +251,14 @@ def parse_pages(text: str) -> list[int]:
 
 
 def check_id(value: Any) -> str:
+    """A check id of the form :data:`ID_RE`; else ``LedgerInputError`` naming ``id``."""
     if not isinstance(value, str) or not ID_RE.match(value.strip()):
         raise LedgerInputError("id", f"{value!r} is not a check id (chk- and 12 hex digits, as list_checks shows)")
     return value.strip()
 
 
 def check_limit(name: str, value: Any, high: int = MAX_LIST) -> int:
+    """A whole number in 1-``high`` (default :data:`MAX_LIST`); else ``LedgerInputError``."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
         raise LedgerInputError(name, f"{value!r} is out of range 1-{high}")
     return value

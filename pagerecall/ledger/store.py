@@ -113,6 +113,7 @@ class LedgerStore:
 
     # ------------------------------------------------------------------ connections
     def exists(self) -> bool:
+        """Whether the ledger file exists (a read never creates it)."""
         return self.path.exists()
 
     def check_writable(self) -> None:
@@ -334,6 +335,7 @@ class LedgerStore:
                                args).fetchall()
 
     def count(self) -> int:
+        """Number of checks (0 for a ledger that does not exist)."""
         with self.reading() as con:
             return 0 if con is None else con.execute("SELECT count(*) FROM checks").fetchone()[0]
 
