@@ -148,6 +148,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="serve MCP only: do not listen for the CLI on the index's socket")
     p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
                    help="--background/--resident: stop after this many idle minutes (default 30)")
+    p.add_argument("--read-only", action="store_true",
+                   help="MCP: refuse record_check/review_check too (the ledger is the only thing it writes)")
+
+    from .cli_ledger import add_ledger_parser
+
+    add_ledger_parser(sub, common)
     return parser
 
 
@@ -430,6 +436,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "serve":
         return _serve(args, settings)
+    if cmd == "ledger":
+        from .cli_ledger import run_ledger
+
+        return run_ledger(args, settings)
     return _read_command(args, settings)
 
 
@@ -574,7 +584,8 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         return 0
     from .mcp.server import serve
 
-    serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident)
+    serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident,
+          read_only=args.read_only)
     return 0
 
 

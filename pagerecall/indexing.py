@@ -412,6 +412,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             raise
         store.cleanup(keep=settings.keep_generations)
         records = _live_files(store)
+    _ledger_after_write(settings, root)
     return WriteReport(
         action=action, generation=name, previous=previous, corpus_root=str(root),
         delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
@@ -532,6 +533,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             raise
         store.cleanup(keep=settings.keep_generations)
         new_records = _live_files(store)
+    _ledger_after_write(settings, root, dict(delta.moved))
     base_report["failed"] = _failed(new_records)
     return WriteReport(
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
@@ -548,4 +550,15 @@ def rollback(settings: Settings, *, wait: bool = True) -> dict:
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()
+    root = settings.corpus_root or _live_meta(store).get("corpus_root")
+    if root:
+        _ledger_after_write(settings, Path(root))
     return {"generation": name, "previous": previous}
+
+
+def _ledger_after_write(settings: Settings, root: Path, moved: dict[str, str] | None = None) -> None:
+    """Mark citation-ledger checks whose cited pages changed, or whose file is gone, stale
+    (issue 22). One ``stat`` when there is no ledger; never raises (see ``pagerecall.ledger``)."""
+    from .ledger import after_index_write
+
+    after_index_write(settings, root, moved)

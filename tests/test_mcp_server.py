@@ -38,6 +38,8 @@ from pagerecall.mcp.server import _tool_error, create_server  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page",
          "verify_quote", "document_outline", "compose_evidence"}
+LEDGER_WRITE = {"record_check", "review_check"}  # the ledger (tests/test_ledger.py): the only writes
+LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks"}
 
 STORM = ("The lighthouse keeper recorded a violent storm at twenty to four in the morning on the ninth "
          "of March.")
@@ -139,10 +141,10 @@ def test_tools_are_listed_typed_bounded_and_read_only(server):
             return (await client.list_tools()).tools
 
     tools = {t.name: t for t in anyio.run(go)}
-    assert set(tools) == TOOLS
+    assert set(tools) == TOOLS | LEDGER_TOOLS
     for t in tools.values():
         assert t.output_schema and t.output_schema.get("type") == "object", t.name
-        assert t.annotations.read_only_hint is True and t.annotations.destructive_hint is False
+        assert t.annotations.read_only_hint is (t.name not in LEDGER_WRITE) and t.annotations.destructive_hint is False
         assert t.description and len(t.description) > 200
     props = tools["semantic_search"].input_schema["properties"]
     assert (props["k"]["minimum"], props["k"]["maximum"]) == (1, 50)
@@ -570,7 +572,7 @@ def test_http_on_loopback(built, tmp_path):
                 return tools, res
 
         tools, res = anyio.run(go)
-        assert tools == TOOLS
+        assert tools == TOOLS | LEDGER_TOOLS
         assert not res.is_error and res.structured_content["matched"] == 1
         # DNS-rebinding protection: a request naming another host is refused
         import http.client

@@ -11,6 +11,8 @@ Tools (names kept from the upstream design):
 ``library_files``          inventory by file name (``matched: 0`` is definitive *by name*)
 ``read_page``              the verbatim text of one source page (from the source, not the index)
 ``verify_quote``           is this quote in the source, on which page, how faithfully
+``record_check`` ...       the citation ledger: record, review, find, list checks
+                           (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
 =========================  ====================================================================
 
 The discipline the tool descriptions teach an agent: search results are *pointers*; fragments
@@ -311,7 +313,7 @@ Files = Annotated[
 
 
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
-                  response_budget: int = RESPONSE_TOKEN_BUDGET):
+                  response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
 
     Args:
@@ -323,6 +325,8 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
             pays the model load or, on a fresh cache, the model conversion).
         response_budget: upper bound of one response in estimated tokens
             (:func:`estimate_tokens`; default :data:`RESPONSE_TOKEN_BUDGET`).
+        read_only: refuse the ledger's writing tools too (``serve --read-only``); the ledger
+            (:mod:`pagerecall.mcp.ledger_tools`) is the only thing the server ever writes.
 
     Returns:
         The server; ``mcp.Client(server)`` talks to it in process, ``server.run()`` on stdio.
@@ -483,6 +487,10 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
         return _guard(settings, run)
 
+    from .ledger_tools import register as register_ledger_tools
+
+    register_ledger_tools(server, settings, get_searcher, _guard, read_only=read_only,
+                          response_budget=response_budget)
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
 
@@ -517,7 +525,7 @@ def _cap_dict(d: dict, limit: int = MAX_LIST_ITEMS * 4) -> tuple[dict, bool]:
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True) -> None:
+          resident: bool = True, read_only: bool = False) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -527,7 +535,8 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
     the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
     default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
-    (:mod:`pagerecall.resident`) while the server runs.
+    (:mod:`pagerecall.resident`) while the server runs. ``read_only`` refuses the ledger's
+    writing tools (``record_check``, ``review_check``).
     """
     if not logging.getLogger("pagerecall").handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -544,7 +553,7 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     searcher = Searcher(settings)
     if http:
         searcher.preload(open_index=True)
-    server = create_server(settings, searcher=searcher, warm_up=not http)
+    server = create_server(settings, searcher=searcher, warm_up=not http, read_only=read_only)
     listener = None
     if resident:
         from pagerecall.resident import ResidentServer

@@ -1,0 +1,162 @@
+"""``pagerecall ledger add | review | find | list | export | import`` (layer 4, part of the CLI).
+
+The parser is built with the rest of the CLI (this module imports only argparse at that time);
+the ledger's code loads when a ``ledger`` command runs. ``--json`` prints the same keys as the
+MCP tools (``record_check`` / ``review_check``: the check; ``find_checks`` / ``list_checks``:
+``{"checks": [...], "total": n}``). Exit codes: 0 done, 1 refused or not found (own review,
+unknown id, file missing), 2 bad input (the message names the field and its limits; nothing
+written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
+    """Add the ``ledger`` command and its verbs to the CLI's subparsers ``sub``."""
+    p = sub.add_parser("ledger", help="the citation ledger: record, review, find, list, "
+                       "export, import checks",
+                       description="Checks that agents record (claim, file, pages, quote, verdict), review "
+                                   "(confirm/dispute; never their own) and find by meaning; marked stale when "
+                                   "the cited pages change. Kept in INDEX/ledger.sqlite across generations.")
+    verbs = p.add_subparsers(dest="ledger_command", required=True, metavar="VERB",
+                             help="add, review, find, list, export or import")
+
+    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
+        return verbs.add_parser(name, parents=[common], help=help_text, description=help_text)
+
+    a = verb("add", "record a check: the quote is verified against the source and the result stored")
+    a.add_argument("--claim", required=True, help="the claim the source is cited for (1-2,000 characters)")
+    a.add_argument("--file", required=True, help="cited file, relative to the corpus root")
+    a.add_argument("--pages", required=True, help="cited physical pages, 1-based: 12, 12-14 or 3,7 (at most 20)")
+    a.add_argument("--quote", default="", help="the quoted source text (up to 5,000 characters)")
+    a.add_argument("--verdict", required=True, choices=["supported", "contradicted", "partial", "not_found"],
+                   help="what the source says about the claim")
+    a.add_argument("--notes", default="", help="free-text notes (up to 4,000 characters)")
+    a.add_argument("--agent", required=True, help="who records it (1-200 characters)")
+
+    r = verb("review", "review another agent's check: confirm or dispute (never your own)")
+    r.add_argument("id", help="the check's id (chk-...)")
+    r.add_argument("--verdict", required=True, choices=["confirm", "dispute"], help="confirm or dispute")
+    r.add_argument("--notes", default="", help="why (up to 4,000 characters)")
+    r.add_argument("--agent", required=True, help="who reviews it: not the check's author (1-200 characters)")
+
+    def filters(q: argparse.ArgumentParser) -> None:
+        q.add_argument("--file", help="only checks of this file (path relative to the corpus root, or a glob)")
+        q.add_argument("--page", type=int, help="only checks citing this physical page")
+        q.add_argument("--status", choices=["unreviewed", "confirmed", "disputed", "stale"],
+                       help="only checks with this status")
+
+    f = verb("find", "checks whose claims are nearest in meaning to QUERY (any language), with filters")
+    f.add_argument("query", nargs="?", help="a claim or question; without it, the newest matching checks")
+    filters(f)
+    f.add_argument("-k", type=int, default=10, help="number of checks (1-200, default 10)")
+
+    li = verb("list", "list checks, newest first, with filters")
+    filters(li)
+    li.add_argument("--verdict", choices=["supported", "contradicted", "partial", "not_found"],
+                    help="only checks with this verdict")
+    li.add_argument("--agent", help="only checks recorded by this agent")
+    li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
+    li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+
+    e = verb("export", "print every check and review: JSON (default) or CSV")
+    e.add_argument("--csv", action="store_true", help="CSV instead of JSON (nested fields as JSON in cells)")
+    e.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
+
+    i = verb("import", "add the checks of an export (JSON or CSV) to this ledger; existing ids are skipped")
+    i.add_argument("path", type=Path, metavar="FILE", help="a file written by pagerecall ledger export")
+
+    for q in (a, r, f, li, i):
+        q.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tools")
+
+
+def _print_json(obj) -> None:
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+
+
+def _pages(c: dict) -> str:
+    pages = c["pages"]
+    s = f"p. {pages[0]}" if len(pages) == 1 else "pp. " + ", ".join(map(str, pages))
+    labels = [lab for lab in c.get("labels") or [] if lab]
+    if labels and labels != [str(p) for p in pages]:
+        s += f" (printed {', '.join(labels)})"
+    return s
+
+
+def _print_check(c: dict) -> None:
+    out = sys.stdout
+    score = f"  score {c['score']:.4f}" if c.get("score") is not None else ""
+    out.write(f"{c['id']}  [{c['status']}]  {c['verdict']}  {c['file']} {_pages(c)}{score}\n")
+    out.write(f"   claim: {' '.join(c['claim'].split())}\n")
+    qc = c.get("quote_check")
+    if qc:
+        where = f" on p. {qc['page']}" if qc.get("page") else ""
+        cited = "" if qc.get("on_cited_pages") or qc["match"] == "not_found" else " (NOT on the cited pages)"
+        out.write(f"   quote: {qc['match']}{where}{cited}\n")
+    if c.get("stale_reason"):
+        out.write(f"   stale: {c['stale_reason']}\n")
+    reviews = "; ".join(f"{r['agent']} {r['verdict']}" for r in c.get("reviews") or [])
+    out.write(f"   by {c['agent']} {c['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+
+
+def run_ledger(args: argparse.Namespace, settings) -> int:
+    """Run one ``ledger`` verb; returns the exit code (errors are raised for ``cli.main`` to map)."""
+    from pagerecall.ledger import exchange, service
+
+    verb = args.ledger_command
+    if verb == "add":
+        c = service.record_check(settings, claim=args.claim, file=args.file, pages=args.pages, quote=args.quote,
+                                 verdict=args.verdict, notes=args.notes, agent=args.agent)
+        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        return 0
+    if verb == "review":
+        c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)
+        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        return 0
+    if verb in ("find", "list"):
+        if verb == "find":
+            checks, total = service.find_checks(settings, query=args.query, file=args.file, page=args.page,
+                                                status=args.status, k=args.k)
+        else:
+            checks, total = service.list_checks(settings, file=args.file, page=args.page, status=args.status,
+                                                verdict=args.verdict, agent=args.agent, limit=args.limit,
+                                                offset=args.offset)
+        if args.json:
+            _print_json({"checks": [c.to_dict() for c in checks], "total": total})
+        else:
+            for c in checks:
+                _print_check(c.to_dict())
+            sys.stdout.write(f"{len(checks)} of {total} matching check(s)\n")
+        return 0
+    if verb == "export":
+        checks, _ = service.open_store(settings).select()
+        checks.reverse()  # oldest first
+        text = exchange.export_csv(checks) if args.csv else exchange.export_json(checks)
+        if args.output:
+            args.output.write_text(text, encoding="utf-8", newline="")
+            sys.stderr.write(f"{len(checks)} check(s) written to {args.output}\n")
+        else:
+            sys.stdout.write(text)
+        return 0
+    if verb == "import":
+        try:
+            text = args.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            from pagerecall.ledger.models import LedgerInputError
+
+            raise LedgerInputError("FILE", f"cannot read {args.path} ({exc})") from None
+        checks = exchange.parse(text)
+        inserted, skipped = service.open_store(settings).insert_many(checks)
+        rep = {"imported": inserted, "skipped": skipped, "ledger": str(service.open_store(settings).path)}
+        if args.json:
+            _print_json(rep)
+        else:
+            sys.stdout.write(f"imported {inserted} check(s) into {rep['ledger']}; "
+                             f"{len(skipped)} skipped (id already in the ledger)\n")
+        return 0
+    raise AssertionError(verb)  # pragma: no cover - argparse prevents it

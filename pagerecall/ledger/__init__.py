@@ -1,0 +1,60 @@
+"""The citation ledger (issue 22): checks that agents record, review, find, and that go stale.
+
+A *check* is one agent's verdict on a claim against a cited source passage (file, physical
+pages, quote). It lives in ``INDEX/ledger.sqlite``, beside the generations and never inside one:
+it is user data, not derived data, so builds, updates, rebuilds, rollbacks and generation
+cleanup leave it alone (cleanup removes only ``gen-*`` folders and ``*.tmp*`` files).
+
+Modules (layer 3: they import layers 0-2 and :mod:`pagerecall.verify`, never the CLI or MCP):
+
+==================  ===============================================================
+``models``          :class:`Check`, :class:`Review`, verdicts, statuses, limits, input validation
+``store``           :class:`LedgerStore`: SQLite in WAL mode (decision record with figures there)
+``service``         record / review / find / list, with quote verification and the page text hash
+``staleness``       after an index write: mark checks whose cited pages changed or whose file is gone
+``exchange``        export and import (JSON and CSV), every field round-tripped
+==================  ===============================================================
+
+This package's ``__init__`` imports nothing heavy: :func:`ledger_path` is what the indexing
+hook (:func:`pagerecall.indexing`'s end of a write) needs to learn that there is no ledger,
+without loading any ledger code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+LEDGER_FILE = "ledger.sqlite"
+"""The ledger's file name inside the index directory (plus SQLite's ``-wal`` and ``-shm``)."""
+
+__all__ = ["LEDGER_FILE", "ledger_path", "after_index_write"]
+
+
+def ledger_path(index_dir: Path | str) -> Path:
+    """Where the ledger of the index at ``index_dir`` lives (it may not exist yet)."""
+    return Path(index_dir) / LEDGER_FILE
+
+
+def after_index_write(settings, corpus_root: Path | str, moved: dict[str, str] | None = None) -> None:
+    """Mark ledger checks stale after an index write (build, update, rebuild, rollback).
+
+    Free when the index has no ledger (one ``stat``; no ledger module is imported). Never raises:
+    the index write it follows has already succeeded, so a failure here is logged as a warning
+    (the next write retries). ``moved`` maps old to new paths of files the update saw moved.
+    """
+    if not ledger_path(settings.index_dir).exists():
+        return
+    import logging
+
+    log = logging.getLogger(__name__)
+    try:
+        from .staleness import refresh_staleness
+
+        rep = refresh_staleness(settings, Path(corpus_root), moved=moved)
+    except Exception as exc:  # the index write succeeded; the ledger is checked again next time
+        log.warning("ledger: staleness check failed (%s: %s); it runs again after the next update",
+                    type(exc).__name__, exc)
+        return
+    if rep["stale"] or rep["fresh_again"]:
+        log.info("ledger: %d check(s) marked stale, %d fresh again (pagerecall ledger list --status stale)",
+                 len(rep["stale"]), len(rep["fresh_again"]))
