@@ -9,14 +9,17 @@ where, and what to do next ("Next: ...").
     PagerecallError
      ├── UsageError               bad arguments from a user (CLI exit 2)
      │    ├── QueryError          empty or oversized query, k out of range
-     │    └── PathOutsideCorpusError  a file argument leaves the corpus root
+     │    ├── PathOutsideCorpusError  a file argument leaves the corpus root
+     │    └── LedgerInputError    a ledger field missing, unknown or out of its limits
      ├── IndexNotFoundError       no index (or no live generation) at the path
      ├── IndexMismatchError       index built with another model / chunking / schema: rebuild
      ├── IndexCorruptError        a generation fails verification or cannot be read
      ├── LockedError              another writer holds the index lock
      ├── ModelError               the embedding model or reranker cannot be loaded/converted
      ├── ExtractionError          one source file cannot be read (carries the reason)
-     └── SourceNotFoundError      a file named by the user is not in the corpus
+     ├── SourceNotFoundError      a file named by the user is not in the corpus
+     ├── CheckNotFoundError       no check with this id in the citation ledger
+     └── LedgerRefusedError       a ledger request refused (own review, read-only server)
 """
 
 from __future__ import annotations
@@ -78,3 +81,20 @@ class ExtractionError(PagerecallError):
 
 class SourceNotFoundError(PagerecallError):
     """A file named by the user does not exist in the corpus (or the page is out of range)."""
+
+
+class LedgerInputError(UsageError):
+    """A field of a ledger request is missing, unknown or out of its limits; nothing was written.
+    ``field`` names it."""
+
+    def __init__(self, field_name: str, message: str) -> None:
+        self.field = field_name
+        super().__init__(f"{field_name}: {message}. Nothing was written.")
+
+
+class CheckNotFoundError(PagerecallError):
+    """No check with this id in the ledger."""
+
+
+class LedgerRefusedError(PagerecallError):
+    """A well-formed ledger request that is refused (own review, read-only server)."""

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Literal, Sequence
 
-from pagerecall.errors import PagerecallError, UsageError
+from pagerecall.errors import CheckNotFoundError, LedgerInputError, LedgerRefusedError  # noqa: F401 - re-exported
 
 Verdict = Literal["supported", "contradicted", "partial", "not_found"]
 ReviewVerdict = Literal["confirm", "dispute"]
@@ -63,23 +63,6 @@ budget's list cap)."""
 ID_RE = re.compile(r"^chk-[0-9a-f]{12}$")
 """A check's id: ``chk-`` and 12 hex digits (48 random bits: a collision is negligible below
 millions of checks, and the id stays short enough for an agent to copy)."""
-
-
-class LedgerInputError(UsageError):
-    """A field of a ledger request is missing, unknown or out of its limits; nothing was written.
-    ``field`` names it."""
-
-    def __init__(self, field_name: str, message: str) -> None:
-        self.field = field_name
-        super().__init__(f"{field_name}: {message}. Nothing was written.")
-
-
-class CheckNotFoundError(PagerecallError):
-    """No check with this id in the ledger."""
-
-
-class LedgerRefusedError(PagerecallError):
-    """A well-formed ledger request that is refused (own review, read-only server)."""
 
 
 def now_iso() -> str:
