@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from pagerecall.geometry import Geometry
 from pagerecall.types import DEGRADED_STATUSES, Hit, PageStatus
 from pagerecall.verify import QuoteCheck
 
@@ -74,6 +75,8 @@ the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes unde
 
 HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", HIT_FIELDS, extra={
     "truncated": (bool, Field(False, description="text was cut to keep the response small")),
+    "rects": (Geometry | None, Field(None, description="with rects=true: where the passage lies on its PDF page(s), "
+                                                       "boxes per line in PDF points (view_page shows it)")),
 })
 
 
