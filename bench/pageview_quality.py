@@ -45,15 +45,20 @@ def _lcs(a: str, b: str) -> int:
 
 
 def inside_text(path: Path, rel: str, page: int, boxes) -> str:
-    """Non-space glyphs of ``page`` whose centre lies in one of ``boxes``, in reading order."""
+    """Glyphs of ``page`` whose centre lies in one of ``boxes``, in reading order, a line break
+    between lines (normalised like the passage: spaces matter to ``normalise``'s hyphen rule)."""
     data = pageview._page_data(path, rel, page, None)
     out = []
+    last = None
     for c, (x0, y0, x1, y1), line in zip(data.glyphs, data.boxes, data.lines):
-        if line < 0 or c.isspace():
+        if line < 0:
             continue
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes):
+            if last is not None and line != last:
+                out.append("\n")  # a line break, as in the page text (normalised to a space)
             out.append(c)
+            last = line
     return "".join(out)
 
 

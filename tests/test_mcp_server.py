@@ -36,7 +36,7 @@ from pagerecall.mcp.budget import page_ranges as _ranges  # noqa: E402
 from pagerecall.mcp.server import _tool_error, create_server  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page",
+TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page", "view_page",
          "verify_quote"}
 
 STORM = ("The lighthouse keeper recorded a violent storm at twenty to four in the morning on the ninth "
