@@ -357,3 +357,26 @@ def test_image_only_page_is_rendered_with_a_note():
     assert _ink(_pixmap(v.png)) > 0.01
     v = pageview.view_page(folder, "linn.pdf", 1, highlight="any words at all on this scanned page", dpi=72)
     assert v.match == "not_found" and "no usable text" in v.note
+
+
+def test_the_resident_server_gives_the_same_image_and_boxes(indexed, capsys, tmp_path):
+    """``page --png`` and ``search --rects`` through a running resident server answer exactly as in process."""
+    from pagerecall import resident
+    from pagerecall.search import Searcher
+
+    settings, index = indexed
+    srv = resident.ResidentServer(settings, Searcher(settings)).start()
+    try:
+        outputs = []
+        for extra in ([], ["--in-process"]):
+            out = tmp_path / f"page{len(extra)}.png"
+            code = main(["page", MANUAL, "3", "--png", str(out), "--dpi", "60", "--index", str(index)] + extra)
+            cli = capsys.readouterr()
+            code2, res = _cli_json(capsys, ["search", "fog signal", "-k", "3", "--rects", "--json",
+                                            "--index", str(index)] + extra)
+            outputs.append((code, cli.out.replace(str(out), "OUT"), out.read_bytes(), code2,
+                            [h["rects"] for h in res["hits"]]))
+        assert "resident server not used" not in capsys.readouterr().err
+        assert outputs[0] == outputs[1]
+    finally:
+        srv.stop()
