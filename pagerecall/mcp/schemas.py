@@ -208,6 +208,8 @@ QUOTE_FIELDS = {
     "char_start": "code-point offset into read_page(file, page)'s text",
     "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
     "verbatim_citable": "false for fuzzy matches, misses and OCR text",
+    "rects": "where the match lies: per page, boxes [x0, y0, x1, y1] per line in PDF points (top-left origin of "
+             "the page as displayed); view_page(file, page, highlight=quote) shows it; text layers have none",
 }
 
 QuoteOut = model_of(
