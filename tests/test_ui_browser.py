@@ -1,6 +1,7 @@
 """``pagerecall ui`` in a real browser (issue 16): Debian's Chromium, headless, drives the page.
 
-A real ``pagerecall ui`` process serves an index of the demo corpus's English manual; Chromium
+A real ``pagerecall ui`` process serves an index of pages 46-56 of the demo corpus's English manual
+(section 7, "Checking the package for errors"; a page range keeps the index build short); Chromium
 loads ``/?q=...&open=1&verify=...`` (the page searches, opens the first hit, checks a quote),
 and ``--dump-dom`` returns the page after its scripts ran. The page writes the highlight boxes as
 laid out on screen, turned back into PDF points, into ``#debug``; the test reads PyMuPDF's text of
@@ -22,6 +23,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pymupdf
 import pytest
 
 from pagerecall import pageview
@@ -44,7 +46,8 @@ def _browser() -> str:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """``(url, settings, corpus)``: a ``pagerecall ui`` process over an index of maint-guide.en.pdf."""
+    """``(url, settings, corpus, browser)``: a ``pagerecall ui`` process over an index of pages 46-56
+    of maint-guide.en.pdf (written with PyMuPDF into the tmp dir)."""
     from pagerecall.indexing import build
 
     browser = _browser()
@@ -52,7 +55,9 @@ def served(tmp_path_factory):
     base = tmp_path_factory.mktemp("ui")
     corpus = base / "corpus"
     corpus.mkdir()
-    shutil.copy(source, corpus / source.name)
+    with pymupdf.open(source) as src, pymupdf.open() as part:
+        part.insert_pdf(src, from_page=45, to_page=55)
+        part.save(corpus / source.name)
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", ocr="off", corpus_root=None,
                                    degraded_registry=None)
     build(settings, corpus)
@@ -77,8 +82,9 @@ def _chromium(browser: str, url: str, *args: str) -> str:
 def test_search_open_hit_and_verify_in_the_browser(served, tmp_path):
     url, settings, corpus, browser = served
     rel = "maint-guide.en.pdf"
-    page51 = read_page(corpus, rel, 51).text
-    quote = page51[page51.index("Of course, replace the filename"):page51.index("generated for your package.")]
+    pages = [read_page(corpus, rel, p).text for p in range(1, 12)]
+    text = next(t for t in pages if "Of course, replace the filename" in t)
+    quote = text[text.index("Of course, replace the filename"):text.index("generated for your package.")]
     query = urlencode({"q": "Using lintian", "open": 1, "verify": quote})
     dom = ""
     for _ in range(3):  # the first load may race the index opening in the server
