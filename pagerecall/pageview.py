@@ -29,9 +29,14 @@ Decision record. *Why* not PyMuPDF's ``page.search_for(text)``: it searches MuPD
 order, so a passage across a column break or a hyphenated line end is not found (or found in
 pieces elsewhere), and repeated phrases give every occurrence, not the one the offsets name.
 *Why* not words (``get_text("words")``): a word box is too coarse where a passage starts or ends
-mid-word (a chunk boundary falls between sentences, a quote anywhere). *Measured* (bench
-``bench/pageview_quality.py``, see CHANGELOG/README for the figures): share of the characters
-inside the boxes that belong to the passage, and share of the passage inside the boxes.
+mid-word (a chunk boundary falls between sentences, a quote anywhere). *Measured* with
+``bench/pageview_quality.py`` (share of the characters inside the boxes that belong to the
+passage / share of the passage inside the boxes, summed over characters): demo corpus
+(maint-guide en/de/ja, 1,400 passage-pages) 1.0000 / 1.0000, PyMuPDF's own text of the boxes
+1.0000 / 0.9998; two-column papers (tracemonkey, naacl06-shinyama, multicolumn; 230
+passage-pages) 1.0000 / 1.0000, clip text 0.9995 / 0.9999; random quotes 1.0000 / 1.0000. On
+every page of those PDFs and of the vertical / rotated samples, normalised T equals normalised G
+(the LCS fallback never ran).
 
 Rendering: ``page.get_pixmap`` at the asked dpi, the boxes tinted by a multiply blend (yellow:
 text stays black and readable), encoded as PNG by MuPDF. Nothing is written to the PDF.
