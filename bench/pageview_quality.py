@@ -31,6 +31,7 @@ from pathlib import Path
 from rapidfuzz.distance import Indel
 
 from pagerecall import pageview
+from pagerecall.pageview import boxes
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
 from pagerecall.verify import normalise, verify_quote
@@ -47,7 +48,7 @@ def _lcs(a: str, b: str) -> int:
 def inside_text(path: Path, rel: str, page: int, boxes) -> str:
     """Glyphs of ``page`` whose centre lies in one of ``boxes``, in reading order, a line break
     between lines (normalised like the passage: spaces matter to ``normalise``'s hyphen rule)."""
-    data = pageview._page_data(path, rel, page, None)
+    data = boxes._page_data(path, rel, page, None)
     out = []
     last = None
     for c, (x0, y0, x1, y1), line in zip(data.glyphs, data.boxes, data.lines):
@@ -120,7 +121,7 @@ def main() -> None:
             g = pageview.passage_geometry(root, row)
             times.append(time.perf_counter() - t0)
             for pb in g.pages:
-                data = pageview._page_data(path, rel, pb.page, None)
+                data = boxes._page_data(path, rel, pb.page, None)
                 if not data.glyphs.strip():
                     continue
                 s0 = row["char_start"] if pb.page == row["page_start"] else 0
@@ -133,7 +134,7 @@ def main() -> None:
         for _ in range(args.quotes):
             pages = [p for p in range(1, int(rec["pages"]) + 1)]
             p = rng.choice(pages)
-            data = pageview._page_data(path, rel, p, None)
+            data = boxes._page_data(path, rel, p, None)
             words = data.text.split(" ")
             if len(words) < 12:
                 continue
@@ -146,7 +147,7 @@ def main() -> None:
             if chk.match == "not_found" or chk.rects is None or chk.page != chk.page_end:
                 continue
             for pb in chk.rects.pages:
-                d = pageview._page_data(path, rel, pb.page, None)
+                d = boxes._page_data(path, rel, pb.page, None)
                 s0 = chk.char_start if pb.page == chk.page else 0
                 e0 = chk.char_end if pb.page == chk.page_end else len(d.text)
                 quotes.add(f"{rel} p{pb.page} quote {quote[:40]!r}", inside_text(path, rel, pb.page, pb.boxes),

@@ -21,6 +21,7 @@ import pytest
 from rapidfuzz.distance import Indel
 
 from pagerecall import pageview
+from pagerecall.pageview import boxes
 from pagerecall.cli import main
 from pagerecall.config import Settings
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError, UsageError
@@ -307,7 +308,7 @@ def test_glyph_layout_reproduces_the_page_text():
         path = shared_path("pdfs", "adversarial", rel)
         doc = read_pdf(path, rel, ocr="off")
         for p in doc.pages:
-            data = pageview._page_data(path, rel, p.number, None)
+            data = boxes._page_data(path, rel, p.number, None)
             assert data.text == p.text, (rel, p.number)
             assert data.norm_glyphs.text == normalise(p.text).text, (rel, p.number)
 
