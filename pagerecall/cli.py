@@ -92,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="limit to these files (repeatable): paths, names, folders, or globs like "
                         "'maint-guide.*.pdf'")
     p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
+    p.add_argument("--rects", action="store_true",
+                   help="also each hit's boxes on its PDF page(s), per line, in PDF points")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
@@ -110,10 +112,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
-    p = sub.add_parser("page", parents=[common, reader], help="print the verbatim text of one source page")
+    p = sub.add_parser("page", parents=[common, reader], help="print the verbatim text of one source page",
+                       description="Prints the page's text; with --png, renders the page (a PDF) to a PNG "
+                                   "image, a quote (--highlight) or a search hit (--hit) tinted yellow.")
     p.add_argument("file", help="file relative to the corpus root")
     p.add_argument("page", type=int, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+    p.add_argument("--png", type=Path, metavar="OUT", help="render the page to this PNG file ('-': stdout)")
+    p.add_argument("--highlight", metavar="QUOTE", help="with --png: mark this quote on the page")
+    p.add_argument("--hit", metavar="CHUNK_ID", help="with --png: mark this search hit (chunk_id from --json)")
+    p.add_argument("--dpi", type=float, help="with --png: resolution (default 150)")
+
+    p = sub.add_parser("ui", parents=[common],
+                       help="a local web page over the search core (127.0.0.1 only)",
+                       description="Serves a small web app on 127.0.0.1: search, hits with pointers, the page "
+                                   "image with the passage highlighted, verify a quote. Stop with Ctrl-C.")
+    p.add_argument("--port", type=int, default=8766, help="port on 127.0.0.1 (default 8766; 0: any free port)")
 
     p = sub.add_parser("evidence", parents=[common, reader],
                        help="the best passages for a query, read from the source, within a token budget")
@@ -296,7 +310,10 @@ def _print_search(res: dict, quiet: bool = False) -> None:
             out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
         body = h.get("snippet") or h["text"]
         body = " ".join(_highlight(body, tty).split())
-        out.write(f"   {body}\n\n")
+        out.write(f"   {body}\n")
+        if "rects" in h:
+            out.write(_rects_line(h["rects"]))
+        out.write("\n")
     env = res["envelope"]
     if not res["hits"]:
         miss = env.get("miss", {})
@@ -348,6 +365,46 @@ def _print_outline(res: dict) -> None:
     walk(res["entries"])
     for note in res.get("notes") or []:
         sys.stderr.write(f"note: {note}\n")
+
+
+def _rects_line(g: dict) -> str:
+    """One line per page of a hit's boxes (``--rects``): ``p. N: [x0, y0, x1, y1] ...`` in PDF points."""
+    lines = [f"   boxes p. {pb['page']} (pt): " + " ".join("[" + ", ".join(f"{v:g}" for v in b) + "]"
+                                                  for b in pb["boxes"]) for pb in g.get("pages", []) if pb["boxes"]]
+    if g.get("note"):
+        lines.append(f"   boxes: {g['note']}")
+    return "".join(line + "\n" for line in lines)
+
+
+def _print_view(args: argparse.Namespace, res: dict) -> int:
+    """Write the rendered page of ``page --png`` and say what is on it; exit codes as ``verify``
+    for a quote (1 not found, 3 on another page, 4 only similar), 1 for a hit on other pages."""
+    import base64
+
+    png = base64.b64decode(res.pop("png_base64"))
+    if str(args.png) == "-":
+        sys.stdout.buffer.write(png)
+        sys.stdout.flush()
+    else:
+        args.png.write_bytes(png)
+    res["png"] = str(args.png)
+    if args.json and str(args.png) != "-":
+        _print_json(res)
+    elif str(args.png) != "-":
+        printed = f" (printed {res['label']})" if res.get("label") else ""
+        n = sum(len(pb["boxes"]) for pb in (res.get("rects") or {}).get("pages", []))
+        marked = f", {n} line box(es) highlighted" if res.get("highlight") else ""
+        sys.stdout.write(f"{args.png}: {res['file']} page {res['page']} of {res['pages']}{printed}, "
+                         f"{res['width_px']}x{res['height_px']} px at {res['dpi']:g} dpi{marked}\n")
+    if res.get("note"):
+        sys.stderr.write(f"note: {res['note']}\n")
+    if res.get("highlight") == "quote":
+        if res.get("match") == "not_found":
+            return 1
+        if res.get("found_on"):
+            return 3
+        return 4 if res.get("match") == "fuzzy" else 0
+    return 1 if res.get("found_on") else 0  # a hit on other pages
 
 
 def _print_report(rep: dict) -> None:
@@ -440,6 +497,11 @@ def run(args: argparse.Namespace) -> int:
         from .cli_ledger import run_ledger
 
         return run_ledger(args, settings)
+    if cmd == "ui":
+        from .ui import serve_ui
+
+        serve_ui(settings, port=args.port)
+        return 0
     return _read_command(args, settings)
 
 
@@ -447,10 +509,15 @@ def _payload(args: argparse.Namespace) -> dict:
     """The arguments of a read command, as the resident server and ``resident.run_command`` take them."""
     cmd = args.command
     if cmd == "search":
-        return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep}
+        extra = {"rects": True} if args.rects else {}
+        return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
     if cmd == "files":
         return {"pattern": args.pattern}
+    if cmd == "page" and args.png is not None:
+        return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":
+        if args.highlight is not None or args.hit is not None or args.dpi is not None:
+            raise UsageError("--highlight, --hit and --dpi go with --png. Next: add --png OUT.png")
         return {"file": args.file, "page": args.page}
     if cmd == "verify":
         return {"quote": args.quote, "file": args.file, "page": args.page}
@@ -467,6 +534,8 @@ def _read_command(args: argparse.Namespace, settings: Settings) -> int:
     from . import resident
 
     cmd, payload = args.command, _payload(args)
+    if cmd == "page" and args.png is not None:
+        cmd = "view"
     res = None
     if not args.in_process:
         try:
@@ -485,6 +554,8 @@ def _read_command(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_read(args: argparse.Namespace, res: dict) -> int:
     cmd = args.command
+    if cmd == "page" and args.png is not None:
+        return _print_view(args, res)
     if args.json:
         _print_json(res)
     if cmd == "search":

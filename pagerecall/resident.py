@@ -56,7 +56,7 @@ MAX_SOCKET_PATH = 100
 """Unix socket paths are limited to 107 bytes on Linux (``sun_path``): a longer index path gets its
 socket in a private per-user folder of the temporary directory instead (named by a hash)."""
 
-READ_COMMANDS = ("search", "files", "info", "page", "verify", "outline", "evidence")
+READ_COMMANDS = ("search", "files", "info", "page", "verify", "outline", "evidence", "view")
 DEFAULT_IDLE_MINUTES = 30.0
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for a connection (a live server accepts at once)."""
@@ -186,8 +186,14 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
     """One read command on ``searcher``, as the dict the CLI prints (the in-process path calls this
     too, so both paths print the same thing)."""
     if command == "search":
-        return searcher.search(args["query"], k=args.get("k", 8), mode=args.get("mode", "hybrid"),
-                               files=args.get("files"), deep=bool(args.get("deep"))).to_dict()
+        res = searcher.search(args["query"], k=args.get("k", 8), mode=args.get("mode", "hybrid"),
+                              files=args.get("files"), deep=bool(args.get("deep"))).to_dict()
+        if args.get("rects"):
+            from pagerecall.pageview import add_rects
+
+            add_rects(searcher.corpus_root(searcher.snapshot()), res["hits"],
+                      passwords_file=searcher.settings.passwords_path())
+        return res
     if command == "files":
         return searcher.files(args.get("pattern", "*"))
     if command == "info":
@@ -200,6 +206,14 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
         return searcher.outline(args["file"])
     if command == "evidence":
         return searcher.evidence(args["query"], int(args["max_tokens"]), files=args.get("files"))
+    if command == "view":  # a page image: the PNG travels base64-encoded in the JSON answer
+        import base64
+
+        from pagerecall.pageview import view_with_searcher
+
+        view = view_with_searcher(searcher, args["file"], int(args["page"]), highlight=args.get("highlight"),
+                                  hit=args.get("hit"), dpi=args.get("dpi"))
+        return {**view.to_dict(), "png_base64": base64.b64encode(view.png).decode("ascii")}
     from pagerecall.errors import UsageError
 
     raise UsageError(f"unknown command {command!r}")

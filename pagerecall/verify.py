@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Callable, Literal, Sequence
 
 from .errors import ExtractionError, QueryError, SourceNotFoundError
+from .geometry import Geometry
 from .paths import resolve_in_corpus
 from .types import Document, Page
 from .text.fold import DOTLESS, MARKS_FOLD, QUOTES_DASHES_FOLD, SPACING_ACCENTS
@@ -358,7 +359,9 @@ class QuoteCheck:
     ``page = None``). ``page_correct`` is ``None`` when no page was cited or nothing was found.
     ``matched_text`` is the source text at the match (verbatim; across a page break the two
     parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
-    ``verbatim_citable`` is False for fuzzy matches, misses and OCR text.
+    ``verbatim_citable`` is False for fuzzy matches, misses and OCR text. ``rects`` (set on
+    every match, ``None`` for ``not_found``) says where the match lies on the page(s): boxes per
+    line in PDF points (:mod:`pagerecall.geometry`); a text layer has no geometry and says so.
     """
 
     file: str
@@ -379,6 +382,7 @@ class QuoteCheck:
     verbatim_citable: bool = False
     pages_searched: int = 0
     note: str = ""
+    rects: Geometry | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -863,12 +867,34 @@ def verify_quote(
         )
     if found.page != found.page_end:
         notes.append(f"spans the page break {found.page}-{found.page_end}")
+    result.rects = _geometry(src, found, pa, pb)
     if result.ocr:
         notes.append("the page text came from OCR: not verbatim-citable; check the page image")
     if result.page_correct is False:
         notes.append(f"cited page {cited}, found on page {found.page}" + (f" (label {pa.label})" if pa.label else ""))
     result.note = "; ".join(notes)
     return result
+
+
+def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
+    """Where the match lies on its page(s) (:func:`pagerecall.pageview.spans_geometry`); a text
+    layer has none. A failure here never costs the verdict: the note says why boxes are missing."""
+    if not src.is_pdf:
+        from .pageview import NO_GEOMETRY_TEXT_LAYER
+
+        return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
+    from .pageview import spans_geometry
+
+    if found.page == found.page_end:
+        spans = [(found.page, found.start, found.end)]
+    else:
+        e1, s2 = found.cut or (len(pa.text), 0)
+        spans = [(found.page, found.start, e1), (found.page_end, s2, found.end)]
+    try:
+        return spans_geometry(src.path, src.rel, spans, texts={found.page: pa.text, found.page_end: pb.text},
+                              password=src.password)
+    except (ExtractionError, SourceNotFoundError) as exc:
+        return Geometry(note=f"no boxes: {exc}")
 
 
 def _fmt_pages(pages: list[int], limit: int = 10) -> str:

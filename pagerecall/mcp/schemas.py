@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from pagerecall.geometry import Geometry
 from pagerecall.types import DEGRADED_STATUSES, Hit, PageStatus
 from pagerecall.verify import QuoteCheck
 
@@ -76,6 +77,8 @@ the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes unde
 
 HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", HIT_FIELDS, extra={
     "truncated": (bool, Field(False, description="text was cut to keep the response small")),
+    "rects": (Geometry | None, Field(None, description="with rects=true: where the passage lies on its PDF page(s), "
+                                                       "boxes per line in PDF points (view_page shows it)")),
 })
 
 
@@ -207,6 +210,8 @@ QUOTE_FIELDS = {
     "char_start": "code-point offset into read_page(file, page)'s text",
     "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
     "verbatim_citable": "false for fuzzy matches, misses and OCR text",
+    "rects": "where the match lies: per page, boxes [x0, y0, x1, y1] per line in PDF points (top-left origin of "
+             "the page as displayed); view_page(file, page, highlight=quote) shows it; text layers have none",
 }
 
 QuoteOut = model_of(

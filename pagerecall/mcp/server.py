@@ -13,6 +13,9 @@ Tools (names kept from the upstream design):
 ``verify_quote``           is this quote in the source, on which page, how faithfully
 ``record_check`` ...       the citation ledger: record, review, find, list checks
                            (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
+``view_page``              the page as an image, a quote or hit highlighted (:mod:`.view`)
+``document_outline``       a file's table of contents from the index (bookmarks or detected headings)
+``compose_evidence``       the best source passages for a query within a token budget
 =========================  ====================================================================
 
 The discipline the tool descriptions teach an agent: search results are *pointers*; fragments
@@ -366,10 +369,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         k: Annotated[int, Field(ge=1, le=50, description="number of hits, 1-50")] = 8,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
+        rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
             res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return tool_result(_search_out(res.to_dict(), response_budget))
+            return tool_result(_search_out(_with_rects(get_searcher(), res.to_dict(), rects), response_budget))
 
         return _guard(settings, run)
 
@@ -378,10 +382,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         query: Query,
         k: Annotated[int, Field(ge=1, le=50, description="number of hits, 1-50")] = 5,
         files: Files = None,
+        rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
             res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
-            return tool_result(_search_out(res.to_dict(), response_budget))
+            return tool_result(_search_out(_with_rects(get_searcher(), res.to_dict(), rects), response_budget))
 
         return _guard(settings, run)
 
@@ -491,6 +496,10 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     register_ledger_tools(server, settings, get_searcher, _guard, read_only=read_only,
                           response_budget=response_budget)
+
+    from .view import register as register_view
+
+    register_view(server, get_searcher, lambda fn: _guard(settings, fn), ro, response_budget)
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
 
@@ -513,6 +522,16 @@ def _prune_deepest(nodes: list[dict]) -> bool:
 
     cut(nodes, 1)
     return True
+
+
+def _with_rects(searcher, d: dict, rects: bool) -> dict:
+    """``d`` (a search answer) with each hit's boxes when ``rects`` (:func:`pagerecall.pageview.add_rects`)."""
+    if rects:
+        from pagerecall.pageview import add_rects
+
+        add_rects(searcher.corpus_root(searcher.snapshot()), d.get("hits", []),
+                  passwords_file=searcher.settings.passwords_path())
+    return d
 
 
 def _cap_dict(d: dict, limit: int = MAX_LIST_ITEMS * 4) -> tuple[dict, bool]:
