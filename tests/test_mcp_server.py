@@ -384,9 +384,9 @@ def test_one_searcher_per_server(built):
     srv = create_server(built[0])
     ok(srv, "semantic_search", {"query": "flour", "k": 1})
     searcher = srv.pagerecall_searcher()
-    embedder = searcher._embedder
+    embedder = searcher.embedder(searcher.snapshot())
     ok(srv, "semantic_search", {"query": "bread", "k": 1})
-    assert srv.pagerecall_searcher() is searcher and searcher._embedder is embedder
+    assert srv.pagerecall_searcher() is searcher and searcher.embedder(searcher.snapshot()) is embedder
 
 
 def test_new_generation_visible_without_restart(tmp_path):
@@ -632,7 +632,8 @@ def test_hit_and_quote_models_are_the_core_types_with_every_field_described():
     from pagerecall.types import Hit
     from pagerecall.verify import QuoteCheck
 
-    assert {f.name for f in dc.fields(Hit)} | {"truncated"} == set(HitOut.model_fields)
+    # MCP-only extras: ``truncated`` (the size budget) and ``rects`` (boxes on the page, on request)
+    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects"} == set(HitOut.model_fields)
     assert {f.name for f in dc.fields(QuoteCheck)} | {"truncated"} == set(QuoteOut.model_fields)
     undescribed = [n for n, f in HitOut.model_fields.items() if not f.description]
     assert not undescribed, f"HitOut fields without a description for the agent: {undescribed}"

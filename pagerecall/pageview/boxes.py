@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from pagerecall import pdf_layout
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.geometry import Box, Geometry, PageBoxes
 from pagerecall.verify import Normalised, normalise
@@ -113,10 +114,10 @@ def _read_page_data(page: Any, number: int) -> _PageData:
     from pagerecall import pdf
 
     raw = page.get_textpage(flags=pdf._text_flags()).extractRAWDICT()
-    upright = pdf._upright(raw, page)
+    upright = pdf_layout.upright(raw, page)
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
-    # the same blocks and lines pdf._ordered_text sees (span text = its glyphs' characters)
-    blocks: list[tuple[Any, list[list[dict]]]] = []  # (pdf._Block, lines of glyph dicts)
+    # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
+    blocks: list[tuple[Any, list[list[dict]]]] = []  # (pdf_layout._Block, lines of glyph dicts)
     vertical = horizontal = upward = 0
     for b in upright.get("blocks", ()):
         if b.get("type", 0) != 0:
@@ -128,23 +129,23 @@ def _read_page_data(page: Any, number: int) -> _PageData:
             t = "".join(ch.get("c", "") for ch in chars)
             dx, dy = line.get("dir", (1.0, 0.0))
             x0, y0, x1, y1 = line.get("bbox", (0.0, 0.0, 0.0, 0.0))
-            plines.append(pdf._Line(t, x0, y0, x1, y1, abs(dy) > abs(dx)))
+            plines.append(pdf_layout._Line(t, x0, y0, x1, y1, abs(dy) > abs(dx)))
             glines.append(chars)
             if dy < -abs(dx):
                 upward += len(t.strip())
-        text, v = pdf._join_lines(plines)
+        text, v = pdf_layout._join_lines(plines)
         vertical += v
         horizontal += sum(len(ln.text.strip()) for ln in plines) - v
         if text.strip():
             x0, y0, x1, y1 = b["bbox"]
-            blocks.append((pdf._Block(x0, y0, x1, y1, text), glines))
+            blocks.append((pdf_layout._Block(x0, y0, x1, y1, text), glines))
     width, height = float(page.rect.width), float(page.rect.height)
     if not blocks:
         status = "image_only" if pdf._image_cover(page) >= pdf.IMAGE_COVER_MIN else "empty"
         return _PageData(number, pdf._label(page), width, height, "", "", [], [], normalise(""), status=status)
     order = _block_order([blk for blk, _ in blocks], vertical, horizontal, upward, upright, pdf)
     by_id = {id(blk): glines for blk, glines in blocks}
-    ordered_text = pdf._join_blocks(b.text for b in order) if horizontal >= vertical else "\n".join(
+    ordered_text = pdf_layout._join_blocks(b.text for b in order) if horizontal >= vertical else "\n".join(
         b.text for b in order)
     text = pdf._normalise(ordered_text)
     table = pdf._TRANSLATION
@@ -174,15 +175,15 @@ def _read_page_data(page: Any, number: int) -> _PageData:
 
 
 def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int, page_dict: dict, pdf: Any) -> list[Any]:
-    """The blocks in :func:`pagerecall.pdf._ordered_text`'s order (same rules, same code)."""
+    """The blocks in :func:`pagerecall.pdf_layout.ordered_text`'s order (same rules, same code)."""
     if horizontal >= vertical:
         width = float(page_dict.get("width") or max(b.x1 for b in blocks))
         ordered: list[Any] = []
-        pdf._xycut(list(blocks), max(pdf.MIN_COLUMN_WIDTH * width, 1.0), ordered)
+        pdf_layout._xycut(list(blocks), max(pdf_layout.MIN_COLUMN_WIDTH * width, 1.0), ordered)
         return ordered
     if 2 * upward > vertical:
         return sorted(blocks, key=lambda b: (round(b.x0, 1), -b.y1))
-    return [b for band in pdf._bands(list(blocks)) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
+    return [b for band in pdf_layout._bands(list(blocks)) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
 
 
 def _page_data(path: Path, rel: str, number: int, password: str | None) -> _PageData:
