@@ -25,6 +25,7 @@ import numpy as np
 
 from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, SourceNotFoundError
+from pagerecall.tokenization import file_sha256
 
 from . import ledger_path
 from .models import (
@@ -81,15 +82,6 @@ def pages_text_hash(texts: Sequence[str]) -> str:
     for t in texts:
         h.update(t.encode("utf-8", "surrogatepass"))
         h.update(b"\x1e")
-    return h.hexdigest()
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 (hex) of a file's bytes, read in 1 MiB blocks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
     return h.hexdigest()
 
 

@@ -19,10 +19,16 @@ from collections import defaultdict
 from pathlib import Path
 
 from pagerecall.config import Settings
-from pagerecall.errors import ExtractionError, PagerecallError, PathOutsideCorpusError, SourceNotFoundError
+from pagerecall.errors import (
+    ExtractionError,
+    PagerecallError,
+    PathOutsideCorpusError,
+    SourceNotFoundError,
+)
+from pagerecall.tokenization import file_sha256
 
 from .models import now_iso
-from .service import file_sha256, open_store, pages_text_hash
+from .service import open_store, pages_text_hash
 
 log = logging.getLogger(__name__)
 
