@@ -127,3 +127,53 @@ def test_openvino_bf16_index_is_queryable_by_onnxruntime(fp32_query, cache):
     assert float(q[0] @ fp32_query.embed_queries(["how often are the valves inspected?"])[0]) >= 0.999
     for i, text in enumerate(PASSAGES):
         assert float(ov.embed_passages([text])[0] @ a[i]) >= 0.9999, text
+
+
+def _build_and_query(tmp_path, runtime: str) -> tuple[dict, list]:
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from pagerecall import indexing
+    from pagerecall.search import Searcher
+
+    corpus = Path(__file__).resolve().parent.parent / "examples" / "corpus"
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / runtime, runtime=runtime)
+    indexing.build(settings, corpus)
+    gen = (tmp_path / runtime / "CURRENT").read_text().strip()
+    meta = json.loads((tmp_path / runtime / gen / "meta.json").read_text())
+    # a reader with the default runtime: queries run on onnxruntime whatever built the index
+    reader_settings = dataclasses.replace(settings, runtime="auto")
+    hits = Searcher(reader_settings).search("How often does the fog signal sound?", k=3, mode="vector").hits
+    return meta, hits
+
+
+def test_index_meta_records_the_runtime_and_int8_stays_the_default_family(tmp_path):
+    meta, hits = _build_and_query(tmp_path, "onnxruntime")
+    assert meta["embedding_runtime"]["runtime"] == "onnxruntime"
+    assert meta["embedding_runtime"]["family"] == meta["fingerprint"]["quantization"] == "int8"
+    assert meta["embedding_runtime"]["reason"]
+    assert hits
+
+
+def test_an_openvino_index_is_searched_without_openvino_vectors(tmp_path):
+    """Built by OpenVINO (family fp32), searched through ``Searcher`` with onnxruntime's q4f32 graph:
+    the fingerprint matches and the top hits equal those of the same query embedded by OpenVINO."""
+    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    import dataclasses
+
+    from pagerecall.search import Searcher
+
+    meta, hits = _build_and_query(tmp_path, "openvino")
+    assert meta["embedding_runtime"]["runtime"] == "openvino"
+    assert meta["fingerprint"]["quantization"] == "fp32"
+    assert hits and hits[0].file.startswith("en/")
+    searcher = Searcher(dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "openvino"))
+    query = "How often does the fog signal sound?"
+    light = searcher.embedder()
+    assert light.runtime_info()["runtime"] == "onnxruntime"
+    ov = load_embedder(dataclasses.replace(searcher.settings, runtime="openvino"), purpose="index")
+    a, b = light.embed_queries([query])[0], ov.embed_queries([query])[0]
+    assert float(a @ b) >= 0.999
+    top = [c for c, _ in searcher.reader().vector_search(a, 5)]
+    assert top == [c for c, _ in searcher.reader().vector_search(b, 5)]
