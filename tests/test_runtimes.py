@@ -33,8 +33,8 @@ PASSAGES = [
 @pytest.mark.parametrize(
     "runtime,family,flags,have_ov,expected",
     [
-        ("auto", None, AMX, True, ("openvino", "fp32")),
-        ("auto", None, AVX512_BF16_ONLY, True, ("openvino", "fp32")),
+        ("auto", None, AMX, True, ("onnxruntime", "int8")),  # AUTO_OPENVINO is False: quality not verified yet
+        ("auto", "fp32", AMX, True, ("openvino", "fp32")),  # an OpenVINO-built index is updated by OpenVINO
         ("auto", None, AMX, False, ("onnxruntime", "int8")),
         ("auto", None, AVX2, True, ("onnxruntime", "int8")),
         ("auto", "int8", AMX, True, ("onnxruntime", "int8")),  # an existing int8 index keeps its family
@@ -50,13 +50,23 @@ def test_choice_per_cpu(runtime, family, flags, have_ov, expected):
     assert choice.reason
 
 
+@pytest.mark.parametrize(
+    "flags,have_ov,expected",
+    [(AMX, True, "openvino"), (AVX512_BF16_ONLY, True, "openvino"), (AMX, False, "onnxruntime"),
+     (AVX2, True, "onnxruntime")],
+)
+def test_choice_per_cpu_once_auto_prefers_openvino(flags, have_ov, expected):
+    assert runtimes.choose("auto", None, flags=flags, have_openvino=have_ov, auto_openvino=True).name == expected
+
+
 def test_choice_errors_name_the_fix():
     with pytest.raises(ModelError, match=r"pagerecall\[openvino\]"):
         runtimes.choose("openvino", None, flags=AMX, have_openvino=False)
     with pytest.raises(UsageError, match="auto, onnxruntime, openvino"):
         runtimes.choose("tensorrt")
-    assert "amx_bf16" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
-    assert "pagerecall[openvino]" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
+    for prefer in (True, False):
+        why = runtimes.choose("auto", None, flags=AMX, have_openvino=False, auto_openvino=prefer).reason
+        assert "amx_bf16" in why and "pagerecall[openvino]" in why
 
 
 def test_setting_from_environment():
