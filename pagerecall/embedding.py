@@ -12,8 +12,9 @@ Start-up: ``preload(settings)`` starts loading the embedder in a background thre
 at once; ``load_embedder(settings)`` later joins it (or loads in the calling thread).
 
 Runtimes and vector families (issue 23, ``pagerecall.runtimes``): ``load_embedder(settings,
-purpose="index")`` embeds passages with the runtime chosen for this CPU (OpenVINO bf16 where AMX
-or AVX-512-BF16 and the ``openvino`` extra are present, else onnxruntime int8); the fingerprint's
+purpose="index")`` embeds passages with the runtime ``runtimes.choose`` gives for this CPU and
+``settings.runtime`` (onnxruntime int8 by default; OpenVINO bf16 with ``runtime="openvino"``, or in
+``auto`` once ``runtimes.AUTO_OPENVINO`` is set); the fingerprint's
 ``quantization`` names the vector family (``int8`` or ``fp32``). ``load_embedder(settings,
 index_fingerprint=meta["fingerprint"])`` (queries) always runs onnxruntime, on the lightest graph
 of that family: ``int8``, or ``q4f32`` for ``fp32`` (cold load + one query: RSS 172 MB, peak 180 MB,
