@@ -33,6 +33,13 @@ Where the memory of a query process goes (RSS deltas, psutil, same machine)
     passage batches of 32 x 200 tokens); ``import onnxruntime``: ~30 MB;
     the full tokenizer: +288 MB (its 250k-piece trie); the query tokenizer: a few MB
     (memory-mapped arrays, 12 MB of pieces of which only the pages searched are read).
+    A whole cold query process (Python, numpy, onnxruntime, session, query tokenizer, one query):
+    208-220 MB with the int8 graph (peak 267 MB while onnxruntime parses it), 172 MB with the
+    q4f32 graph of fp32-family indexes (peak 180 MB).
+    Indexing with OpenVINO (``pagerecall._openvino``): +295 MB after compiling the f32e8 graph,
+    +460 MB after batches of 32 x 200 tokens on 2 streams (activations); the build's peak on
+    maint-guide en/de/ja: 1,342-1,365 MB against 1,346-1,356 MB for pagerecall 0.1 and
+    1,167-1,198 MB for onnxruntime int8 now.
 """
 
 from __future__ import annotations

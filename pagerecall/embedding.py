@@ -11,6 +11,15 @@ downloaded on first use where a network exists).
 Start-up: ``preload(settings)`` starts loading the embedder in a background thread and returns
 at once; ``load_embedder(settings)`` later joins it (or loads in the calling thread).
 
+Runtimes and vector families (issue 23, ``pagerecall.runtimes``): ``load_embedder(settings,
+purpose="index")`` embeds passages with the runtime ``runtimes.choose`` gives for this CPU and
+``settings.runtime`` (onnxruntime int8 by default; OpenVINO bf16 with ``runtime="openvino"``, or in
+``auto`` once ``runtimes.AUTO_OPENVINO`` is set); the fingerprint's
+``quantization`` names the vector family (``int8`` or ``fp32``). ``load_embedder(settings,
+index_fingerprint=meta["fingerprint"])`` (queries) always runs onnxruntime, on the lightest graph
+of that family: ``int8``, or ``q4f32`` for ``fp32`` (cold load + one query: RSS 172 MB, peak 180 MB,
+against 208-220 / 267 MB for int8; same wall time within noise, load 16-18).
+
 Decision record (the bundled model without fastembed)
     Why: a cold query must take <= 1 s (issue 13); fastembed's import and its full tokenizer
     dominated it. Vectors are bit-identical to the fastembed path (``tests/test_embedding.py``).

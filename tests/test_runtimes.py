@@ -32,8 +32,8 @@ PASSAGES = [
 @pytest.mark.parametrize(
     "runtime,family,flags,have_ov,expected",
     [
-        ("auto", None, AMX, True, ("openvino", "fp32")),
-        ("auto", None, AVX512_BF16_ONLY, True, ("openvino", "fp32")),
+        ("auto", None, AMX, True, ("onnxruntime", "int8")),  # AUTO_OPENVINO is False: quality not verified yet
+        ("auto", "fp32", AMX, True, ("openvino", "fp32")),  # an OpenVINO-built index is updated by OpenVINO
         ("auto", None, AMX, False, ("onnxruntime", "int8")),
         ("auto", None, AVX2, True, ("onnxruntime", "int8")),
         ("auto", "int8", AMX, True, ("onnxruntime", "int8")),  # an existing int8 index keeps its family
@@ -49,13 +49,23 @@ def test_choice_per_cpu(runtime, family, flags, have_ov, expected):
     assert choice.reason
 
 
+@pytest.mark.parametrize(
+    "flags,have_ov,expected",
+    [(AMX, True, "openvino"), (AVX512_BF16_ONLY, True, "openvino"), (AMX, False, "onnxruntime"),
+     (AVX2, True, "onnxruntime")],
+)
+def test_choice_per_cpu_once_auto_prefers_openvino(flags, have_ov, expected):
+    assert runtimes.choose("auto", None, flags=flags, have_openvino=have_ov, auto_openvino=True).name == expected
+
+
 def test_choice_errors_name_the_fix():
     with pytest.raises(ModelError, match=r"pagerecall\[openvino\]"):
         runtimes.choose("openvino", None, flags=AMX, have_openvino=False)
     with pytest.raises(UsageError, match="auto, onnxruntime, openvino"):
         runtimes.choose("tensorrt")
-    assert "amx_bf16" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
-    assert "pagerecall[openvino]" in runtimes.choose("auto", None, flags=AMX, have_openvino=False).reason
+    for prefer in (True, False):
+        why = runtimes.choose("auto", None, flags=AMX, have_openvino=False, auto_openvino=prefer).reason
+        assert "amx_bf16" in why and "pagerecall[openvino]" in why
 
 
 def test_setting_from_environment():
@@ -126,3 +136,53 @@ def test_openvino_bf16_index_is_queryable_by_onnxruntime(fp32_query, cache):
     assert float(q[0] @ fp32_query.embed_queries(["how often are the valves inspected?"])[0]) >= 0.999
     for i, text in enumerate(PASSAGES):
         assert float(ov.embed_passages([text])[0] @ a[i]) >= 0.9999, text
+
+
+def _build_and_query(tmp_path, runtime: str) -> tuple[dict, list]:
+    import dataclasses
+    import json
+    from pathlib import Path
+
+    from pagerecall import indexing
+    from pagerecall.search import Searcher
+
+    corpus = Path(__file__).resolve().parent.parent / "examples" / "corpus"
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / runtime, runtime=runtime)
+    indexing.build(settings, corpus)
+    gen = (tmp_path / runtime / "CURRENT").read_text().strip()
+    meta = json.loads((tmp_path / runtime / gen / "meta.json").read_text())
+    # a reader with the default runtime: queries run on onnxruntime whatever built the index
+    reader_settings = dataclasses.replace(settings, runtime="auto")
+    hits = Searcher(reader_settings).search("How often does the fog signal sound?", k=3, mode="vector").hits
+    return meta, hits
+
+
+def test_index_meta_records_the_runtime_and_int8_stays_the_default_family(tmp_path):
+    meta, hits = _build_and_query(tmp_path, "onnxruntime")
+    assert meta["embedding_runtime"]["runtime"] == "onnxruntime"
+    assert meta["embedding_runtime"]["family"] == meta["fingerprint"]["quantization"] == "int8"
+    assert meta["embedding_runtime"]["reason"]
+    assert hits
+
+
+def test_an_openvino_index_is_searched_without_openvino_vectors(tmp_path):
+    """Built by OpenVINO (family fp32), searched through ``Searcher`` with onnxruntime's q4f32 graph:
+    the fingerprint matches and the top hits equal those of the same query embedded by OpenVINO."""
+    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    import dataclasses
+
+    from pagerecall.search import Searcher
+
+    meta, hits = _build_and_query(tmp_path, "openvino")
+    assert meta["embedding_runtime"]["runtime"] == "openvino"
+    assert meta["fingerprint"]["quantization"] == "fp32"
+    assert hits and hits[0].file.startswith("en/")
+    searcher = Searcher(dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "openvino"))
+    query = "How often does the fog signal sound?"
+    light = searcher.embedder()
+    assert light.runtime_info()["runtime"] == "onnxruntime"
+    ov = load_embedder(dataclasses.replace(searcher.settings, runtime="openvino"), purpose="index")
+    a, b = light.embed_queries([query])[0], ov.embed_queries([query])[0]
+    assert float(a @ b) >= 0.999
+    top = [c for c, _ in searcher.reader().vector_search(a, 5)]
+    assert top == [c for c, _ in searcher.reader().vector_search(b, 5)]
