@@ -331,6 +331,8 @@ def _print_report(rep: dict) -> None:
         )
     for f in rep.get("failed", []):
         out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
+    for f in rep.get("skipped", []):
+        out.write(f"  SKIPPED {f['path']}: {f['reason']} (not indexed; fix it and run pagerecall update)\n")
 
 
 def _print_info(info: dict) -> None:
@@ -355,6 +357,8 @@ def _print_info(info: dict) -> None:
     for k in ("changed", "added", "deleted"):
         for p in st.get(k, []):
             out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+    for f in st.get("skipped", []):
+        out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
 
 
 def run(args: argparse.Namespace) -> int:

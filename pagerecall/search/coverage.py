@@ -60,8 +60,9 @@ class StaleCheck:
         self._lock = threading.Lock()
 
     def __call__(self, snapshot: Any, corpus_root: Path) -> dict:
-        """``{"checked", "changed", "added", "deleted"}`` (relative paths; ``reason`` when the
-        corpus root could not be scanned)."""
+        """``{"checked", "changed", "added", "deleted", "skipped"}`` (relative paths; ``reason``
+        when the corpus root could not be scanned; ``skipped``: ``[{"path", "reason"}]`` of bad
+        entries such as a symlink loop, which never fail a read)."""
         from pagerecall.index.corpus import scan_corpus
 
         now = time.monotonic()
@@ -70,10 +71,12 @@ class StaleCheck:
                 and now - cached[0] < STALE_CACHE_SECONDS):
             return cached[3]
         records = {r["path"]: r for r in snapshot.files_table()}
+        skipped: list[dict] = []
         try:
-            disk = scan_corpus(corpus_root, quiet=True)
+            disk = scan_corpus(corpus_root, quiet=True, skipped=skipped)
         except UsageError as exc:
-            result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": []}
+            result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": [],
+                      "skipped": []}
         else:
             changed = [
                 p for p, f in disk.items()
@@ -85,6 +88,7 @@ class StaleCheck:
                 "changed": sorted(changed),
                 "added": sorted(p for p in disk if p not in records),
                 "deleted": sorted(p for p in records if p not in disk),
+                "skipped": skipped,
             }
         with self._lock:
             self._cache = (now, snapshot.name, str(corpus_root), result)

@@ -1,0 +1,118 @@
+"""What a new user hit (issue 18), one test (or a few) per numbered point.
+
+Real model, real LanceDB, real Tantivy, through the CLI's ``main(argv)`` and the MCP tools in
+process. Each test that changes a corpus or an index works on its own copy in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from pagerecall import indexing
+from pagerecall.cli import main
+from pagerecall.config import Settings
+from pagerecall.search import Searcher
+
+LIGHTHOUSE = [
+    "The lighthouse keeper lit the lamp every evening at dusk and wrote the time in the log book.",
+    "The fog signal sounds every thirty seconds while the fog lies on the bay, day and night.",
+    "Supplies arrived by boat every second Thursday: paraffin for the lamp, flour and letters.",
+]
+BREAD = [
+    "A sourdough starter is a culture of wild yeast kept alive in flour and water; feed it twice a day.",
+    "Bake the country loaf in a covered pot at two hundred and fifty degrees for forty minutes.",
+]
+NFD_NAME = unicodedata.normalize("NFD", "Müller-Übersicht-café.txt")
+NFC_NAME = unicodedata.normalize("NFC", NFD_NAME)
+
+
+def write_corpus(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "lighthouse.txt").write_text("\f".join(LIGHTHOUSE), encoding="utf-8")
+    (root / "bread.txt").write_text("\f".join(BREAD), encoding="utf-8")
+    (root / NFD_NAME).write_text("Die Übersicht von Müller: das Café am Hafen öffnet um sieben Uhr.",
+                                 encoding="utf-8")
+    return root
+
+
+def settings_for(index: Path, corpus: Path | None = None) -> Settings:
+    s = dataclasses.replace(Settings.from_env(), index_dir=index, degraded_registry=None)
+    return dataclasses.replace(s, corpus_root=corpus) if corpus else s
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main([*argv, "--in-process"] if argv and argv[0] in ("search", "files", "info", "page", "verify")
+                else list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> tuple[Path, Path]:
+    """``(corpus, index)``: the corpus above, built once for this module (never changed)."""
+    base = tmp_path_factory.mktemp("newuser")
+    corpus = write_corpus(base / "corpus")
+    index = base / "index"
+    report = indexing.build(settings_for(index), corpus)
+    assert report.files_ok == 3 and report.files_failed == 0
+    return corpus, index
+
+
+# ------------------------------------------------------------------------ 1. symlink loops
+
+
+def _loop(root: Path) -> None:
+    (root / "loopa.pdf").symlink_to("loopb.pdf")
+    (root / "loopb.pdf").symlink_to("loopa.pdf")
+
+
+def test_1_a_symlink_loop_is_skipped_and_listed_by_build(tmp_path, capsys):
+    corpus = write_corpus(tmp_path / "corpus")
+    _loop(corpus)
+    code, out, err = run(capsys, "build", str(corpus), "--index", str(tmp_path / "index"), "-q")
+    assert code == 0, err
+    assert "SKIPPED loopa.pdf: symlink loop" in out and "SKIPPED loopb.pdf: symlink loop" in out
+    code, out, _ = run(capsys, "build", str(corpus), "--index", str(tmp_path / "index"), "-q", "--json")
+    rep = json.loads(out)
+    assert code == 0 and rep["files_ok"] == 3
+    assert sorted(s["path"] for s in rep["skipped"]) == ["loopa.pdf", "loopb.pdf"]
+
+
+def test_1_a_symlink_loop_added_after_the_build_never_takes_down_reads(built, tmp_path, capsys):
+    import shutil
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(built[0], corpus)
+    index = tmp_path / "index"
+    shutil.copytree(built[1], index)
+    _loop(corpus)
+    common = ["--index", str(index), "--corpus", str(corpus)]
+    code, out, err = run(capsys, "search", "fog signal", *common, "--json")
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["hits"][0]["file"] == "lighthouse.txt"
+    assert res["envelope"]["stale"]["checked"] is True
+    assert {s["path"] for s in res["envelope"]["stale"]["skipped"]} == {"loopa.pdf", "loopb.pdf"}
+    code, out, err = run(capsys, "info", *common)
+    assert code == 0 and "skipped   loopa.pdf: symlink loop" in out, err
+    code, out, err = run(capsys, "update", "--dry-run", *common)
+    assert code == 0 and "SKIPPED loopb.pdf: symlink loop" in out, err
+    # the MCP tools and the hint of their errors ("semantic_search_info shows the index state")
+    from test_mcp_server import call
+
+    from pagerecall.mcp.server import create_server
+
+    server = create_server(settings_for(index, corpus))
+    for tool, args in (("semantic_search", {"query": "fog signal", "k": 2}), ("semantic_search_info", {})):
+        res = call(server, tool, args)
+        assert not res.is_error, res.content[0].text
+    # a corpus root that is itself a loop is a usage error, not a traceback
+    (tmp_path / "rootloop").symlink_to(tmp_path / "rootloop")
+    code, _, err = run(capsys, "build", str(tmp_path / "rootloop"), "--index", str(tmp_path / "i2"))
+    assert code == 2 and "Traceback" not in err and "Next:" in err
