@@ -116,3 +116,71 @@ def test_1_a_symlink_loop_added_after_the_build_never_takes_down_reads(built, tm
     (tmp_path / "rootloop").symlink_to(tmp_path / "rootloop")
     code, _, err = run(capsys, "build", str(tmp_path / "rootloop"), "--index", str(tmp_path / "i2"))
     assert code == 2 and "Traceback" not in err and "Next:" in err
+
+
+# ------------------------------------------------------------------------ 2. names too long
+
+
+def test_2_a_file_name_too_long_is_not_found(built, capsys):
+    corpus, index = built
+    long = "A" * 300 + ".txt"
+    code, _, err = run(capsys, "page", long, "1", "--index", str(index))
+    assert code == 1 and "No file" in err and "Traceback" not in err
+    code, _, err = run(capsys, "verify", "lamp", "--file", long, "--index", str(index))
+    assert code == 1 and "No file" in err
+    from test_mcp_server import call
+
+    from pagerecall.mcp.server import create_server
+
+    res = call(create_server(settings_for(index)), "read_page", {"file": long, "page": 1})
+    assert res.is_error and "No file" in res.content[0].text and "Errno" not in res.content[0].text
+
+
+# ------------------------------------------------------------------------ 5. Unicode normal forms
+
+
+def test_5_an_nfd_file_name_is_found_when_typed_in_nfc(built, capsys):
+    corpus, index = built
+    assert (corpus / NFD_NAME).exists() and NFC_NAME != NFD_NAME
+    common = ["--index", str(index)]
+    code, out, err = run(capsys, "page", NFC_NAME, "1", *common)
+    assert code == 0 and "Café am Hafen" in unicodedata.normalize("NFC", out), err
+    code, out, err = run(capsys, "verify", "das Café am Hafen", "--file", NFC_NAME, *common)
+    assert code == 0 and out.startswith("exact"), (out, err)
+    code, out, err = run(capsys, "search", "Hafen", "--file", NFC_NAME, *common, "--json")
+    assert code == 0, err
+    assert {h["file"] for h in json.loads(out)["hits"]} == {NFD_NAME}  # the name as stored
+    for pattern in ("müller übersicht", "Müller-*", NFC_NAME):
+        code, out, _ = run(capsys, "files", pattern, *common, "--json")
+        assert json.loads(out)["matched"] == 1, pattern
+    from test_mcp_server import call
+
+    from pagerecall.mcp.server import create_server
+
+    server = create_server(settings_for(index))
+    for tool, args in (("read_page", {"file": NFC_NAME, "page": 1}),
+                       ("semantic_search", {"query": "Hafen", "files": [NFC_NAME]}),
+                       ("library_files", {"pattern": "Müller-Übersicht"}),
+                       ("verify_quote", {"quote": "das Café am Hafen", "file": NFC_NAME})):
+        res = call(server, tool, args)
+        assert not res.is_error, (tool, res.content[0].text)
+    assert res.structured_content["match"] == "exact"
+
+
+# ------------------------------------------------------------------------ 6. absolute paths
+
+
+def test_6_page_and_search_file_accept_the_same_absolute_path(built, capsys):
+    corpus, index = built
+    absolute = str(corpus / "lighthouse.txt")
+    code, out, err = run(capsys, "page", absolute, "2", "--index", str(index))
+    assert code == 0 and "fog signal" in out, err
+    code, out, err = run(capsys, "search", "fog", "--file", absolute, "--index", str(index), "--json")
+    assert code == 0 and {h["file"] for h in json.loads(out)["hits"]} == {"lighthouse.txt"}
+    code, out, err = run(capsys, "verify", "fog signal sounds", "--file", absolute, "--index", str(index))
+    assert code == 0, err
+    # outside the corpus both refuse / match nothing (exit 2)
+    code, _, err = run(capsys, "page", "/etc/passwd", "1", "--index", str(index))
+    assert code == 2 and "outside the corpus root" in err
+    code, _, err = run(capsys, "search", "fog", "--file", "/etc/passwd", "--index", str(index))
+    assert code == 2 and "matches no indexed file" in err
