@@ -184,3 +184,55 @@ def test_6_page_and_search_file_accept_the_same_absolute_path(built, capsys):
     assert code == 2 and "outside the corpus root" in err
     code, _, err = run(capsys, "search", "fog", "--file", "/etc/passwd", "--index", str(index))
     assert code == 2 and "matches no indexed file" in err
+
+
+# ------------------------------------------------------------------------ 4. reads during a first build
+
+
+def test_4_reads_during_a_first_build_say_a_build_is_running(tmp_path, capsys):
+    from pagerecall.index.layout import IndexStore
+
+    index = tmp_path / "index"
+    store = IndexStore(index)
+    with store.lock(wait=False):  # what a first build holds while it embeds
+        for argv in (["search", "fog"], ["info"], ["files", "*"], ["update"]):
+            code, _, err = run(capsys, *argv, "--index", str(index))
+            assert code == 1 and "a build is running" in err and f"pid={os.getpid()}" in err, (argv, err)
+            assert "since=" in err and "pagerecall build CORPUS" not in err
+        from test_mcp_server import call
+
+        from pagerecall.mcp.server import create_server
+
+        res = call(create_server(settings_for(index)), "semantic_search", {"query": "fog"})
+        assert res.is_error and "a build is running" in res.content[0].text
+        assert "pagerecall build CORPUS" not in res.content[0].text
+        # a second build is refused at once (--no-wait) and names the holder
+        code, _, err = run(capsys, "build", str(write_corpus(tmp_path / "c")), "--index", str(index), "--no-wait")
+        assert code == 1 and "being written by another process" in err
+    # released, nothing committed: neither the lock file nor the folder the lock made is left
+    assert not index.exists()
+    code, _, err = run(capsys, "search", "fog", "--index", str(index))
+    assert code == 1 and "Next: pagerecall build CORPUS" in err
+
+
+def test_4_a_stale_lock_info_of_a_dead_writer_is_ignored(tmp_path, capsys):
+    import socket
+    import subprocess
+    import sys
+
+    index = tmp_path / "index"
+    index.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (index / "lock.info").write_text(f"pid={dead.stdout.strip()} host={socket.gethostname()} since=x cmd=y\n")
+    code, _, err = run(capsys, "search", "fog", "--index", str(index))
+    assert code == 1 and "Next: pagerecall build CORPUS" in err and "running" not in err
+
+
+def test_4_a_refused_build_leaves_no_lock_file(tmp_path, capsys):
+    index = tmp_path / "index"
+    code, _, err = run(capsys, "build", str(tmp_path / "no-such-corpus"), "--index", str(index))
+    assert code == 2 and "Corpus folder not found" in err
+    assert not index.exists()
+    index.mkdir()  # a folder the user made: kept, but empty
+    code, _, _ = run(capsys, "build", str(tmp_path / "no-such-corpus"), "--index", str(index))
+    assert code == 2 and list(index.iterdir()) == []

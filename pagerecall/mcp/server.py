@@ -92,9 +92,12 @@ def _tool_error(exc: BaseException, settings: Settings):
     msg = str(exc)
     index = settings.index_dir
     if isinstance(exc, IndexNotFoundError):
-        if "pagerecall build" not in msg:
-            msg += f" Next: pagerecall build CORPUS --index {index}"
-        msg += " (a shell command for the user: this server is read-only and cannot build an index)."
+        if "a build is running" in msg:
+            msg += " (this server answers once the build is done)."
+        else:
+            if "pagerecall build" not in msg:
+                msg += f" Next: pagerecall build CORPUS --index {index}"
+            msg += " (a shell command for the user: this server is read-only and cannot build an index)."
     elif isinstance(exc, IndexMismatchError):
         if "rebuild" not in msg:
             msg += " Next: rebuild the index."
