@@ -319,6 +319,10 @@ def _print_report(rep: dict) -> None:
                 out.write(f"  {key}: {p}\n")
         for m in moved:
             out.write(f"  moved: {m['from']} -> {m['to']}\n")
+    if rep.get("corpus_moved"):
+        mv = rep["corpus_moved"]
+        out.write(f"corpus folder {'would be' if rep.get('dry_run') else 'is now'} recorded at {mv['to']} "
+                  f"(was {mv['from']})\n")
     if rep.get("fulltext_rebuilt"):
         out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
                    if rep.get("dry_run") else

@@ -297,6 +297,9 @@ class WriteReport:
     seconds_embedding: float
     dry_run: bool = False
     verified: bool = False
+    corpus_moved: dict | None = None
+    """``{"from", "to"}`` when ``update`` found the corpus at another folder than the one recorded
+    (``--corpus``): the new generation records the new place (in a dry run: would record it)."""
     skipped: list[dict] = field(default_factory=list)
     """``[{"path", "reason"}]``: entries of the corpus folder that were skipped (a symlink loop, a
     dangling link, a name that is not UTF-8, a file that could not be read): not indexed, listed
@@ -461,7 +464,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     A run with nothing to do loads no model, embeds nothing and writes nothing, unless the live
     generation's full-text index has an older schema: then a new generation is written whose
     Tantivy index is rebuilt from the Lance rows (nothing is re-embedded; the model is loaded for
-    the verification probe) and ``fulltext_rebuilt`` is True.
+    the verification probe) and ``fulltext_rebuilt`` is True; or unless the corpus was found at
+    another folder (``settings.corpus_root``, a moved corpus): then a new generation records the
+    new place (nothing re-embedded) and ``corpus_moved`` says so.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
@@ -476,6 +481,11 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     live = open_snapshot(store.path)
     meta = live.meta
+    if not settings.corpus_root and not Path(meta["corpus_root"]).is_dir():
+        raise UsageError(
+            f"The corpus folder recorded in the index, {meta['corpus_root']}, does not exist. Next: if it "
+            f"was moved, pagerecall update --corpus NEW_PLACE --index {settings.index_dir} records its new place"
+        )
     root = resolve_root(settings.corpus_root or meta["corpus_root"])
     records = {r["path"]: r for r in live.files_table()}
     skipped: list[dict] = []
@@ -500,7 +510,10 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             f"another corpus, and updating would delete every indexed file. Next: pagerecall build {root} "
             f"--index {settings.index_dir} --replace (rollback brings the old one back), or drop the corpus setting"
         )
-    if dry_run or (delta.empty and not fulltext_outdated):
+    moved_root = root != recorded_root
+    if moved_root:
+        base_report["corpus_moved"] = {"from": str(recorded_root), "to": str(root)}
+    if dry_run or (delta.empty and not fulltext_outdated and not moved_root):
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),

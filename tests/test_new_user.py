@@ -236,3 +236,34 @@ def test_4_a_refused_build_leaves_no_lock_file(tmp_path, capsys):
     index.mkdir()  # a folder the user made: kept, but empty
     code, _, _ = run(capsys, "build", str(tmp_path / "no-such-corpus"), "--index", str(index))
     assert code == 2 and list(index.iterdir()) == []
+
+
+# ------------------------------------------------------------------------ 3. a moved corpus
+
+
+def test_3_update_of_a_moved_corpus_records_the_new_place(built, tmp_path, capsys):
+    import shutil
+
+    old = tmp_path / "ex-a"
+    shutil.copytree(built[0], old)
+    index = tmp_path / "index"
+    indexing.build(settings_for(index), old)
+    new = tmp_path / "ex-b"
+    old.rename(new)
+    code, _, err = run(capsys, "update", "--index", str(index))
+    assert code == 2 and "does not exist" in err and "update --corpus" in err
+    code, out, _ = run(capsys, "update", "--dry-run", "--corpus", str(new), "--index", str(index))
+    assert code == 0 and f"would be recorded at {new}" in out
+    code, out, err = run(capsys, "update", "--corpus", str(new), "--index", str(index), "--json")
+    rep = json.loads(out)
+    assert code == 0 and rep["corpus_moved"] == {"from": str(old), "to": str(new)}, err
+    assert rep["chunks_embedded"] == 0 and rep["generation"] != rep["previous"]
+    # without --corpus now: info, page and search's stale check all use the new place
+    code, out, _ = run(capsys, "info", "--index", str(index), "--json")
+    assert json.loads(out)["corpus_root"] == str(new)
+    code, out, _ = run(capsys, "page", "lighthouse.txt", "2", "--index", str(index))
+    assert code == 0 and "fog signal" in out
+    code, out, _ = run(capsys, "search", "fog", "--index", str(index), "--json")
+    assert json.loads(out)["envelope"]["stale"]["checked"] is True
+    code, out, _ = run(capsys, "update", "--index", str(index), "--json")
+    assert json.loads(out)["corpus_moved"] is None and json.loads(out)["generation"] == rep["generation"]
