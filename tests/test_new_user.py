@@ -267,3 +267,59 @@ def test_3_update_of_a_moved_corpus_records_the_new_place(built, tmp_path, capsy
     assert json.loads(out)["envelope"]["stale"]["checked"] is True
     code, out, _ = run(capsys, "update", "--index", str(index), "--json")
     assert json.loads(out)["corpus_moved"] is None and json.loads(out)["generation"] == rep["generation"]
+
+
+# ------------------------------------------------------------------------ 12. MCP error text
+
+
+@pytest.mark.parametrize("tool,args,needle", [
+    ("semantic_search", {"query": "fog", "k": 0}, "k must be between 1 and 50, got 0"),
+    ("semantic_search", {"query": "q" * 3000}, "query has 3,000 characters; the limit is 2,000"),
+    ("semantic_search", {"query": "fog", "files": ["x" * 2000]}, "a files entry is empty or longer"),
+    ("semantic_search_deep", {"query": "fog", "k": 99}, "k must be between 1 and 50"),
+    ("read_page", {"file": "lighthouse.txt", "page": 0}, "page must be 1 or more"),
+    ("read_page", {"file": "A" * 5000, "page": 1}, "file has 5,000 characters"),
+    ("read_page", {"file": "nope.txt", "page": 1}, "No file 'nope.txt'"),
+    ("read_page", {"file": "lighthouse.txt", "page": 99}, "out of range"),
+    ("verify_quote", {"quote": "x" * 6000, "file": "lighthouse.txt"}, "quote has 6,000 characters"),
+    ("verify_quote", {"quote": "fog", "file": "nope.txt"}, "No file 'nope.txt'"),
+    ("library_files", {"pattern": "*", "limit": 0}, "limit must be between 1 and 2000"),
+    ("semantic_search", {"query": "fog", "files": ["zzz"]}, "matches no indexed file"),
+])
+def test_12_mcp_errors_are_one_sentence_and_one_next_step(built, tool, args, needle):
+    from test_mcp_server import call
+
+    from pagerecall.mcp.server import create_server
+
+    res = call(create_server(settings_for(built[1])), tool, args)
+    text = res.content[0].text
+    assert res.is_error and needle in text, text
+    assert text.count("Next:") == 1 and "pydantic" not in text and "http" not in text, text
+    assert "\n" not in text and len(text) < 400, text
+    assert "pagerecall files" not in text  # CLI hints are rewritten into tool names
+
+
+def test_12_output_schemas_type_every_array_item(built):
+    import anyio
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    async def go():
+        async with mcp.Client(create_server(settings_for(built[1]))) as client:
+            return (await client.list_tools()).tools
+
+    def untyped(o, path=""):
+        if isinstance(o, dict):
+            if o.get("type") == "array" and not o.get("items"):
+                yield path
+            for k, v in o.items():
+                yield from untyped(v, f"{path}/{k}")
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                yield from untyped(v, f"{path}/{i}")
+
+    tools = anyio.run(go)
+    assert [(t.name, p) for t in tools for p in untyped(t.output_schema)] == []
+    k = next(t for t in tools if t.name == "semantic_search").input_schema["properties"]["k"]
+    assert (k["minimum"], k["maximum"]) == (1, 50)  # bounds still advertised

@@ -77,6 +77,15 @@ HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", H
 })
 
 
+class FailedFile(BaseModel):
+    """A file that failed to index: the reason is kept; ``pagerecall update`` retries it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str = Field(description="relative to the corpus root")
+    error: str | None = Field(None, description="why it failed")
+
+
 class Envelope(BaseModel):
     """How far the hits and a miss can be trusted (coverage of the index)."""
 
@@ -87,7 +96,7 @@ class Envelope(BaseModel):
     model: str | None = None
     corpus_root: str | None = None
     files_indexed: int | None = None
-    files_failed: list[Any] = Field(default_factory=list)
+    files_failed: list[FailedFile] = Field(default_factory=list)
     stale: dict[str, Any] = Field(default_factory=dict)
     degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
     registry: dict[str, Any] | None = None
@@ -130,7 +139,7 @@ class InfoOut(BaseModel):
     chunks: int | None = None
     counts: dict[str, Any] | None = None
     fingerprint: dict[str, Any] | None = None
-    files_failed: list[Any] = Field(default_factory=list)
+    files_failed: list[FailedFile] = Field(default_factory=list)
     degraded_detected: dict[str, Any] = Field(
         default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
     )
