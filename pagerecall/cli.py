@@ -467,9 +467,12 @@ def _print_read(args: argparse.Namespace, res: dict) -> int:
                 where += f" (printed {d['label']})"
             wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
             head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
-            sys.stdout.write(f"{head}: {args.file} {where if d['match'] != 'not_found' else ''}\n")
+            found = d["match"] != "not_found"
+            sys.stdout.write(f"{head}: {args.file}" + (f" {where}" if found else "") + "\n")
             if d.get("context"):
-                sys.stdout.write(f"   …{d['context']}…\n")
+                sys.stdout.write(f"   …{' '.join(d['context'].split())}…\n")
+            if d.get("matched_text") and d["match"] != "exact":  # what the notes tell the user to cite
+                sys.stdout.write(f"   matched_text: {' '.join(d['matched_text'].split())}\n")
             if d.get("note"):
                 sys.stdout.write(f"   {d['note']}\n")
         if d["match"] == "not_found":

@@ -323,3 +323,30 @@ def test_12_output_schemas_type_every_array_item(built):
     assert [(t.name, p) for t in tools for p in untyped(t.output_schema)] == []
     k = next(t for t in tools if t.name == "semantic_search").input_schema["properties"]["k"]
     assert (k["minimum"], k["maximum"]) == (1, 50)  # bounds still advertised
+
+
+# ------------------------------------------------------------------------ 13. verify's text output
+
+
+def test_13_verify_prints_what_it_tells_the_user_to_cite(built, capsys):
+    corpus, index = built
+    common = ["--file", "lighthouse.txt", "--index", str(index)]
+    code, out, _ = run(capsys, "verify", "The lighthouse keeper lit a lamp every evening at dusk and wrote the time",
+                       *common)
+    assert code == 4 and out.startswith("fuzzy: lighthouse.txt page 1\n")
+    assert "quote matched_text instead" in out
+    assert "   matched_text: The lighthouse keeper lit the lamp every evening at dusk and wrote the ti" in out
+    code, out, _ = run(capsys, "verify", "zebra crossing unicorn", *common)
+    assert code == 1 and out.splitlines()[0] == "not_found: lighthouse.txt"  # no stray space
+    assert not any(line.endswith(" ") for line in out.splitlines())
+
+
+def test_13_failure_reasons_have_one_full_stop(tmp_path, capsys):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "bad.pdf").write_bytes(b"not a pdf at all")
+    (corpus / "ok.txt").write_text("One good page about the harbour.", encoding="utf-8")
+    code, out, err = run(capsys, "build", str(corpus), "--index", str(tmp_path / "index"), "-q")
+    assert code == 0 and "FAILED bad.pdf: unopenable" in out and ".." not in out, out
+    code, _, err = run(capsys, "verify", "harbour", "--file", "bad.pdf", "--index", str(tmp_path / "index"))
+    assert code == 1 and "unopenable" in err and ".." not in err, err

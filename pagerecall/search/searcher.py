@@ -82,7 +82,7 @@ def _fulltext_errors(snapshot):
         yield
     except (OSError, RuntimeError, ValueError) as exc:
         raise IndexCorruptError(
-            f"Reading the full-text index of {snapshot.path} failed: {exc}. Next: pagerecall info; "
+            f"Reading the full-text index of {snapshot.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
             "pagerecall rebuild if it persists."
         ) from exc
 
