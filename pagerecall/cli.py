@@ -281,6 +281,8 @@ def _print_search(res: dict, quiet: bool = False) -> None:
         out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
                                 else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
     notes = []
+    if env.get("weak") and res["hits"]:
+        notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
     for phrase in env.get("phrases_not_found") or []:
         notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
     if env.get("files_failed"):

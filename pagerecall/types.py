@@ -107,6 +107,8 @@ class Hit:
     recall_score: float | None = None
     char_start: int = 0
     char_end: int = 0
+    weak: bool = False
+    """No lane had evidence for the query (``envelope.weak``): the nearest passage to nothing."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -350,3 +350,66 @@ def test_13_failure_reasons_have_one_full_stop(tmp_path, capsys):
     assert code == 0 and "FAILED bad.pdf: unopenable" in out and ".." not in out, out
     code, _, err = run(capsys, "verify", "harbour", "--file", "bad.pdf", "--index", str(tmp_path / "index"))
     assert code == 1 and "unopenable" in err and ".." not in err, err
+
+
+# ------------------------------------------------------------------------ 7. no evidence at all
+
+
+@pytest.mark.parametrize("query", ["xylofrobnicated", "?!...;;", "*"])
+def test_7_a_query_that_matches_nothing_is_marked_weak_with_a_miss(built, capsys, query):
+    corpus, index = built
+    code, out, err = run(capsys, "search", query, "--index", str(index), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["hits"], err
+    env = res["envelope"]
+    assert env["weak"] is True and all(h["weak"] for h in res["hits"])
+    assert env["miss"]["weak_hits"] and env["miss"]["note"]
+    code, out, err = run(capsys, "search", query, "--index", str(index))
+    assert "note: weak hits" in err
+    from test_mcp_server import call
+
+    from pagerecall.mcp.server import create_server
+
+    got = call(create_server(settings_for(index)), "semantic_search", {"query": query})
+    assert not got.is_error and got.structured_content["envelope"]["weak"] is True
+
+
+@pytest.mark.parametrize("query", ["fog signal", "Wann ertönt das Nebelsignal?", "霧笛はいつ鳴りますか", "Sauerteig füttern"])
+def test_7_real_queries_are_not_weak(built, query):
+    corpus, index = built
+    res = Searcher(settings_for(index)).search(query, k=3)
+    assert res.envelope["weak"] is False and "miss" not in res.envelope, query
+
+
+# ------------------------------------------------------------------------ 15. warnings: one short line, once
+
+
+def test_15_deep_mode_without_a_cross_encoder_says_so_in_one_short_line_once(built, tmp_path, caplog):
+    import logging
+
+    from pagerecall import rerank
+
+    corpus, index = built
+    # a cache folder of its own: the default cross-encoder is certainly not cached there
+    settings = dataclasses.replace(settings_for(index), reranker=None, cache_dir=Settings.from_env().cache_dir)
+    rerank._CACHE.clear()
+    with caplog.at_level(logging.INFO, logger="pagerecall"):
+        s = Searcher(settings)
+        for _ in range(2):
+            s.search("fog signal", k=2, deep=True)
+    lines = [r.getMessage() for r in caplog.records if "cross-encoder" in r.getMessage() or "Reranker" in r.getMessage()]
+    if s.reranker().__class__.__name__ != "FallbackReranker":
+        pytest.skip("a cross-encoder is cached on this machine: no fallback message to check")
+    assert len(lines) == 1 and len(lines[0]) <= 120, lines
+
+
+@pytest.mark.slow
+def test_15_model_conversion_does_not_relay_the_quantizer_hint(tmp_path, caplog):
+    import logging
+
+    from pagerecall import _e5onnx
+
+    with caplog.at_level(logging.INFO):
+        _e5onnx.ensure_converted(tmp_path, "int8")
+    assert not [r for r in caplog.records if "pre-processing" in r.getMessage()]
+    assert any("Converted in" in r.getMessage() for r in caplog.records)

@@ -68,6 +68,7 @@ HIT_FIELDS = {
     "char_start": "code-point offset of the passage in page_start's text",
     "char_end": "code-point offset (exclusive) of the passage's end in page_end's text",
     "chunk_id": "the passage's stable id in the index",
+    "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
@@ -105,8 +106,10 @@ class Envelope(BaseModel):
         default_factory=list,
         description="quoted phrases that occur in no indexed passage: the hits match their words, not the phrase",
     )
+    weak: bool = Field(False, description="no lane had evidence for the query: the hits are likely unrelated "
+                                         "and miss applies as for an empty answer")
     miss: dict[str, Any] | None = Field(
-        None, description="present when there are no hits: whether the miss can be trusted, and why not"
+        None, description="present when there are no hits (or weak ones): whether the miss can be trusted, and why not"
     )
 
 

@@ -24,6 +24,10 @@ MISS_NOTE = ("A miss is never proof of absence from the sources; "
              "use `pagerecall files` for a definitive answer by file name.")
 
 
+WEAK_NOTE = ("No word of the query occurs in the index, and the closest passages by meaning are no closer "
+             "than meaningless queries get: the hits are likely unrelated; treat the answer as a miss.")
+
+
 def iso(ts: float | str | None) -> str | None:
     """A POSIX time (or an ISO string, passed through) as ISO-8601 UTC to the second."""
     if ts is None:
@@ -95,13 +99,16 @@ class StaleCheck:
         return result
 
 
-def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict) -> dict:
+def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict,
+             weak: bool = False) -> dict:
     """The coverage envelope of an answer from ``snapshot`` (the one its hits came from).
 
     ``registry`` is a :class:`pagerecall.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
     result. Sets ``degraded`` on the hits of degraded files. Keys: ``generation``, ``built_at``,
     ``model``, ``corpus_root``, ``files_indexed``, ``files_failed``, ``stale``,
-    ``degraded_in_hits``, ``registry``, ``scope``, and ``miss`` when there is no hit."""
+    ``degraded_in_hits``, ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
+    the hits are ``weak`` (no lane had evidence for the query: no word of it matched and the
+    vector lane is at the noise floor; the hits are then no answer, and the miss note applies)."""
     meta = snapshot.meta
     records = snapshot.files_table()
     by_path = {r["path"]: r for r in records}
@@ -129,8 +136,9 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         "degraded_in_hits": degraded_hits,
         "registry": registry.to_dict(),
         "scope": list(scope) if scope else None,
+        "weak": weak,
     }
-    if not hits:
+    if not hits or weak:
         caveats = []
         in_scope = [by_path[p] for p in (scope or by_path)]
         if env["files_indexed"] == 0:
@@ -149,4 +157,6 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         elif registry.degraded_count:
             caveats.append(f"the registry lists {registry.degraded_count} degraded file(s)")
         env["miss"] = {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
+        if weak:
+            env["miss"]["weak_hits"] = WEAK_NOTE
     return env
