@@ -43,8 +43,8 @@ MODES = ("vector", "fulltext", "hybrid")
 
 NOISE_PROBES = ("xylofrobnicated", "qzxvbnm wkjhg", "?!...;;", "*", "zzzzzz", "frobnicate the glorp",
                 "ksdjf lkqwe poiuz")
-"""Queries that mean nothing in any language (made-up words, punctuation, one symbol): the best
-cosine they reach in an index is its noise floor (:meth:`Searcher.noise_floor`)."""
+"""Queries that mean nothing in any language (made-up words, punctuation, one symbol): how close a
+query is to the nearest of them is the yardstick of "no evidence" (:meth:`Searcher._no_evidence`)."""
 
 NOISE_MARGIN = -0.04
 """A query no word of which matched, and whose best passage is not closer to it than the nearest of
@@ -311,8 +311,8 @@ class Searcher:
         else:
             (ranked,) = lanes.values()
         # overlapping passages of one page: the best one stands for them (pagerecall.search.hybrid)
-        rows = q.rows_for([cid for cid, _ in ranked[: 3 * want + 10]])
-        ranked = collapse_same_page(ranked, rows, want)
+        # (rows of schema-2 indexes are all read with the lanes' hits already: no extra read)
+        ranked = collapse_same_page(ranked, q.rows_for([cid for cid, _ in ranked]), want)
         # every hit reports its rank in every lane that ran (None = not found by that lane)
         lane_rank = {n: {cid: i + 1 for i, (cid, _) in enumerate(v)} for n, v in lanes.items()}
         rows = q.rows_for([cid for cid, _ in ranked])
