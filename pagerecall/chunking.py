@@ -111,6 +111,19 @@ PAGE_JOIN = "\n"
 """Separator between the texts of consecutive contributing pages inside one chunk."""
 
 _PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of span tuples
+WINDOW_CHARS = 65_536
+"""At most this many characters are tokenised in one call (issue 18.11). A page longer than that (a
+20 MB text file on one line is one page) is tokenised window by window, each cut just before a
+whitespace character near the limit (the tokenizer splits words there, so the tokens are those
+of the whole page; checked by ``tests/test_chunking.py``), or, with no whitespace in the last
+4,096 characters of the window (CJK without spaces, one enormous token), at the limit itself,
+and then every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
+batched up to the same number of characters.
+Why: tokenising a 20 MB page in one call built ~5 M offset tuples and the tokenizer's own
+per-token strings: 3.47 GB RSS and no progress for 15 minutes (issue 18.11); per window the
+intermediate objects stay at one window's worth, and what grows with the page is the compact
+token buffers (``array('i')``: 13 bytes per token) and the chunks themselves."""
+_WINDOW_SLACK = 4096  # how far back from the limit a window looks for whitespace to cut before
 _VERIFY_BATCH = 64  # planned chunks re-tokenised per tokenizer call
 
 _CLOSERS = "\"'”’»)\\]」』）】〕"
@@ -221,7 +234,8 @@ class _Planner:
     """Token buffers of one document and the cut decisions over them (indices are global
     token numbers across contributing pages)."""
 
-    def __init__(self, texts: list[str], tokenizer: Tokenizer, budget: int, params: ChunkParams) -> None:
+    def __init__(self, texts: list[str], tokenizer: Tokenizer, budget: int, params: ChunkParams,
+                 window: int = WINDOW_CHARS) -> None:
         self.texts = texts
         self.tokenizer = tokenizer
         self.B = budget
@@ -232,14 +246,69 @@ class _Planner:
         self.end = array("i")
         self.brk = bytearray()  # 1 = a sentence ends with this token
         self.first_tok: list[int] = []  # first global token index of each contributing page
-        for b in range(0, len(texts), _PAGE_BATCH):
-            batch = texts[b : b + _PAGE_BATCH]
-            for j, spans in enumerate(tokenizer.token_spans_batch(batch)):
-                self._add_page(b + j, batch[j], spans)
+        inexact: set[int] = set()  # pages windowed with a cut inside a word
+        batch: list[int] = []
+        chars = 0
+        for i, t in enumerate(texts + [None]):  # None: flush the last batch
+            if batch and (t is None or len(batch) == _PAGE_BATCH or chars + len(t) > window):
+                for j, spans in zip(batch, tokenizer.token_spans_batch([texts[j] for j in batch])):
+                    self._add_page(j, texts[j], spans)
+                batch, chars = [], 0
+            if t is None:
+                break
+            if len(t) > window:
+                if not self._add_long_page(i, t, window):
+                    inexact.add(i)
+            else:
+                batch.append(i)
+                chars += len(t)
         self.N = len(self.start)
         # token counts of cuts at clean whitespace are exact only on pages with exact offsets
         exact = _whitespace_exact(tokenizer)
-        self.regular = [exact and _REGULAR_RE.fullmatch(t) is not None for t in texts]
+        self.regular = [exact and i not in inexact and _REGULAR_RE.fullmatch(t) is not None
+                        for i, t in enumerate(texts)]
+
+    def _add_long_page(self, pidx: int, text: str, window: int) -> bool:
+        """Tokenise a page longer than ``window`` characters window by window (see
+        :data:`WINDOW_CHARS`) into the token buffers. Returns False when some window had to be cut
+        inside a word (its chunks are then re-tokenised)."""
+        self.first_tok.append(len(self.start))
+        clean = True
+        hi = 0
+        a = 0
+        n = len(text)
+        while a < n:
+            b = min(n, a + window)
+            if b < n:
+                cut = max(text.rfind(" ", b - _WINDOW_SLACK, b), text.rfind("\n", b - _WINDOW_SLACK, b))
+                if cut > a:
+                    b = cut  # just before the space: "word|␣next" tokenises as in the whole page
+                else:
+                    clean = False
+            piece = text[a:b]
+            spans = self.tokenizer.token_spans(piece)
+            m = len(spans)
+            if b >= n:
+                while m and not piece[spans[m - 1][0] : spans[m - 1][1]].strip():
+                    m -= 1  # the page's trailing "▁" token: not part of any chunk text
+            starts = array("i", [s + a for s, _ in spans[:m]])
+            ends = array("i")
+            for _, e in spans[:m]:  # non-decreasing, as in _add_page
+                hi = e + a if e + a > hi else hi
+                ends.append(hi)
+            marks = bytearray(m)
+            for e in sentence_breaks(piece):
+                if e == len(piece) and b < n and not text[b].isspace():
+                    continue  # the window's end, not a sentence's
+                k = bisect.bisect_left(starts, e + a) - 1
+                if k >= 0:
+                    marks[k] = 1
+            self.start.extend(starts)
+            self.end.extend(ends)
+            self.page.extend(array("i", [pidx]) * m)
+            self.brk.extend(marks)
+            a = b
+        return clean
 
     def _add_page(self, pidx: int, text: str, spans: Sequence[tuple[int, int]]) -> None:
         self.first_tok.append(len(self.start))
@@ -421,7 +490,8 @@ def _mend_short_tail(
     return -1 if nxt is None else nxt
 
 
-def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None) -> list[Chunk]:
+def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None,
+                   window: int = WINDOW_CHARS) -> list[Chunk]:
     """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
 
     Returns chunks with ``seq`` 0..n-1 in document order; ``page_start``/``page_end`` are
@@ -430,6 +500,8 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
     slice of the pages joined as described in the module docstring; ``n_tokens`` counts the
     tokenizer's tokens of ``text`` (no prefix, no special tokens); ``ocr`` is True when any
     spanned contributing page has status ``"ocr"``. A document with no usable text gives ``[]``.
+
+    ``window``: characters tokenised per call (:data:`WINDOW_CHARS`; tests pass a small one).
 
     Raises ``UsageError`` when ``params`` are inconsistent (overlap >= max, min > max) or leave
     no room in the model's window.
@@ -440,7 +512,7 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
     if not pages:
         return []
     texts = [p.text for p in pages]
-    plan = _Planner(texts, tokenizer, budget, params)
+    plan = _Planner(texts, tokenizer, budget, params, window)
 
     spans_out: list[tuple[int, int, int, int, str, int]] = []
     toks_out: list[tuple[int, int]] = []  # planned token range [a, b) of each entry of spans_out

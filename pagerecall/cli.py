@@ -320,6 +320,8 @@ def _print_search(res: dict, quiet: bool = False) -> None:
         out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
                                 else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
     notes = []
+    if env.get("weak") and res["hits"]:
+        notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
     for phrase in env.get("phrases_not_found") or []:
         notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
     if env.get("files_failed"):
@@ -427,6 +429,10 @@ def _print_report(rep: dict) -> None:
                 out.write(f"  {key}: {p}\n")
         for m in moved:
             out.write(f"  moved: {m['from']} -> {m['to']}\n")
+    if rep.get("corpus_moved"):
+        mv = rep["corpus_moved"]
+        out.write(f"corpus folder {'would be' if rep.get('dry_run') else 'is now'} recorded at {mv['to']} "
+                  f"(was {mv['from']})\n")
     if rep.get("fulltext_rebuilt"):
         out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
                    if rep.get("dry_run") else
@@ -439,6 +445,8 @@ def _print_report(rep: dict) -> None:
         )
     for f in rep.get("failed", []):
         out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
+    for f in rep.get("skipped", []):
+        out.write(f"  SKIPPED {f['path']}: {f['reason']} (not indexed; fix it and run pagerecall update)\n")
 
 
 def _print_info(info: dict) -> None:
@@ -463,6 +471,8 @@ def _print_info(info: dict) -> None:
     for k in ("changed", "added", "deleted"):
         for p in st.get(k, []):
             out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+    for f in st.get("skipped", []):
+        out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -597,9 +607,12 @@ def _print_read(args: argparse.Namespace, res: dict) -> int:
                 where += f" (printed {d['label']})"
             wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
             head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
-            sys.stdout.write(f"{head}: {args.file} {where if d['match'] != 'not_found' else ''}\n")
+            found = d["match"] != "not_found"
+            sys.stdout.write(f"{head}: {args.file}" + (f" {where}" if found else "") + "\n")
             if d.get("context"):
-                sys.stdout.write(f"   …{d['context']}…\n")
+                sys.stdout.write(f"   …{' '.join(d['context'].split())}…\n")
+            if d.get("matched_text") and d["match"] != "exact":  # what the notes tell the user to cite
+                sys.stdout.write(f"   matched_text: {' '.join(d['matched_text'].split())}\n")
             if d.get("note"):
                 sys.stdout.write(f"   {d['note']}\n")
         if d["match"] == "not_found":

@@ -46,7 +46,17 @@ class IndexNotFoundError(PagerecallError):
 
     @classmethod
     def at(cls, path: object) -> "IndexNotFoundError":
-        """The one "no index here" error, with its next step (every command that reads uses it)."""
+        """The one "no index here" error, with its next step (every command that reads uses it).
+
+        When a writer holds the index's lock (a first build is running: ``INDEX/lock.info`` names
+        a live process), the message says so (who, since when) and says to wait, instead of
+        telling the user to build what is being built."""
+        holder = running_writer(path)
+        if holder:
+            return cls(
+                f"No index at {path} yet: a build is running ({holder}). "
+                "Next: wait for it to finish, then retry"
+            )
         return cls(f"No index at {path}. Next: pagerecall build CORPUS --index {path}")
 
 
@@ -98,3 +108,30 @@ class CheckNotFoundError(PagerecallError):
 
 class LedgerRefusedError(PagerecallError):
     """A well-formed ledger request that is refused (own review, read-only server)."""
+
+
+def running_writer(index_dir: object) -> str | None:
+    """The description in ``index_dir/lock.info`` of the process writing the index (``pid=...
+    host=... since=... cmd=...``, written by ``IndexStore`` while it holds the lock and removed at
+    release), or None when there is none or it names a process of this host that is gone (a writer
+    killed with -9 leaves its ``lock.info``; the OS lock itself died with it). Reads one small
+    file; never raises."""
+    import os
+    import socket
+    from pathlib import Path
+
+    try:
+        info = (Path(str(index_dir)) / "lock.info").read_text(encoding="utf-8").strip()
+    except (OSError, ValueError):
+        return None
+    if not info:
+        return None
+    fields = dict(kv.split("=", 1) for kv in info.split() if "=" in kv)
+    if fields.get("host") == socket.gethostname() and fields.get("pid", "").isdigit():
+        try:
+            os.kill(int(fields["pid"]), 0)
+        except ProcessLookupError:
+            return None
+        except OSError:  # exists, another user's: alive
+            pass
+    return info[:300]

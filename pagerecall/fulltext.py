@@ -62,6 +62,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,9 @@ def word_text_map(text: str) -> tuple[str, list[int] | None]:
 def path_words(path: str) -> str:
     """The words of a relative path for ``file_terms``: separators become spaces,
     camelCase and letter/digit boundaries are split (``"debianRef2.de.pdf"`` ->
-    ``"debian Ref 2 de pdf"``)."""
+    ``"debian Ref 2 de pdf"``). The path is taken in Unicode NFC first: a name stored
+    decomposed (NFD, as macOS writes it) must not split ``Mu|̈ller`` at the combining mark."""
+    path = unicodedata.normalize("NFC", path)
     return _CAMEL.sub(" ", re.sub(r"[\\/._\-+]+", " ", path)).strip()
 
 

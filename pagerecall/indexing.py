@@ -23,14 +23,14 @@ import queue
 import threading
 import time
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from .config import Settings
 from .errors import ExtractionError, IndexNotFoundError, UsageError
-from .index.corpus import DiskFile, compute_delta, scan_corpus
+from .index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus
 from .index.fingerprint import check_fingerprint, index_fingerprint
 from .tokenization import file_sha256
 from .types import Chunk, Document
@@ -234,7 +234,12 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             pending_records.clear()
 
     def prep(f: DiskFile) -> Prepared:
-        sha = hashes.get(f.rel) or file_sha256(root / f.rel)
+        try:
+            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
+        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
+            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
+            log.warning("failed: %s", err)
+            return Prepared(f.rel, _file_record(f.rel, f, "", None, err, 0, ""), [])
         return prepare_file(root, f, sha, embedder.tokenizer, settings)
 
     waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
@@ -300,6 +305,13 @@ class WriteReport:
     seconds_embedding: float
     dry_run: bool = False
     verified: bool = False
+    corpus_moved: dict | None = None
+    """``{"from", "to"}`` when ``update`` found the corpus at another folder than the one recorded
+    (``--corpus``): the new generation records the new place (in a dry run: would record it)."""
+    skipped: list[dict] = field(default_factory=list)
+    """``[{"path", "reason"}]``: entries of the corpus folder that were skipped (a symlink loop, a
+    dangling link, a name that is not UTF-8, a file that could not be read): not indexed, listed
+    so that the user can fix them (:func:`pagerecall.index.corpus.scan_corpus`)."""
     fulltext_rebuilt: bool = False
     """True when the live generation's full-text index had an older schema
     (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages
@@ -376,28 +388,29 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
 
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
-    root = Path(corpus_root).resolve()
+    root = resolve_root(corpus_root)
     store = _open_store(settings)
     if not replace and store.exists():
         held = Path(_live_meta(store).get("corpus_root") or root)
-        if held.resolve() != root:
+        if not _same_folder(held, root):
             raise UsageError(
                 f"The index {settings.index_dir} holds another corpus ({held}); building {root} would replace "
                 f"it. Next: pagerecall build {root} --index {settings.index_dir} --replace (pagerecall rollback "
                 f"brings the old one back), or choose another --index; to refresh the same corpus use "
                 f"pagerecall update"
             )
+    skipped: list[dict] = []
     if dry_run:  # what the write would take in: the files on disk; nothing is loaded or written
-        disk = scan_corpus(root)
+        disk = scan_corpus(root, skipped=skipped)
         return WriteReport(
             action=action, generation=None, previous=store.current_name(), corpus_root=str(root),
             delta={"added": len(disk), "files": sorted(disk)}, files_ok=0, files_failed=0, failed=[],
             chunks_embedded=0, chunks_total=0, pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
-            seconds_embedding=0.0, dry_run=True,
+            seconds_embedding=0.0, dry_run=True, skipped=skipped,
         )
     embedder = load_embedder(settings, purpose="index")
     with store.lock(wait=wait):
-        disk = scan_corpus(root)
+        disk = scan_corpus(root, skipped=skipped)
         if not disk:
             log.warning("no .pdf or .txt file under %s: the index will be empty", root)
         progress("scan", len(disk), len(disk))
@@ -419,8 +432,19 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         failed=_failed(records), chunks_embedded=stats.chunks_embedded,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
-        verified=True,
+        verified=True, skipped=skipped,
     )
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    """``a`` and ``b`` name the same folder once resolved (one that cannot be resolved, e.g. a
+    symlink loop, is compared as written)."""
+    def res(p: Path) -> Path:
+        try:
+            return p.resolve()
+        except (OSError, RuntimeError):
+            return p.absolute()
+    return res(a) == res(b)
 
 
 def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool = True,
@@ -452,7 +476,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     A run with nothing to do loads no model, embeds nothing and writes nothing, unless the live
     generation's full-text index has an older schema: then a new generation is written whose
     Tantivy index is rebuilt from the Lance rows (nothing is re-embedded; the model is loaded for
-    the verification probe) and ``fulltext_rebuilt`` is True.
+    the verification probe) and ``fulltext_rebuilt`` is True; or unless the corpus was found at
+    another folder (``settings.corpus_root``, a moved corpus): then a new generation records the
+    new place (nothing re-embedded) and ``corpus_moved`` says so.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
@@ -467,25 +493,39 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     live = open_snapshot(store.path)
     meta = live.meta
-    root = Path(settings.corpus_root or meta["corpus_root"]).resolve()
+    if not settings.corpus_root and not Path(meta["corpus_root"]).is_dir():
+        raise UsageError(
+            f"The corpus folder recorded in the index, {meta['corpus_root']}, does not exist. Next: if it "
+            f"was moved, pagerecall update --corpus NEW_PLACE --index {settings.index_dir} records its new place"
+        )
+    root = resolve_root(settings.corpus_root or meta["corpus_root"])
     records = {r["path"]: r for r in live.files_table()}
-    disk = scan_corpus(root)
+    skipped: list[dict] = []
+    disk = scan_corpus(root, skipped=skipped)
     delta = compute_delta(root, disk, records, checksum=checksum)
+    delta.skipped[:0] = skipped
     base_report = dict(
         action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
-        failed=_failed(list(records.values())),
+        failed=_failed(list(records.values())), skipped=delta.skipped,
     )
     from .fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
     fulltext_outdated = schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION
-    recorded_root = Path(meta["corpus_root"]).resolve()
+    recorded_root = Path(meta["corpus_root"]).absolute()
+    try:
+        recorded_root = recorded_root.resolve()
+    except (OSError, RuntimeError):  # the recorded folder became a symlink loop: compare as written
+        pass
     if root != recorded_root and records and len(delta.deleted) == len(records):
         raise UsageError(
             f"None of the {len(records)} files indexed from {recorded_root} is under {root}: this looks like "
             f"another corpus, and updating would delete every indexed file. Next: pagerecall build {root} "
             f"--index {settings.index_dir} --replace (rollback brings the old one back), or drop the corpus setting"
         )
-    if dry_run or (delta.empty and not fulltext_outdated):
+    moved_root = root != recorded_root
+    if moved_root:
+        base_report["corpus_moved"] = {"from": str(recorded_root), "to": str(root)}
+    if dry_run or (delta.empty and not fulltext_outdated and not moved_root):
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),

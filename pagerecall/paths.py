@@ -7,10 +7,16 @@ scope a search) passes it through :func:`resolve_in_corpus` first. A file argume
 Decision record
 ---------------
 Why: an MCP client may be an agent fed with untrusted text; a tool that reads "any path" would
-read ``/etc/passwd`` or ``~/.ssh`` for it. So a file argument is refused when it is absolute,
-contains a ``..`` component (even one that would stay inside: there is one spelling per file),
-contains a NUL byte, is empty, or resolves (following symlinks in the file *or any parent*)
-outside the resolved root. Symlinks that stay inside the root are followed.
+read ``/etc/passwd`` or ``~/.ssh`` for it. So a file argument is refused when it is absolute
+*outside* the root (or in Windows drive/UNC form, or ``~``), contains a ``..`` component (even
+one that would stay inside: there is one spelling per file), contains a NUL byte, is empty, or
+resolves (following symlinks in the file *or any parent*) outside the resolved root. Symlinks
+that stay inside the root are followed.
+An absolute path *inside* the root is accepted and turned into its relative spelling (issue 18:
+``search --file`` took one and ``page`` refused it; one rule for both). It is safe for the same
+reason as a relative one: the resolved path must still lie inside the resolved root.
+A name that does not exist as typed is looked up by its Unicode NFC form (:func:`nfc`), and a
+name too long for the file system is simply "not found" (:class:`SourceNotFoundError`).
 Rejected: lexical checks only (``normpath`` + prefix test): a symlink ``root/docs -> /`` passes
 them. ``os.path.commonprefix``: ``/corpus2`` starts with ``/corpus``; ``Path.is_relative_to`` on
 resolved paths compares components.
@@ -18,7 +24,10 @@ resolved paths compares components.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+import unicodedata
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from .errors import PathOutsideCorpusError, SourceNotFoundError
@@ -40,19 +49,21 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
         root: the corpus root folder (may itself be a symlink; it is resolved first).
         file: a path relative to ``root``; ``/`` separators (``\\`` is accepted as a separator
             too, since agents on Windows send it); a leading ``./`` and repeated ``/`` are
-            tolerated.
+            tolerated. An absolute POSIX path inside the root is accepted; a name is matched
+            under Unicode NFC when it does not exist as typed (NFD names written by macOS).
 
     Returns:
         ``(absolute_path, rel)``: the fully resolved path of the file (symlinks followed, safe
-        to open) and the normalised relative path (``/`` separators, no ``.`` components) that
-        names it in the index.
+        to open) and the normalised relative path (``/`` separators, no ``.`` components, the
+        name as spelled on disk) that names it in the index.
 
     Raises:
-        PathOutsideCorpusError: ``file`` is empty, contains a NUL byte, is absolute (POSIX,
-            Windows drive or UNC form, or ``~``), contains a ``..`` component, or resolves
+        PathOutsideCorpusError: ``file`` is empty, contains a NUL byte, is absolute outside the
+            root (or in Windows drive or UNC form, or ``~``), contains a ``..`` component, or resolves
             (through a symlink in the file or any parent folder) outside the root.
         SourceNotFoundError: the root does not exist, or ``file`` stays inside the root but
-            does not exist or is not a regular file.
+            does not exist (a name too long for the file system included) or is not a regular
+            file.
     """
     if not isinstance(file, str):
         raise _refuse(str(file), f"expected a string, got {type(file).__name__}")
@@ -62,26 +73,27 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
         raise _refuse(file, "it contains a NUL byte")
     if file.startswith("~"):
         raise _refuse(file, "home-relative paths ('~') are not corpus paths")
-    if PurePosixPath(file).is_absolute() or PureWindowsPath(file).is_absolute() or (
-        PureWindowsPath(file).drive
-    ):
+    if PureWindowsPath(file).drive or (PureWindowsPath(file).is_absolute() and not PurePosixPath(file).is_absolute()):
         raise _refuse(file, "it is an absolute path")
 
+    root_path = Path(root)
+    try:
+        root_real = root_path.resolve(strict=True)
+    except (OSError, RuntimeError) as exc:  # missing, not a folder, a symlink loop (3.11: RuntimeError)
+        raise SourceNotFoundError(
+            f"Corpus root {str(root_path)!r} does not exist. Next: pass --corpus (or set "
+            f"PAGERECALL_CORPUS) to the folder the index was built from."
+        ) from exc
+
+    if PurePosixPath(file).is_absolute():
+        file = _inside(file, root_path, root_real)
     parts = [p for p in file.replace("\\", "/").split("/") if p not in ("", ".")]
     if not parts:
         raise _refuse(file, "it names the corpus root itself, not a file")
     if ".." in parts:
         raise _refuse(file, "it contains a '..' component")
+    parts = _on_disk_spelling(root_real, parts)
     rel = "/".join(parts)
-
-    root_path = Path(root)
-    try:
-        root_real = root_path.resolve(strict=True)
-    except (FileNotFoundError, NotADirectoryError) as exc:
-        raise SourceNotFoundError(
-            f"Corpus root {str(root_path)!r} does not exist. Next: pass --corpus (or set "
-            f"PAGERECALL_CORPUS) to the folder the index was built from."
-        ) from exc
 
     candidate = root_real.joinpath(*parts)
     try:
@@ -90,18 +102,19 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
         real = candidate.resolve(strict=False)
     except RuntimeError as exc:  # symlink loop (Python < 3.13 raises RuntimeError)
         raise _refuse(file, f"it contains a symlink loop ({exc})") from exc
-    except OSError as exc:  # ELOOP on newer Pythons, ENAMETOOLONG, ...
+    except OSError as exc:  # ELOOP on newer Pythons, ...
+        if exc.errno == errno.ENAMETOOLONG:
+            raise _not_found(rel, root_real) from None
         raise _refuse(file, f"it cannot be resolved ({exc.strerror or exc})") from exc
 
     if not real.is_relative_to(root_real):
         raise _refuse(file, "it resolves (through a symlink) outside the corpus root")
 
-    if not real.exists():
-        raise SourceNotFoundError(
-            f"No file {rel!r} under the corpus root {str(root_real)!r}. Next: run "
-            f"`pagerecall files` to list the indexed files and pass one of those names."
-        )
-    if not real.is_file():
+    try:
+        st = real.stat()
+    except OSError:  # missing, a name too long (ENAMETOOLONG), ...: simply not there
+        raise _not_found(rel, root_real) from None
+    if not stat.S_ISREG(st.st_mode):
         raise SourceNotFoundError(
             f"{rel!r} under the corpus root is not a regular file (a folder?). Next: run "
             f"`pagerecall files` and pass a file name."
@@ -112,3 +125,57 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
             f"Next: check its permissions."
         )
     return real, rel
+
+
+def _not_found(rel: str, root_real: Path) -> SourceNotFoundError:
+    shown = rel if len(rel) <= 120 else rel[:100] + "…" + rel[-15:]
+    return SourceNotFoundError(
+        f"No file {shown!r} under the corpus root {str(root_real)!r}. Next: run "
+        f"`pagerecall files` to list the indexed files and pass one of those names."
+    )
+
+
+def _inside(file: str, root_path: Path, root_real: Path) -> str:
+    """An absolute POSIX ``file`` as a path relative to the corpus root, when it lies under the
+    root as given or as resolved (compared by components, before following the file's own links:
+    the confinement check after this still follows them). Raises ``PathOutsideCorpusError``."""
+    p = PurePosixPath(file)
+    for base in (root_path.absolute(), root_real):
+        try:
+            return p.relative_to(PurePosixPath(base)).as_posix()
+        except ValueError:
+            continue
+    raise _refuse(file, "it is an absolute path outside the corpus root")
+
+
+def nfc(name: str) -> str:
+    """``name`` in Unicode normal form C: the one form file names are compared in.
+
+    Why: macOS (and files copied from it) store names decomposed (NFD: ``u`` + combining
+    diaeresis), while what a user or an agent types is composed (NFC: ``ü``). Two spellings of one
+    name must find the same file (``page``, ``verify``, ``search --file``, the MCP tools)."""
+    return unicodedata.normalize("NFC", name)
+
+
+def _on_disk_spelling(root_real: Path, parts: list[str]) -> list[str]:
+    """``parts`` with each component that does not exist as spelled replaced by the single entry
+    of its folder that has the same NFC form (:func:`nfc`); unchanged where none or several do."""
+    out: list[str] = []
+    folder = root_real
+    for i, part in enumerate(parts):
+        try:
+            exists = os.path.lexists(folder / part)
+        except (OSError, ValueError):
+            exists = False
+        if not exists:
+            want = nfc(part)
+            try:
+                same = [e for e in os.listdir(folder) if e != part and nfc(e) == want]
+            except OSError:
+                same = []
+            if len(same) != 1:
+                return out + parts[i:]
+            part = same[0]
+        out.append(part)
+        folder = folder / part
+    return out

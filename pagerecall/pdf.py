@@ -216,7 +216,7 @@ def _open(path: Path, rel: str, password: str | None) -> Any:
         doc = pymupdf.open(str(path), filetype="pdf")
     except Exception as exc:
         raise ExtractionError(
-            rel, "unopenable", f"{type(exc).__name__}: {exc}. Next: check that the file is a complete PDF"
+            rel, "unopenable", f"{type(exc).__name__}: {str(exc).rstrip('. ')}. Next: check that the file is a complete PDF"
         ) from exc
     if doc.needs_pass:
         if password is None:

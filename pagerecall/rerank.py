@@ -220,7 +220,8 @@ def _load(settings: Settings) -> CrossEncoderReranker | FallbackReranker:
                     f"{DEFAULT_RERANKER} is not cached ({exc}). Next: set PAGERECALL_RERANKER "
                     f"to {DEFAULT_RERANKER} (downloads 0.57 GB once) or to a local ONNX cross-encoder folder"
                 )
-                log.info("Reranker: %s", reason)
+                log.info("deep mode: no cross-encoder installed, using the fallback scorer "
+                         "(PAGERECALL_RERANKER names one)")  # one short line; the reason stays in .reason
                 return _fallback(settings, reason)
         path = Path(spec).expanduser()
         if path.is_dir() or spec.startswith((".", "/", "~")) or "\\" in spec:

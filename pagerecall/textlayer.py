@@ -67,7 +67,7 @@ def read_textlayer(path: Path, rel: str, *, detect_encoding: bool = True) -> Doc
     except ExtractionError:
         raise
     except OSError as exc:
-        raise ExtractionError(rel, "unopenable", f"{exc}. Next: check the file exists and is readable") from exc
+        raise ExtractionError(rel, "unopenable", f"{str(exc).rstrip('. ')}. Next: check the file exists and is readable") from exc
     except Exception as exc:  # one bad file must never stop the caller
         raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
 

@@ -114,6 +114,8 @@ class Hit:
     first entry or no outline; None: the file was indexed before outlines were stored)."""
     section_start: bool = False
     """True when a section of the outline starts on ``page_start`` and this passage holds its title."""
+    weak: bool = False
+    """No lane had evidence for the query (``envelope.weak``): the nearest passage to nothing."""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -121,3 +121,37 @@ def test_deep_mode_keeps_the_section_start_first_for_a_title(demo):
     assert top.page_start <= sec["page_end"] and top.page_end >= sec["page_start"], [
         (h.page_start, h.page_end, h.ranks, h.score) for h in res.hits]
     assert res.scorer
+
+
+def test_a_quoted_phrase_ranks_the_passage_that_holds_it_first(demo):
+    """Issue 18.8: the only passage holding the phrase comes before a dot-leader contents page that
+    the vector lane likes."""
+    corpus, settings, _ = demo
+    res = Searcher(settings).search('"a very scarce resource"', k=5)
+    assert "a very scarce resource" in " ".join(res.hits[0].text.split())
+    scores = [h.score for h in res.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+@pytest.mark.parametrize("title", ["Using lintian", "conffiles"])
+def test_a_quoted_title_keeps_the_heading_lane(demo, title):
+    """Issue 18.8: quoting a title does not switch the heading lane off: the section start comes
+    first, not the table of contents."""
+    corpus, settings, _ = demo
+    sec = _sections(corpus, "en")[title]
+    res = Searcher(settings).search(f'"{title}"', k=5, files=[sec["file"]])
+    top = res.hits[0]
+    assert top.ranks["heading"] is not None
+    assert top.page_start <= sec["page_end"] and top.page_end >= sec["page_start"], (
+        title, [(h.page_start, h.page_end, h.ranks) for h in res.hits])
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector", "fulltext"])
+@pytest.mark.parametrize("query", ["Using lintian", '"Using lintian"', "パッケージの更新", "Paketbau mit debuild"])
+def test_one_page_is_pointed_at_once_among_the_hits(demo, query, mode):
+    """Issue 18.9: overlapping passages of one page collapse to the best one."""
+    corpus, settings, _ = demo
+    hits = Searcher(settings).search(query, k=10, mode=mode).hits
+    pages = [(h.file, p) for h in hits for p in range(h.page_start, h.page_end + 1) if h.page_start == h.page_end]
+    assert len(pages) == len(set(pages)), [(h.file, h.page_start, h.page_end, h.char_start) for h in hits]
+    assert len(hits) == 10  # collapsing fills up from further down the list

@@ -352,3 +352,25 @@ def test_build_over_an_index_of_another_corpus_is_refused_without_replace(exampl
     assert Searcher(_settings(index)).search("fog signal", k=1).hits[0].file.startswith("en/")
     code, _, err = run_cli(capsys, "build", str(CORPUS), "--index", str(index), "--quiet")  # the same corpus
     assert code == 0, err
+
+
+def test_readme_quickstart_search_is_cross_lingual_and_its_sample_output_is_real(example_index, capsys):
+    """Issue 18.14: the README's command 1 search answers from other languages than the question's, and
+    the sample output under "What you get back" names files of examples/corpus with their real pages."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = next(line for line in readme.splitlines() if line.startswith("python3.11 -m venv") and " search " in line)
+    argv = shlex.split(command.split("&& .venv/bin/pagerecall search ", 1)[1])
+    argv[argv.index("--index") + 1] = str(example_index)
+    code, out, _ = run_cli(capsys, "search", *argv, "--json")
+    hits = json.loads(out)["hits"]
+    assert code == 0 and hits and all(not h["file"].startswith("en/") for h in hits)
+    sample = readme.split("## What you get back", 1)[1].split("```", 2)[1]
+    shown = re.findall(r"^\d+\. (\S+)  p\. (\d+)", sample, flags=re.M)
+    assert shown
+    for file, page in shown:
+        assert (CORPUS / file).is_file(), file
+        assert any(h["file"] == file and h["page_start"] <= int(page) <= h["page_end"] for h in hits), (file, page)
+    assert ".venv/bin/python search_core.py" in readme

@@ -336,13 +336,12 @@ def test_verify_quote(server):
 
 
 @pytest.mark.parametrize("tool", ["read_page", "verify_quote"])
-@pytest.mark.parametrize("kind", ["dotdot", "absolute", "absolute_inside", "symlink_out"])
+@pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink_out"])
 def test_paths_outside_the_corpus_are_refused(server, built, tool, kind):
     corpus = built[1]
     file = {
         "dotdot": "../outside/secret.txt",
         "absolute": "/etc/passwd",
-        "absolute_inside": str(corpus / "notes" / "lighthouse-log.txt"),
         "symlink_out": "escape.txt",
     }[kind]
     args = {"file": file, "page": 1} if tool == "read_page" else {"quote": "a secret", "file": file}

@@ -62,9 +62,11 @@ def test_dotdot_refused(corpus: Path, bad: str) -> None:
         resolve_in_corpus(corpus, bad)
 
 
-def test_absolute_paths_refused_even_inside_the_root(corpus: Path, tmp_path: Path) -> None:
-    for bad in [str(tmp_path / "outside" / "secret.txt"), str(corpus / "a.txt"), "/etc/passwd"]:
-        with pytest.raises(PathOutsideCorpusError, match="absolute"):
+def test_absolute_paths_inside_the_root_are_accepted_outside_refused(corpus: Path, tmp_path: Path) -> None:
+    # issue 18.6: one rule for page/verify and search --file
+    assert resolve_in_corpus(corpus, str(corpus / "a.txt"))[1] == "a.txt"
+    for bad in [str(tmp_path / "outside" / "secret.txt"), "/etc/passwd", str(corpus / ".." / "outside" / "secret.txt")]:
+        with pytest.raises(PathOutsideCorpusError, match="absolute|'\\.\\.'"):
             resolve_in_corpus(corpus, bad)
     for bad in ["C:\\corpus\\a.txt", "C:a.txt", "\\\\server\\share\\a.txt"]:
         with pytest.raises(PathOutsideCorpusError):
@@ -143,3 +145,26 @@ def test_unreadable_file(corpus: Path) -> None:
             resolve_in_corpus(corpus, "a.txt")
     finally:
         target.chmod(0o644)
+
+
+def test_a_name_too_long_is_simply_not_found(corpus: Path) -> None:
+    # issue 18.2: ENAMETOOLONG (a component over 255 bytes, or a path over PATH_MAX) is "not found"
+    for name in ["A" * 300 + ".txt", "A/" * 3000 + "x.txt", "sub/" + "é" * 200 + ".pdf"]:
+        with pytest.raises(SourceNotFoundError, match="No file .*pagerecall files") as info:
+            resolve_in_corpus(corpus, name)
+        assert len(str(info.value)) < 600  # the name is shortened in the message
+
+
+def test_names_match_under_unicode_nfc(corpus: Path) -> None:
+    # issue 18.5: a name stored decomposed (NFD, as macOS writes it) found when typed composed
+    import unicodedata
+
+    nfd = unicodedata.normalize("NFD", "Müller-Übersicht-café.txt")
+    (corpus / "sub" / nfd).write_text("x\n", encoding="utf-8")
+    nfd_dir = unicodedata.normalize("NFD", "Bücher")
+    (corpus / nfd_dir).mkdir()
+    (corpus / nfd_dir / "ä.txt").write_text("y\n", encoding="utf-8")
+    for typed in ["sub/Müller-Übersicht-café.txt", "sub/" + nfd]:
+        path, rel = resolve_in_corpus(corpus, unicodedata.normalize("NFC", typed))
+        assert rel == "sub/" + nfd and path.name == nfd
+    assert resolve_in_corpus(corpus, "Bücher/ä.txt")[1] == nfd_dir + "/ä.txt"

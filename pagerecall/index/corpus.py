@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -31,35 +32,79 @@ class DiskFile:
     mtime: float
 
 
-def scan_corpus(root: Path, quiet: bool = False) -> dict[str, DiskFile]:
+def resolve_root(root: Path | str) -> Path:
+    """``root`` made absolute with its symlinks resolved (``Path.resolve``).
+
+    Raises ``UsageError`` when it cannot be resolved: a symlink loop (Python 3.11 raises
+    ``RuntimeError`` for one, later versions ``OSError``), a name too long, ...
+    """
+    try:
+        return Path(root).expanduser().resolve()
+    except (OSError, RuntimeError) as exc:
+        raise UsageError(
+            f"Corpus folder {str(root)!r} cannot be resolved ({_why(exc)}). "
+            "Next: pass the folder itself, not a broken link to it"
+        ) from None
+
+
+def _why(exc: BaseException) -> str:
+    """A short reason for a file-system error (no traceback, no errno prefix)."""
+    if isinstance(exc, RuntimeError) and "loop" in str(exc).lower():
+        return "symlink loop"
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[:1].lower() + exc.strerror[1:]
+    return str(exc) or type(exc).__name__
+
+
+def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = None) -> dict[str, DiskFile]:
     """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
 
     Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
-    ``root`` (a corpus must not reach out of itself; logged, at debug level when ``quiet``). Raises ``UsageError`` when ``root`` is
-    not a directory.
+    ``root`` (a corpus must not reach out of itself). A bad entry (a symlink loop, a dangling
+    link, a name that is not valid UTF-8, a file that cannot be stat'ed) is skipped too: it never
+    stops a build or a read. Each skip is logged (at debug level when ``quiet``: the read path's
+    stale check) and, when ``skipped`` is given, appended to it as ``{"path", "reason"}``
+    (``path`` relative to ``root``). Raises ``UsageError`` when ``root`` is not a directory or
+    cannot be resolved.
     """
     from pagerecall.sources import SUPPORTED_SUFFIXES
 
     root = Path(root)
     if not root.is_dir():
         raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of .pdf/.txt files")
-    real_root = root.resolve()
+    real_root = resolve_root(root)
     found: dict[str, DiskFile] = {}
+    say = log.debug if quiet else log.warning
+
+    def skip(full: Path, reason: str) -> None:
+        rel = full.relative_to(root).as_posix()
+        say("skipping %s: %s", full, reason)
+        if skipped is not None:
+            skipped.append({"path": rel.encode("utf-8", "replace").decode("utf-8"), "reason": reason})
+
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
             full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            try:
+                rel.encode("utf-8")
+            except UnicodeEncodeError:
+                skip(full, "the file name is not valid UTF-8; rename it")
+                continue
             try:
                 if full.is_symlink() and not full.resolve().is_relative_to(real_root):
-                    (log.debug if quiet else log.warning)("skipping %s: symlink leaves the corpus root", full)
+                    skip(full, "symlink leaves the corpus root")
                     continue
                 st = full.stat()
-            except OSError as exc:
-                log.warning("skipping %s: %s", full, exc)
+            except (OSError, RuntimeError) as exc:  # 3.11: RuntimeError for a symlink loop
+                skip(full, _why(exc))
                 continue
-            rel = full.relative_to(root).as_posix()
+            if not stat.S_ISREG(st.st_mode):  # a FIFO or device named *.txt would hang a read
+                skip(full, "not a regular file")
+                continue
             found[rel] = DiskFile(rel, st.st_size, st.st_mtime)
     return found
 
@@ -69,8 +114,9 @@ class Delta:
     """What changed on disk against the index's ``files`` table.
 
     ``moved`` holds ``(old, new)`` pairs; ``touched`` files changed mtime only (same hash);
-    ``retry`` are files that failed before and are tried again. ``hashes`` maps every path
-    that was hashed to its SHA-256.
+    ``retry`` are files that failed before and are tried again. ``skipped`` lists
+    ``{"path", "reason"}`` of files that could not be read to hash them (an indexed one keeps its
+    indexed version). ``hashes`` maps every path that was hashed to its SHA-256.
     """
 
     added: list[str] = field(default_factory=list)
@@ -80,6 +126,7 @@ class Delta:
     retry: list[str] = field(default_factory=list)
     touched: list[str] = field(default_factory=list)
     unchanged: int = 0
+    skipped: list[dict] = field(default_factory=list)
     hashes: dict[str, str] = field(default_factory=dict, repr=False)
 
     @property
@@ -114,30 +161,40 @@ def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict
 
     for rel, f in sorted(disk.items()):
         rec = records.get(rel)
-        if rec is None:
-            h = sha(rel)
-            olds = vanished_by_hash.get(h)
-            if olds:
-                old = olds.pop(0)
-                delta.moved.append((old, rel))
-                vanished.pop(old)
-            else:
-                delta.added.append(rel)
-            continue
-        if rec.get("status") != "ok":
-            sha(rel)
-            delta.retry.append(rel)
-            continue
-        same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
-        if same_stat and not checksum:
-            delta.unchanged += 1
-            continue
-        if sha(rel) == rec.get("sha256"):
-            if same_stat:
-                delta.unchanged += 1
-            else:
-                delta.touched.append(rel)
-        else:
-            delta.changed.append(rel)
+        try:
+            _classify(delta, rel, f, rec, sha, vanished, vanished_by_hash, checksum)
+        except OSError as exc:  # unreadable (permissions, vanished meanwhile): skip, keep the record
+            log.warning("skipping %s: %s", rel, _why(exc))
+            delta.skipped.append({"path": rel, "reason": _why(exc)})
     delta.deleted = sorted(vanished)
     return delta
+
+
+def _classify(delta: Delta, rel: str, f: DiskFile, rec: dict | None, sha, vanished: dict,
+              vanished_by_hash: dict, checksum: bool) -> None:
+    """Put one file on disk into its ``delta`` list (see :func:`compute_delta`)."""
+    if rec is None:
+        h = sha(rel)
+        olds = vanished_by_hash.get(h)
+        if olds:
+            old = olds.pop(0)
+            delta.moved.append((old, rel))
+            vanished.pop(old)
+        else:
+            delta.added.append(rel)
+        return
+    if rec.get("status") != "ok":
+        sha(rel)
+        delta.retry.append(rel)
+        return
+    same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
+    if same_stat and not checksum:
+        delta.unchanged += 1
+        return
+    if sha(rel) == rec.get("sha256"):
+        if same_stat:
+            delta.unchanged += 1
+        else:
+            delta.touched.append(rel)
+    else:
+        delta.changed.append(rel)

@@ -84,6 +84,7 @@ class IndexStore:
     def __init__(self, path: Path) -> None:
         self.path = check_index_dir(path)
         self._filelock = None
+        self._made_dir = False
         self._writers: dict[str, GenerationWriter] = {}
 
     # -- pointers
@@ -130,6 +131,7 @@ class IndexStore:
         if self._filelock is None:
             from filelock import FileLock
 
+            self._made_dir = not self.path.exists()
             self.path.mkdir(parents=True, exist_ok=True)
             self._filelock = FileLock(str(self.path / "lock"), thread_local=False)
         return self._filelock
@@ -174,12 +176,23 @@ class IndexStore:
 
     def _release(self) -> None:
         fl = self._lock_obj()
-        if fl.lock_counter == 1:
+        last = fl.lock_counter == 1
+        empty = last and self.current_name() is None and not self.generations()
+        if last:
+            for name in ("lock.info", "lock") if empty else ("lock.info",):
+                # nothing was ever committed here (a refused or failed first build): leave no
+                # lock file behind. Unlinking while still holding it is safe: filelock (>= 4)
+                # re-checks after flock that the inode it locked still has a name.
+                try:
+                    (self.path / name).unlink()
+                except OSError:
+                    pass
+        fl.release()
+        if empty and self._made_dir:
             try:
-                (self.path / "lock.info").unlink()
+                self.path.rmdir()  # only when empty: a folder this store created for the lock
             except OSError:
                 pass
-        fl.release()
 
     def holds_lock(self) -> bool:
         return self._filelock is not None and self._filelock.is_locked

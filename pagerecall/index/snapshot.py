@@ -90,7 +90,7 @@ class Snapshot:
             searcher = tindex.searcher()
         except (*_lance_errors(), ImportError) as exc:
             raise IndexCorruptError(
-                f"Cannot open generation {gdir}: {exc}. Next: pagerecall rebuild, or rollback."
+                f"Cannot open generation {gdir}: {str(exc).rstrip('. ')}. Next: pagerecall rebuild, or rollback."
             ) from exc
         self.name, self.path, self.meta = name, gdir, meta
         self.chunks, self.files = chunks, files
@@ -121,7 +121,7 @@ class Snapshot:
             return ds.to_table(**kwargs)
         except _lance_errors() as exc:
             raise IndexCorruptError(
-                f"Reading generation {self.path} failed: {exc}. Next: pagerecall info; "
+                f"Reading generation {self.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
                 "pagerecall rebuild if it persists."
             ) from exc
 

@@ -138,6 +138,7 @@ def page_ranges(pages: list[int]) -> str:
 
 
 _CLI_TO_TOOL = (
+    ("run `pagerecall files`", "call library_files"),
     ("`pagerecall files`", "library_files"),
     ("pagerecall files PATTERN", "library_files(pattern)"),
     ("pagerecall files", "library_files"),

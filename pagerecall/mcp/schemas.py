@@ -71,6 +71,7 @@ HIT_FIELDS = {
     "chunk_id": "the passage's stable id in the index",
     "section": "titles of the outline entries in force at page_start, outermost first (null: outline unknown)",
     "section_start": "a section of the outline starts on page_start with this passage",
+    "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
@@ -80,6 +81,15 @@ HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", H
     "rects": (Geometry | None, Field(None, description="with rects=true: where the passage lies on its PDF page(s), "
                                                        "boxes per line in PDF points (view_page shows it)")),
 })
+
+
+class FailedFile(BaseModel):
+    """A file that failed to index: the reason is kept; ``pagerecall update`` retries it."""
+
+    model_config = ConfigDict(extra="allow")
+
+    path: str = Field(description="relative to the corpus root")
+    error: str | None = Field(None, description="why it failed")
 
 
 class Envelope(BaseModel):
@@ -92,7 +102,7 @@ class Envelope(BaseModel):
     model: str | None = None
     corpus_root: str | None = None
     files_indexed: int | None = None
-    files_failed: list[Any] = Field(default_factory=list)
+    files_failed: list[FailedFile] = Field(default_factory=list)
     stale: dict[str, Any] = Field(default_factory=dict)
     degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
     registry: dict[str, Any] | None = None
@@ -101,8 +111,10 @@ class Envelope(BaseModel):
         default_factory=list,
         description="quoted phrases that occur in no indexed passage: the hits match their words, not the phrase",
     )
+    weak: bool = Field(False, description="no lane had evidence for the query: the hits are likely unrelated "
+                                         "and miss applies as for an empty answer")
     miss: dict[str, Any] | None = Field(
-        None, description="present when there are no hits: whether the miss can be trusted, and why not"
+        None, description="present when there are no hits (or weak ones): whether the miss can be trusted, and why not"
     )
 
 
@@ -135,7 +147,7 @@ class InfoOut(BaseModel):
     chunks: int | None = None
     counts: dict[str, Any] | None = None
     fingerprint: dict[str, Any] | None = None
-    files_failed: list[Any] = Field(default_factory=list)
+    files_failed: list[FailedFile] = Field(default_factory=list)
     degraded_detected: dict[str, Any] = Field(
         default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
     )

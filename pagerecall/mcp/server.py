@@ -58,7 +58,6 @@ from pagerecall.errors import (
     PagerecallError,
     PathOutsideCorpusError,
     SourceNotFoundError,
-    UsageError,
 )
 from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
 
@@ -102,31 +101,33 @@ T = TypeVar("T")
 
 
 def _tool_error(exc: BaseException, settings: Settings):
-    """The ``ToolError`` an agent sees for a pagerecall error: what failed, what to do next."""
+    """The ``ToolError`` an agent sees for a pagerecall error: what failed, then one next step in
+    the agent's terms (CLI hints rewritten to tool names, :func:`tool_hints`; never two "Next:")."""
     from mcp.server.mcpserver.exceptions import ToolError
 
-    msg = str(exc)
+    msg = tool_hints(str(exc))
     index = settings.index_dir
+    head, has_next, step = msg.partition(" Next: ")
+    step = step.split(" Next: ")[0].strip()  # one next step: the first one given
     if isinstance(exc, IndexNotFoundError):
-        if "pagerecall build" not in msg:
-            msg += f" Next: pagerecall build CORPUS --index {index}"
-        msg += " (a shell command for the user: this server is read-only and cannot build an index)."
+        if "a build is running" in msg:
+            step = (step.rstrip(".") or "wait for it to finish") + " (this server answers once the build is done)"
+        else:
+            step = (f"the user runs pagerecall build CORPUS --index {index} (a shell command: this server is "
+                    "read-only and cannot build an index)")
     elif isinstance(exc, IndexMismatchError):
-        if "rebuild" not in msg:
-            msg += " Next: rebuild the index."
-        msg += f" The user runs: pagerecall rebuild --index {index} (this server is read-only)."
+        step = f"the user runs pagerecall rebuild --index {index} (this server is read-only)"
     elif isinstance(exc, PathOutsideCorpusError):
-        if "relative to the corpus root" not in msg:
-            msg += " Pass a path relative to the corpus root, as library_files lists it."
+        if "relative to the corpus root" in msg:
+            return ToolError(msg)  # its text already ends with what to pass instead (library_files)
+        step = "pass a path relative to the corpus root, as library_files lists it"
     elif isinstance(exc, SourceNotFoundError):
-        if "library_files" not in msg:
-            msg += " Next: library_files(pattern) lists the files by name."
+        step = step or "library_files(pattern) lists the files by name"
     elif isinstance(exc, (IndexCorruptError, LockedError)):
-        msg += f" The user can check it with: pagerecall info --index {index}."
+        step = step or f"the user checks it with pagerecall info --index {index}"
     elif isinstance(exc, ModelError):
-        msg += " The model is set by PAGERECALL_MODEL / --model when the server starts."
-    elif isinstance(exc, UsageError):
-        msg = tool_hints(msg)
+        step = step or "the model is set by PAGERECALL_MODEL / --model when the server starts"
+    msg = head.rstrip() if not step else f"{head.rstrip()} Next: {step.rstrip('.')}."
     return ToolError(msg)
 
 
@@ -303,16 +304,72 @@ page labels. Use it to find a section a citation names ("see 3.2", "chapter 4"),
 Search hits carry `section`, the path of titles in force at their first page.
 """
 
+def _limits(**schema: Any) -> dict:
+    """Bounds advertised in a tool's input schema (``minimum``, ``maxLength``, ...) but checked by
+    :func:`_check_args`, not by pydantic: the SDK would send the agent pydantic's multi-line text
+    with a documentation URL; :func:`_check_args` says it in one sentence with one next step."""
+    return {"json_schema_extra": schema}
+
+
 Query = Annotated[
     str,
-    Field(min_length=1, max_length=MAX_QUERY_CHARS,
+    Field(**_limits(minLength=1, maxLength=MAX_QUERY_CHARS),
           description="words, a sentence or a question, any language; \"double quotes\" mark a phrase"),
 ]
 Files = Annotated[
-    list[Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]] | None,
-    Field(max_length=MAX_SCOPE_ITEMS,
+    list[Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS))]] | None,
+    Field(**_limits(maxItems=MAX_SCOPE_ITEMS),
           description="limit to these files: paths relative to the corpus root or globs (library_files)"),
 ]
+FilePath = Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
+                                description="path relative to the corpus root")]
+K_MAX = 50
+
+
+def _check_args(**args: Any) -> None:
+    """Check a tool's arguments against the bounds of its input schema (:func:`_limits`).
+
+    Raises ``ToolError`` with one sentence and one next step for the first argument out of
+    bounds: ``query`` 1..MAX_QUERY_CHARS characters, ``k`` 1..50, ``files`` at most
+    MAX_SCOPE_ITEMS paths of 1..MAX_PATH_CHARS characters, ``file`` and ``pattern``
+    1..MAX_PATH_CHARS characters, ``quote`` 1..MAX_QUOTE_CHARS characters, ``page`` >= 1,
+    ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    def fail(what: str, step: str) -> None:
+        raise ToolError(f"{what}. Next: {step}.")
+
+    listed = "pass a path relative to the corpus root, as library_files lists it"
+    texts = {"query": (MAX_QUERY_CHARS, "pass the words or a sentence to look for", "shorten the query"),
+             "file": (MAX_PATH_CHARS, listed, listed),
+             "pattern": (MAX_PATH_CHARS, "pass words of a file name or a glob such as '*.pdf'", "shorten the pattern"),
+             "quote": (MAX_QUOTE_CHARS, "pass the text to check", "verify the quote in shorter parts")}
+    for name, (most, if_empty, if_long) in texts.items():
+        v = args.get(name)
+        if v is None:
+            continue
+        if not v.strip():
+            fail(f"{name} is empty", if_empty)
+        if len(v) > most:
+            fail(f"{name} has {len(v):,} characters; the limit is {most:,}", if_long)
+    ints = {"k": (1, K_MAX), "page": (1, None), "offset": (0, None), "limit": (1, 2000)}
+    for name, (lo, hi) in ints.items():
+        v = args.get(name)
+        if v is None:
+            continue
+        if v < lo or (hi is not None and v > hi):
+            span = f"between {lo} and {hi}" if hi is not None else f"{lo} or more"
+            unit = " (physical page, 1-based)" if name == "page" else ""
+            fail(f"{name} must be {span}{unit}, got {v}", f"call again with {name} {span}")
+    files = args.get("files")
+    if files:
+        if len(files) > MAX_SCOPE_ITEMS:
+            fail(f"files has {len(files)} entries; the limit is {MAX_SCOPE_ITEMS}",
+                 "pass a folder or a glob such as 'reports/*.pdf' instead")
+        for f in files:
+            if not f.strip() or len(f) > MAX_PATH_CHARS:
+                fail(f"a files entry is empty or longer than {MAX_PATH_CHARS:,} characters",
+                     "pass paths or globs as library_files lists them")
 
 
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
@@ -366,12 +423,13 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @server.tool(description=_SEARCH_DESC, annotations=ro, structured_output=True)
     def semantic_search(
         query: Query,
-        k: Annotated[int, Field(ge=1, le=50, description="number of hits, 1-50")] = 8,
+        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 8,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
+            _check_args(query=query, k=k, files=files)
             res = get_searcher().search(query, k=k, mode=mode, files=files or None)
             return tool_result(_search_out(_with_rects(get_searcher(), res.to_dict(), rects), response_budget))
 
@@ -380,11 +438,12 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @server.tool(description=_DEEP_DESC, annotations=ro, structured_output=True)
     def semantic_search_deep(
         query: Query,
-        k: Annotated[int, Field(ge=1, le=50, description="number of hits, 1-50")] = 5,
+        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 5,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
+            _check_args(query=query, k=k, files=files)
             res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
             return tool_result(_search_out(_with_rects(get_searcher(), res.to_dict(), rects), response_budget))
 
@@ -405,11 +464,13 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @server.tool(description=_FILES_DESC, annotations=ro, structured_output=True)
     def library_files(
-        pattern: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS,
+        pattern: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
                                       description="words of a file name, or a glob; '*' for all")] = "*",
-        limit: Annotated[int, Field(ge=1, le=2000, description="list at most this many files")] = 200,
+        limit: Annotated[int, Field(**_limits(minimum=1, maximum=2000),
+                                    description="list at most this many files")] = 200,
     ) -> FilesOut:
         def run():
+            _check_args(pattern=pattern, limit=limit)
             d = get_searcher().files(pattern)
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
@@ -426,12 +487,13 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @server.tool(description=_PAGE_DESC, annotations=ro, structured_output=True)
     def read_page(
-        file: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS,
-                                   description="path relative to the corpus root")],
-        page: Annotated[int, Field(ge=1, description="physical page, 1-based")],
-        offset: Annotated[int, Field(ge=0, description="character offset in the page (continue a long page)")] = 0,
+        file: FilePath,
+        page: Annotated[int, Field(**_limits(minimum=1), description="physical page, 1-based")],
+        offset: Annotated[int, Field(**_limits(minimum=0),
+                                     description="character offset in the page (continue a long page)")] = 0,
     ) -> PageOut:
         def run():
+            _check_args(file=file, page=page, offset=offset)
             res = get_searcher().read_page(file, page)
             d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
             return tool_result(_page_out(d, offset, response_budget))
@@ -440,12 +502,14 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @server.tool(description=_VERIFY_DESC, annotations=ro, structured_output=True)
     def verify_quote(
-        quote: Annotated[str, Field(min_length=1, max_length=MAX_QUOTE_CHARS, description="the text to check")],
-        file: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS,
-                                   description="path relative to the corpus root")],
-        page: Annotated[int | None, Field(ge=1, description="the cited physical page, 1-based (optional)")] = None,
+        quote: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_QUOTE_CHARS),
+                                    description="the text to check")],
+        file: FilePath,
+        page: Annotated[int | None, Field(**_limits(minimum=1),
+                                          description="the cited physical page, 1-based (optional)")] = None,
     ) -> QuoteOut:
         def run():
+            _check_args(quote=quote, file=file, page=page)
             res = get_searcher().verify_quote(quote, file, page)
             d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
             out = QuoteOut(**d)

@@ -24,6 +24,10 @@ MISS_NOTE = ("A miss is never proof of absence from the sources; "
              "use `pagerecall files` for a definitive answer by file name.")
 
 
+WEAK_NOTE = ("No word of the query occurs in the index, and the closest passages by meaning are no closer "
+             "than meaningless queries get: the hits are likely unrelated; treat the answer as a miss.")
+
+
 def iso(ts: float | str | None) -> str | None:
     """A POSIX time (or an ISO string, passed through) as ISO-8601 UTC to the second."""
     if ts is None:
@@ -60,8 +64,9 @@ class StaleCheck:
         self._lock = threading.Lock()
 
     def __call__(self, snapshot: Any, corpus_root: Path) -> dict:
-        """``{"checked", "changed", "added", "deleted"}`` (relative paths; ``reason`` when the
-        corpus root could not be scanned)."""
+        """``{"checked", "changed", "added", "deleted", "skipped"}`` (relative paths; ``reason``
+        when the corpus root could not be scanned; ``skipped``: ``[{"path", "reason"}]`` of bad
+        entries such as a symlink loop, which never fail a read)."""
         from pagerecall.index.corpus import scan_corpus
 
         now = time.monotonic()
@@ -70,10 +75,12 @@ class StaleCheck:
                 and now - cached[0] < STALE_CACHE_SECONDS):
             return cached[3]
         records = {r["path"]: r for r in snapshot.files_table()}
+        skipped: list[dict] = []
         try:
-            disk = scan_corpus(corpus_root, quiet=True)
+            disk = scan_corpus(corpus_root, quiet=True, skipped=skipped)
         except UsageError as exc:
-            result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": []}
+            result = {"checked": False, "reason": str(exc), "changed": [], "added": [], "deleted": [],
+                      "skipped": []}
         else:
             changed = [
                 p for p, f in disk.items()
@@ -85,19 +92,23 @@ class StaleCheck:
                 "changed": sorted(changed),
                 "added": sorted(p for p in disk if p not in records),
                 "deleted": sorted(p for p in records if p not in disk),
+                "skipped": skipped,
             }
         with self._lock:
             self._cache = (now, snapshot.name, str(corpus_root), result)
         return result
 
 
-def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict) -> dict:
+def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict,
+             weak: bool = False) -> dict:
     """The coverage envelope of an answer from ``snapshot`` (the one its hits came from).
 
     ``registry`` is a :class:`pagerecall.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
     result. Sets ``degraded`` on the hits of degraded files. Keys: ``generation``, ``built_at``,
     ``model``, ``corpus_root``, ``files_indexed``, ``files_failed``, ``stale``,
-    ``degraded_in_hits``, ``registry``, ``scope``, and ``miss`` when there is no hit."""
+    ``degraded_in_hits``, ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
+    the hits are ``weak`` (no lane had evidence for the query: no word of it matched and the
+    vector lane is at the noise floor; the hits are then no answer, and the miss note applies)."""
     meta = snapshot.meta
     records = snapshot.files_table()
     by_path = {r["path"]: r for r in records}
@@ -125,8 +136,9 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         "degraded_in_hits": degraded_hits,
         "registry": registry.to_dict(),
         "scope": list(scope) if scope else None,
+        "weak": weak,
     }
-    if not hits:
+    if not hits or weak:
         caveats = []
         in_scope = [by_path[p] for p in (scope or by_path)]
         if env["files_indexed"] == 0:
@@ -145,4 +157,6 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         elif registry.degraded_count:
             caveats.append(f"the registry lists {registry.degraded_count} degraded file(s)")
         env["miss"] = {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
+        if weak:
+            env["miss"]["weak_hits"] = WEAK_NOTE
     return env

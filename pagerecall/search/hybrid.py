@@ -107,3 +107,54 @@ def outline_lane(snapshot: Any, title: str, scope: Sequence[str] | None) -> list
             or next((r for r in rows if int(r["page_start"]) == page), rows[0])
         out.append(best)
     return out
+
+
+PHRASE_BONUS = 1.0
+"""Added to the fused score of every hit that contains the query's quoted phrases (issue 18.8).
+
+Why: a user who quotes a phrase or a title asks for passages that contain it; RRF let a passage
+that only resembles it (a table of contents whose dot leaders the vector lane likes) outrank the
+one passage that holds the phrase. 1.0 exceeds any fused score (at most the sum of
+:data:`LANE_WEIGHTS` / (RRF_K + 1) = 4.5 / 11 = 0.41), so the hits with the phrase come first, in
+their fused order, then the others, in theirs. Applied only when every quoted phrase occurs in the
+index (otherwise the full-text lane matched the phrases' words loosely and holds no proof)."""
+
+
+def phrase_first(ranked: Sequence[tuple[str, float]], with_phrase: set[str]) -> list[tuple[str, float]]:
+    """``ranked`` (``(chunk_id, fused score)``, best first) with the ids in ``with_phrase`` (the
+    full-text lane's hits, which all contain every quoted phrase when the phrases occur) raised by
+    :data:`PHRASE_BONUS`, re-sorted (stable: ties keep their fused order)."""
+    out = [(cid, score + PHRASE_BONUS if cid in with_phrase else score) for cid, score in ranked]
+    return sorted(out, key=lambda t: -t[1])
+
+
+SAME_PAGE_CHARS = 6000
+"""Two passages that start on the same page are collapsed only when their starts are at most this
+many characters apart (``char_start``). Why: a printed page holds up to ~4,000 characters (the
+densest pages of the demo corpus), so every pair of passages on a real page is within it, while a
+text layer without page breaks is one "page" of a whole file, whose distant passages are different
+answers (each keeps its own pointer and ``char_start``)."""
+
+
+def collapse_same_page(ranked: Sequence[tuple[str, float]], rows: dict[str, dict], k: int
+                       ) -> list[tuple[str, float]]:
+    """The first ``k`` of ``ranked`` (``(chunk_id, score)``, best first) without a passage that
+    points at pages already pointed at by a better hit (issue 18.9): one of the same file whose
+    pages lie within the better hit's pages, and, when both start on the same page, whose start is
+    within :data:`SAME_PAGE_CHARS` of it. The best passage stands for the page; overlapping
+    passages (chunks share a 40-token overlap) and other passages of the same page add no pointer.
+    Ids without a row in ``rows`` are kept (the caller drops them)."""
+    kept: list[tuple[str, float]] = []
+    seen: dict[str, list[tuple[int, int, int]]] = {}
+    for cid, score in ranked:
+        if len(kept) >= k:
+            break
+        r = rows.get(cid)
+        if r is not None:
+            f, ps, pe, cs = r["file"], int(r["page_start"]), int(r["page_end"]), int(r.get("char_start") or 0)
+            if any(a <= ps and pe <= b and (ps != a or abs(cs - c) <= SAME_PAGE_CHARS)
+                   for a, b, c in seen.get(f, ())):
+                continue
+            seen.setdefault(f, []).append((ps, pe, cs))
+        kept.append((cid, score))
+    return kept

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from pagerecall.errors import UsageError
 from pagerecall.fulltext import analyze_path
+from pagerecall.paths import nfc
 from pagerecall.text.fold import fold_name
 
 _GLOB_CHARS = set("*?[")
@@ -28,8 +29,8 @@ def is_glob(pattern: str) -> bool:
 
 def glob_match(path: str, pattern: str) -> bool:
     """The one glob dialect of pagerecall: case-insensitive ``fnmatch`` against the relative
-    path and against its base name (``*.pdf``, ``debian-*``, ``fr/*.txt``)."""
-    pat = pattern.lower()
+    path and against its base name (``*.pdf``, ``debian-*``, ``fr/*.txt``), both in Unicode NFC."""
+    pat, path = nfc(pattern).lower(), nfc(path)
     return fnmatch.fnmatchcase(path.lower(), pat) or fnmatch.fnmatchcase(path.rsplit("/", 1)[-1].lower(), pat)
 
 
@@ -37,15 +38,17 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
     """Indexed file paths matching ``files`` (the scope of a search), sorted; None without ``files``.
 
     Each entry is a relative path, a bare file name, a folder (``fr`` or ``fr/``: every file
-    under it), a glob (:func:`glob_match`), or an absolute path inside ``corpus_root``. Raises
+    under it), a glob (:func:`glob_match`), or an absolute path inside ``corpus_root``; names are
+    compared in Unicode NFC (:func:`pagerecall.paths.nfc`: an NFD name on disk is found as typed). Raises
     ``UsageError`` when the scope matches no indexed file (the message says how to list the
     names: ``pagerecall files``).
     """
     if not files:
         return None
+    norm = {p: nfc(p) for p in indexed}  # names compared in one Unicode form (paths.nfc)
     chosen: list[str] = []
     for pat in files:
-        pat = pat.replace("\\", "/")
+        pat = nfc(pat.replace("\\", "/"))
         if Path(pat).is_absolute() and corpus_root is not None:
             try:
                 pat = Path(pat).resolve().relative_to(Path(corpus_root).resolve()).as_posix()
@@ -54,12 +57,12 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
         while pat.startswith("./"):
             pat = pat[2:]
         if is_glob(pat):
-            chosen += [p for p in indexed if glob_match(p, pat)]
-        elif pat in indexed:
-            chosen.append(pat)
+            chosen += [p for p in indexed if glob_match(norm[p], pat)]
+        elif pat in norm.values():
+            chosen += [p for p in indexed if norm[p] == pat]
         else:
             folder = pat.rstrip("/") + "/"
-            chosen += [p for p in indexed if p.rsplit("/", 1)[-1] == pat or p.startswith(folder)]
+            chosen += [p for p in indexed if norm[p].rsplit("/", 1)[-1] == pat or norm[p].startswith(folder)]
     chosen = sorted(set(chosen))
     if not chosen:
         raise UsageError(

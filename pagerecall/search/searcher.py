@@ -28,12 +28,39 @@ from pagerecall.types import Hit
 from .coverage import StaleCheck, detected, envelope, failed_files, iso
 from .deep import DEEP_CANDIDATES
 from . import hybrid
-from .hybrid import COVERAGE_EXPONENT, COVERAGE_WEIGHTING, LANE_DEPTH, LANE_WEIGHTS, heading_lane
+from .hybrid import (
+    COVERAGE_EXPONENT,
+    COVERAGE_WEIGHTING,
+    LANE_DEPTH,
+    LANE_WEIGHTS,
+    collapse_same_page,
+    heading_lane,
+    phrase_first,
+)
 from .query import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
 MODES = ("vector", "fulltext", "hybrid")
+
+NOISE_PROBES = ("xylofrobnicated", "qzxvbnm wkjhg", "?!...;;", "*", "zzzzzz", "frobnicate the glorp",
+                "ksdjf lkqwe poiuz")
+"""Queries that mean nothing in any language (made-up words, punctuation, one symbol): how close a
+query is to the nearest of them is the yardstick of "no evidence" (:meth:`Searcher._no_evidence`)."""
+
+NOISE_MARGIN = -0.04
+"""A query no word of which matched, and whose best passage is not closer to it than the nearest of
+:data:`NOISE_PROBES` minus 0.04 (cosine), has no evidence: its hits are marked ``weak``
+(:meth:`Searcher._no_evidence`). A query without a letter or a digit (``*``, ``?!...;;``) has no
+meaning to find: with no word matched, its hits are weak whatever the cosines.
+Measured (bundled model, demo index of 1,157 passages; best cosine minus nearest probe): the 270
+demo section titles -0.018 at the lowest (``manpage.*``), scoped to one other language's file
+-0.033 (``control``, which the full-text lane matches anyway); a 4-file corpus of this module's
+tests: a German and a Japanese query that no word of matched -0.016 and +0.001. Twenty
+meaningless queries not among the probes: -0.098 to -0.001; -0.04 marks 12 of them
+(``xylofrobnicated`` -0.056, ``zxcvbnm``, ``#``, ``...``, ``??``) and none of the real ones.
+Honest limit: made-up words that look like words (``flibbertigibbet snorkwax`` -0.001) stay
+unmarked; the envelope says only what it can tell."""
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
 
@@ -67,6 +94,8 @@ class _Query:
     parsed: ParsedQuery
     scope: list[str] | None
     rows: dict[str, dict] = field(default_factory=dict)
+    vector: Any = None
+    """The query's vector once the vector lane ran (float32 (dim,))."""
 
     def rows_for(self, ids: Sequence[str]) -> dict[str, dict]:
         """``rows``, completed from Lance for ``ids`` not read yet (a full-text index of schema 1
@@ -84,7 +113,7 @@ def _fulltext_errors(snapshot):
         yield
     except (OSError, RuntimeError, ValueError) as exc:
         raise IndexCorruptError(
-            f"Reading the full-text index of {snapshot.path} failed: {exc}. Next: pagerecall info; "
+            f"Reading the full-text index of {snapshot.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
             "pagerecall rebuild if it persists."
         ) from exc
 
@@ -106,6 +135,7 @@ class Searcher:
         self._checked_generations: set[str] = set()
         self._lock = threading.RLock()
         self._stale = StaleCheck()
+        self._probes = None
 
     # ------------------------------------------------------------------ plumbing
     def snapshot(self):
@@ -186,7 +216,7 @@ class Searcher:
 
     # ------------------------------------------------------------------ lanes
     def _vector_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
-        vec = self.embedder(q.snapshot).embed_queries([q.parsed.raw])[0]
+        vec = q.vector = self.embedder(q.snapshot).embed_queries([q.parsed.raw])[0]
         hits, rows = q.snapshot.vector_search_with_rows(vec, depth, files=q.scope)
         q.rows.update(rows)
         return hits
@@ -250,6 +280,7 @@ class Searcher:
         q = _Query(snapshot, parse_query(query), self.resolve_scope(files, snapshot))
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         want = max(candidates, k) if deep else k
+        missing_phrases: list[str] = []
         lanes: dict[str, list[tuple[str, float]]] = {}
         keys: dict[str, list[str]] = {}  # heading keys stored with the full-text hits
         # the full-text lane first: it needs no model (a cold start loads the model meanwhile,
@@ -259,15 +290,21 @@ class Searcher:
             lanes["vector"] = self._vector_lane(q, depth)
         if text_lane is not None:
             lanes["fulltext"] = text_lane
+            if q.parsed.phrases:  # quoted phrases that occur nowhere: the lane matched their words
+                from .lexical import phrases_not_found
+
+                with _fulltext_errors(snapshot):
+                    missing_phrases = phrases_not_found(snapshot, q.parsed, q.scope)
         if mode == "hybrid":
             lanes["filename"] = self._filename_lane(q, depth)
             ft_ids = [cid for cid, _ in lanes["fulltext"]]
             rows = q.rows_for(ft_ids)
             item_weights = self._coverage(q, ft_ids) if COVERAGE_WEIGHTING else None
-            title = query_heading_key(query)
+            unquoted = q.parsed.loose().raw if q.parsed.phrases else query  # '"Using lintian"' is a title too
+            title = query_heading_key(unquoted)
             heads = [] if title is None else [
                 rows[cid] for cid in ft_ids if cid in rows
-                and (title in keys[cid] if cid in keys else has_heading(query, rows[cid]["text"]))]
+                and (title in keys[cid] if cid in keys else has_heading(unquoted, rows[cid]["text"]))]
             if title is not None and hybrid.OUTLINE_TITLES:
                 known = {r["chunk_id"] for r in heads}
                 for r in hybrid.outline_lane(snapshot, title, q.scope):
@@ -278,30 +315,70 @@ class Searcher:
             lanes["heading"] = heading_lane(heads)
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
-            ranked = [(f.id, f.score) for f in fused[:want]]
+            ranked = [(f.id, f.score) for f in fused]
+            if q.parsed.phrases and not missing_phrases:
+                ranked = phrase_first(ranked, set(ft_ids))
         else:
-            (lane,) = lanes.values()
-            ranked = lane[:want]
+            (ranked,) = lanes.values()
+        # overlapping passages of one page: the best one stands for them (pagerecall.search.hybrid)
+        # (rows of schema-2 indexes are all read with the lanes' hits already: no extra read)
+        ranked = collapse_same_page(ranked, q.rows_for([cid for cid, _ in ranked]), want)
         # every hit reports its rank in every lane that ran (None = not found by that lane)
         lane_rank = {n: {cid: i + 1 for i, (cid, _) in enumerate(v)} for n, v in lanes.items()}
         rows = q.rows_for([cid for cid, _ in ranked])
         hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
                 for cid, score in ranked if cid in rows]
+        weak = bool(hits) and self._no_evidence(q, lanes)
         scorer = None
         if deep:
             from .deep import rerank
 
             hits, scorer = rerank(snapshot, self.reranker(), query, hits, k)
+        for h in hits:
+            h.weak = weak
         _add_sections(snapshot, hits)
         _add_snippets(q.parsed, hits)
         env = envelope(snapshot, hits, q.scope, self._registry(),
-                       self._stale(snapshot, self.corpus_root(snapshot)))
+                       self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
         if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
-            from .lexical import phrases_not_found
-
-            with _fulltext_errors(snapshot):
-                env["phrases_not_found"] = phrases_not_found(snapshot, q.parsed, q.scope)
+            env["phrases_not_found"] = missing_phrases
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
+
+    def _no_evidence(self, q: _Query, lanes: dict[str, list[tuple[str, float]]]) -> bool:
+        """True when no lane has evidence for the query (issue 18.7): no word of it matched (the
+        full-text, filename and heading lanes are empty or did not run) and its best passage is
+        no closer to it than meaningless text is: ``best cosine - max cosine to NOISE_PROBES <
+        NOISE_MARGIN``. The hits are then the nearest passages to nothing in particular
+        (``xylofrobnicated``, ``?!...;;``, ``*``).
+
+        Decision record. Why relative to probes: E5's cosines are compressed and their level
+        depends on the query's length and script (``*`` reaches 0.83 on a 4-file corpus, a German
+        query about the same corpus's lighthouse 0.82), so no absolute cosine separates noise from
+        a cross-lingual query that no word of matches; how much closer the query is to the best
+        passage than to gibberish does. Measured: see :data:`NOISE_MARGIN`.
+        Rejected: the best probe's top-1 cosine in the index as a floor (flagged the German and
+        Japanese queries above as noise)."""
+        if any(lanes.get(n) for n in ("fulltext", "filename", "heading")):
+            return False
+        vec = lanes.get("vector")
+        if not vec:
+            return False
+        if not any(ch.isalnum() for ch in q.parsed.raw):
+            return True  # no word, no number: nothing to find by meaning either
+        import numpy as np
+
+        qv = q.vector
+        probes = self._probe_vectors(q.snapshot)
+        raw = q.parsed.raw.strip()
+        nearest_noise = max(float(np.dot(qv, p)) for p, text in zip(probes, NOISE_PROBES) if text != raw)
+        return vec[0][1] - nearest_noise < NOISE_MARGIN
+
+    def _probe_vectors(self, snapshot):
+        """Query vectors of :data:`NOISE_PROBES` (float32 (n, dim), embedded once per Searcher)."""
+        with self._lock:
+            if self._probes is None:
+                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES))
+            return self._probes
 
     # ------------------------------------------------------------------ inventory and info
     def files(self, pattern: str) -> dict:
