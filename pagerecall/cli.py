@@ -49,6 +49,8 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-wait", action="store_true", help="fail at once if another writer holds the lock")
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
+    p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
+                   help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -184,6 +186,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         changes["corpus_root"] = args.corpus.expanduser()
     if getattr(args, "ocr", None):
         changes["ocr"] = args.ocr
+    if getattr(args, "runtime", None):
+        changes["runtime"] = args.runtime
     return (dataclasses.replace(s, **changes) if changes else s).validate()
 
 
@@ -456,6 +460,10 @@ def _print_info(info: dict) -> None:
     out.write(f"built       {info['built_at']}\n")
     out.write(f"corpus      {info['corpus_root']}\n")
     out.write(f"model       {info['model']}\n")
+    rt = info.get("embedding_runtime") or {}
+    if rt:
+        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''} ({rt.get('graph')}, {rt.get('precision')}): "
+                  f"{rt.get('reason')}\n")
     if info.get("fulltext_upgrade_pending"):
         out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
                   "from the stored passages (nothing re-embedded)\n")

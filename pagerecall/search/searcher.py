@@ -413,6 +413,7 @@ class Searcher:
             "corpus_root": meta.get("corpus_root"),
             "model": meta.get("fingerprint", {}).get("model"),
             "fingerprint": meta.get("fingerprint"),
+            "embedding_runtime": meta.get("embedding_runtime"),
             "counts": meta.get("counts"),
             "fulltext_schema_version": schema_version_of(meta),
             "fulltext_upgrade_pending": schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION,
