@@ -177,7 +177,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     s = Settings.from_env()
     changes = {}
     if getattr(args, "index", None):
-        changes["index_dir"] = args.index.expanduser()
+        changes["index_dir"] = args.index.expanduser().absolute()  # one absolute path for every part
     if getattr(args, "model", None):
         changes["model"] = args.model
     if getattr(args, "cache_dir", None):
@@ -564,9 +564,16 @@ def _read_command(args: argparse.Namespace, settings: Settings) -> int:
         from .search.searcher import Searcher
 
         searcher = Searcher(settings)
+        loading = None
         if cmd == "search" and args.mode != "fulltext":
-            searcher.preload()  # the model loads while the index opens and the full-text lane runs
-        res = resident.run_command(searcher, cmd, payload)
+            loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
+        try:
+            res = resident.run_command(searcher, cmd, payload)
+        finally:
+            if loading is not None:
+                # never exit while the model loads in the background: onnxruntime aborts the process
+                # (exit 134) when the interpreter shuts down under a session being created
+                loading.join()
     return _print_read(args, res)
 
 

@@ -114,7 +114,7 @@ class Settings:
         env = os.environ if env is None else env
         kwargs: dict = {}
         if v := _first(env, "PAGERECALL_INDEX"):
-            kwargs["index_dir"] = Path(v).expanduser()
+            kwargs["index_dir"] = Path(v).expanduser().absolute()
         if v := _first(env, "PAGERECALL_CORPUS", "CORPUS_ROOT"):
             kwargs["corpus_root"] = Path(v).expanduser()
         if v := _first(env, "PAGERECALL_MODEL"):

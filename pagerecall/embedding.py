@@ -255,7 +255,9 @@ def _load(settings: Settings, p: _Plan) -> Embedder:
 
         # the light query graph of the fp32 family, converted now so that the first query is fast
         _e5onnx.ensure_converted(Path(settings.cache_dir), "q4f32")
-    log.info("Embedding with %s on %s (%s)", p.runtime, p.graph, p.reason)
+    # the build log says which runtime embeds the passages; a search keeps stderr for its notes
+    (log.debug if p.reason.startswith("queries run") else log.info)("Embedding with %s on %s (%s)", p.runtime, p.graph,
+                                                                    p.reason)
     return emb
 
 

@@ -80,6 +80,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     seen: set[str] = set()
     taken: list[_Piece] = []
     used = left_out = 0
+    smallest = 1 << 30
     skipped_changed = 0
     for h in res.hits:  # best first: each hit joins an overlapping passage or starts one, if it fits
         if h.file in changed:
@@ -106,6 +107,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         extra = tokens - (into.tokens if into is not None else 0)
         if used + extra > max_tokens:
             left_out += 1
+            smallest = min(smallest, tokens)
             continue
         used += extra
         seen.add(key)
@@ -120,6 +122,9 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
             into.start, into.end, into.text, into.tokens = new_start, new_end, text, tokens
             into.page_start, into.page_end = new_start[0], new_end[0]
             into.chunk_ids.append(h.chunk_id)
+    if not taken and left_out:
+        notes.append(f"no passage fits {max_tokens} tokens: the smallest candidate needs {smallest} "
+                     f"(raise --max-tokens / max_tokens)")
     if skipped_changed:
         notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
                      "(run pagerecall update)")
