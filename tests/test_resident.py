@@ -161,3 +161,26 @@ def test_background_server_starts_answers_and_stops(index):
     assert stop.returncode == 0 and "stopped" in stop.stdout
     again = subprocess.run([*base, "serve", "--status", *idx], env=env, capture_output=True, text=True, timeout=60)
     assert again.returncode == 1 and "no resident server" in again.stdout
+
+
+def test_a_relative_index_path_works_everywhere(index, capsys, monkeypatch):
+    """``--index .pagerecall-index`` (the README's form): one absolute path for every part (the
+    ledger's SQLite URI broke on a relative one)."""
+    settings, _ = index
+    monkeypatch.chdir(settings.index_dir.parent)
+    rel = settings.index_dir.name
+    for argv in (["ledger", "list", "--index", rel], ["files", "--index", rel, "--in-process"],
+                 ["search", "fog", "-q", "--index", rel, "--in-process"]):
+        code, out, err = run_cli(capsys, *argv)
+        assert code == 0 and "Traceback" not in err, (argv, err)
+
+
+def test_an_early_error_of_a_cold_search_exits_cleanly(index):
+    """A usage error raised while the model still loads in the background: exit 2 with the message,
+    never onnxruntime's abort at interpreter shutdown (exit 134)."""
+    settings, _ = index
+    for _ in range(2):
+        proc = subprocess.run([sys.executable, "-m", "pagerecall.cli", "search", "fog signal", "--file", "nosuch",
+                               "--index", str(settings.index_dir), "--in-process"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+        assert proc.returncode == 2 and "matches no indexed file" in proc.stderr, (proc.returncode, proc.stderr[-500:])
