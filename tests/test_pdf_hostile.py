@@ -9,6 +9,8 @@ from pathlib import Path
 
 from pagerecall import fulltext
 from pagerecall.pdf import _pymupdf, clean_label, read_pdf, read_pdf_page
+from pagerecall.search.lexical import fulltext_search
+from pagerecall.search.snippets import snippet
 from pagerecall.verify import clear_cache, verify_quote
 from tests.conftest import shared_path
 
@@ -29,7 +31,7 @@ def _phrase_hits(texts: list[str], query: str) -> list[int]:
         writer.commit()
         writer.wait_merging_threads()
         index.reload()
-        return sorted(int(cid[1:]) for cid, _score in fulltext.fulltext_search(index, query, 10))
+        return sorted(int(cid[1:]) for cid, _score in fulltext_search(index, query, 10))
 
 
 # ------------------------------------------------------------------------------ page labels
@@ -142,7 +144,7 @@ def test_arabic_marks_folded_in_fulltext_and_verify_not_in_the_quoted_text() -> 
     assert "حَبيبي" in text
     assert _phrase_hits([text, "habibi only"], "حبيبي") == [0]
     assert _phrase_hits([text, "habibi only"], '"حبيبي"') == [0]
-    assert "«حَبيبي»" in fulltext.snippet("حبيبي", text)  # highlight maps back over the mark
+    assert "«حَبيبي»" in snippet("حبيبي", text)  # highlight maps back over the mark
     clear_cache()
     check = verify_quote(path.parent, "حبيبي", path.name, page=1)
     assert check.match == "normalised" and check.matched_text == "حَبيبي"  # quoted back as printed
