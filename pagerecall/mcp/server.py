@@ -54,7 +54,6 @@ from pagerecall.errors import (
     PagerecallError,
     PathOutsideCorpusError,
     SourceNotFoundError,
-    UsageError,
 )
 
 from .budget import (
