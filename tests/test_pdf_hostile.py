@@ -11,8 +11,6 @@ from pagerecall import fulltext
 from pagerecall.search.lexical import fulltext_search
 from pagerecall.search.snippets import snippet
 from pagerecall.pdf import _pymupdf, clean_label, read_pdf, read_pdf_page
-from pagerecall.search.lexical import fulltext_search
-from pagerecall.search.snippets import snippet
 from pagerecall.verify import clear_cache, verify_quote
 from tests.conftest import shared_path
 
