@@ -12,6 +12,7 @@ and say so (``Geometry.pages`` empty, ``note`` set) instead of inventing it.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 Box = tuple[float, float, float, float]
 """``(x0, y0, x1, y1)`` in PDF points, page-relative, top-left origin, y down (module doc)."""
@@ -32,6 +33,17 @@ class PageBoxes:
     height: float
     boxes: list[Box] = field(default_factory=list)
     label: str | None = None
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict:
+        """The MCP output schema of these boxes: each box an array of 4 numbers with ``items`` typed
+        (a tuple's ``prefixItems`` alone leaves ``items`` unset, which strict MCP clients flag).
+        Called by pydantic when the MCP layer builds its models; nothing here imports pydantic."""
+        schema = handler.resolve_ref_schema(handler(core_schema))
+        box = schema.get("properties", {}).get("boxes", {}).get("items")
+        if isinstance(box, dict):
+            box["items"] = {"type": "number"}
+        return schema
 
 
 @dataclass(slots=True)
