@@ -827,6 +827,12 @@ def verify_quote(
             notes.append(
                 f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
             )
+        ocred = [p.number for p in src.document().pages if p.status == "ocr"] if count else []
+        if ocred:
+            notes.append(
+                f"{len(ocred)} page(s) were read by OCR ({_fmt_pages(ocred)}): their text is approximate, "
+                "a miss there proves nothing"
+            )
         if cited is not None and not 1 <= cited <= count:
             notes.append(f"cited page {cited} is outside 1-{count}")
         if best is not None and best.similarity >= 0.6:

@@ -148,6 +148,10 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
         if unread:
             caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
+        ocred = [r["path"] for r in in_scope if r.get("ocr_pages") and r["path"] not in unread]
+        if ocred:  # pages that were image-only or garbled, read by OCR: approximate text
+            caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "
+                           "(approximate text)")
         if stale.get("changed") or stale.get("added") or stale.get("deleted"):
             caveats.append("the corpus changed on disk since the build (run pagerecall update)")
         if not stale.get("checked", True):
