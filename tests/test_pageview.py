@@ -357,7 +357,8 @@ def test_image_only_page_is_rendered_with_a_note():
     assert v.status == "image_only" and "nothing to highlight" in v.note
     assert _ink(_pixmap(v.png)) > 0.01
     v = pageview.view_page(folder, "linn.pdf", 1, highlight="any words at all on this scanned page", dpi=72)
-    assert v.match == "not_found" and "no usable text" in v.note
+    # no text layer: "no usable text", or, where Tesseract is installed (CI), "read by OCR": a miss proves nothing
+    assert v.match == "not_found" and ("no usable text" in v.note or "read by OCR" in v.note)
 
 
 def test_the_resident_server_gives_the_same_image_and_boxes(indexed, capsys, tmp_path):
