@@ -351,18 +351,9 @@ class BundledEmbedder:
             from .tokenization import file_sha256
 
             self._sha256 = file_sha256(self.model_dir / "tokenizer.json")
-        return {
-            "model": self.name,
-            "dim": self.dim,
-            "pooling": self.pooling,
-            "normalize": True,
-            "query_prefix": self.query_prefix,
-            "passage_prefix": self.passage_prefix,
-            "tokenizer_sha256": self._sha256,
-            "max_tokens": MAX_TOKENS,
-            "quantization": self.quantization,
-            "converter_version": self.converter_version,
-        }
+        from .index.fingerprint import model_fingerprint
+
+        return model_fingerprint(self, self._sha256, MAX_TOKENS)
 
     def __repr__(self) -> str:
         return (f"BundledEmbedder(name={self.name!r}, family={self.quantization!r}, "

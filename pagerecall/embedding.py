@@ -171,18 +171,9 @@ class FastEmbedEmbedder:
 
     def fingerprint(self) -> dict[str, Any]:
         """What must match between an index and the embedder that queries it (JSON-safe)."""
-        return {
-            "model": self.name,
-            "dim": self.dim,
-            "pooling": self.pooling,
-            "normalize": True,
-            "query_prefix": self.query_prefix,
-            "passage_prefix": self.passage_prefix,
-            "tokenizer_sha256": self.tokenizer.sha256,
-            "max_tokens": self.tokenizer.max_tokens,
-            "quantization": self.quantization,
-            "converter_version": self.converter_version,
-        }
+        from .index.fingerprint import model_fingerprint
+
+        return model_fingerprint(self, self.tokenizer.sha256, self.tokenizer.max_tokens)
 
     def __repr__(self) -> str:
         return f"FastEmbedEmbedder(name={self.name!r}, dim={self.dim}, quantization={self.quantization!r})"
