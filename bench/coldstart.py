@@ -7,7 +7,8 @@ the child's peak RSS (``os.wait4``'s ``ru_maxrss``):
 
 * cold CLI (no resident server; ``--in-process``): ``search`` in hybrid, vector and full-text mode,
   ``files``, ``info``, ``page``;
-* warm CLI through the resident server (``pagerecall serve --background``), and the server's RSS
+* warm CLI through the resident server (``pagerecall serve --background``; the client is ``python -m pagerecall``,
+  what the console script runs), and the server's RSS
   after the runs;
 * MCP: a real stdio client spawns ``python server.py``; times to ``initialize``, ``tools/list``
   and the first ``semantic_search`` result;
@@ -105,6 +106,7 @@ def warm(index: Path, repeat: int) -> dict:
 
     env = _env(ROOT)
     base = [sys.executable, "-m", "pagerecall.cli"]
+    client = [sys.executable, "-m", "pagerecall"]  # what the console script runs: the forwarding client
     t0 = time.perf_counter()
     start = subprocess.run([*base, "serve", "--background", "--idle-timeout", "10", "--index", str(index)],
                            cwd=ROOT, env=env, capture_output=True, text=True)
@@ -116,10 +118,10 @@ def warm(index: Path, repeat: int) -> dict:
 
     cmds = _commands(index, open_snapshot(index).files_table()[0]["path"])
     try:
-        _run([*base, *cmds["search hybrid"]], env, ROOT)  # the first query waits for the warm-up
+        _run([*client, *cmds["search hybrid"]], env, ROOT)  # the first query waits for the warm-up
         out = {}
         for name, argv in cmds.items():
-            vals = [_run([*base, *argv], env, ROOT) for _ in range(repeat)]
+            vals = [_run([*client, *argv], env, ROOT) for _ in range(repeat)]
             out[name] = {"wall_s_median": round(statistics.median(w for w, _, _ in vals), 3),
                          "client_peak_rss_mib": round(statistics.median(r for _, r, _ in vals), 1)}
         rss = psutil.Process(pid).memory_info().rss / 2**20

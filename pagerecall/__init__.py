@@ -17,7 +17,6 @@ contract ``search(query, k)`` is ``pagerecall.search.search`` (and ``search_core
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -33,7 +32,10 @@ _LAZY = {
 
 __all__ = ["Settings", "Searcher", "PagerecallError", "build", "update", "rebuild", "rollback", "__version__"]
 
+TYPE_CHECKING = False  # not ``typing``'s: the forwarding client (pagerecall._client) imports nothing it need not
 if TYPE_CHECKING:  # pragma: no cover
+    from typing import Any
+
     from .config import Settings
     from .errors import PagerecallError
     from .indexing import build, rebuild, rollback, update

@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import logging
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Sequence
 
 from . import __version__
+from .cli_output import Bars as _Bars
+from .cli_output import ConsoleLogHandler, con, print_json, print_read, print_report
 from .config import Settings
 from .errors import PagerecallError, UsageError
 
@@ -31,6 +31,13 @@ class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse exits 2 on usage errors; keep that, say what to do
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\nNext: {self.prog} --help\n")
+
+    def _print_message(self, message: str, file=None) -> None:
+        # usage, help and errors go to this thread's console: on the resident server a forwarded
+        # ``--help`` must reach the client, never the server's stdout (the MCP stdio channel)
+        if message:
+            c = con()
+            (c.err if file is sys.stderr else c.out).write(message)
 
 
 def _common() -> argparse.ArgumentParser:
@@ -173,8 +180,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    s = Settings.from_env()
+def _settings(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
+    """Settings from ``env`` (``os.environ`` unless given) overridden by the flags in ``args``."""
+    s = Settings.from_env(env)
     changes = {}
     if getattr(args, "index", None):
         changes["index_dir"] = args.index.expanduser().absolute()  # one absolute path for every part
@@ -191,296 +199,21 @@ def _settings(args: argparse.Namespace) -> Settings:
     return (dataclasses.replace(s, **changes) if changes else s).validate()
 
 
-def _setup_logging(args: argparse.Namespace) -> None:
-    level = logging.ERROR if getattr(args, "quiet", False) else logging.INFO
+def _log_level(args: argparse.Namespace) -> int:
+    """``-q``: errors only; ``-v``: debug; else info."""
     if getattr(args, "verbose", 0):
-        level = logging.DEBUG
-    handler = logging.StreamHandler(sys.stderr)
+        return logging.DEBUG
+    return logging.ERROR if getattr(args, "quiet", False) else logging.INFO
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    level = _log_level(args)
+    handler = ConsoleLogHandler()
     handler.setFormatter(logging.Formatter("pagerecall: %(message)s"))
     root = logging.getLogger("pagerecall")
     root.handlers[:] = [handler]
     root.setLevel(level)
     root.propagate = False
-
-
-class _Bars:
-    """Renders ``progress(stage, done, total)`` callbacks: tqdm bars on a terminal; in a log
-    (stderr not a TTY) a line per 10 % of the files, and during embedding a line at least every
-    :data:`LOG_EVERY` seconds with the passages done, the rate and an ETA (issue 15: a big file
-    was 20 silent minutes). For ``"passages"`` the total is the passages known so far (it
-    grows file by file), so the ETA is for the file(s) being embedded."""
-
-    LOG_EVERY = 30.0
-    """Seconds between embedding log lines. The callback comes after every
-    ``indexing.EMBED_GROUP`` passages (256: 6-13 s at the measured 20-41 passages/s), so a
-    line is written within a group's time after each 30 s mark."""
-
-    def __init__(self, quiet: bool, tty: bool | None = None, clock=None) -> None:
-        self.quiet = quiet
-        self.tty = sys.stderr.isatty() if tty is None else tty
-        self.bars: dict = {}
-        self._clock = clock or time.monotonic
-        self._start: tuple[float, int] | None = None  # (time, passages) of the first callback
-        self._last_log = 0.0
-        self._files = (0, 0)
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        if self.quiet or stage == "scan":
-            return
-        if not self.tty:
-            if stage == "files":
-                self._files = (done, total)
-                if total and (done == total or done * 10 // total != (done - 1) * 10 // total):
-                    log.info("%d/%d files", done, total)
-            elif stage == "passages":
-                self._log_passages(done, total)
-            return
-        from tqdm import tqdm
-
-        bar = self.bars.get(stage)
-        if bar is None:
-            unit = "file" if stage == "files" else "passage"
-            bar = self.bars[stage] = tqdm(total=total or None, unit=unit, desc=stage, file=sys.stderr,
-                                          disable=None, dynamic_ncols=True, position=len(self.bars))
-        if total and bar.total != total:
-            bar.total = total
-        bar.n = done
-        bar.refresh()
-
-    def _log_passages(self, done: int, total: int) -> None:
-        now = self._clock()
-        if self._start is None:
-            self._start, self._last_log = (now, done), now
-            return
-        if now - self._last_log < self.LOG_EVERY:
-            return
-        self._last_log = now
-        t0, d0 = self._start
-        rate = (done - d0) / (now - t0) if now > t0 else 0.0
-        msg = f"{done:,} passages embedded, {rate:.1f}/s"
-        if total > done and rate > 0:
-            msg += f"; {total - done:,} left in the current file(s), about {_duration((total - done) / rate)}"
-        files_done, files_total = self._files
-        if files_total:
-            msg += f"; {files_done}/{files_total} files read"
-        log.info("%s", msg)
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-
-
-def _duration(seconds: float) -> str:
-    """``95`` -> ``"1 min 35 s"``; ``3700`` -> ``"1 h 2 min"``."""
-    s = int(round(seconds))
-    if s < 60:
-        return f"{s} s"
-    if s < 3600:
-        return f"{s // 60} min {s % 60} s"
-    return f"{s // 3600} h {s % 3600 // 60} min"
-
-
-def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2, default=str) + "\n")
-
-
-def _highlight(snippet: str, tty: bool) -> str:
-    if tty:
-        return snippet.replace("«", "\033[1;33m").replace("»", "\033[0m")
-    return snippet.replace("«", "").replace("»", "")
-
-
-def _pages(h: dict) -> str:
-    pages = f"p. {h['page_start']}" if h["page_start"] == h["page_end"] else f"pp. {h['page_start']}-{h['page_end']}"
-    ls, le = h.get("label_start"), h.get("label_end")
-    if ls:
-        printed = ls if (le in (None, ls)) else f"{ls}-{le}"
-        if printed != (str(h["page_start"]) if h["page_start"] == h["page_end"] else f"{h['page_start']}-{h['page_end']}"):
-            pages += f" (printed {printed})"
-    return pages
-
-
-def _print_search(res: dict, quiet: bool = False) -> None:
-    tty = sys.stdout.isatty()
-    out = sys.stdout
-    if res.get("scorer"):
-        out.write(f"# scorer: {res['scorer']} (scores order this list only)\n")
-    for i, h in enumerate(res["hits"], 1):
-        ranks = ", ".join(f"{k} {v}" for k, v in h.get("ranks", {}).items() if v)
-        flags = "  [OCR]" if h.get("ocr") else ""
-        flags += "  [degraded]" if h.get("degraded") else ""
-        out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  ({ranks}){flags}\n")
-        if h.get("section"):
-            out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
-        body = h.get("snippet") or h["text"]
-        body = " ".join(_highlight(body, tty).split())
-        out.write(f"   {body}\n")
-        if "rects" in h:
-            out.write(_rects_line(h["rects"]))
-        out.write("\n")
-    env = res["envelope"]
-    if not res["hits"]:
-        miss = env.get("miss", {})
-        out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
-                                else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
-    notes = []
-    if env.get("weak") and res["hits"]:
-        notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
-    for phrase in env.get("phrases_not_found") or []:
-        notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
-    if env.get("files_failed"):
-        notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
-    stale = env.get("stale", {})
-    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
-    if n_stale:
-        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
-    if env.get("degraded_in_hits"):
-        notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
-    for n in notes:
-        sys.stderr.write(f"note: {n}\n")
-    if quiet:
-        return
-    sys.stderr.write(f"index {env.get('generation')} built {env.get('built_at')}. "
-                     "Read and quote the source: pagerecall page FILE N / pagerecall verify.\n")
-
-
-def _print_evidence(res: dict) -> None:
-    out = sys.stdout
-    for i, p in enumerate(res["passages"], 1):
-        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens)\n")
-        if p.get("section"):
-            out.write(f"    § {' > '.join(p['section'])}\n")
-        out.write(p["text"].rstrip() + "\n\n")
-    sys.stderr.write(f"note: {res['tokens_used']} of {res['max_tokens']} tokens ({res['tokenizer']}); "
-                     f"{res['left_out']} passage(s) did not fit\n")
-    for n in res.get("notes") or []:
-        sys.stderr.write(f"note: {n}\n")
-
-
-def _print_outline(res: dict) -> None:
-    out = sys.stdout
-    out.write(f"{res['file']}: {res['pages']} pages, outline from {res['source']}\n")
-
-    def walk(nodes: list[dict]) -> None:
-        for n in nodes:
-            where = "p. ?" if n["page"] is None else f"p. {n['page']}" + (
-                f" (printed {n['label']})" if n.get("label") and n["label"] != str(n["page"]) else "")
-            out.write(f"{'  ' * n['level']}{n['title']}  {where}\n")
-            walk(n["children"])
-
-    walk(res["entries"])
-    for note in res.get("notes") or []:
-        sys.stderr.write(f"note: {note}\n")
-
-
-def _rects_line(g: dict) -> str:
-    """One line per page of a hit's boxes (``--rects``): ``p. N: [x0, y0, x1, y1] ...`` in PDF points."""
-    lines = [f"   boxes p. {pb['page']} (pt): " + " ".join("[" + ", ".join(f"{v:g}" for v in b) + "]"
-                                                  for b in pb["boxes"]) for pb in g.get("pages", []) if pb["boxes"]]
-    if g.get("note"):
-        lines.append(f"   boxes: {g['note']}")
-    return "".join(line + "\n" for line in lines)
-
-
-def _print_view(args: argparse.Namespace, res: dict) -> int:
-    """Write the rendered page of ``page --png`` and say what is on it; exit codes as ``verify``
-    for a quote (1 not found, 3 on another page, 4 only similar), 1 for a hit on other pages."""
-    import base64
-
-    png = base64.b64decode(res.pop("png_base64"))
-    if str(args.png) == "-":
-        sys.stdout.buffer.write(png)
-        sys.stdout.flush()
-    else:
-        args.png.write_bytes(png)
-    res["png"] = str(args.png)
-    if args.json and str(args.png) != "-":
-        _print_json(res)
-    elif str(args.png) != "-":
-        printed = f" (printed {res['label']})" if res.get("label") else ""
-        n = sum(len(pb["boxes"]) for pb in (res.get("rects") or {}).get("pages", []))
-        marked = f", {n} line box(es) highlighted" if res.get("highlight") else ""
-        sys.stdout.write(f"{args.png}: {res['file']} page {res['page']} of {res['pages']}{printed}, "
-                         f"{res['width_px']}x{res['height_px']} px at {res['dpi']:g} dpi{marked}\n")
-    if res.get("note"):
-        sys.stderr.write(f"note: {res['note']}\n")
-    if res.get("highlight") == "quote":
-        if res.get("match") == "not_found":
-            return 1
-        if res.get("found_on"):
-            return 3
-        return 4 if res.get("match") == "fuzzy" else 0
-    return 1 if res.get("found_on") else 0  # a hit on other pages
-
-
-def _print_report(rep: dict) -> None:
-    out = sys.stdout
-    d = rep.get("delta", {})
-    if rep.get("dry_run"):
-        out.write("Dry run: nothing changed.\n")
-        if rep["action"] in ("build", "rebuild"):
-            out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
-                      f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
-    if rep["action"] == "update":
-        moved = d.get("moved", [])
-        out.write(
-            f"added {len(d.get('added', []))}, changed {len(d.get('changed', []))}, moved {len(moved)}, "
-            f"deleted {len(d.get('deleted', []))}, retried {len(d.get('retry', []))}, "
-            f"touched {len(d.get('touched', []))}, unchanged {d.get('unchanged', 0)}\n"
-        )
-        for key in ("added", "changed", "deleted", "retry"):
-            for p in d.get(key, []):
-                out.write(f"  {key}: {p}\n")
-        for m in moved:
-            out.write(f"  moved: {m['from']} -> {m['to']}\n")
-    if rep.get("corpus_moved"):
-        mv = rep["corpus_moved"]
-        out.write(f"corpus folder {'would be' if rep.get('dry_run') else 'is now'} recorded at {mv['to']} "
-                  f"(was {mv['from']})\n")
-    if rep.get("fulltext_rebuilt"):
-        out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
-                   if rep.get("dry_run") else
-                   "full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n"))
-    if not rep.get("dry_run"):
-        out.write(
-            f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
-            f"{rep['chunks_embedded']} passages embedded, {rep['chunks_total']} in the index, "
-            f"{rep['seconds']} s\n"
-        )
-    for f in rep.get("failed", []):
-        out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
-    for f in rep.get("skipped", []):
-        out.write(f"  SKIPPED {f['path']}: {f['reason']} (not indexed; fix it and run pagerecall update)\n")
-
-
-def _print_info(info: dict) -> None:
-    out = sys.stdout
-    out.write(f"index       {info['index_dir']}\n")
-    out.write(f"generation  {info['generation']} (previous: {info.get('previous')})\n")
-    out.write(f"built       {info['built_at']}\n")
-    out.write(f"corpus      {info['corpus_root']}\n")
-    out.write(f"model       {info['model']}\n")
-    rt = info.get("embedding_runtime") or {}
-    if rt:
-        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''} ({rt.get('graph')}, {rt.get('precision')}): "
-                  f"{rt.get('reason')}\n")
-    if info.get("fulltext_upgrade_pending"):
-        out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
-                  "from the stored passages (nothing re-embedded)\n")
-    out.write(f"files       {info['files_indexed']} indexed, {len(info['files_failed'])} failed; "
-              f"{info['pages_indexed']} pages, {info['chunks']} passages\n")
-    for f in info["files_failed"]:
-        out.write(f"  failed    {f['path']}: {f['error']}\n")
-    for path, why in info["degraded_detected"].items():
-        out.write(f"  degraded  {path}: {json.dumps(why)}\n")
-    reg = info["registry"]
-    out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
-    st = info["stale"]
-    for k in ("changed", "added", "deleted"):
-        for p in st.get(k, []):
-            out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
-    for f in st.get("skipped", []):
-        out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -501,13 +234,13 @@ def run(args: argparse.Namespace) -> int:
         finally:
             bars.close()
         d = rep.to_dict()
-        _print_json(d) if args.json else _print_report(d)
+        print_json(d) if args.json else print_report(d)
         return 0
     if cmd == "rollback":
         from .indexing import rollback
 
         res = rollback(settings)
-        _print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
+        print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
         return 0
     if cmd == "serve":
         return _serve(args, settings)
@@ -547,8 +280,9 @@ def _payload(args: argparse.Namespace) -> dict:
 
 
 def _read_command(args: argparse.Namespace, settings: Settings) -> int:
-    """``search``, ``files``, ``info``, ``page``, ``verify``: through the resident server when one
-    serves this index (warm), else in this process; printed the same way either way."""
+    """``search``, ``files``, ``info``, ``page``, ``verify``, ``outline``, ``evidence``: through the
+    resident server when one serves this index (warm), else in this process; printed the same
+    way either way."""
     from . import resident
 
     cmd, payload = args.command, _payload(args)
@@ -559,83 +293,39 @@ def _read_command(args: argparse.Namespace, settings: Settings) -> int:
         try:
             res = resident.request(settings, cmd, payload)
         except resident.Refused as exc:
-            sys.stderr.write(f"note: resident server not used ({exc}); answering in this process\n")
+            con().err.write(f"note: resident server not used ({exc}); answering in this process\n")
     if res is None:
+        return _answer_read(args, settings, None)
+    return print_read(args, res)
+
+
+def _answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
+    """Answer a read command with ``searcher`` (a new in-process one when None) and print it."""
+    from . import resident
+
+    cmd, payload = args.command, _payload(args)
+    if cmd == "page" and args.png is not None:
+        cmd = "view"
+    loading = None
+    one_shot = searcher is None
+    if one_shot:
         from .search.searcher import Searcher
 
         searcher = Searcher(settings)
-        loading = None
         if cmd == "search" and args.mode != "fulltext":
             loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
-        try:
-            res = resident.run_command(searcher, cmd, payload)
-        finally:
-            if loading is not None:
-                # never exit while the model loads in the background: onnxruntime aborts the process
-                # (exit 134) when the interpreter shuts down under a session being created
-                loading.join()
-    return _print_read(args, res)
+    try:
+        if one_shot:
+            from .index.snapshot import import_lance_without_pandas
 
-
-def _print_read(args: argparse.Namespace, res: dict) -> int:
-    cmd = args.command
-    if cmd == "page" and args.png is not None:
-        return _print_view(args, res)
-    if args.json:
-        _print_json(res)
-    if cmd == "search":
-        if not args.json:
-            _print_search(res, quiet=args.quiet)
-        return 0
-    if cmd == "files":
-        if not args.json:
-            for f in res["files"]:
-                sys.stdout.write(f"{f['path'] if isinstance(f, dict) else f}\n")
-            note = f" ({res['note']})" if res["matched"] == 0 else ""
-            sys.stdout.write(f"{res['matched']} of {res['total']} files match by name{note}\n")
-        return 0
-    if cmd == "info":
-        if not args.json:
-            _print_info(res)
-        return 0
-    if cmd == "page":
-        d = res
-        if not args.json:
-            sys.stdout.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
-            if not d["text"].strip():
-                sys.stderr.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
-                                 f"{d.get('note') or ''}\n")
-        return 0
-    if cmd == "outline":
-        if not args.json:
-            _print_outline(res)
-        return 0
-    if cmd == "evidence":
-        if not args.json:
-            _print_evidence(res)
-        return 0
-    if cmd == "verify":
-        d = res
-        if not args.json:
-            where = f"page {d.get('page_start') or d.get('page')}"
-            if d.get("label"):
-                where += f" (printed {d['label']})"
-            wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
-            head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
-            found = d["match"] != "not_found"
-            sys.stdout.write(f"{head}: {args.file}" + (f" {where}" if found else "") + "\n")
-            if d.get("context"):
-                sys.stdout.write(f"   …{' '.join(d['context'].split())}…\n")
-            if d.get("matched_text") and d["match"] != "exact":  # what the notes tell the user to cite
-                sys.stdout.write(f"   matched_text: {' '.join(d['matched_text'].split())}\n")
-            if d.get("note"):
-                sys.stdout.write(f"   {d['note']}\n")
-        if d["match"] == "not_found":
-            return 1
-        if d["match"] == "fuzzy":
-            return 4  # a similar passage, not the quote: never verbatim-citable
-        return 3 if args.page is not None and d.get("page_correct") is False else 0
-    raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
+            import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``
+        res = resident.run_command(searcher, cmd, payload)
+    finally:
+        if loading is not None:
+            # never exit while the model loads in the background: onnxruntime aborts the process
+            # (exit 134) when the interpreter shuts down under a session being created
+            loading.join()
+    return print_read(args, res)
 
 
 def _settings_argv(args: argparse.Namespace) -> list[str]:
@@ -689,23 +379,85 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``pagerecall`` console script; returns the exit code."""
+    """Entry point of the ``pagerecall`` console script (after ``pagerecall._client`` found no
+    resident server to forward to); returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     _setup_logging(args)
+    return _guarded(run, args)
+
+
+def _guarded(fn, *a) -> int:
+    """``fn(*a)``'s exit code, with pagerecall's errors turned into one line on this thread's
+    stderr: 2 for a usage mistake, 1 for any other named error, 130 on Ctrl-C, 141 when the reader
+    of stdout went away."""
     try:
-        return run(args)
+        return fn(*a)
     except UsageError as exc:
-        sys.stderr.write(f"pagerecall: {exc}\n")
+        con().err.write(f"pagerecall: {exc}\n")
         return 2
     except PagerecallError as exc:
-        sys.stderr.write(f"pagerecall: {exc}\n")
+        con().err.write(f"pagerecall: {exc}\n")
         return 1
     except KeyboardInterrupt:
-        sys.stderr.write("pagerecall: interrupted; the live index is unchanged\n")
+        con().err.write("pagerecall: interrupted; the live index is unchanged\n")
         return 130
     except BrokenPipeError:
         return _broken_pipe()
+
+
+FORWARD_PATH_VARS = ("PAGERECALL_INDEX", "PAGERECALL_CORPUS", "CORPUS_ROOT", "PAGERECALL_CACHE_DIR",
+                     "PAGERECALL_DEGRADED", "SEMANTIC_RECALL_DEGRADED", "PAGERECALL_PASSWORDS")
+"""Environment variables holding paths: a forwarded command line resolves them against the
+client's working directory, not the server's."""
+
+
+def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
+    """Run a command line forwarded by ``pagerecall._client`` on the resident server's ``searcher``.
+
+    ``msg`` holds the client's ``argv`` (list of str), ``env`` (its ``PAGERECALL_*`` variables and
+    aliases), ``cwd`` (absolute path) and ``tty`` (whether its stdout is a terminal). The command
+    is parsed and run exactly as :func:`main` would, its printers writing into strings
+    (:func:`pagerecall.cli_output.capture`). Returns ``{"ok": True, "cli": {"stdout", "stderr",
+    "code"}}``, or ``{"ok": False, "refused": why}`` when this server must not answer (not a read
+    command, ``page --png``, other answer-relevant settings than ``expected``, see
+    ``resident.answer_settings``): the client then runs in process. Usage errors and ``--help``
+    are answered like any output (exit codes 2 and 0)."""
+    from . import resident
+    from .cli_output import capture
+
+    cwd = Path(msg["cwd"])
+    env = {k: str(v) for k, v in (msg.get("env") or {}).items()
+           if k.startswith(("PAGERECALL_", "SEMANTIC_RECALL_")) or k == "CORPUS_ROOT"}
+    for k in FORWARD_PATH_VARS:
+        if env.get(k) and not Path(env[k]).expanduser().is_absolute():
+            env[k] = str(cwd / env[k])
+    argv = [str(a) for a in msg.get("argv") or []]
+    if not argv or argv[0] not in resident.READ_COMMANDS or "--in-process" in argv:
+        return {"ok": False, "refused": "not a read command"}
+    with capture(tty=bool(msg.get("tty"))) as console:
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help, --version, a usage error: printed into the console
+            return {"ok": True, "cli": {"stdout": console.out.getvalue(), "stderr": console.err.getvalue(),
+                                        "code": exc.code if isinstance(exc.code, int) else 2}}
+        for name in ("index", "cache_dir", "corpus"):
+            value = getattr(args, name, None)
+            if value is not None and not value.expanduser().is_absolute():
+                setattr(args, name, cwd / value)
+        if args.command == "page" and args.png is not None:
+            return {"ok": False, "refused": "page --png writes a file of the client"}
+        try:
+            settings = _settings(args, env)
+        except UsageError as exc:
+            return {"ok": False, "refused": f"bad settings ({exc})"}
+        theirs = resident.answer_settings(settings)
+        if theirs != expected:
+            return {"ok": False, "refused": resident.settings_difference(theirs, expected)}
+        console.log_level = _log_level(args)  # the client's -q/-v, for this thread's log records
+        code = _guarded(_answer_read, args, settings, searcher)
+        return {"ok": True, "cli": {"stdout": console.out.getvalue(), "stderr": console.err.getvalue(),
+                                    "code": code}}
 
 
 EXIT_BROKEN_PIPE = 141

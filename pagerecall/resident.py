@@ -36,14 +36,12 @@ Decision record
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import logging
 import os
 import socket
 import struct
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -51,17 +49,16 @@ from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
-SOCKET_NAME = "serve.sock"
-MAX_SOCKET_PATH = 100
-"""Unix socket paths are limited to 107 bytes on Linux (``sun_path``): a longer index path gets its
-socket in a private per-user folder of the temporary directory instead (named by a hash)."""
+from pagerecall._client import (  # noqa: F401  (one home for the protocol's constants)
+    CONNECT_TIMEOUT,
+    MAX_SOCKET_PATH,
+    READ_COMMANDS,
+    REQUEST_TIMEOUT,
+    SOCKET_NAME,
+    socket_file,
+)
 
-READ_COMMANDS = ("search", "files", "info", "page", "verify", "outline", "evidence", "view")
 DEFAULT_IDLE_MINUTES = 30.0
-CONNECT_TIMEOUT = 0.5
-"""Seconds to wait for a connection (a live server accepts at once)."""
-REQUEST_TIMEOUT = 600.0
-"""Seconds to wait for an answer (a first deep search on a cold server loads a reranker)."""
 
 
 def _version() -> str:
@@ -71,14 +68,9 @@ def _version() -> str:
 
 
 def socket_path(index_dir: Path) -> Path:
-    """Where the resident server of ``index_dir`` listens: ``INDEX/serve.sock``, or for a long index
-    path ``$TMPDIR/pagerecall-<uid>/<hash>.sock``."""
-    index_dir = Path(index_dir).expanduser().absolute()
-    path = index_dir / SOCKET_NAME
-    if len(os.fsencode(str(path))) <= MAX_SOCKET_PATH:
-        return path
-    digest = hashlib.sha256(os.fsencode(str(index_dir))).hexdigest()[:20]
-    return Path(tempfile.gettempdir()) / f"pagerecall-{os.getuid()}" / f"{digest}.sock"
+    """Where the resident server of ``index_dir`` listens (``pagerecall._client.socket_file``):
+    ``INDEX/serve.sock``, or for a long index path ``$TMPDIR/pagerecall-<uid>/<hash>.sock``."""
+    return Path(socket_file(str(index_dir)))
 
 
 def answer_settings(settings: Any) -> dict:
@@ -91,6 +83,13 @@ def answer_settings(settings: Any) -> dict:
         "reranker": settings.reranker,
         "ocr": settings.ocr,
     }
+
+
+def settings_difference(theirs: dict, ours: dict) -> str:
+    """Why a server with settings ``ours`` refuses a client with ``theirs`` (both from
+    :func:`answer_settings`): one line naming the server's values that differ."""
+    diff = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
+    return "it serves other settings (" + ", ".join(f"{k}: {ours.get(k)!r}" for k in diff) + ")"
 
 
 # --------------------------------------------------------------------------------------------
@@ -372,11 +371,13 @@ class ResidentServer:
             return {"ok": True, "result": {"stopped": os.getpid()}}
         if msg.get("pagerecall") != _version():
             return {"ok": False, "refused": f"it runs pagerecall {_version()}, this client {msg.get('pagerecall')}"}
+        if command == "cli":  # a whole command line from pagerecall._client: parsed and printed here
+            from pagerecall.cli import run_forwarded
+
+            return run_forwarded(msg, self.searcher, self.expected)
         theirs = msg.get("settings") or {}
         if theirs != self.expected:
-            diff = sorted(k for k in set(theirs) | set(self.expected) if theirs.get(k) != self.expected.get(k))
-            return {"ok": False, "refused": "it serves other settings (" + ", ".join(
-                f"{k}: {self.expected.get(k)!r}" for k in diff) + ")"}
+            return {"ok": False, "refused": settings_difference(theirs, self.expected)}
         if command not in READ_COMMANDS:
             return {"ok": False, "refused": f"unknown command {command!r}"}
         try:

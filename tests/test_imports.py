@@ -6,7 +6,9 @@ modules it loaded. Heavy modules a command must not load:
 * ``lancedb`` and its REST client for remote catalogues (the read path reads Lance with ``pylance``);
 * ``pymupdf`` for anything but reading a source page;
 * ``fastembed`` (the bundled model runs on onnxruntime directly);
-* the model (``onnxruntime``, ``tokenizers``) for ``files``, ``info`` and a full-text search.
+* the model (``onnxruntime``, ``tokenizers``) for ``files``, ``info`` and a full-text search;
+* ``pandas``, which ``pyarrow.dataset`` would import while ``lance`` loads (55 % of its import:
+  ``pagerecall.index.snapshot.import_lance_without_pandas``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pagerecall.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
-NEVER = {"lancedb", "lance_namespace_urllib3_client", "fastembed"}
+NEVER = {"lancedb", "lance_namespace_urllib3_client", "fastembed", "pandas"}
 PDF = {"pymupdf", "fitz"}
 MODEL = {"onnxruntime", "tokenizers"}
 

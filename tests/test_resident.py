@@ -20,8 +20,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall import resident
-from pagerecall.cli import main
+from pagerecall import _client, resident
+from pagerecall.cli import main, run_forwarded
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
 
@@ -68,16 +68,96 @@ COMMANDS = [
 ]
 
 
+def forwarded(capsys, *argv: str) -> tuple[int, str, str]:
+    """The console script's path: the raw command line goes to the server (``_client.forward``),
+    which must answer it (None would mean the client fell back to answering in process)."""
+    code = _client.forward(list(argv))
+    out = capsys.readouterr()
+    assert code is not None, out.err
+    return code, out.out, out.err
+
+
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a[:2]))
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
-def test_answers_through_the_server_are_byte_identical(index, server, capsys, argv, as_json):
+@pytest.mark.parametrize("route", ["forwarded", "request"])
+def test_answers_through_the_server_are_byte_identical(index, server, capsys, argv, as_json, route):
+    """Both ways through the server (the console script forwards argv; ``pagerecall.cli.main``
+    sends a parsed request) print what the in-process answer prints, with the same exit code."""
     settings, _ = index
     common = ["--index", str(settings.index_dir)] + (["--json"] if as_json else [])
-    served = run_cli(capsys, *argv, *common)
+    served = (forwarded if route == "forwarded" else run_cli)(capsys, *argv, *common)
     local = run_cli(capsys, *argv, *common, "--in-process")
     assert served[0] == local[0]
     assert served[1] == local[1] and served[1]
     assert "resident server not used" not in served[2]
+    if route == "forwarded" and "--deep" not in argv:
+        # (deep mode logs "no cross-encoder installed" once per process: the in-thread server's
+        # first deep search took that line, so here only the served answer carries it)
+        assert served[2] == local[2]
+
+
+@pytest.mark.parametrize("argv", [["search", "--help"], ["files", "--bogus"], ["verify", "fog"], ["info", "--he"],
+                                  ["search", "fog", "--file", "nothing-like-this.pdf"]],
+                         ids=["help", "unknown-option", "missing-option", "abbreviated-help", "error"])
+def test_forwarded_help_and_errors_match_in_process(index, server, capsys, argv):
+    """Usage errors, ``--help`` and pagerecall's own errors come back with the same text and exit
+    code; the server's own stdout (the MCP stdio channel in ``pagerecall serve``) gets nothing:
+    capsys sees this process's stdout, where the in-thread server would also write."""
+    settings, _ = index
+    idx = ["--index", str(settings.index_dir)]
+    served = forwarded(capsys, *argv, *idx)
+    try:
+        local = run_cli(capsys, *argv, *idx, "--in-process")
+    except SystemExit as exc:  # argparse ends main() itself on --help and usage errors
+        out = capsys.readouterr()
+        local = (exc.code, out.out, out.err)
+    assert served == local and served[0] in (0, 1, 2)
+
+
+def test_a_forwarded_command_line_resolves_paths_against_the_client_directory(index, server, tmp_path,
+                                                                            monkeypatch):
+    """``--index rel`` and ``PAGERECALL_INDEX=rel`` mean the client's working directory, not the
+    server's (a background server keeps the directory it started in)."""
+    settings, _ = index
+    monkeypatch.chdir(tmp_path)  # the server's (this process's) directory is now elsewhere
+    rel = settings.index_dir.name
+    base = {"pagerecall": resident._version(), "command": "cli", "cwd": str(settings.index_dir.parent),
+            "tty": False}
+    for msg in ({"argv": ["files", "--index", rel], "env": {}},
+                {"argv": ["info"], "env": {"PAGERECALL_INDEX": rel}}):
+        reply = run_forwarded({**base, **msg}, server.searcher, server.expected)
+        assert reply["ok"] and reply["cli"]["code"] == 0, reply
+    other = run_forwarded({**base, "argv": ["files", "--index", str(tmp_path)], "env": {}}, server.searcher,
+                          server.expected)
+    assert not other["ok"] and "index" in other["refused"]
+
+
+def test_forwarded_settings_must_match_the_server(index, server, capsys, monkeypatch):
+    """A client whose environment changes an answer-relevant setting is not answered by the server
+    (``forward`` returns None); ``main`` then answers in process and says why."""
+    settings, _ = index
+    monkeypatch.setenv("PAGERECALL_OCR", "off")
+    idx = ["--index", str(settings.index_dir)]
+    assert _client.forward(["files", *idx]) is None
+    code, out, err = run_cli(capsys, "files", *idx)
+    assert code == 0 and "resident server not used" in err and "ocr" in err
+
+
+def test_the_forwarding_client_imports_almost_nothing(index, server):
+    """The client side of a warm command: no argparse, pathlib, logging, dataclasses, and nothing of
+    pagerecall but the package and ``_client`` (start-up cost, issue 13)."""
+    settings, _ = index
+    heavy = ("argparse", "pathlib", "logging", "dataclasses", "typing", "pagerecall")
+    probe = ("import sys; before = set(sys.modules); from pagerecall import _client;"
+             "code = _client.forward(sys.argv[1:]);"
+             f"print(code, sorted(m for m in set(sys.modules) - before if m.split('.')[0] in {heavy!r}),"
+             "file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", probe, "files", "--index", str(settings.index_dir)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    code, mods = proc.stderr.strip().splitlines()[-1].split(" ", 1)
+    assert code == "0" and "match by name" in proc.stdout, proc.stderr
+    # (an editable install's import finder loads pathlib at start-up already: counted as "before")
+    assert eval(mods) == ["pagerecall", "pagerecall._client"], mods
 
 
 def test_mcp_gives_the_same_hits_as_the_cli(index, server, capsys):
