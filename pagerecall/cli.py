@@ -365,7 +365,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
         searcher = Searcher(settings)
         server = resident.ResidentServer(settings, searcher, idle_timeout=idle * 60).start()
-        searcher.preload(open_index=True)
+        searcher.preload(open_index=True, without_pandas=True)
         try:
             server.serve_forever()
         finally:

@@ -408,7 +408,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @asynccontextmanager
     async def lifespan(_server):
         if warm_up:
-            get_searcher().preload(open_index=True)
+            get_searcher().preload(open_index=True, without_pandas=True)
         yield {}
 
     server = MCPServer(
@@ -635,7 +635,7 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     # would corrupt the JSON-RPC stream.
     searcher = Searcher(settings)
     if http:
-        searcher.preload(open_index=True)
+        searcher.preload(open_index=True, without_pandas=True)
     server = create_server(settings, searcher=searcher, warm_up=not http, read_only=read_only)
     listener = None
     if resident:

@@ -148,10 +148,14 @@ class Searcher:
             return Path(self.settings.corpus_root)
         return Path(snapshot.meta["corpus_root"])
 
-    def preload(self, open_index: bool = False) -> threading.Thread:
+    def preload(self, open_index: bool = False, without_pandas: bool = False) -> threading.Thread:
         """Start loading the query embedder of the live index's vector family (and, with
         ``open_index``, the live snapshot and its file records) in a background thread, so that the
-        first query finds them ready. Failures are left for the query to raise. Returns the thread."""
+        first query finds them ready. Failures are left for the query to raise. Returns the thread.
+
+        ``without_pandas``: import ``lance`` with pandas hidden
+        (:func:`pagerecall.index.snapshot.import_lance_without_pandas`); only for a process that
+        serves queries and never needs pandas (``pagerecall serve``)."""
         from pagerecall.embedding import preload
         from pagerecall.index.schema import read_json
         from pagerecall.index.snapshot import read_current
@@ -163,6 +167,10 @@ class Searcher:
                 fp = read_json(Path(self.settings.index_dir) / name / "meta.json").get("fingerprint")
                 model = preload(self.settings, index_fingerprint=fp)
                 if open_index:
+                    if without_pandas:
+                        from pagerecall.index.snapshot import import_lance_without_pandas
+
+                        import_lance_without_pandas()
                     snap = self.snapshot()
                     snap.files_table()
                     self.embedder(snap)
