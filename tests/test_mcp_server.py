@@ -33,7 +33,8 @@ mcp = pytest.importorskip("mcp")
 
 from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, estimate_tokens  # noqa: E402
 from pagerecall.mcp.budget import page_ranges as _ranges  # noqa: E402
-from pagerecall.mcp.server import _tool_error, create_server  # noqa: E402
+from pagerecall.mcp.server import create_server  # noqa: E402
+from pagerecall.mcp.shaping import tool_error  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page",
@@ -370,7 +371,7 @@ def test_no_index_names_the_build_command(tmp_path):
      ["library_files(pattern)"]),
 ])
 def test_error_messages_say_what_to_do_next(tmp_path, exc, needles):
-    msg = str(_tool_error(exc, base_settings(tmp_path / "idx")))
+    msg = str(tool_error(exc, base_settings(tmp_path / "idx")))
     for n in needles:
         assert n in msg, msg
 

@@ -1,0 +1,91 @@
+"""The texts an MCP client reads: the server's instructions and each tool's description.
+
+They teach an agent the discipline of :mod:`pagerecall.mcp.server`: hits are pointers, only the
+source speaks, scores order one list, a miss proves nothing by itself.
+"""
+
+
+INSTRUCTIONS = """\
+pagerecall finds passages in a local library of PDFs and text files and answers with POINTERS
+(file relative to the corpus root, physical 1-based pages, printed page labels). It never is a
+citation source. Discipline: discover with semantic_search, then read and quote the source:
+read_page(file, page) or verify_quote(quote, file, page) before any quotation or citation, and
+quote matched_text / the page text, never a search hit's text. Scores only order one list. A
+search miss is not proof of absence (see envelope.miss); library_files answers definitively
+by file name only.
+"""
+
+SEARCH_DESC = """\
+Find passages in the indexed library by meaning and by wording. Returns POINTERS, not quotations:
+each hit gives `file` (relative to the corpus root), `page_start`/`page_end` (physical pages,
+1-based) and `label_start`/`label_end` (printed page labels such as 'iv' or '12'), a `snippet`
+and the indexed `text`. Fragments locate; only the source speaks: before quoting or citing
+anything, call read_page(file, page_start) or verify_quote(quote, file, page), and quote the
+source's words.
+`score` orders the hits of this one query and means nothing in absolute terms (never compare
+scores across queries or threshold them). `ranks` gives each hit's rank per lane (vector,
+fulltext, filename, heading = has the query as its section title; null = not found by that lane). `ocr`/`degraded` hits are good for finding,
+not for verbatim quoting.
+The `envelope` says what the index covers (generation, build time, failed, stale and degraded
+files). No hits is never proof of absence: read envelope.miss.caveats; for a definitive answer
+by file name use library_files.
+mode: hybrid (default, best for most questions), vector (paraphrase, other languages),
+fulltext (exact names and terms; "double quotes" for a phrase). files: limit the search to
+paths or globs as library_files lists them (e.g. ["reports/*.pdf"]).
+"""
+
+DEEP_DESC = """\
+Slower, more careful search: recalls many candidates, widens each to its neighbouring passages
+and reranks them; `scorer` says which scorer ordered the hits (a cross-encoder when one is
+configured, otherwise the fallback it names). Use it when semantic_search's top hits look
+off-topic or a question needs a longer passage. Same pointers and envelope as semantic_search;
+hit `score` is the scorer's (orders this list only), `recall_score` the fused recall score.
+Hits are pointers: read_page / verify_quote before quoting; a miss is not proof of absence.
+"""
+
+INFO_DESC = """\
+What the index covers: live generation and build time, embedding model, counts of files, pages
+and passages, files that failed to index, degraded files (from the degradation registry and
+detected at build time: image-only, garbled or OCR pages) and files changed on disk since the
+build (stale). Call it to judge how far a search miss can be trusted.
+"""
+
+FILES_DESC = """\
+Inventory of the indexed files by NAME: `pattern` is words of a file name (matched by stem) or a
+glob ('*.pdf', 'reports/2021/*'); '*' lists everything. Returns {total, matched, files}.
+`matched: 0` is a definitive negative BY FILE NAME: no indexed file is named like that. It says
+nothing about the text inside the files, and search cannot prove absence either. Use the paths
+it returns as the `file` argument of read_page / verify_quote and in semantic_search's `files`.
+"""
+
+PAGE_DESC = """\
+Read the text of one page straight from the SOURCE file (not from the index), verbatim as
+extracted. `file` is a path relative to the corpus root as library_files / search hits give it;
+`page` is the physical page number, 1-based (not the printed label). Long pages come in parts:
+when `truncated` is true call again with offset=next_offset. `status`/`note` say whether the
+text is quotable (OCR text, image-only or garbled pages are not verbatim-citable).
+"""
+
+VERIFY_DESC = """\
+Check a quote against the SOURCE file (not the index) before citing it. Returns `match`: exact,
+normalised (same words; whitespace, hyphenation, ligatures or quote marks differ), fuzzy (close
+but not verbatim: quote `matched_text` instead) or not_found; where it is (`page`, `label`,
+physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
+`verbatim_citable`. `page` is optional: without it the whole document is searched. A
+not_found is about this file only.
+"""
+
+EVIDENCE_DESC = """\
+The best evidence for a claim or question in ONE call, within a token budget: passages read from
+the SOURCE pages (not the index), adjacent passages of a file merged, duplicates dropped, best
+first, each with its pointer (file, physical pages, printed labels, section path), plus the
+coverage envelope. `tokens_used` never exceeds `max_tokens` (counted by the tokenizer named in
+`tokenizer`). Cite with verify_quote(quote, file, page) as usual; a miss is not proof of absence.
+"""
+
+OUTLINE_DESC = """\
+A document's table of contents from the index (the source is not opened): the PDF's bookmarks, or
+headings detected from the layout, as a tree of titles with physical pages (1-based) and printed
+page labels. Use it to find a section a citation names ("see 3.2", "chapter 4"), then read_page.
+Search hits carry `section`, the path of titles in force at their first page.
+"""
