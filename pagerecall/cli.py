@@ -341,6 +341,11 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from . import resident
 
+    if args.resident or not (args.status or args.stop or args.background):
+        from .memory import limit_malloc_arenas
+
+        limit_malloc_arenas()  # a long-running, threaded server: pagerecall.memory
+
     idle = args.idle_timeout if args.idle_timeout is not None else resident.DEFAULT_IDLE_MINUTES
     if args.status or args.stop:
         try:

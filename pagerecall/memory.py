@@ -1,0 +1,43 @@
+"""Process-wide memory settings for long-running servers (``pagerecall serve``).
+
+Decision record
+    glibc's malloc gives each thread that allocates its own arena (up to 8 per core). The
+    resident server answers every connection in a new thread, and its memory grows with the
+    arenas' fragmentation. Limiting them to two (``mallopt(M_ARENA_MAX, 2)``, what
+    ``MALLOC_ARENA_MAX=2`` does at start-up) measured, on the 100k-passage synthetic index (Intel
+    Xeon, 2 cores, load 17; one resident server, 180 CLI queries in hybrid, vector and full-text
+    mode, then 3 deep queries): RSS 463 MiB against 516 MiB after the queries, 883 against 1,103
+    MiB after the deep ones. Query latency is not measurably changed (the server's threads
+    mostly run inside onnxruntime, Lance and Tantivy, which allocate on their own).
+    Not applied to one-shot CLI commands (no threads to speak of) or to library users' processes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+
+log = logging.getLogger(__name__)
+
+M_ARENA_MAX = -8
+"""``mallopt`` parameter number of ``M_ARENA_MAX`` (glibc's ``malloc.h``)."""
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Limit glibc malloc to ``arenas`` arenas for this process (see the module docstring).
+
+    Returns True when applied; False where the C library is not glibc (musl, macOS) or refuses.
+    Never raises."""
+    try:
+        name = ctypes.util.find_library("c") or "libc.so.6"
+        libc = ctypes.CDLL(name)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    try:
+        ok = bool(mallopt(M_ARENA_MAX, int(arenas)))
+    except Exception:  # noqa: BLE001 - a foreign libc must not stop the server
+        return False
+    log.debug("malloc arenas limited to %d: %s", arenas, ok)
+    return ok
