@@ -9,7 +9,6 @@ import sys
 import pytest
 
 
-
 @pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
                     reason="M_ARENA_MAX is glibc's")
 def test_the_arena_limit_applies_on_glibc():
