@@ -321,8 +321,11 @@ class BundledEmbedder:
 
     def embed_passages(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
         """Embed document passages (adds ``"passage: "``). float32 ``(n, 384)``, L2-normalised,
-        in input order. ``sort_by_length=False`` batches in input order (as fastembed did)."""
-        return self._embed(texts, self.passage_prefix, batch_size, False, sort_by_length)
+        in input order. ``sort_by_length=False`` batches in input order (as fastembed did).
+        Tokenised like queries: through the light query tokenizer while the full one is not loaded
+        (the same ids, truncated at 512 tokens), so that deep mode's fallback scorer in a query
+        server does not load the full tokenizer (+288 MB); a build loads it for the chunker anyway."""
+        return self._embed(texts, self.passage_prefix, batch_size, True, sort_by_length)
 
     def embed_queries(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
         """Embed search queries (adds ``"query: "``). float32 ``(n, 384)``, L2-normalised.

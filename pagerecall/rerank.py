@@ -148,15 +148,18 @@ class FallbackReranker:
 
     ``score`` returns float32 ``(n,)``: ``cos(query, passage) + LEXICAL_WEIGHT * coverage``
     with the embedder's query/passage prefixes; range about [-1, 1.05]. ``reason`` says why no
-    cross-encoder was loaded. ``embedder`` is any ``pagerecall.embedding.Embedder``.
+    cross-encoder was loaded. ``embedder`` is any ``pagerecall.embedding.Embedder``;
+    ``batch_size`` passages are embedded at a time (8: see ``score``).
     """
 
     kind = "fallback"
 
-    def __init__(self, embedder: Any, reason: str, lexical_weight: float = LEXICAL_WEIGHT) -> None:
+    def __init__(self, embedder: Any, reason: str, lexical_weight: float = LEXICAL_WEIGHT,
+                 batch_size: int = 8) -> None:
         self.embedder = embedder
         self.reason = reason
         self.lexical_weight = lexical_weight
+        self.batch_size = batch_size
         self.name = f"cosine+lexical({embedder.name})"  # with kind: "fallback:cosine+lexical(...)"
 
     def score(self, query: str, passages: Sequence[str]) -> np.ndarray:
@@ -165,7 +168,9 @@ class FallbackReranker:
         if not passages:
             return np.zeros(0, dtype=np.float32)
         q = self.embedder.embed_queries([query])[0]
-        p = self.embedder.embed_passages(list(passages))
+        # batches of 8: widened passages run to 512 tokens, and attention's activations grow with
+        # batch x length^2 (batches of 32 peaked at 1.4-1.5 GB RSS in a server at 100k passages)
+        p = self.embedder.embed_passages(list(passages), batch_size=self.batch_size)
         lex = np.array([lexical_share(query, t) for t in passages], dtype=np.float32)
         return (p @ q + self.lexical_weight * lex).astype(np.float32)
 

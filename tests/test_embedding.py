@@ -445,3 +445,24 @@ def test_count_tokens_equals_the_full_tokenizer_without_loading_it():
     light = [emb.count_tokens(t) for t in texts]
     assert light == [emb.tokenizer.count(t) for t in texts]
     assert light[-1] > 512
+
+
+def test_passages_embed_without_loading_the_full_tokenizer(converted):
+    """A query server's deep mode embeds widened passages through the light tokenizer (the full
+    one is +288 MB): the same vectors as with the full tokenizer, long passages truncated alike."""
+    from pagerecall._bundled import BundledEmbedder
+    from pagerecall.config import Settings
+    from pagerecall.embedding import load_embedder
+
+    emb = load_embedder(Settings.from_env())
+    if not isinstance(emb, BundledEmbedder):
+        pytest.skip("not the bundled embedder")
+    fresh = BundledEmbedder(emb.name, emb.model_dir, emb.quantization, emb.converter_version, emb.encoder,
+                            emb.query_prefix, emb.passage_prefix, query_tokenizer=emb._query_tok)
+    texts = ["The fog signal shall be started.", "最新のlintian 透镜 " * 40, "حَبيبي يا",
+             "The keeper winds the fog bell clockwork. " * 120]
+    light = fresh.embed_passages(texts, batch_size=2)
+    assert fresh._tokenizer is None  # the full tokenizer was not loaded
+    fresh.tokenizer  # noqa: B018 - now load it: the full path
+    full = fresh.embed_passages(texts, batch_size=2)
+    assert np.array_equal(light, full)
