@@ -118,14 +118,27 @@ def _pymupdf() -> Any:
     """Import PyMuPDF without its optional layout analyser.
 
     Decision record. *Why*: PyMuPDF 2.0 imports ``pymupdf.layout`` (the ``pymupdf_layout``
-    package, pulled in as a dependency) on ``import pymupdf``, which loads an ONNX layout model.
-    *Measured*: ``import pymupdf`` took 3.0 s with it, 1.0 s without, on this 2-core machine;
-    the analyser is only used by ``page.get_layout()`` / pymupdf4llm, never here. *How*: a
-    ``None`` entry in ``sys.modules`` makes that optional import fail, which PyMuPDF expects
-    (it catches the ImportError). Only done when PyMuPDF is not imported yet.
+    package, pulled in as a dependency) on ``import pymupdf``, which loads an ONNX layout model,
+    and then ``pymupdf4llm`` (which imports onnxruntime) for its ``to_markdown`` helpers.
+    *Measured*: ``import pymupdf`` took 3.0 s with the layout analyser, 1.0 s without, on this
+    2-core machine; hiding ``pymupdf4llm`` too saves another 0.11 s of a cold ``pagerecall page``
+    (``python -X importtime``, load ~15). Neither is used here (the analyser serves
+    ``page.get_layout()`` / pymupdf4llm; ``pagerecall.pdf_layout`` has its own reading order).
+    *How*: a ``None`` entry in ``sys.modules`` makes those optional imports fail, which PyMuPDF
+    expects (it catches the ImportError); the entries are removed again afterwards, so a later
+    explicit ``import pymupdf4llm`` by other code still works. Only done when PyMuPDF is not
+    imported yet.
     """
     if "pymupdf" not in sys.modules:
-        sys.modules.setdefault("pymupdf.layout", None)  # type: ignore[arg-type]
+        hidden = [m for m in ("pymupdf.layout", "pymupdf4llm") if m not in sys.modules]
+        for m in hidden:
+            sys.modules[m] = None  # type: ignore[assignment]
+        try:
+            import pymupdf
+        finally:
+            for m in hidden:
+                if sys.modules.get(m, 0) is None:
+                    del sys.modules[m]
     import pymupdf
 
     return pymupdf
