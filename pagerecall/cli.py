@@ -315,7 +315,7 @@ def _answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
         if cmd == "search" and args.mode != "fulltext":
             loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
     try:
-        if one_shot:
+        if one_shot and cmd not in ("page", "verify"):  # those read the source, not the tables
             from .index.snapshot import import_lance_without_pandas
 
             import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``
