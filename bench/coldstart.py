@@ -12,7 +12,10 @@ the child's peak RSS (``os.wait4``'s ``ru_maxrss``):
   after the runs;
 * MCP: a real stdio client spawns ``python server.py``; times to ``initialize``, ``tools/list``
   and the first ``semantic_search`` result;
-* the import breakdown of a cold search (``python -X importtime``: top modules by cumulative time).
+* the import breakdown of a cold search (``python -X importtime``: top modules by cumulative time);
+* with ``--rss-index DIR`` (repeatable; ``--rss-only`` for nothing else): the resident server's RSS on
+  that index after 180 queries through the CLI client and after 3 deep searches, and its peak
+  (:func:`server_rss`).
 
 ``--compare-with DIR`` runs the same cold commands with the pagerecall of another checkout (for
 example a ``git worktree`` of an older commit) *interleaved* with this one, run by run, on the same
@@ -192,6 +195,40 @@ def imports(index: Path, top: int = 15) -> list[dict]:
                                                           "lance_namespace_urllib3_client") if m in loaded)}
 
 
+def server_rss(index: Path, n_queries: int = 60, deep_queries: int = 3) -> dict:
+    """The resident server's memory on ``index``: RSS after start, after ``n_queries`` section-title
+    queries (../shared/corpora/demo/queries.tsv) in each of hybrid, vector and full-text mode sent
+    through the CLI client, and after ``deep_queries`` deep searches, with the peak (``VmHWM``)."""
+    env = _env(ROOT)
+    start = subprocess.run([sys.executable, "-m", "pagerecall.cli", "serve", "--background", "--idle-timeout", "10",
+                            "--index", str(index)], cwd=ROOT, env=env, capture_output=True, text=True)
+    if start.returncode != 0:
+        raise SystemExit(f"serve --background failed: {start.stderr}")
+    pid = int(start.stdout.split("pid", 1)[1].split()[0])
+
+    def status(key: str) -> float:
+        with open(f"/proc/{pid}/status") as fh:
+            return round(int(next(line for line in fh if line.startswith(key)).split()[1]) / 1024, 1)
+
+    tsv = ROOT.parent / "shared" / "corpora" / "demo" / "queries.tsv"
+    queries = [line.split("\t")[2].strip() for line in tsv.read_text(encoding="utf-8").splitlines()[1:n_queries + 1]]
+    out = {"index": str(index), "rss_mib_after_start": status("VmRSS")}
+    try:
+        for mode in ("hybrid", "vector", "fulltext"):
+            for q in queries:
+                _run([sys.executable, "-m", "pagerecall", "search", q, "--mode", mode, "-q", "--index", str(index)],
+                     env, ROOT)
+        out |= {"queries": 3 * len(queries), "rss_mib_after_queries": status("VmRSS"),
+                "peak_mib_after_queries": status("VmHWM")}
+        for q in queries[:deep_queries]:
+            _run([sys.executable, "-m", "pagerecall", "search", q, "--deep", "-q", "--index", str(index)], env, ROOT)
+        out |= {"deep_queries": deep_queries, "rss_mib_after_deep": status("VmRSS"), "peak_mib": status("VmHWM")}
+    finally:
+        subprocess.run([sys.executable, "-m", "pagerecall.cli", "serve", "--stop", "--index", str(index)], cwd=ROOT,
+                       env=env, capture_output=True)
+    return out
+
+
 def default_index() -> Path:
     for name in ("index-upstream", "index-all", "synth-10k"):
         if (CACHE / name / "CURRENT").is_file():
@@ -237,14 +274,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--compare-with", type=Path, help="a checkout of another pagerecall to interleave with")
     p.add_argument("--out", type=Path, default=CACHE / "coldstart-latest.json")
+    p.add_argument("--rss-index", type=Path, action="append", default=[],
+                   help="also measure the resident server's RSS on this index (repeatable; e.g. the 100k and 1M "
+                        "synthetic indexes of perf.py latency)")
+    p.add_argument("--rss-only", action="store_true", help="only the --rss-index measurements")
     args = p.parse_args(argv)
+    if args.rss_only:
+        for idx in args.rss_index:
+            print(json.dumps(server_rss(idx.resolve())))
+        return 0
     report = run(args.index, args.repeat, args.compare_with)
+    report["server_rss"] = [server_rss(idx.resolve()) for idx in args.rss_index]
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n")
     mi = report["machine"]
     print(f"pagerecall start-up, commit {report['git_commit']}, {mi['cpu']}, {mi['cores']} cores, "
           f"load {mi['load_avg_1_5_15']} -> {report['load_avg_after']}\n")
     print(markdown(report))
+    for r in report["server_rss"]:
+        print(f"resident server RSS on {r['index']}: {r}")
     print(f"\nJSON: {args.out}")
     return 0
 
