@@ -58,6 +58,14 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
     p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
                    help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
+    g = p.add_argument_group("scale-out (docs/scale-out.md)")
+    g.add_argument("--engine", choices=["local", "ray"],
+                   help="what extracts and embeds: this process, or a Ray cluster (env PAGERECALL_ENGINE; "
+                        "ray needs pagerecall[ray])")
+    g.add_argument("--ray-address", metavar="ADDR",
+                   help="Ray cluster to join (env PAGERECALL_RAY_ADDRESS or RAY_ADDRESS; default: a local one)")
+    g.add_argument("--ray-workers", type=int, metavar="N", help="embedding actors (default: cluster CPUs)")
+    g.add_argument("--ray-cpus-per-worker", type=int, metavar="C", help="CPUs per embedding actor (default 1)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,6 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("corpus_dir", type=Path, metavar="CORPUS", help="folder of .pdf and .txt files")
     p.add_argument("--replace", action="store_true",
                    help="the index holds another corpus folder: replace it (rollback brings it back)")
+    p.add_argument("--lance-uri", metavar="URI",
+                   help="a new index keeps its Lance tables at this object-storage location, e.g. "
+                        "s3://bucket/prefix (env PAGERECALL_LANCE_URI; the rest stays in --index)")
+    p.add_argument("--storage-option", action="append", metavar="KEY=VALUE", dest="storage_options",
+                   help="object-store option for --lance-uri (aws_endpoint, aws_region, allow_http...); "
+                        "credentials come from the environment (AWS_ACCESS_KEY_ID...)")
     _writer_opts(p)
 
     p = sub.add_parser("update", parents=[common], help="apply what changed on disk since the build")
@@ -196,6 +210,18 @@ def _settings(args: argparse.Namespace, env: dict[str, str] | None = None) -> Se
         changes["ocr"] = args.ocr
     if getattr(args, "runtime", None):
         changes["runtime"] = args.runtime
+    for name in ("engine", "ray_address", "ray_workers", "ray_cpus_per_worker", "lance_uri"):
+        if getattr(args, name, None) is not None:
+            changes[name] = getattr(args, name)
+    if getattr(args, "storage_options", None):
+        pairs = []
+        for item in args.storage_options:
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise UsageError(f"--storage-option {item!r} is not KEY=VALUE. Next: e.g. --storage-option "
+                                 "aws_region=eu-west-1")
+            pairs.append((key.strip(), value))
+        changes["storage_options"] = tuple(pairs)
     return (dataclasses.replace(s, **changes) if changes else s).validate()
 
 

@@ -17,6 +17,11 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_PASSWORDS``       JSON file of PDF passwords (default: ``INDEX/passwords.json``)
 ``PAGERECALL_RUNTIME``         ``auto`` (default), ``onnxruntime`` or ``openvino``: what embeds passages
                                (``pagerecall.runtimes``); queries always run on onnxruntime
+``PAGERECALL_ENGINE``          ``local`` (default) or ``ray``: what runs extraction and embedding of a
+                               write (``pagerecall.scaleout``; ``ray`` needs ``pagerecall[ray]``)
+``PAGERECALL_RAY_ADDRESS``     the Ray cluster to join (default: ``RAY_ADDRESS``, else a local one)
+``PAGERECALL_LANCE_URI``       object-storage location of a new index's Lance tables (``s3://bucket/prefix``;
+                               ``pagerecall.index.storage``); recorded in the index at its first build
 =============================  ==========================================================
 """
 
@@ -36,6 +41,8 @@ APP_NAME = "pagerecall"
 
 OCR_MODES = ("auto", "on", "off")
 RUNTIMES = ("auto", "onnxruntime", "openvino")
+ENGINES = ("local", "ray")
+"""What runs extraction and embedding of a write (``pagerecall.scaleout``)."""
 """Embedding runtimes (``pagerecall.runtimes`` decides what ``auto`` means on this CPU)."""
 
 
@@ -136,6 +143,12 @@ class Settings:
                 kwargs["threads"] = v  # reported by validate() below, naming the variable
         if v := _first(env, "PAGERECALL_RUNTIME"):
             kwargs["runtime"] = v.strip().lower()
+        if v := _first(env, "PAGERECALL_ENGINE"):
+            kwargs["engine"] = v.strip().lower()
+        if v := _first(env, "PAGERECALL_RAY_ADDRESS", "RAY_ADDRESS"):
+            kwargs["ray_address"] = v
+        if v := _first(env, "PAGERECALL_LANCE_URI"):
+            kwargs["lance_uri"] = v
         return cls(**kwargs).validate(source="environment")
 
     def validate(self, source: str = "flags") -> "Settings":
@@ -150,6 +163,16 @@ class Settings:
         if self.runtime not in RUNTIMES:
             raise UsageError(f"PAGERECALL_RUNTIME / --runtime is {self.runtime!r}; it accepts {', '.join(RUNTIMES)}. "
                              f"Next: fix the {source} value")
+        if self.engine not in ENGINES:
+            raise UsageError(f"PAGERECALL_ENGINE / --engine is {self.engine!r}; it accepts {', '.join(ENGINES)}. "
+                             f"Next: fix the {source} value")
+        if (self.ray_workers is not None and self.ray_workers < 1) or self.ray_cpus_per_worker < 1:
+            raise UsageError(f"--ray-workers / --ray-cpus-per-worker are {self.ray_workers} / "
+                             f"{self.ray_cpus_per_worker}; both must be >= 1. Next: fix the {source} value")
+        if self.lance_uri is not None or self.storage_options:
+            from .index.storage import check_storage
+
+            check_storage(self.lance_uri, dict(self.storage_options), source)
         if self.keep_generations < 2:
             raise UsageError(f"keep_generations is {self.keep_generations}; it must be >= 2 "
                              "(the live generation and the rollback target)")

@@ -329,9 +329,20 @@ def _failed(records: list[dict]) -> list[dict]:
 
 
 def _open_store(settings: Settings):
-    from .index.layout import IndexStore
+    """The index store: local, or with its Lance tables on object storage (``pagerecall.index.remote``)."""
+    from .index.remote import open_store
 
-    return IndexStore(settings.index_dir)
+    return open_store(settings)
+
+
+def _indexer(settings: Settings) -> Callable[..., WriteStats]:
+    """The embed loop of a write, by ``settings.engine``: :func:`index_files` (``local``) or the Ray
+    Data one (``ray``, :func:`pagerecall.scaleout.ray_build.index_files_ray`; same signature)."""
+    if settings.engine == "ray":
+        from .scaleout.ray_build import index_files_ray
+
+        return index_files_ray
+    return index_files
 
 
 def _live_meta(store) -> dict:
@@ -418,7 +429,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         writer = store.begin_generation(base=None)
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
-            stats = index_files(writer, root, list(disk.values()), {}, embedder, settings, progress)
+            stats = _indexer(settings)(writer, root, list(disk.values()), {}, embedder, settings, progress)
             name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
         except BaseException:
             writer.abort()
@@ -565,8 +576,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             if moved_records or touched_records:
                 writer.upsert_file_records(moved_records + touched_records)
             hook("before_embed")
-            stats = index_files(writer, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
-                                settings, progress)
+            stats = _indexer(settings)(writer, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
+                                       settings, progress)
             name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
         except BaseException:
             writer.abort()

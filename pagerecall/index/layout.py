@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError
 
 from .schema import check_index_dir, now_iso
+from .storage import Storage, read_storage
 
 if TYPE_CHECKING:  # pragma: no cover
     from .writer import GenerationWriter
@@ -81,8 +82,11 @@ class IndexStore:
     the lock without waiting unless this instance already holds it.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, storage: Storage | None = None) -> None:
         self.path = check_index_dir(path)
+        self.storage = read_storage(self.path) if storage is None else storage
+        """Where the generations' Lance tables live (:mod:`pagerecall.index.storage`); object storage
+        is written through :class:`pagerecall.index.remote.RemoteIndexStore`."""
         self._filelock = None
         self._made_dir = False
         self._writers: dict[str, GenerationWriter] = {}
@@ -124,6 +128,14 @@ class IndexStore:
             return []
         names = [p.name for p in self.path.iterdir() if p.is_dir() and GEN_RE.match(p.name)]
         return sorted(names, key=lambda n: int(GEN_RE.match(n).group(1)))
+
+    def lance_uri(self, name: str) -> str:
+        """Folder or URI of generation ``name``'s LanceDB database (``chunks``, ``files``)."""
+        return self.storage.lance_location(self.path, name)
+
+    def _prepare_lance(self, name: str, base: str | None) -> None:
+        """Hook run by ``begin_generation`` after the local folder is made (and cloned from
+        ``base``): a local index needs nothing more; ``RemoteIndexStore`` copies the base's tables."""
 
     # -- lock
 
@@ -238,6 +250,7 @@ class IndexStore:
                 from pagerecall import fulltext
 
                 fulltext.create_index(gdir / "tantivy")
+            self._prepare_lance(name, base)
             from .writer import GenerationWriter
 
             writer = GenerationWriter(self, name, base, dim)

@@ -45,6 +45,7 @@ from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFou
 
 from .ann import REFINE_FACTOR
 from .schema import CHUNK_COLUMNS, FILE_RECORD_COLUMNS, batched, check_index_dir, sql_in, sql_str
+from .storage import read_storage
 
 if TYPE_CHECKING:  # pragma: no cover
     import tantivy
@@ -115,8 +116,10 @@ class Snapshot:
         lance = _lance()
         try:
             meta = json.loads(meta_path.read_text(encoding="utf-8"))
-            chunks = lance.dataset(str(gdir / "lance" / "chunks.lance"))
-            files = lance.dataset(str(gdir / "lance" / "files.lance"))
+            storage = read_storage(self.root)  # local, or object storage (pagerecall.index.storage)
+            where, opts = storage.lance_location(self.root, name), storage.options or None
+            chunks = lance.dataset(f"{where}/chunks.lance", storage_options=opts)
+            files = lance.dataset(f"{where}/files.lance", storage_options=opts)
             tindex = fulltext.open_index(gdir / "tantivy")
             searcher = tindex.searcher()
         except (*_lance_errors(), ImportError) as exc:

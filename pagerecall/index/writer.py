@@ -91,7 +91,7 @@ class GenerationWriter:
         self.name = name
         self.base = base
         self.dir = store.path / name
-        self._db = _lancedb().connect(str(self.dir / "lance"))
+        self._db = _lancedb().connect(store.lance_uri(name), storage_options=store.storage.options or None)
         tables = set(self._db.list_tables().tables)
         self._chunks = self._db.open_table("chunks") if "chunks" in tables else None
         self._chunks_version0 = self._chunks.version if self._chunks is not None else None
@@ -421,7 +421,8 @@ class GenerationWriter:
 
         reader = Snapshot(self.store.path, self.name)  # the read path, as a query will see it
         problems: list[str] = []
-        chunks = _lancedb().connect(str(self.dir / "lance")).open_table("chunks")  # a fresh handle
+        chunks = _lancedb().connect(  # a fresh handle
+            self.store.lance_uri(self.name), storage_options=self.store.storage.options or None).open_table("chunks")
         n_lance = chunks.count_rows()
         searcher = reader.tantivy_searcher()
         n_tantivy = searcher.num_docs
