@@ -106,6 +106,21 @@ class Settings:
     """JSON object mapping a PDF's path relative to the corpus root, or its file name, to its
     password (``{"private/report.pdf": "secret"}``); None: ``INDEX/passwords.json`` when it
     exists. Read by ``pagerecall.pdf.load_passwords``; passwords are never printed or logged."""
+    engine: str = "local"
+    """``local`` (``indexing.index_files``) or ``ray`` (``pagerecall.scaleout.ray_build``)."""
+    ray_address: str | None = None
+    """Ray cluster address for ``engine="ray"`` (None: ``RAY_ADDRESS``, else a local cluster)."""
+    ray_workers: int | None = None
+    """Embedding actors for ``engine="ray"`` (None: the cluster's CPUs / ``ray_cpus_per_worker``)."""
+    ray_cpus_per_worker: int = 1
+    """CPUs (and onnxruntime threads) per embedding actor."""
+    lance_uri: str | None = None
+    """Object-storage location (``s3://``, ``gs://``, ``az://``) for a *new* index's Lance tables;
+    an existing index keeps the one recorded in ``INDEX/storage.json`` (``pagerecall.index.storage``)."""
+    storage_options: tuple[tuple[str, str], ...] = ()
+    """Non-secret object-store options (``aws_endpoint``, ``aws_region``, ``allow_http``...) for
+    ``lance_uri``, as ``(key, value)`` pairs; credentials come from the store's own environment
+    variables (``AWS_ACCESS_KEY_ID``...), never from here."""
 
     def passwords_path(self) -> tuple[Path, bool]:
         """``(path, explicit)``: the passwords file to read, and whether it was set

@@ -64,19 +64,29 @@ def _connect(settings: Settings) -> bool:
     ray = _ray()
     if ray.is_initialized():
         return False
-    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
-             "configure_logging": False}
     if settings.ray_address:
-        ray.init(address=settings.ray_address, **quiet)
+        ray.init(address=settings.ray_address, **_QUIET)
     else:
-        import pagerecall
-
-        here = str(Path(pagerecall.__file__).resolve().parent.parent)  # this pagerecall, in workers too
-        path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
-        ray.init(num_cpus=os.cpu_count(), object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-                 runtime_env={"env_vars": {"PYTHONPATH": path}}, **quiet)
+        start_local_cluster()
     log.info("ray: %s CPUs in the cluster", ray.cluster_resources().get("CPU"))
     return True
+
+
+_QUIET = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.WARNING,
+          "configure_logging": False}
+
+
+def start_local_cluster(num_cpus: int | None = None) -> None:
+    """``ray.init`` of a local cluster of ``num_cpus`` CPUs (default: all cores) whose workers import
+    this same ``pagerecall`` (its folder goes first on their ``PYTHONPATH``). Tests start theirs with
+    it; :func:`index_files_ray` starts one when no address is given and Ray is not running."""
+    import pagerecall
+
+    ray = _ray()
+    here = str(Path(pagerecall.__file__).resolve().parent.parent)
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
+    ray.init(num_cpus=num_cpus or os.cpu_count(), object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+             runtime_env={"env_vars": {"PYTHONPATH": path}}, **_QUIET)
 
 
 class FileEmbedder:
