@@ -7,7 +7,8 @@ probe, then swapped in. Only the work per file moves:
 
 * the driver makes a Ray Dataset of the files to embed (a build: all; an update: the delta only);
 * an actor pool (:class:`FileEmbedder`, ``Settings.ray_workers`` actors of
-  ``Settings.ray_cpus_per_worker`` CPUs, one embedder per actor, loaded once) runs
+  ``Settings.ray_cpus_per_worker`` CPUs, one embedder per actor, loaded once; never more actors than
+  files: the unit of parallelism is the file) runs
   :func:`~pagerecall.indexing.prepare_file` (extraction, OCR, chunking, chunk ids) and embeds each
   file on its own, in the same slices and batches as the local loop (``EMBED_GROUP``,
   ``EMBED_BATCH``): the int8 graph quantises per batch, so the same batches give the same vectors;
@@ -23,8 +24,9 @@ Decision record
     upgrade path adds ~8,000 rows/s to Tantivy and Lance appends 8k-row fragments, against ~50
     passages/s of embedding per CPU (docs/scale-out.md has the measured figures and the scaling model).
     Rejected for now: Lance fragments written by the workers (``lance-ray``) and committed by the
-    driver, then Tantivy rebuilt from the Lance rows; it pays off only beyond ~150 embedding CPUs
-    (docs/scale-out.md), and needs the writer to adopt a table it did not write.
+    driver, then Tantivy rebuilt from the Lance rows; it pays off only when the driver's ~8,000
+    rows/s are the limit, beyond ~1,000 embedding CPUs at ~7.6 passages/s each (docs/scale-out.md,
+    where sharding is the answer past that), and needs the writer to adopt a table it did not write.
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ log = logging.getLogger(__name__)
 LOCAL_OBJECT_STORE_BYTES = 1 << 30
 """Object store of a local Ray cluster started by pagerecall (1 GiB): a file's rows are ~2.5 KB per
 passage, so the 2,415-page R manual (~10k passages) is ~25 MB; Ray's default is 30% of RAM."""
+
+LOCAL_START_ATTEMPTS = 3
+"""Starts of a local Ray cluster before giving up: Ray waits a fixed 30 s for its raylet to register,
+which a busy machine can miss (seen here at load 20 on 2 cores, under ``nice -n 19``)."""
 
 
 def _ray():
@@ -85,8 +91,17 @@ def start_local_cluster(num_cpus: int | None = None) -> None:
     ray = _ray()
     here = str(Path(pagerecall.__file__).resolve().parent.parent)
     path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
-    ray.init(num_cpus=num_cpus or os.cpu_count(), object_store_memory=LOCAL_OBJECT_STORE_BYTES,
-             runtime_env={"env_vars": {"PYTHONPATH": path}}, **_QUIET)
+    for attempt in range(1, LOCAL_START_ATTEMPTS + 1):
+        try:
+            ray.init(num_cpus=num_cpus or os.cpu_count(), object_store_memory=LOCAL_OBJECT_STORE_BYTES,
+                     runtime_env={"env_vars": {"PYTHONPATH": path}}, **_QUIET)
+            return
+        except Exception as exc:  # Ray raises a bare Exception when its raylet misses its 30 s start window
+            ray.shutdown()
+            if attempt == LOCAL_START_ATTEMPTS or "timed out during startup" not in str(exc):
+                raise
+            log.warning("ray: local cluster start timed out (attempt %d of %d); retrying", attempt,
+                        LOCAL_START_ATTEMPTS)
 
 
 class FileEmbedder:
@@ -183,7 +198,8 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
         worker_settings = dataclasses.replace(settings, threads=settings.ray_cpus_per_worker, engine="local")
         items = [{"rel": f.rel, "size": f.size, "mtime": f.mtime, "sha": hashes.get(f.rel) or ""} for f in files]
         ds = ray.data.from_items(items, override_num_blocks=min(len(items), 1000)).map_batches(
-            FileEmbedder, batch_size=1, concurrency=workers, num_cpus=settings.ray_cpus_per_worker,
+            FileEmbedder, batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
+            num_cpus=settings.ray_cpus_per_worker,
             fn_constructor_args=(str(root), worker_settings, index_fingerprint(embedder, settings)),
         )
         log.info("ray: %d files on %d embedding actors of %d CPU(s)", len(items), workers, settings.ray_cpus_per_worker)
