@@ -47,6 +47,12 @@ LOCAL_OBJECT_STORE_BYTES = 1 << 30
 """Object store of a local Ray cluster started by pagerecall (1 GiB): a file's rows are ~2.5 KB per
 passage, so the 2,415-page R manual (~10k passages) is ~25 MB; Ray's default is 30% of RAM."""
 
+DISPATCH = "one file in flight per actor"
+"""Why ``max_tasks_in_flight_per_actor=1``: with Ray Data's default, the first actor to come up was handed
+every queued file and the pool then scaled down ("consumed all inputs"): on this 2-core machine both files
+of a benchmark ran one after the other on one actor while the second CPU idled (ray-data.log,
+``tasks_in_flight=2``). A file is minutes of embedding; Ray's pipelining of small tasks gains nothing here."""
+
 LOCAL_START_ATTEMPTS = 3
 """Starts of a local Ray cluster before giving up: Ray waits a fixed 30 s for its raylet to register,
 which a busy machine can miss (seen here at load 20 on 2 cores, under ``nice -n 19``)."""
@@ -198,7 +204,8 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
         worker_settings = dataclasses.replace(settings, threads=settings.ray_cpus_per_worker, engine="local")
         items = [{"rel": f.rel, "size": f.size, "mtime": f.mtime, "sha": hashes.get(f.rel) or ""} for f in files]
         ds = ray.data.from_items(items, override_num_blocks=min(len(items), 1000)).map_batches(
-            FileEmbedder, batch_size=1, compute=ray.data.ActorPoolStrategy(size=min(workers, len(items))),
+            FileEmbedder, batch_size=1, compute=ray.data.ActorPoolStrategy(
+                size=min(workers, len(items)), max_tasks_in_flight_per_actor=1),  # see DISPATCH
             num_cpus=settings.ray_cpus_per_worker,
             fn_constructor_args=(str(root), worker_settings, index_fingerprint(embedder, settings)),
         )
