@@ -1,0 +1,89 @@
+"""Read pages and verify quotes against the SOURCE, never against the index (layer 3).
+
+Search finds passages; it never quotes them. An agent that wants to cite a sentence calls
+:func:`verify_quote`, which re-reads the source file (PDF text layer, or the ``.txt``) and
+says whether the sentence is there, on which physical page and printed label, at which
+character offsets, and how faithfully:
+
+=============  ==============================================================================
+``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text
+``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
+               typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
+               Hebrew vowel marks and tatweel); case kept
+``fuzzy``      best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``
+``not_found``  none of the above anywhere in the document (``similarity`` = best seen)
+=============  ==============================================================================
+
+:func:`read_page` returns the text of one page, verbatim as extracted, for an agent to read
+around a hit.
+
+Search order (``verify_quote``): the cited page, then its neighbours (±1), then the junctions
+between them (a quote across a page break), then every other page and junction; the exact and
+normalised tiers are tried on the whole document before the fuzzy tier is tried at all, so a
+verbatim occurrence on another page beats a near miss on the cited one. ``candidate_pages``
+(e.g. from a fulltext search of the quote) are tried before the whole document.
+
+Latency, measured (2 cores, shared machine; ``cold`` = document not yet read, median of 5
+``warm`` calls = document and its normalised pages in the 4-entry LRU):
+
+==================================  ===========================  =========================
+case                                R-exts.pdf, 236 pages (en)   lshort-fr.pdf, 184 pages
+==================================  ===========================  =========================
+exact, right page cited             111 ms / warm 44 ms          64 ms / 19 ms
+exact, no page (whole scan)         4.3 s / 65 ms                1.7 s / 17 ms
+exact, wrong page cited             5.3 s / 71 ms                1.2 s / 12 ms
+exact, wrong page + candidate page  0.52 s / 95 ms               0.13 s / 12 ms
+fuzzy (one word dropped), cited     5.2 s / 123 ms               1.8 s / 41 ms
+not_found, no page                  6.2 s / 192 ms               2.4 s / 82 ms
+==================================  ===========================  =========================
+
+A cold whole-document scan is the PDF extraction itself (~20-25 ms a page with column order and
+de-hyphenation); a fuzzy or missing quote always costs one, because "not verbatim here"
+needs every page. Rejected: a pre-pass over PyMuPDF's raw ``get_text()`` to find the page
+first (measured 1.7 s for R-exts: it saves ~3 s on a hit elsewhere but adds 1.7 s to every
+miss, and its reading order differs on two-column pages); the index's pages, passed as
+``candidate_pages``, do the same job for ~0.1 s a page.
+
+Modules (one concept each; the public names are re-exported here, so
+``from pagerecall.verify import verify_quote`` keeps working):
+
+* :mod:`~pagerecall.verify.normalise`: :func:`normalise` with its map back to the source offsets;
+* :mod:`~pagerecall.verify.source`: reading the source (cached), :class:`PageText`, :func:`read_page`;
+* :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages and page junctions;
+* :mod:`~pagerecall.verify.quote`: :func:`verify_quote` and :class:`QuoteCheck`.
+"""
+
+from __future__ import annotations
+
+# The underscored names are private; pageview and tests/test_verify.py import them from here.
+from .match import JUNCTION_WINDOW, NEIGHBOURS, SPLIT_MIN_CHARS, MatchKind
+from .normalise import (  # noqa: F401
+    _DOTLESS,
+    _DROP,
+    _FOLD,
+    _SPACING_ACCENTS,
+    Normalised,
+    _fold_case,
+    _has_mark,
+    _is_wide,
+    normalise,
+)
+from .quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
+from .source import PageText, _password, _read_document, clear_cache, read_page  # noqa: F401
+
+__all__ = [
+    "FUZZY_MIN_CHARS",
+    "FUZZY_THRESHOLD",
+    "JUNCTION_WINDOW",
+    "NEIGHBOURS",
+    "SPLIT_MIN_CHARS",
+    "MatchKind",
+    "Normalised",
+    "PageText",
+    "QuoteCheck",
+    "clear_cache",
+    "normalise",
+    "read_page",
+    "verify_quote",
+]
+

@@ -1,0 +1,160 @@
+"""Matching a quote on one page or across a page break: exact, normalised and fuzzy tiers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from .normalise import _fold_case
+from .source import _Source
+
+MatchKind = Literal["exact", "normalised", "fuzzy", "not_found"]
+
+SPLIT_MIN_CHARS = 8
+"""Each side of a quote across a page break must have at least this many normalised chars."""
+
+JUNCTION_WINDOW = 400
+"""Characters at the end of a page / start of the next in which the two halves of a quote
+across a page break must lie (room for a running head, a footer and a page number)."""
+
+NEIGHBOURS = 1
+"""Pages on each side of a cited page searched before the rest of the document."""
+
+@dataclass(slots=True)
+class _Found:
+    kind: MatchKind
+    page: int
+    page_end: int
+    start: int  # into page's text
+    end: int  # into page_end's text
+    similarity: float
+    cut: tuple[int, int] | None = None  # across a page break: end on page, start on page_end
+
+
+def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
+    text = src.page(number).text
+    pos = text.find(quote)
+    if pos >= 0:
+        return _Found("exact", number, number, pos, pos + len(quote), 1.0)
+    norm = src.norm(number)
+    pos = norm.text.find(nq)
+    if pos >= 0:
+        s, e = norm.span(pos, pos + len(nq))
+        return _Found("normalised", number, number, s, e, 1.0)
+    return None
+
+
+def _longest_prefix_in(nq: str, hay: str) -> int:
+    """Largest k with ``nq[:k]`` a substring of ``hay`` (monotone in k: binary search)."""
+    lo, hi = 0, len(nq)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if nq[:mid] in hay:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
+    """A quote whose head ends page ``a`` and whose tail starts page ``a + 1``.
+
+    The head must lie in the last ``JUNCTION_WINDOW + len`` normalised chars of page ``a``
+    (after it may come a footer) and the tail in the first ``JUNCTION_WINDOW`` of page ``a+1``
+    (before it a running head and page number), each at least ``SPLIT_MIN_CHARS`` long.
+    """
+    na, nb = src.norm(a), src.norm(a + 1)
+    if not na.text or not nb.text or len(nq) < 2 * SPLIT_MIN_CHARS:
+        return None
+    t0 = max(0, len(na.text) - JUNCTION_WINDOW - len(nq))
+    tail = na.text[t0:]
+    kmax = _longest_prefix_in(nq, tail)
+    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), SPLIT_MIN_CHARS - 1, -1):
+        rest = nq[k:].lstrip(" ")
+        if len(rest) < SPLIT_MIN_CHARS:
+            continue
+        j = nb.text.find(rest, 0, JUNCTION_WINDOW + len(rest))
+        if j < 0:
+            continue
+        head = nq[:k].rstrip(" ")
+        i = tail.rfind(head) + t0
+        s, e1 = na.span(i, i + len(head))
+        s2, e = nb.span(j, j + len(rest))
+        part1, part2 = src.page(a).text[s:e1], src.page(a + 1).text[s2:e]
+        middle = quote[len(part1):len(quote) - len(part2)]
+        exact = (
+            quote.startswith(part1)
+            and quote.endswith(part2)
+            and len(part1) + len(part2) <= len(quote)
+            and middle.strip() == ""
+        )
+        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0, (e1, s2))
+    return None
+
+
+def _fuzzy(fq: str, hay: str, cutoff: float):
+    """rapidfuzz alignment of ``fq`` inside ``hay`` (score 0-100), ``None`` below ``cutoff``.
+
+    ``partial_ratio`` aligns the *shorter* string inside the longer one, so a page shorter
+    than the quote would score 100 for being contained in it: such pages get the plain
+    ``ratio`` over the whole page instead.
+    """
+    from rapidfuzz import fuzz
+
+    if len(hay) < len(fq):
+        score = fuzz.ratio(fq, hay, score_cutoff=cutoff * 100)
+        if not score:
+            return None
+        from rapidfuzz.distance import ScoreAlignment
+
+        return ScoreAlignment(score, 0, len(fq), 0, len(hay))
+    return fuzz.partial_ratio_alignment(fq, hay, score_cutoff=cutoff * 100)
+
+
+def _fuzzy_page(fq: str, src: _Source, number: int, cutoff: float) -> _Found | None:
+    norm = src.norm(number)
+    if not norm.text:
+        return None
+    al = _fuzzy(fq, _fold_case(norm.text), cutoff)
+    if al is None or al.dest_end <= al.dest_start:
+        return None
+    s, e = norm.span(al.dest_start, al.dest_end)
+    return _Found("fuzzy", number, number, s, e, al.score / 100)
+
+
+def _fuzzy_junction(fq: str, src: _Source, a: int, cutoff: float) -> _Found | None:
+    na, nb = src.norm(a), src.norm(a + 1)
+    if not na.text or not nb.text:
+        return None
+    w = JUNCTION_WINDOW + len(fq)
+    t0 = max(0, len(na.text) - w)
+    left, right = na.text[t0:], nb.text[:w]
+    al = _fuzzy(fq, _fold_case(left + " " + right), cutoff)
+    if al is None or al.dest_end <= al.dest_start:
+        return None
+    a0, a1 = al.dest_start, al.dest_end
+    if a1 <= len(left) + 1 or a0 >= len(left):
+        return None  # lies within one page: the page pass already scored it
+    s, _ = na.span(t0 + a0, t0 + a0 + 1)
+    _, e = nb.span(a1 - len(left) - 2, a1 - len(left) - 1)
+    return _Found("fuzzy", a, a + 1, s, e, al.score / 100)
+
+
+def _order(count: int, cited: int | None) -> list[int]:
+    if cited is None or not 1 <= cited <= count:
+        return list(range(1, count + 1))
+    near = [cited]
+    for d in range(1, NEIGHBOURS + 1):
+        near += [p for p in (cited - d, cited + d) if 1 <= p <= count]
+    return near + [p for p in range(1, count + 1) if p not in near]
+
+
+def _junctions(pages: list[int], count: int) -> list[int]:
+    """Junctions ``a`` (between a and a+1) touching the given pages, in their order."""
+    seen: list[int] = []
+    for p in pages:
+        for a in (p - 1, p):
+            if 1 <= a < count and a not in seen:
+                seen.append(a)
+    return seen
+

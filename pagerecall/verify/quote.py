@@ -1,0 +1,289 @@
+"""Verifying a quote against the source file: :func:`verify_quote` and :class:`QuoteCheck`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pagerecall.errors import ExtractionError, QueryError, SourceNotFoundError
+from pagerecall.geometry import Geometry
+from pagerecall.paths import resolve_in_corpus
+from pagerecall.types import Page
+
+from .match import (
+    NEIGHBOURS,
+    MatchKind,
+    _Found,
+    _fuzzy_junction,
+    _fuzzy_page,
+    _junctions,
+    _match_junction,
+    _match_single,
+    _order,
+)
+from .normalise import _fold_case, normalise
+from .source import _password, _Source
+
+FUZZY_THRESHOLD = 0.85
+"""Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
+``fuzzy`` match.
+
+Why / Measured (PyMuPDF text of maint-guide.en.pdf, 63 pages, 40 random word-aligned
+slices per row, best score over all pages; script in the report that introduced this module):
+
+============  ==========================================  ===================================
+quote chars   misquote (1 word dropped/swapped/replaced)  unrelated English (tracemonkey.pdf)
+============  ==========================================  ===================================
+20            median 0.75-0.85                            max 0.93
+30            median 0.80-0.89                            max 0.81
+60            median 0.91-0.93, p10 0.86-0.89            max 0.61
+100           median 0.94-0.96, p10 0.89-0.93             max 0.55
+============  ==========================================  ===================================
+
+0.85 keeps every unrelated quote of 30+ characters out and most one-word misquotes of 60+
+characters in. (Slices of the German/Japanese editions scored 1.0 when they were URLs or
+commands shared by both editions: those are real matches.)
+Rejected: token-set ratios (ignore word order, so a reshuffled sentence scores 1.0).
+"""
+
+FUZZY_MIN_CHARS = 30
+"""Quotes shorter than this (normalised characters) get no ``fuzzy`` tier: at 20 chars an
+unrelated English phrase reached 0.93 against maint-guide (table above)."""
+
+_LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ from the source"
+
+
+@dataclass(slots=True)
+class QuoteCheck:
+    """Outcome of :func:`verify_quote`.
+
+    Pages are physical and 1-based. ``page``/``page_end`` (equal unless the quote spans a page
+    break) and ``label``/``label_end`` say where the quote was found; ``char_start`` is a
+    code-point offset into ``page``'s text and ``char_end`` (exclusive) into ``page_end``'s text
+    (the text :func:`read_page` returns). ``similarity`` is 1.0 for exact/normalised, the
+    fuzzy score in [0, 1] otherwise (for ``not_found``, the best score seen, with
+    ``page = None``). ``page_correct`` is ``None`` when no page was cited or nothing was found.
+    ``matched_text`` is the source text at the match (verbatim; across a page break the two
+    parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
+    ``verbatim_citable`` is False for fuzzy matches, misses and OCR text. ``rects`` (set on
+    every match, ``None`` for ``not_found``) says where the match lies on the page(s): boxes per
+    line in PDF points (:mod:`pagerecall.geometry`); a text layer has no geometry and says so.
+    """
+
+    file: str
+    quote: str
+    match: MatchKind
+    similarity: float
+    page: int | None = None
+    page_end: int | None = None
+    label: str | None = None
+    label_end: str | None = None
+    cited_page: int | None = None
+    page_correct: bool | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    matched_text: str | None = None
+    context: str | None = None
+    ocr: bool = False
+    verbatim_citable: bool = False
+    pages_searched: int = 0
+    note: str = ""
+    rects: Geometry | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+
+def verify_quote(
+    root: Path | str,
+    quote: str,
+    file: str,
+    page: int | None = None,
+    context_chars: int = 80,
+    *,
+    ocr: str = "auto",
+    fuzzy_threshold: float = FUZZY_THRESHOLD,
+    candidate_pages: Sequence[int] | None = None,
+    passwords_file: tuple[Path, bool] | Path | None = None,
+) -> QuoteCheck:
+    """Check a quote against the source file (not the index).
+
+    Args:
+        root: the corpus root.
+        quote: the text to find (outer whitespace ignored); must not be empty.
+        file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
+        page: the physical, 1-based page the caller cites, or ``None`` to scan the document.
+            A page outside the document is reported (``page_correct`` False if found
+            elsewhere), not raised.
+        context_chars: characters of source text kept on each side of the match.
+        ocr: ``auto``/``on``/``off``, passed to the reader when the whole document is read.
+        fuzzy_threshold: minimum similarity for ``fuzzy`` (default ``FUZZY_THRESHOLD``).
+        candidate_pages: physical pages to try (one page read each) after the cited page and
+            its neighbours and before reading the whole document, e.g. the pages of a fulltext
+            search for the quote. They are only pointers: every match is confirmed on the
+            source's text. Out-of-range pages are ignored. Why: reading a whole PDF costs
+            ~25 ms a page (a 236-page manual: ~5 s cold, see the module docstring), one page
+            ~0.1 s.
+        passwords_file: the passwords file for encrypted PDFs (as in :func:`read_page`).
+
+    Returns:
+        :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
+
+    Raises:
+        QueryError: empty quote.
+        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`.
+        ExtractionError: the file cannot be read.
+    """
+    if not isinstance(quote, str) or not quote.strip():
+        raise QueryError("The quote is empty. Next: pass the sentence you want to check.")
+    path, rel = resolve_in_corpus(root, file)
+    q = quote.strip()
+    nq = normalise(q).text
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
+    count = src.page_count()
+    cited = page if isinstance(page, int) and not isinstance(page, bool) else None
+    order = _order(count, cited)
+    near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
+    searched: set[int] = set()
+
+    def run(pages: list[int], fn: Callable[[int], _Found | None], junction_fn=None) -> _Found | None:
+        for p in pages:
+            searched.add(p)
+            got = fn(p)
+            if got is not None:
+                return got
+            if junction_fn is not None:
+                for a in _junctions([p], count):
+                    if a + 1 in searched and a in searched:
+                        got = junction_fn(a)
+                        if got is not None:
+                            return got
+        return None
+
+    found: _Found | None = None
+    best: _Found | None = None  # best fuzzy candidate, kept for the note of a miss
+    if nq:
+        # Tier 1+2 near the cited page (reads single pages only), then on the whole document.
+        found = run(near, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        hinted = [p for p in dict.fromkeys(candidate_pages or ()) if isinstance(p, int)
+                  and 1 <= p <= count and p not in near]
+        if found is None and hinted:
+            found = run(hinted, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        if found is None:
+            rest = [p for p in order if p not in searched]
+            src.document()  # one whole-document read beats many single-page reads
+            found = run(rest, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        best_score = 1.0 if found else 0.0
+        if found is None and len(nq) >= FUZZY_MIN_CHARS:
+            fq = _fold_case(nq)
+            searched.update(order)
+            for p in order:
+                cutoff = best.similarity if best else 0.0
+                got = _fuzzy_page(fq, src, p, cutoff)
+                if got and (best is None or got.similarity > best.similarity):
+                    best = got
+                if best and best.similarity >= 0.999:
+                    break
+            for a in _junctions(order, count):
+                cutoff = best.similarity if best else 0.0
+                got = _fuzzy_junction(fq, src, a, cutoff)
+                if got and (best is None or got.similarity > best.similarity):
+                    best = got
+            if best is not None:
+                best_score = best.similarity
+                if best.similarity >= fuzzy_threshold:
+                    found = best
+    else:
+        best_score = 0.0
+
+    result = QuoteCheck(rel, quote, "not_found", round(best_score, 4), cited_page=page, pages_searched=len(searched) or count)
+    if found is None:
+        notes = []
+        if len(nq) < FUZZY_MIN_CHARS:
+            notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
+        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "empty", "garbled")] if count else []
+        if degraded:
+            notes.append(
+                f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
+            )
+        ocred = [p.number for p in src.document().pages if p.status == "ocr"] if count else []
+        if ocred:
+            notes.append(
+                f"{len(ocred)} page(s) were read by OCR ({_fmt_pages(ocred)}): their text is approximate, "
+                "a miss there proves nothing"
+            )
+        if cited is not None and not 1 <= cited <= count:
+            notes.append(f"cited page {cited} is outside 1-{count}")
+        if best is not None and best.similarity >= 0.6:
+            notes.append(
+                f"closest text: page {best.page} (similarity {best.similarity:.2f}, below "
+                f"{fuzzy_threshold:.2f}); read that page (`pagerecall page`, MCP read_page)"
+            )
+        result.note = "; ".join(["not in the source text"] + notes)
+        return result
+
+    pa, pb = src.page(found.page), src.page(found.page_end)
+    result.match = found.kind
+    result.similarity = round(found.similarity, 4)
+    result.page, result.page_end = found.page, found.page_end
+    result.label, result.label_end = pa.label, pb.label
+    result.char_start, result.char_end = found.start, found.end
+    if found.page == found.page_end:
+        result.matched_text = pa.text[found.start:found.end]
+        before, after = pa.text[max(0, found.start - context_chars):found.start], pa.text[found.end:found.end + context_chars]
+    else:
+        e1, s2 = found.cut or (len(pa.text), 0)  # the quoted parts, without the running head
+        result.matched_text = pa.text[found.start:e1] + "\n" + pb.text[s2:found.end]
+        before, after = pa.text[max(0, found.start - context_chars):found.start], pb.text[found.end:found.end + context_chars]
+    if found.page == found.page_end:
+        result.context = before + result.matched_text + after
+    else:  # everything between the two parts too (footer, running head, page number)
+        result.context = before + pa.text[found.start:] + "\n" + pb.text[:found.end] + after
+    result.ocr = pa.ocr or pb.ocr
+    result.verbatim_citable = found.kind in ("exact", "normalised") and not result.ocr
+    if cited is not None:
+        result.page_correct = found.page <= cited <= found.page_end
+    notes = []
+    if found.kind == "normalised":
+        notes.append(f"found after normalisation ({_LIGATURE_NOTE}); cite the source's wording (matched_text)")
+    elif found.kind == "fuzzy":
+        notes.append(
+            f"not verbatim: closest source text has similarity {found.similarity:.2f}; quote matched_text instead"
+        )
+    if found.page != found.page_end:
+        notes.append(f"spans the page break {found.page}-{found.page_end}")
+    result.rects = _geometry(src, found, pa, pb)
+    if result.ocr:
+        notes.append("the page text came from OCR: not verbatim-citable; check the page image")
+    if result.page_correct is False:
+        notes.append(f"cited page {cited}, found on page {found.page}" + (f" (label {pa.label})" if pa.label else ""))
+    result.note = "; ".join(notes)
+    return result
+
+
+def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
+    """Where the match lies on its page(s) (:func:`pagerecall.pageview.spans_geometry`); a text
+    layer has none. A failure here never costs the verdict: the note says why boxes are missing."""
+    if not src.is_pdf:
+        from pagerecall.pageview import NO_GEOMETRY_TEXT_LAYER
+
+        return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
+    from pagerecall.pageview import spans_geometry
+
+    if found.page == found.page_end:
+        spans = [(found.page, found.start, found.end)]
+    else:
+        e1, s2 = found.cut or (len(pa.text), 0)
+        spans = [(found.page, found.start, e1), (found.page_end, s2, found.end)]
+    try:
+        return spans_geometry(src.path, src.rel, spans, texts={found.page: pa.text, found.page_end: pb.text},
+                              password=src.password)
+    except (ExtractionError, SourceNotFoundError) as exc:
+        return Geometry(note=f"no boxes: {exc}")
+
+
+def _fmt_pages(pages: list[int], limit: int = 10) -> str:
+    shown = ", ".join(map(str, pages[:limit]))
+    return shown + (f", ... (+{len(pages) - limit})" if len(pages) > limit else "")

@@ -1,0 +1,219 @@
+"""Reading the source for the verifier: one page at a time until the whole document is
+needed, with a small cache (an agent checks several quotes of one file in a row), and
+:func:`read_page`."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from pagerecall.errors import ExtractionError, SourceNotFoundError
+from pagerecall.paths import resolve_in_corpus
+from pagerecall.types import Document, Page
+
+from .normalise import Normalised, normalise
+
+
+@dataclass(slots=True)
+class PageText:
+    """The text of one page, as extracted from the source file (not from the index).
+
+    ``page`` is physical, 1-based; ``label`` the printed label (``None`` when the PDF has
+    none); ``pages`` the document's page count; ``status`` one of ``ok``, ``empty``,
+    ``image_only``, ``garbled``, ``ocr``; ``ocr`` True when the text came from OCR (then it is
+    not verbatim-citable); ``note`` says how far the text can be quoted.
+    """
+
+    file: str
+    page: int
+    label: str | None
+    text: str
+    status: str
+    ocr: bool
+    pages: int
+    note: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+_CACHE_SIZE = 4
+_cache: OrderedDict[tuple, tuple[Document, dict[int, Normalised]]] = OrderedDict()
+_cache_lock = threading.Lock()
+_PAGE_CACHE_SIZE = 64
+_page_cache: OrderedDict[tuple, Page] = OrderedDict()  # single pages read before a whole doc
+
+
+def _doc_key(path: Path, ocr: str) -> tuple:
+    st = path.stat()
+    return (str(path), st.st_mtime_ns, st.st_size, ocr)
+
+
+def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> tuple[Document, dict[int, Normalised]]:
+    """The whole document and its normalised pages (filled lazily), from a 4-entry LRU keyed
+    on (path, mtime, size, ocr): an agent checks several quotes of one file in a row."""
+    from pagerecall.sources import read_document
+
+    key = _doc_key(path, ocr)
+    with _cache_lock:
+        entry = _cache.get(key)
+        if entry is not None:
+            _cache.move_to_end(key)
+            return entry
+    entry = (read_document(path, rel, ocr=ocr, password=password), {})
+    with _cache_lock:
+        _cache[key] = entry
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return entry
+
+
+def _peek(path: Path, ocr: str) -> bool:
+    """True when the document is in the cache (and unchanged on disk)."""
+    with _cache_lock:
+        return _doc_key(path, ocr) in _cache
+
+
+def _read_document(path: Path, rel: str, ocr: str) -> Document:
+    """The whole document (cached, see :func:`_read_entry`)."""
+    return _read_entry(path, rel, ocr)[0]
+
+
+def clear_cache() -> None:
+    """Forget cached documents (tests, or after the corpus changed in place)."""
+    with _cache_lock:
+        _cache.clear()
+        _page_cache.clear()
+
+
+class _Source:
+    """Pages of one file, read one at a time until the whole document is needed."""
+
+    def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None) -> None:
+        self.path, self.rel, self.ocr = path, rel, ocr
+        self.password = password  # of an encrypted PDF (passwords file); never logged
+        self._doc: Document | None = None
+        self._pages: dict[int, Page] = {}
+        self._norm: dict[int, Normalised] = {}
+        self._count: int | None = None
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.path.suffix.lower() == ".pdf"
+
+    def document(self) -> Document:
+        if self._doc is None:
+            self._doc, norms = _read_entry(self.path, self.rel, self.ocr, self.password)
+            self._pages.update({p.number: p for p in self._doc.pages})
+            norms.update(self._norm)
+            self._norm = norms  # shared with the cache: later calls skip normalising
+            self._count = len(self._doc.pages)
+        return self._doc
+
+    def page_count(self) -> int:
+        if self._count is None:
+            if self.is_pdf:
+                from pagerecall.pdf import page_count
+
+                try:
+                    self._count = page_count(self.path, self.password)
+                except ExtractionError as exc:  # name the file as the user did, not its full path
+                    raise ExtractionError(self.rel, exc.reason, exc.detail) from exc
+            else:
+                self.document()
+        assert self._count is not None
+        return self._count
+
+    def page(self, number: int) -> Page:
+        got = self._pages.get(number)
+        if got is None and self._doc is None and _peek(self.path, self.ocr):
+            self.document()  # already cached: no extraction (nor OCR) needed
+            got = self._pages.get(number)
+        if got is None:
+            if self.is_pdf and self._doc is None:
+                from pagerecall.sources import read_source_page
+
+                key = (*_doc_key(self.path, self.ocr), number)
+                with _cache_lock:
+                    got = _page_cache.get(key)
+                if got is None:
+                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password)
+                    with _cache_lock:
+                        _page_cache[key] = got
+                        while len(_page_cache) > _PAGE_CACHE_SIZE:
+                            _page_cache.popitem(last=False)
+            else:
+                got = self.document().pages[number - 1]
+            self._pages[number] = got
+        return got
+
+    def norm(self, number: int) -> Normalised:
+        got = self._norm.get(number)
+        if got is None:
+            got = self._norm[number] = normalise(self.page(number).text)
+        return got
+
+
+def _check_page_number(page: int, count: int, rel: str) -> None:
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= count:
+        raise SourceNotFoundError(
+            f"Page {page!r} is out of range for {rel!r}: valid pages are 1-{count} (physical, "
+            f"1-based; not the printed label). Next: pass a page in 1-{count}."
+            if count
+            else f"{rel!r} has no pages."
+        )
+
+
+def _page_note(page: Page) -> str:
+    if page.status == "ocr":
+        return "Text produced by OCR: good for finding, not verbatim-citable; check the page image."
+    if page.status == "image_only":
+        return "Image-only page (a scan without a text layer): no text to quote; read the image."
+    if page.status == "empty":
+        return "The page has no text."
+    if page.status == "garbled":
+        return "The text layer is garbled (unusable character mapping): do not quote it."
+    return "Verbatim text layer of the source (line breaks as extracted)."
+
+
+def _password(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
+    """The password of ``rel`` from the passwords file (``Settings.passwords_path()``: a
+    ``(path, explicit)`` pair, or a path), or None."""
+    if passwords_file is None:
+        return None
+    from pagerecall.pdf import load_passwords, password_for
+
+    path, explicit = passwords_file if isinstance(passwords_file, tuple) else (Path(passwords_file), True)
+    return password_for(load_passwords(path, explicit), rel)
+
+
+def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
+              passwords_file: tuple[Path, bool] | Path | None = None) -> PageText:
+    """Read one page of a source file, verbatim as extracted (not from the index).
+
+    Args:
+        root: the corpus root.
+        file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
+        page: physical page number, 1-based (not the printed label).
+        ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
+        passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
+            see :func:`pagerecall.pdf.load_passwords`); None: no passwords.
+
+    Returns:
+        :class:`PageText`.
+
+    Raises:
+        PathOutsideCorpusError: ``file`` leaves the corpus root.
+        SourceNotFoundError: no such file, or ``page`` outside ``1..pages`` (the message gives
+            the valid range).
+        ExtractionError: the file cannot be read (encrypted, broken).
+    """
+    path, rel = resolve_in_corpus(root, file)
+    src = _Source(path, rel, ocr, _password(passwords_file, rel))
+    count = src.page_count()
+    _check_page_number(page, count, rel)
+    p = src.page(page)
+    return PageText(rel, page, p.label, p.text, p.status, p.ocr, count, _page_note(p))
+
