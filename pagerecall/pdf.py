@@ -16,10 +16,13 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    accent glyphs without ToUnicode come out as controls, e.g. ``\\x0c`` inside lshort pages:
    never split page text on ``\\f``); lines are stripped; lines of one block are joined by
    ``\\n``, blocks by ``\\n\\n`` (at most one empty line).
-5. **Status.** ``ok``; ``garbled`` when at least :data:`GARBLED_MIN_RATIO` of the non-space
-   characters are U+FFFD, control, private-use or surrogate code points, or at least
-   :data:`SWAPPED_MIN_RATIO` look like byte-swapped UTF-16 (checked before the clean-up of
-   step 4; text kept as extracted, never indexed, a miss over it is never trusted); without
+5. **Status.** ``ok``; ``garbled`` when the text cannot be what the page shows
+   (:func:`pagerecall.text.quality.garbled_reason` on the text before the clean-up of step 4:
+   unmapped glyphs, byte-swapped UTF-16, 8-bit text read in the wrong code page, words mixing
+   scripts), or when at least :data:`CMAPLESS_MIN_SHARE` of its characters come from TrueType
+   fonts with neither a ToUnicode map nor a ``cmap`` table (their glyphs have no character
+   values: pdf.js ``TrueType_without_cmap.pdf`` shows Armenian and extracts ``’>in``); the
+   text is kept as extracted, never indexed, and a miss over it is never trusted; without
    text, ``image_only`` when images cover at least :data:`IMAGE_COVER_MIN` of the page
    area, else ``empty``; ``ocr`` when an image-only or garbled page got its text from
    Tesseract (see :func:`ocr_available`).
@@ -41,8 +44,15 @@ from pathlib import Path
 from typing import Any
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
+from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share
 from pagerecall.pdf_layout import ordered_text, upright
 from pagerecall.text.fold import DOTLESS, SPACING_ACCENTS, WORD_HYPHENS
+from pagerecall.text.quality import (  # noqa: F401  (thresholds: imported from here before)
+    GARBLED_MIN_RATIO,
+    SWAPPED_MIN_CHARS,
+    SWAPPED_MIN_RATIO,
+    garbled_reason,
+)
 from pagerecall.types import Document, Page
 
 __all__ = [
@@ -79,32 +89,6 @@ OCR_DPI = 300
 """Rendering resolution for OCR. Why: Tesseract's guidance is at least 300 dpi. Measured:
 200 dpi gave the same CER (en 0.008, de 0.011, ja 0.029 with its own language) for 10-20 %
 less CPU on these clean rasters; 300 is kept for real scans with small print."""
-
-GARBLED_MIN_RATIO = 0.3
-"""A page is ``garbled`` when at least this share of its non-space characters are
-U+FFFD / control / private-use / surrogate code points. Decision record. *Measured* on the 85
-bench PDFs (12,065 pages): 11,981 pages are below 0.1; every page from 0.19 up is lshort-th
-(Thai set in fonts without a usable ToUnicode: its prose comes out as U+FFFD, only the Latin
-LaTeX examples survive), spread from 0.12 to 1.0; the worst good pages are lshort's
-``picture`` pages at 0.12-0.18 (math glyphs without Unicode) and the pdf.js habibi sample
-(six U+FFFD among Arabic and Latin) at 0.25. *Why 0.3*: above every good page seen,
-and it flags the lshort-th pages whose prose is lost even when their code samples are
-readable (56 pages at 0.3; 0.5, "mostly", flagged 45). *Rejected*: counting unassigned code points
-(a per-character Python loop: 0.17 s of 0.8 s for maint-guide's 63 pages)."""
-
-SWAPPED_MIN_RATIO = 0.5
-"""A page is also ``garbled`` when at least this share of its non-space characters (and at
-least :data:`SWAPPED_MIN_CHARS` of them) look like byte-swapped UTF-16 of ASCII: code points
-U+2000-U+7E00 whose low byte is 0 (``Pure Magenta`` read as ``倀甀爀攀 䴀愀最攀渀琀愀``, OCRmyPDF's
-``cmyk.pdf``: CJK-looking text that is really Latin). Decision record. *Measured* on every
-page of the bench and demo PDFs (11,907 pages; Chinese, Japanese and Korean manuals
-included): the highest share is 0.013 (texlive-zh-cn.pdf page 27); byte-swapped text scores
-1.0 (its spaces stay spaces). *Why 0.5*: far
-from both. *Rejected*: decoding the swapped text back to Latin (it would pass a mapping
-error off as the page's words; OCR reads what the page shows)."""
-
-SWAPPED_MIN_CHARS = 4
-"""Fewer swapped-looking characters never make a page garbled (a stray ``一``)."""
 
 IMAGE_COVER_MIN = 0.5
 """A page without text is ``image_only`` when its images cover at least this share of the
@@ -365,9 +349,10 @@ def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | N
         pages: list[Page] = []
         warnings: list[str] = []
         failed = 0
+        fonts: dict[int, bool] = {}
         for index in range(n):
             try:
-                page, note = _extract_page(doc, index, ocr_cfg)
+                page, note = _extract_page(doc, index, ocr_cfg, fonts)
             except Exception as exc:
                 failed += 1
                 page, note = Page(number=index + 1, text="", status="empty"), (
@@ -450,15 +435,18 @@ def read_pdf_page(
 # ------------------------------------------------------------------------------ extraction
 
 
-def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None) -> tuple[Page, str | None]:
-    """Page ``index`` (0-based) -> (Page with 1-based number, optional warning)."""
+def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
+                  fonts: dict[int, bool] | None = None) -> tuple[Page, str | None]:
+    """Page ``index`` (0-based) -> (Page with 1-based number, optional warning). ``fonts``
+    caches :func:`pagerecall.pdf_fonts.lacks_char_map` per font xref across the pages of one document."""
     page = doc.load_page(index)
     label = _label(page)
-    raw = ordered_text(upright(page.get_textpage(flags=_text_flags()).extractDICT(), page))
+    data = upright(page.get_textpage(flags=_text_flags()).extractDICT(), page)
+    raw = ordered_text(data)
     text = _normalise(raw)
     number = index + 1
     if text:
-        if _garbled_ratio(raw) < GARBLED_MIN_RATIO and _swapped_ratio(raw) < SWAPPED_MIN_RATIO:
+        if garbled_reason(raw) is None and cmapless_share(doc, page, data, fonts) < CMAPLESS_MIN_SHARE:
             return Page(number=number, text=text, label=label, status="ok"), None
         garbled = Page(number=number, text=text, label=label, status="garbled")
         if ocr_cfg is None:
@@ -599,36 +587,3 @@ def _normalise(text: str) -> str:
     text = _SPACE_AROUND_NL.sub("\n", text)
     text = _MANY_NL.sub("\n\n", text)
     return text.strip()
-
-
-_BAD_CHARS = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ue000-\uf8ff\ufffd"
-    "\U000f0000-\U0010ffff]"
-)
-_WHITESPACE = re.compile(r"\s+")
-
-
-_SWAPPED = re.compile("[" + "".join(f"\\u{hi:02x}00" for hi in range(0x21, 0x7F) if hi not in (0x30, 0x4E)) + "]")
-"""U+XX00 for the printable ASCII byte XX, except U+3000 (the ideographic space) and U+4E00
-(``一``, "one", common in CJK text); the space U+2000 is whitespace anyway."""
-
-
-def _swapped_ratio(text: str) -> float:
-    """Share of non-whitespace characters that look like byte-swapped UTF-16 of printable
-    ASCII (U+XX00 with XX in 0x21-0x7E, see :data:`_SWAPPED` and :data:`SWAPPED_MIN_RATIO`); 0.0 below
-    :data:`SWAPPED_MIN_CHARS` of them."""
-    swapped = len(_SWAPPED.findall(text))
-    if swapped < SWAPPED_MIN_CHARS:
-        return 0.0
-    total = len(_WHITESPACE.sub("", text))
-    return swapped / total if total else 0.0
-
-
-def _garbled_ratio(text: str) -> float:
-    """Share of non-whitespace characters that are U+FFFD, control (C0/C1), surrogate or
-    private-use (BMP and planes 15-16) code points; 0.0 for text without any."""
-    bad = len(_BAD_CHARS.findall(text))
-    if not bad:
-        return 0.0
-    total = len(_WHITESPACE.sub("", text))
-    return bad / total if total else 0.0
