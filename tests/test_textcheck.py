@@ -147,6 +147,8 @@ def test_the_kinds_are_told_apart() -> None:
     assert garbled_reason("\ufffd" * 10 + " abc") == "unmapped"
     assert garbled_reason("\u5000\u7500\u7200\u6500 \u4d00\u6100\u6700\u6500\u6e00\u7400\u6100") == "byte-swapped"
     assert garbled_reason("Ñíguez Ñíguez marcó") is None  # one short run of the range: a name, not a code page
+    # runs of three in real words always have ASCII letters around them (Turkish, Czech, Polish, Slovak)
+    assert garbled_reason("küçük šířka część väčšina adresářů rozšíření kullandığı " * 20) is None
     assert garbled_reason(" ".join([MOJIBAKE.split()[0]] * 2 + ENGLISH.split())) is None  # 2 words: too few
 
 
@@ -157,6 +159,10 @@ def test_the_kinds_are_told_apart() -> None:
     ("lshort/lshort-ru.pdf", 19, "garbled"),   # shows Cyrillic, extracts Îñíîâû (cp1251 as Latin-1)
     ("lshort/lshort-ru.pdf", 2, "ok"),         # its copyright page: English, readable
     ("lshort/lshort-uk.pdf", 20, "ok"),        # a few words with a Cyrillic і for i: readable
+    ("lshort/lshort-uk.pdf", 99, "garbled"),   # most words do: \pіcture, \put(x, y){о...
+    ("lshort/lshort-cs.pdf", 37, "ok"),
+    ("lshort/lshort-tr.pdf", 20, "ok"),
+    ("texlive-guide/texlive-cz.pdf", 10, "ok"),
     ("lshort/lshort-bg.pdf", 20, "ok"),
     ("lshort/lshort-vi.pdf", 20, "ok"),
     ("lshort/lshort-pl.pdf", 20, "ok"),
