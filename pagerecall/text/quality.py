@@ -105,9 +105,9 @@ MIXED_MIN_SHARE = 0.4
 Decision record. *Measured* on the bench, demo and scanned PDFs: every page but lshort-uk.pdf's
 is below 0.15 (``LATEX2ε`` and math such as ``ϕi`` mix legitimately); lshort-uk.pdf's fonts
 extract the Latin ``i`` as the Cyrillic ``і`` (``\\pіcture``, ``\\begіn``), in up to 57 % of the
-words of a page (137 of its pages have some): the five pages from 0.4 up (99, 127, 134, 135, 140: LaTeX code pages,
-where a search for ``\\put`` or ``picture`` cannot match) are flagged, its prose pages stay
-``ok``. *Why 0.4*: nearly three times the highest page without such a font error; glyphs mapped
+words of a page (137 of its pages have some): the five pages from 0.4 up (99 and 127: LaTeX code, 134, 135 and 140: its
+index of command names; a search for ``\\parindent`` or ``picture`` cannot match there) are
+flagged, its prose pages stay ``ok``. *Why 0.4*: nearly three times the highest page without such a font error; glyphs mapped
 to another script's look-alikes throughout give mixed words in most of a page."""
 
 MIXED_MIN_WORDS = 5
