@@ -1,7 +1,9 @@
 """Pure text helpers shared by extraction, indexing and matching (layer 0: stdlib only).
 
 :mod:`pagerecall.text.fold` is the one folding table (quotes, dashes, split accents, Arabic
-and Hebrew marks, scripts written without spaces).
+and Hebrew marks, scripts written without spaces); :mod:`pagerecall.text.quality` tells text
+that cannot be what a page shows (unmapped glyphs, byte-swapped UTF-16, a wrong code page,
+words mixing scripts).
 """
 
 from .fold import (
