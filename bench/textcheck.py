@@ -68,12 +68,13 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         try:
             doc = _open(path, path.name, None)
+            count = doc.page_count
         except Exception as exc:  # encrypted, broken: not this check's business
             unreadable.append(f"{path.name}: {type(exc).__name__}")
             continue
         fonts: dict = {}
         with doc:
-            for i in range(doc.page_count):
+            for i in range(count):
                 try:
                     reason, text, info, dt = judge(doc, i, fonts)
                 except Exception as exc:
