@@ -349,7 +349,7 @@ def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | N
         pages: list[Page] = []
         warnings: list[str] = []
         failed = 0
-        fonts: dict[int, bool] = {}
+        fonts: dict = {}
         for index in range(n):
             try:
                 page, note = _extract_page(doc, index, ocr_cfg, fonts)
@@ -436,9 +436,9 @@ def read_pdf_page(
 
 
 def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
-                  fonts: dict[int, bool] | None = None) -> tuple[Page, str | None]:
+                  fonts: dict | None = None) -> tuple[Page, str | None]:
     """Page ``index`` (0-based) -> (Page with 1-based number, optional warning). ``fonts``
-    caches :func:`pagerecall.pdf_fonts.lacks_char_map` per font xref across the pages of one document."""
+    is :func:`pagerecall.pdf_fonts.cmapless_share`'s cache for the pages of one document."""
     page = doc.load_page(index)
     label = _label(page)
     data = upright(page.get_textpage(flags=_text_flags()).extractDICT(), page)
