@@ -38,7 +38,7 @@ def cmapless_share(doc: Any, page: Any, data: dict, fonts: dict | None) -> float
     if fonts is None:
         fonts = {}
     spans = [s for block in data.get("blocks", ()) for line in block.get("lines", ()) for s in line.get("spans", ())]
-    shown = {_bare(s.get("font", "")) for s in spans}
+    shown = {_bare(name) for name in {s.get("font", "") for s in spans}}
     if not shown <= fonts.keys():
         for xref, _ext, ftype, basefont, _res, _enc in page.get_fonts():
             if ftype == "TrueType" and xref not in fonts:
