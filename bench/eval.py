@@ -38,9 +38,17 @@ convention), so ``@10`` counts the first 10 distinct items. Every mode is asked 
 recall@100**. ``deep`` is asked for ``k = 10`` with the product's default candidate count
 (the setting users get), so it has no recall@50.
 
-Indexes are cached under ``bench/.cache/<set>/`` (gitignored): a later run applies
+Indexes are cached under ``bench/.cache/<set>/index`` (gitignored; ``index-<tag>`` with
+``--tag``, so that several configurations keep their own index): a later run applies
 ``pagerecall.indexing.update`` (a no-op when nothing changed) and rebuilds only when the
 fingerprint (model, chunking) differs or ``--rebuild`` is given.
+
+Runtimes and chunking (issue 23): ``--runtime`` embeds the passages with that runtime
+(``PAGERECALL_RUNTIME``: ``onnxruntime`` int8, ``openvino`` bf16 = fp32 family); ``--overlap N``
+sets the chunk overlap in tokens. ``--query-family int8|fp32`` queries the index with the other
+family's query graph (``int8``, or ``q4f32`` for ``fp32``) *past the fingerprint check* that the
+product enforces: it measures what a cross pairing of build and query runtime would score, the
+evidence for refusing it. ``bench/compare_eval.py`` compares two reports query by query.
 
 Output: a markdown table on stdout; JSON (``--out``, default ``bench/.cache/eval-latest.json``)
 with the date, git commit, machine (cores, RAM, CPU model), settings and per-query runs.
@@ -363,7 +371,7 @@ def materialize(corpus: Corpus) -> str:
     return digest
 
 
-def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple[Settings, dict]:
+def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False, tag: str = "") -> tuple[Settings, dict]:
     """The set's index, made with the product's own writers.
 
     No index, ``rebuild``, or an index built with another model or chunking
@@ -378,7 +386,8 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
     from pagerecall.index.snapshot import open_snapshot
 
     materialize(corpus)
-    settings = dataclasses.replace(base, index_dir=CACHE / corpus.key / "index", corpus_root=corpus.root)
+    settings = dataclasses.replace(base, index_dir=CACHE / corpus.key / (f"index-{tag}" if tag else "index"),
+                                   corpus_root=corpus.root)
     store = IndexStore(settings.index_dir)
     t0 = time.perf_counter()
     last = [0.0]
@@ -391,9 +400,10 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
 
     action = "build"
     if store.exists() and not rebuild:
-        fp = indexing.index_fingerprint(load_embedder(settings), settings)
+        stored = open_snapshot(store.path).meta.get("fingerprint", {})
+        fp = indexing.index_fingerprint(load_embedder(settings, purpose="index"), settings)
         try:
-            indexing.check_fingerprint(open_snapshot(store.path).meta.get("fingerprint", {}), fp, "reuse")
+            indexing.check_fingerprint(stored, fp, "reuse")
             action = "update"
         except IndexMismatchError as exc:
             log.info("rebuilding %s: %s", corpus.key, exc)
@@ -404,6 +414,9 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
         report = indexing.build(settings, corpus.root, progress)
     rep = report.to_dict()
     rep.pop("failed", None)
+    meta = open_snapshot(store.path).meta
+    rep["embedding_runtime"] = meta.get("embedding_runtime")
+    rep["family"] = meta.get("fingerprint", {}).get("quantization")
     rep["cached"] = action == "update" and report.chunks_embedded == 0
     rep["passages_per_s"] = round(report.chunks_embedded / report.seconds, 2) if report.chunks_embedded else None
     log.info("  %s: %d chunks, %d embedded, %.1f s", corpus.key, report.chunks_total, report.chunks_embedded,
@@ -412,6 +425,22 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False) -> tuple
 
 
 # --------------------------------------------------------------------------- running
+
+
+def cross_family_searcher(settings: Settings, family: str):
+    """A ``Searcher`` whose queries are embedded by ``family``'s query graph (``int8``, or
+    ``q4f32`` for ``fp32``) whatever family the index holds, *without* the fingerprint check:
+    for measuring a pairing the product refuses (module docstring)."""
+    from pagerecall.embedding import load_embedder
+    from pagerecall.search import Searcher
+
+    class CrossSearcher(Searcher):
+        def embedder(self, snapshot):
+            fp = dict(snapshot.meta.get("fingerprint", {}), quantization=family)
+            return load_embedder(self.settings, index_fingerprint=fp)
+
+    return CrossSearcher(settings)
+
 
 
 def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
@@ -463,6 +492,9 @@ def run_task(task: Task, searcher, mode: str, limit: int | None) -> dict:
         seconds=round(sum(times), 1),
     )
     out["runs"] = runs
+    # per-query figures, for paired comparisons of two reports (bench/compare_eval.py)
+    out["per_query"] = {q: {m: v for m, v in mean_metrics({q: runs.get(q, [])}, {q: r}, names).items()
+                            if "@" in m} for q, r in qrels.items()}
     return out
 
 
@@ -507,6 +539,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="index only the judged SciFact abstracts plus random distractors up to N "
                         "(an easier corpus, for slow machines; default: all 5,183)")
     p.add_argument("--rebuild", action="store_true", help="rebuild the cached indexes")
+    p.add_argument("--tag", default="", help="keep this configuration's indexes apart (bench/.cache/<set>/index-TAG)")
+    p.add_argument("--runtime", choices=("auto", "onnxruntime", "openvino"),
+                   help="runtime that embeds the passages (default: PAGERECALL_RUNTIME or auto)")
+    p.add_argument("--overlap", type=int, help="chunk overlap in tokens (default: ChunkParams' 40)")
+    p.add_argument("--query-family", choices=("int8", "fp32"),
+                   help="embed queries with this family's graph past the fingerprint check (cross pairings)")
     p.add_argument("--out", type=Path, default=CACHE / "eval-latest.json", help="JSON report path")
     p.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default ../shared)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -535,20 +573,25 @@ def main(argv: list[str] | None = None) -> int:
     from pagerecall.search import Searcher
 
     base = Settings.from_env()
+    if args.runtime:
+        base = dataclasses.replace(base, runtime=args.runtime)
+    if args.overlap is not None:
+        base = dataclasses.replace(base, chunk=dataclasses.replace(base.chunk, overlap_tokens=args.overlap))
     report = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "machine": machine_info(),
-        "settings": {"model": base.model, "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP,
+        "settings": {"model": base.model, "runtime": base.runtime, "tag": args.tag,
+                     "query_family": args.query_family, "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP,
                      "limit": args.limit, "deep_limit": args.deep_limit, "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
         "indexes": {},
         "results": [],
     }
     results = []
     for key, (corpus, tasks) in loaded.items():
-        settings, build = ensure_index(corpus, base, rebuild=args.rebuild)
+        settings, build = ensure_index(corpus, base, rebuild=args.rebuild, tag=args.tag)
         report["indexes"][key] = build
-        searcher = Searcher(settings)
+        searcher = cross_family_searcher(settings, args.query_family) if args.query_family else Searcher(settings)
         for task in tasks:
             if task.name not in sets:
                 continue

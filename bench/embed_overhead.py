@@ -1,0 +1,197 @@
+"""Where the embedder's CPU goes: the model inside pagerecall against a bare onnxruntime session.
+
+Usage::
+
+    python bench/embed_overhead.py [--n 256] [--rounds 3] [--compete]
+
+Issue 23 measured the model inside pagerecall at ~0.29 CPU-ms per token against ~0.22 for a bare
+onnxruntime session on the same int8 graph. This probe runs, interleaved in one process on the
+same passages (real text: the first pages of the Debian New Maintainers' Guide in ../shared, or
+``--text FILE``, cut into passages of about 188 tokens, the mean passage of a maint-guide index):
+
+``bare``          ``InferenceSession(model.onnx)`` with default options (CPU arena on, spinning on),
+                  on batches tokenised and padded beforehand: the issue's reference.
+``bare-noarena``  the same with ``enable_cpu_mem_arena=False`` (pagerecall's setting until now).
+``session``       pagerecall's session (``_bundled.open_session``) on the same padded batches.
+``embed``         ``BundledEmbedder.embed_passages``: tokenise, sort by length, pad, run, pool.
+
+Each variant reports CPU-ms per *real* token (prefix and special tokens counted, padding not;
+CPU of every thread of the process: ``getrusage``), the padding share, and wall passages/s.
+With ``--compete`` a second thread extracts PDF text (PyMuPDF, the work indexing overlaps
+with embedding) while each variant runs; its own CPU (``/proc/self/task/TID/stat``) is
+subtracted, so the figure is the model's CPU under contention for the 2 cores.
+``--profile`` prints a cProfile of ``embed`` (Python-side costs).
+GMAC/s per core: 22.4 M multiply-adds per token (issue 23's arithmetic) / CPU-ms per token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+MACS_PER_TOKEN = 22.4e6
+"""multilingual-e5-small: 12 x (4 x 384^2 + 2 x 384 x 1536) + ~1.2 M attention at 128 tokens (issue 23)."""
+SHARED = (ROOT / ".." / "shared").resolve()
+PDF = SHARED / "corpora" / "demo" / "maint-guide.en.pdf"
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def _thread_cpu(tid: int) -> float:
+    try:
+        fields = Path(f"/proc/self/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def passages(tokenizer, n: int, text_file: Path | None, target: int = 188) -> list[str]:
+    """``n`` passages of about ``target`` tokens (with prefix and specials) cut from real text."""
+    if text_file:
+        words = text_file.read_text(encoding="utf-8", errors="replace").split()
+    else:
+        import pymupdf
+
+        with pymupdf.open(PDF) as doc:
+            words = " ".join(doc[i].get_text() for i in range(min(60, doc.page_count))).split()
+    out, i = [], 0
+    while len(out) < n:
+        k = 100
+        while k < 400:
+            text = " ".join(words[i % len(words): i % len(words) + k])
+            if tokenizer.count(text, with_overhead=True) >= target:
+                break
+            k += 10
+        out.append(text)
+        i += k
+    return out
+
+
+class Competitor:
+    """A thread extracting PDF text in a loop (what indexing overlaps with embedding)."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.tid = 0
+        self.t = threading.Thread(target=self.work, daemon=True, name="compete")
+
+    def work(self) -> None:
+        import pymupdf
+
+        self.tid = threading.get_native_id()
+        while not self.stop.is_set():
+            with pymupdf.open(PDF) as doc:
+                for page in doc:
+                    if self.stop.is_set():
+                        return
+                    page.get_text()
+
+    def __enter__(self) -> "Competitor":
+        self.t.start()
+        while not self.tid:
+            time.sleep(0.01)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop.set()
+        self.t.join()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=256, help="passages per variant and round")
+    ap.add_argument("--batch", type=int, default=32)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--text", type=Path, help="a long text file (default: maint-guide en from ../shared)")
+    ap.add_argument("--compete", action="store_true", help="extract PDF text in a second thread meanwhile")
+    ap.add_argument("--profile", action="store_true", help="cProfile one embed_passages call")
+    ap.add_argument("--variants", default="bare,bare-noarena,session,embed")
+    a = ap.parse_args(argv)
+
+    import numpy as np
+    import onnxruntime as ort
+
+    from pagerecall import _bundled
+    from pagerecall.config import Settings
+    from pagerecall.embedding import load_embedder
+
+    settings = Settings.from_env()
+    emb = load_embedder(settings, purpose="index")
+    texts = passages(emb.tokenizer, a.n, a.text)
+    ids = [e.ids for e in emb._passage_tok.encode_batch([emb.passage_prefix + t for t in texts])]
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    batches = [_bundled.pad_batch([ids[i] for i in order[j:j + a.batch]]) for j in range(0, len(ids), a.batch)]
+    real = sum(len(x) for x in ids)
+    padded = sum(int(m.size) for _, m in batches)
+    model = emb.model_dir / "model.onnx"
+
+    def bare(arena: bool):
+        so = ort.SessionOptions()
+        so.enable_cpu_mem_arena = arena
+        s = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
+        return lambda: [s.run(None, {"input_ids": i, "attention_mask": m}) for i, m in batches]
+
+    runs = {
+        "bare": bare(True),
+        "bare-noarena": bare(False),
+        "session": lambda: [emb.encoder.session.run(None, {"input_ids": i, "attention_mask": m}) for i, m in batches],
+        "embed": lambda: emb.embed_passages(texts, batch_size=a.batch),
+    }
+    chosen = [v for v in a.variants.split(",") if v]
+    for v in chosen:
+        runs[v]()  # warm-up (first-run allocations, lazy tokenizer)
+    if a.profile:
+        import cProfile
+        import pstats
+
+        pr = cProfile.Profile()
+        pr.enable()
+        runs["embed"]()
+        pr.disable()
+        pstats.Stats(pr, stream=sys.stderr).sort_stats("tottime").print_stats(12)
+    res: dict[str, list[tuple[float, float]]] = {v: [] for v in chosen}
+    for _ in range(a.rounds):
+        for v in chosen:
+            with (Competitor() if a.compete else _Null()) as comp:
+                c_other = _thread_cpu(comp.tid) if a.compete else 0.0
+                c0, t0 = _cpu(), time.perf_counter()
+                runs[v]()
+                wall = time.perf_counter() - t0
+                cpu = _cpu() - c0 - ((_thread_cpu(comp.tid) - c_other) if a.compete else 0.0)
+            res[v].append((cpu, wall))
+    print(f"{a.n} passages, mean {real / a.n:.0f} tokens, batch {a.batch}; padding {100 * (padded - real) / padded:.1f} % "
+          f"of the tokens run; onnxruntime {ort.__version__}; graph {emb.model_dir.name}; "
+          f"{'with' if a.compete else 'without'} a competing extraction thread; {a.rounds} rounds")
+    print("| variant | CPU-ms/token (min-max) | GMAC/s per core | passages/s wall (min-max) |")
+    print("|---|---|---|---|")
+    for v in chosen:
+        ms = [1000 * c / real for c, _ in res[v]]
+        ps = [a.n / w for _, w in res[v]]
+        gmac = MACS_PER_TOKEN / (min(ms) / 1000) / 1e9
+        print(f"| {v} | {min(ms):.3f}-{max(ms):.3f} | {gmac:.0f} | {min(ps):.1f}-{max(ps):.1f} |")
+    return 0
+
+
+class _Null:
+    tid = 0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
