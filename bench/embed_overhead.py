@@ -12,6 +12,7 @@ same passages (real text: the first pages of the Debian New Maintainers' Guide i
 ``bare``          ``InferenceSession(model.onnx)`` with default options (CPU arena on, spinning on),
                   on batches tokenised and padded beforehand: the issue's reference.
 ``bare-noarena``  the same with ``enable_cpu_mem_arena=False`` (pagerecall's setting until now).
+``bare-nospin``   default options but ``session.intra_op.allow_spinning=0`` (idle threads sleep).
 ``session``       pagerecall's session (``_bundled.open_session``) on the same padded batches.
 ``embed``         ``BundledEmbedder.embed_passages``: tokenise, sort by length, pad, run, pool.
 
@@ -116,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--text", type=Path, help="a long text file (default: maint-guide en from ../shared)")
     ap.add_argument("--compete", action="store_true", help="extract PDF text in a second thread meanwhile")
     ap.add_argument("--profile", action="store_true", help="cProfile one embed_passages call")
-    ap.add_argument("--variants", default="bare,bare-noarena,session,embed")
+    ap.add_argument("--variants", default="bare,bare-noarena,bare-nospin,session,embed")
     a = ap.parse_args(argv)
 
     import numpy as np
@@ -136,15 +137,18 @@ def main(argv: list[str] | None = None) -> int:
     padded = sum(int(m.size) for _, m in batches)
     model = emb.model_dir / "model.onnx"
 
-    def bare(arena: bool):
+    def bare(arena: bool, spin: bool = True):
         so = ort.SessionOptions()
         so.enable_cpu_mem_arena = arena
+        if not spin:
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         s = ort.InferenceSession(str(model), so, providers=["CPUExecutionProvider"])
         return lambda: [s.run(None, {"input_ids": i, "attention_mask": m}) for i, m in batches]
 
     runs = {
         "bare": bare(True),
         "bare-noarena": bare(False),
+        "bare-nospin": bare(True, spin=False),
         "session": lambda: [emb.encoder.session.run(None, {"input_ids": i, "attention_mask": m}) for i, m in batches],
         "embed": lambda: emb.embed_passages(texts, batch_size=a.batch),
     }
@@ -173,13 +177,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{a.n} passages, mean {real / a.n:.0f} tokens, batch {a.batch}; padding {100 * (padded - real) / padded:.1f} % "
           f"of the tokens run; onnxruntime {ort.__version__}; graph {emb.model_dir.name}; "
           f"{'with' if a.compete else 'without'} a competing extraction thread; {a.rounds} rounds")
-    print("| variant | CPU-ms/token (min-max) | GMAC/s per core | passages/s wall (min-max) |")
-    print("|---|---|---|---|")
+    cores = os.cpu_count() or 1
+    print(f"| variant | CPU-ms/token (min-max) | GMAC/s per core | passages/s wall (min-max) | {cores} cores x wall / token, ms |")
+    print("|---|---|---|---|---|")
     for v in chosen:
         ms = [1000 * c / real for c, _ in res[v]]
         ps = [a.n / w for _, w in res[v]]
         gmac = MACS_PER_TOKEN / (min(ms) / 1000) / 1e9
-        print(f"| {v} | {min(ms):.3f}-{max(ms):.3f} | {gmac:.0f} | {min(ps):.1f}-{max(ps):.1f} |")
+        wall_ms = [1000 * cores * w / real for _, w in res[v]]
+        print(f"| {v} | {min(ms):.3f}-{max(ms):.3f} | {gmac:.0f} | {min(ps):.1f}-{max(ps):.1f} | "
+              f"{min(wall_ms):.3f}-{max(wall_ms):.3f} |")
     return 0
 
 

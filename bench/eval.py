@@ -427,17 +427,28 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False, tag: str
 # --------------------------------------------------------------------------- running
 
 
-def cross_family_searcher(settings: Settings, family: str):
+QUERY_GRAPHS = ("int8", "q4f32", "fp32", "openvino")
+"""``--query-graph``: onnxruntime on the int8, q4f32 or fp32 graph, or OpenVINO bf16 (f32e8)."""
+
+
+def cross_family_searcher(settings: Settings, family: str | None = None, graph: str | None = None):
     """A ``Searcher`` whose queries are embedded by ``family``'s query graph (``int8``, or
-    ``q4f32`` for ``fp32``) whatever family the index holds, *without* the fingerprint check:
-    for measuring a pairing the product refuses (module docstring)."""
-    from pagerecall.embedding import load_embedder
+    ``q4f32`` for ``fp32``), or by ``graph`` (``QUERY_GRAPHS``), whatever family the index holds,
+    *without* the fingerprint check: for measuring a pairing the product refuses, or where a
+    difference between the families comes from (module docstring)."""
+    from pagerecall.config import DEFAULT_MODEL
+    from pagerecall.embedding import FP32_SUFFIX, load_embedder
     from pagerecall.search import Searcher
 
     class CrossSearcher(Searcher):
         def embedder(self, snapshot):
-            fp = dict(snapshot.meta.get("fingerprint", {}), quantization=family)
-            return load_embedder(self.settings, index_fingerprint=fp)
+            fp = dict(snapshot.meta.get("fingerprint", {}))
+            if graph == "openvino":
+                return load_embedder(dataclasses.replace(self.settings, runtime="openvino"), purpose="index")
+            if graph == "fp32":
+                return load_embedder(dataclasses.replace(self.settings, model=DEFAULT_MODEL + FP32_SUFFIX))
+            want = family or ("fp32" if graph == "q4f32" else "int8")
+            return load_embedder(self.settings, index_fingerprint=dict(fp, quantization=want))
 
     return CrossSearcher(settings)
 
@@ -545,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--overlap", type=int, help="chunk overlap in tokens (default: ChunkParams' 40)")
     p.add_argument("--query-family", choices=("int8", "fp32"),
                    help="embed queries with this family's graph past the fingerprint check (cross pairings)")
+    p.add_argument("--query-graph", choices=QUERY_GRAPHS,
+                   help="embed queries with this graph/runtime past the fingerprint check (where a difference comes from)")
     p.add_argument("--out", type=Path, default=CACHE / "eval-latest.json", help="JSON report path")
     p.add_argument("--shared", type=Path, default=SHARED, help="the shared data folder (default ../shared)")
     p.add_argument("-v", "--verbose", action="store_true")
@@ -582,8 +595,10 @@ def main(argv: list[str] | None = None) -> int:
         "git_commit": git_commit(),
         "machine": machine_info(),
         "settings": {"model": base.model, "runtime": base.runtime, "tag": args.tag,
-                     "query_family": args.query_family, "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP,
-                     "limit": args.limit, "deep_limit": args.deep_limit, "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
+                     "query_family": args.query_family, "query_graph": args.query_graph,
+                     "chunk": base.chunk.as_dict(), "k_wide": K_WIDE, "k_deep": K_DEEP, "limit": args.limit,
+                     "deep_limit": args.deep_limit,
+                     "xquad_per_lang": None if args.xquad_all else XQUAD_DEFAULT_PER_LANG},
         "indexes": {},
         "results": [],
     }
@@ -591,7 +606,8 @@ def main(argv: list[str] | None = None) -> int:
     for key, (corpus, tasks) in loaded.items():
         settings, build = ensure_index(corpus, base, rebuild=args.rebuild, tag=args.tag)
         report["indexes"][key] = build
-        searcher = cross_family_searcher(settings, args.query_family) if args.query_family else Searcher(settings)
+        crossed = args.query_family or args.query_graph
+        searcher = cross_family_searcher(settings, args.query_family, args.query_graph) if crossed else Searcher(settings)
         for task in tasks:
             if task.name not in sets:
                 continue
