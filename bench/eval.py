@@ -416,6 +416,10 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False, tag: str
     rep.pop("failed", None)
     meta = open_snapshot(store.path).meta
     rep["embedding_runtime"] = meta.get("embedding_runtime")
+    # the embedding work the index holds: passages and their tokens (text alone; the model also
+    # reads the "passage: " prefix and 2 special tokens per passage)
+    ntok = open_snapshot(store.path).chunks.to_table(columns=["n_tokens"]).column("n_tokens").to_pylist()
+    rep["passages"], rep["passage_tokens"] = len(ntok), int(sum(ntok))
     rep["family"] = meta.get("fingerprint", {}).get("quantization")
     rep["cached"] = action == "update" and report.chunks_embedded == 0
     rep["passages_per_s"] = round(report.chunks_embedded / report.seconds, 2) if report.chunks_embedded else None
