@@ -625,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
                 if r.get("first_error"):
                     log.warning("%s / %s: %d errors, first: %s", task.name, mode, r["errors"], r["first_error"])
                 log.info("  %s", {k: (round(v, 3) if isinstance(v, float) else v)
-                                  for k, v in r.items() if k not in ("runs", "note")})
+                                  for k, v in r.items() if k not in ("runs", "note", "per_query", "by_group")})
                 results.append(r)
     report["results"] = results
     args.out.parent.mkdir(parents=True, exist_ok=True)
