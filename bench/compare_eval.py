@@ -6,9 +6,12 @@ Usage::
 
 For every (set, mode) in both reports, over the queries both ran: the mean of ``--metric`` in
 each, the difference (NEW - BASE), a 95 % paired bootstrap interval of the difference (10,000
-resamples of the queries, seed 0; Efron & Tibshirani 1993, the paired form IR evaluations use,
-Sakai 2006) and the two-sided sign test over the queries whose score changed (exact binomial,
-p = 0.5; ties dropped). ``--group`` adds the same per query language (the reports' ``by_group``
+resamples, seed 0; Efron & Tibshirani 1993, the paired form IR evaluations use, Sakai 2006)
+and the two-sided sign test over the queries whose score changed (exact binomial, p = 0.5;
+ties dropped). The bootstrap resamples *clusters*: the translations of one question (demo:
+``mg:12:de``/``:en``/``:ja`` are section 12; XQuAD: ``id@de``/``id@en``/...) are not independent
+draws, so they are drawn together (a cluster bootstrap; the interval is wider than over
+queries). The sign test counts queries, so read its p with that in mind. ``--group`` adds the same per query language (the reports' ``by_group``
 keys: the suffix of the query id).
 
 A difference is called systematic when the bootstrap interval excludes 0 *and* the sign test's
@@ -46,8 +49,17 @@ def compare(base: dict[str, float], new: dict[str, float], seed: int = 0) -> dic
     a = np.array([base[q] for q in qids])
     b = np.array([new[q] for q in qids])
     d = b - a
+    clusters: dict[str, list[int]] = {}
+    for i, q in enumerate(qids):
+        clusters.setdefault(_cluster(q), []).append(i)
+    sums = np.array([d[ix].sum() for ix in clusters.values()])
+    sizes = np.array([len(ix) for ix in clusters.values()])
     rng = np.random.default_rng(seed)
-    boots = d[rng.integers(0, len(d), size=(B, len(d)))].mean(axis=1) if len(d) else np.zeros(1)
+    if len(d):
+        pick = rng.integers(0, len(sums), size=(B, len(sums)))
+        boots = sums[pick].sum(axis=1) / sizes[pick].sum(axis=1)
+    else:
+        boots = np.zeros(1)
     lo, hi = np.percentile(boots, [2.5, 97.5])
     wins, losses = int((d > 1e-12).sum()), int((d < -1e-12).sum())
     p = sign_test(wins, losses)
@@ -55,7 +67,15 @@ def compare(base: dict[str, float], new: dict[str, float], seed: int = 0) -> dic
     verdict = "systematic" if excl and p < 0.05 else ("noise" if not excl and p >= 0.05 else "mixed")
     return {"queries": len(qids), "base": float(a.mean()) if len(a) else 0.0, "new": float(b.mean()) if len(b) else 0.0,
             "delta": float(d.mean()) if len(d) else 0.0, "ci95": (float(lo), float(hi)), "better": wins,
-            "worse": losses, "same": len(qids) - wins - losses, "sign_p": p, "verdict": verdict}
+            "worse": losses, "same": len(qids) - wins - losses, "sign_p": p, "verdict": verdict,
+            "clusters": len(clusters)}
+
+
+def _cluster(qid: str) -> str:
+    """The question a query id translates: ``mg:12:de`` -> ``mg:12``, ``5726@de`` -> ``5726``."""
+    if "@" in qid:
+        return qid.rsplit("@", 1)[0]
+    return qid.rsplit(":", 1)[0] if qid.count(":") >= 2 else qid
 
 
 def _group(qid: str) -> str:
@@ -72,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     reps = [json.loads(p.read_text()) for p in (a.base, a.new)]
     rows = [{(r["set"], r["mode"]): r for r in rep["results"]} for rep in reps]
     print(f"{a.metric}: {a.base.name} -> {a.new.name}")
-    print("| set | mode | group | queries | base | new | delta | 95 % CI | better/worse/same | sign p | verdict |")
+    print("| set | mode | group | queries (clusters) | base | new | delta | 95 % CI | better/worse/same | sign p | verdict |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for key in [k for k in rows[0] if k in rows[1]]:
         pq = [{q: m[a.metric] for q, m in rows[i][key].get("per_query", {}).items()} for i in (0, 1)]
@@ -84,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, g in groups:
             sel = [{q: v for q, v in d.items() if g is None or _group(q) == g} for d in pq]
             c = compare(*sel)
-            print(f"| {key[0]} | {key[1]} | {name} | {c['queries']} | {c['base']:.4f} | {c['new']:.4f} | "
+            print(f"| {key[0]} | {key[1]} | {name} | {c['queries']} ({c['clusters']}) | {c['base']:.4f} | {c['new']:.4f} | "
                   f"{c['delta']:+.4f} | {c['ci95'][0]:+.4f} .. {c['ci95'][1]:+.4f} | "
                   f"{c['better']}/{c['worse']}/{c['same']} | {c['sign_p']:.3f} | {c['verdict']} |")
     return 0
