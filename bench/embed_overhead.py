@@ -15,6 +15,7 @@ same passages (real text: the first pages of the Debian New Maintainers' Guide i
 ``bare-nospin``   default options but ``session.intra_op.allow_spinning=0`` (idle threads sleep).
 ``session``       pagerecall's session (``_bundled.open_session``) on the same padded batches.
 ``embed``         ``BundledEmbedder.embed_passages``: tokenise, sort by length, pad, run, pool.
+``openvino``      the same through OpenVINO bf16 on the f32e8 graph (needs ``pagerecall[openvino]``).
 
 Each variant reports CPU-ms per *real* token (prefix and special tokens counted, padding not;
 CPU of every thread of the process: ``getrusage``), the padding share, and wall passages/s.
@@ -23,6 +24,26 @@ with embedding) while each variant runs; its own CPU (``/proc/self/task/TID/stat
 subtracted, so the figure is the model's CPU under contention for the 2 cores.
 ``--profile`` prints a cProfile of ``embed`` (Python-side costs).
 GMAC/s per core: 22.4 M multiply-adds per token (issue 23's arithmetic) / CPU-ms per token.
+
+Findings (issue 23: 0.29 CPU-ms/token inside pagerecall vs 0.22 bare)
+    Two interleaved runs (without, then with a competing thread), 128 passages of maint-guide
+    en (mean 206 tokens, batch 32), int8 graph, CPU of all threads per real token, min-max of 2
+    rounds, Intel Xeon (AMX) with 2 cores shared with other jobs at load 12-24 (so absolute
+    figures are 2-3x the quiet ones; compare within a run):
+    bare session, default options 0.652-0.664; the same with the arena off 0.700-0.738
+    (+7-11 %); with spinning off 0.535-0.592 (-10 to -18 %); pagerecall's session 0.696-0.714;
+    ``embed_passages`` 0.713-0.716 (+2 % over its session: tokenising, sorting, padding and
+    pooling; cProfile: ``encode_batch`` 31 ms and pooling 25 ms of 11.6 s). With a thread
+    extracting PDF text meanwhile (its CPU subtracted): bare 0.589-0.758, spinning off
+    0.519-0.573. Padding: 1.9 % of the tokens run on the demo index (files embedded one by one;
+    1.6 % batched across files). So Python and padding cost ~2 % each, the disabled arena 7-11 %,
+    and onnxruntime's spinning threads 10-25 % when another thread (extraction, chunking, other
+    jobs) wants the second core; the issue's 0.29 is wall-derived (2 cores x wall / token), which
+    on a shared machine also counts time the model waited for a core.
+    Taken: indexing sessions (``open_session(passages=True)``) do not spin. Not taken yet: the
+    arena for indexing (its high-water mark stays resident, and the build's peak RSS must not
+    grow: its memory is not measured yet); spinning off for queries (one short run each:
+    latency matters there, not CPU).
 """
 
 from __future__ import annotations
@@ -152,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
         "session": lambda: [emb.encoder.session.run(None, {"input_ids": i, "attention_mask": m}) for i, m in batches],
         "embed": lambda: emb.embed_passages(texts, batch_size=a.batch),
     }
+    if "openvino" in a.variants:
+        import dataclasses
+
+        ov = load_embedder(dataclasses.replace(settings, runtime="openvino"), purpose="index")
+        runs["openvino"] = lambda: ov.embed_passages(texts, batch_size=a.batch)
     chosen = [v for v in a.variants.split(",") if v]
     for v in chosen:
         runs[v]()  # warm-up (first-run allocations, lazy tokenizer)
