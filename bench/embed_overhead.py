@@ -36,14 +36,18 @@ Findings (issue 23: 0.29 CPU-ms/token inside pagerecall vs 0.22 bare)
     pooling; cProfile: ``encode_batch`` 31 ms and pooling 25 ms of 11.6 s). With a thread
     extracting PDF text meanwhile (its CPU subtracted): bare 0.589-0.758, spinning off
     0.519-0.573. Padding: 1.9 % of the tokens run on the demo index (files embedded one by one;
-    1.6 % batched across files). So Python and padding cost ~2 % each, the disabled arena 7-11 %,
+    1.6 % batched across files). So Python and padding cost ~2 % each, the disabled arena 7-11 % (in
+    this run; within the noise across processes, below),
     and onnxruntime's spinning threads 10-25 % when another thread (extraction, chunking, other
     jobs) wants the second core; the issue's 0.29 is wall-derived (2 cores x wall / token), which
     on a shared machine also counts time the model waited for a core.
-    Taken: indexing sessions (``open_session(passages=True)``) do not spin. Not taken yet: the
-    arena for indexing (its high-water mark stays resident, and the build's peak RSS must not
-    grow: its memory is not measured yet); spinning off for queries (one short run each:
-    latency matters there, not CPU).
+    Taken: indexing sessions (``open_session(passages=True)``) do not spin.
+    Rejected: the arena for indexing. One process per variant, interleaved, 2 rounds (load
+    20-26), the same 128 passages run twice: RSS after the runs +1,085 MB over the session's
+    start against +137-204 MB without it, peak RSS 1,628-1,635 MB against 1,321-1,347 MB, page
+    faults per run 22 k against 91 k, CPU 0.69-0.71 against 0.62-0.78 CPU-ms/token (within the
+    noise at that load). The build's peak RSS must not grow (issue 23). Spinning off for
+    queries: not taken (one short run each: latency matters there, not CPU).
 """
 
 from __future__ import annotations

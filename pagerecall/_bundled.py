@@ -42,11 +42,11 @@ Where the memory of a query process goes (RSS deltas, psutil, same machine)
     1,167-1,198 MB for onnxruntime int8 now.
 
 Where the embedder's CPU goes (issue 23)
-    Python (tokenise, pool) and padding cost ~2 % each, onnxruntime's disabled arena 7-11 %, and
+    Python (tokenise, pool) and padding cost ~2 % each, onnxruntime's disabled arena 0-11 %, and
     its spinning threads 10-25 % when another thread wants the second core (measured with
     ``bench/embed_overhead.py``; figures in its docstring). Taken: indexing sessions
-    (``open_session(passages=True)``) do not spin. Not taken yet: the arena for indexing (its
-    high-water mark stays resident; memory not measured yet), spinning off for queries (latency).
+    (``open_session(passages=True)``) do not spin. Rejected: the arena for indexing (+300 MB
+    peak RSS, ~1 GB kept resident, CPU gain within noise), spinning off for queries (latency).
 """
 
 from __future__ import annotations
