@@ -13,8 +13,8 @@ at once; ``load_embedder(settings)`` later joins it (or loads in the calling thr
 
 Runtimes and vector families (issue 23, ``pagerecall.runtimes``): ``load_embedder(settings,
 purpose="index")`` embeds passages with the runtime ``runtimes.choose`` gives for this CPU and
-``settings.runtime`` (onnxruntime int8 by default; OpenVINO bf16 with ``runtime="openvino"``, or in
-``auto`` once ``runtimes.AUTO_OPENVINO`` is set); the fingerprint's
+``settings.runtime`` (``auto``: OpenVINO bf16 on CPUs with bf16 units where OpenVINO is installed,
+else onnxruntime int8; ``runtimes.AUTO_OPENVINO``); the fingerprint's
 ``quantization`` names the vector family (``int8`` or ``fp32``). ``load_embedder(settings,
 index_fingerprint=meta["fingerprint"])`` (queries) always runs onnxruntime, on the lightest graph
 of that family: ``int8``, or ``q4f32`` for ``fp32`` (cold load + one query: RSS 172 MB, peak 180 MB,
