@@ -86,7 +86,7 @@ Less overlap (issue 23, "fewer tokens for the same recall"; ``bench/eval.py --ov
     0 embeds 912 passages instead of 1,169 (-22 %) and 174,257 tokens instead of 222,534 (-22 %,
     prefix and special tokens included). nDCG@10: demo-section vector 0.516 -> 0.514, hybrid
     0.990 -> 0.992; demo-cross vector 0.308 -> 0.313 (recall@50 0.612 -> 0.669), hybrid 0.473 ->
-    0.467 (-0.006, beyond the 0.005 issue 23 allows); with table-of-contents hits dropped
+    0.467 (-0.006, beyond the 0.005 issue 23 allows; every cell noise by ``bench/compare_eval.py``); with table-of-contents hits dropped
     (``demo-*-body``) section vector 0.827 -> 0.838, hybrid 0.992 -> 0.996, cross vector 0.501 ->
     0.498, hybrid 0.592 -> 0.583 (-0.009). Kept 40: overlap 0 misses the bound on one
     cell, 20 is not measured yet, nor XQuAD and SciFact (whose documents are mostly one or two

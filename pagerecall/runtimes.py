@@ -38,7 +38,8 @@ Decision record
     demo-section vector 0.5381 -> 0.5155, hybrid 0.9891 -> 0.9904; demo-cross vector 0.3273 ->
     0.3085 (de and ja queries lower, systematic; en +0.021), hybrid 0.4815 -> 0.4729 (noise:
     CI -0.022..+0.005); XQuAD (200 questions x 4 languages) mono vector 0.957 -> 0.964, hybrid
-    0.967 -> 0.974; cross vector 0.786 -> 0.805 (hybrid not finished in time); SciFact
+    0.967 -> 0.974; cross vector 0.786 -> 0.805, hybrid 0.785 -> 0.803 (zh questions +0.072,
+    en questions -0.013, both systematic; 200 question clusters); SciFact
     (1,000-document subset, 300 queries, last session) vector 0.776 -> 0.814, hybrid 0.800 -> 0.823.
     Why the demo sets drop: the table of contents. Each maint-guide's front matter lists every
     section title, and the fp32 family ranks a front-matter page first for 234 of 270 titles
