@@ -152,7 +152,9 @@ def main(argv: list[str] | None = None) -> int:
     from pagerecall.config import Settings
     from pagerecall.embedding import load_embedder
 
-    settings = Settings.from_env()
+    import dataclasses
+
+    settings = dataclasses.replace(Settings.from_env(), runtime="onnxruntime")  # the int8 graph
     emb = load_embedder(settings, purpose="index")
     texts = passages(emb.tokenizer, a.n, a.text)
     ids = [e.ids for e in emb._passage_tok.encode_batch([emb.passage_prefix + t for t in texts])]
@@ -178,8 +180,6 @@ def main(argv: list[str] | None = None) -> int:
         "embed": lambda: emb.embed_passages(texts, batch_size=a.batch),
     }
     if "openvino" in a.variants:
-        import dataclasses
-
         ov = load_embedder(dataclasses.replace(settings, runtime="openvino"), purpose="index")
         runs["openvino"] = lambda: ov.embed_passages(texts, batch_size=a.batch)
     chosen = [v for v in a.variants.split(",") if v]
