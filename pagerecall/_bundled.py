@@ -40,6 +40,13 @@ Where the memory of a query process goes (RSS deltas, psutil, same machine)
     +460 MB after batches of 32 x 200 tokens on 2 streams (activations); the build's peak on
     maint-guide en/de/ja: 1,342-1,365 MB against 1,346-1,356 MB for pagerecall 0.1 and
     1,167-1,198 MB for onnxruntime int8 now.
+
+Where the embedder's CPU goes (issue 23)
+    Python (tokenise, pool) and padding cost ~2 % each, onnxruntime's disabled arena 0-11 %, and
+    its spinning threads 10-25 % when another thread wants the second core (measured with
+    ``bench/embed_overhead.py``; figures in its docstring). Taken: indexing sessions
+    (``open_session(passages=True)``) do not spin. Rejected: the arena for indexing (+300 MB
+    peak RSS, ~1 GB kept resident, CPU gain within noise), spinning off for queries (latency).
 """
 
 from __future__ import annotations
@@ -91,10 +98,15 @@ def optimized_graph_path(model_dir: Path, quantization: str, converter_version: 
     return Path(model_dir) / "optimized" / name
 
 
-def _session_options(threads: int | None):
+def _session_options(threads: int | None, passages: bool = False):
     import onnxruntime as ort
 
     so = ort.SessionOptions()
+    if passages:
+        # Indexing: idle intra-op threads sleep instead of spinning, so they leave the second core
+        # to extraction and chunking (which overlap embedding) and to other jobs. See the module
+        # docstring ("Where the embedder's CPU goes").
+        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # as fastembed sets them (fastembed.common.onnx_model): threads for both pools when given
     if threads is not None:
         so.intra_op_num_threads = threads
@@ -107,7 +119,7 @@ def _session_options(threads: int | None):
 
 
 def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,
-                 save_optimized: bool = True):
+                 save_optimized: bool = True, passages: bool = False):
     """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx``.
 
     Loads the saved optimised graph when present (optimisation disabled), else optimises
@@ -121,14 +133,14 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
     providers = ["CPUExecutionProvider"]
     opt = optimized_graph_path(model_dir, quantization, converter_version)
     if opt.is_file():
-        so = _session_options(threads)
+        so = _session_options(threads, passages)
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
             return ort.InferenceSession(str(opt), so, providers=providers)
         except Exception as exc:  # truncated or foreign file: rebuild it
             log.warning("Saved optimised graph %s does not load (%r); rebuilding it", opt, exc)
             opt.unlink(missing_ok=True)
-    so = _session_options(threads)
+    so = _session_options(threads, passages)
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     tmp = None
     if save_optimized:
@@ -365,7 +377,7 @@ class BundledEmbedder:
 
 def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
                  query_prefix: str, passage_prefix: str, runtime: str = "onnxruntime",
-                 reason: str = "") -> BundledEmbedder:
+                 reason: str = "", passages: bool = False) -> BundledEmbedder:
     """Convert (once) and open the bundled model; see ``pagerecall.embedding.load_embedder``.
 
     ``quantization`` is the vector family (``int8``, ``q4``, ``fp32``) or the ``q4f32`` graph
@@ -373,7 +385,8 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     ``q4f32`` graph unless ``quantization`` is ``"fp32"`` itself, i.e. the ``-fp32`` model name);
     ``"openvino"`` runs the ``f32e8`` graph (fp32, int8 word table) in bf16 (family ``fp32``).
     ``reason`` is recorded in
-    ``runtime_info()``.
+    ``runtime_info()``. ``passages``: an indexing session (onnxruntime threads do not spin, see
+    ``open_session``).
 
     Raises ``ModelError`` saying what failed and what to do next.
     """
@@ -389,7 +402,7 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
 
             encoder: Any = OVEncoder(model_dir / "model.onnx", Path(cache_dir) / "openvino", threads)
         else:
-            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads)
+            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages)
             encoder = OrtEncoder(session, batch_invariant=graph != "int8")
     except ModelError:
         raise

@@ -13,8 +13,8 @@ at once; ``load_embedder(settings)`` later joins it (or loads in the calling thr
 
 Runtimes and vector families (issue 23, ``pagerecall.runtimes``): ``load_embedder(settings,
 purpose="index")`` embeds passages with the runtime ``runtimes.choose`` gives for this CPU and
-``settings.runtime`` (onnxruntime int8 by default; OpenVINO bf16 with ``runtime="openvino"``, or in
-``auto`` once ``runtimes.AUTO_OPENVINO`` is set); the fingerprint's
+``settings.runtime`` (``auto``: OpenVINO bf16 on CPUs with bf16 units where OpenVINO is installed,
+else onnxruntime int8; ``runtimes.AUTO_OPENVINO``); the fingerprint's
 ``quantization`` names the vector family (``int8`` or ``fp32``). ``load_embedder(settings,
 index_fingerprint=meta["fingerprint"])`` (queries) always runs onnxruntime, on the lightest graph
 of that family: ``int8``, or ``q4f32`` for ``fp32`` (cold load + one query: RSS 172 MB, peak 180 MB,
@@ -180,7 +180,9 @@ class FastEmbedEmbedder:
 
 
 _CACHE: dict[tuple, Future] = {}
-"""(model, resolved cache_dir, runtime, graph) → a future of its embedder: one load per key per process."""
+"""(model, resolved cache_dir, runtime, graph, passages) → a future of its embedder: one load per key per
+process (an indexing session and a query session of the same graph are two: their onnxruntime
+options differ, ``pagerecall._bundled.open_session``)."""
 _CACHE_LOCK = threading.Lock()
 
 PURPOSES = ("query", "index")
@@ -194,6 +196,8 @@ class _Plan:
     graph: str | None
     runtime: str
     reason: str
+    passages: bool = False
+    """Whether the session is for indexing (many passages: ``_bundled.open_session(passages=True)``)."""
 
 
 def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> _Plan:
@@ -217,12 +221,12 @@ def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str
         family = base  # an explicit variant, or an index of another family: refused by the fingerprint check
     if purpose == "index":
         if settings.model != DEFAULT_MODEL and base != "fp32":
-            return _Plan(base, "onnxruntime", f"the {settings.model} variant runs on onnxruntime")
+            return _Plan(base, "onnxruntime", f"the {settings.model} variant runs on onnxruntime", True)
         choice = runtimes.choose(runtime, family or (base if settings.model != DEFAULT_MODEL else None))
         if choice.name == "openvino":
-            return _Plan("f32e8", "openvino", choice.reason)
+            return _Plan("f32e8", "openvino", choice.reason, True)
         graph = "q4f32" if choice.family == "fp32" and settings.model == DEFAULT_MODEL else choice.family
-        return _Plan(graph, "onnxruntime", choice.reason)
+        return _Plan(graph, "onnxruntime", choice.reason, True)
     # queries always run on onnxruntime: the lightest graph of the index's vector family
     if family is None:
         family = "fp32" if runtime == "openvino" and settings.model == DEFAULT_MODEL else base
@@ -231,7 +235,7 @@ def plan(settings: Settings, index_fingerprint: dict | None = None, purpose: str
 
 
 def _key(settings: Settings, p: _Plan) -> tuple:
-    return settings.model, str(Path(settings.cache_dir).expanduser().resolve()), p.runtime, p.graph
+    return settings.model, str(Path(settings.cache_dir).expanduser().resolve()), p.runtime, p.graph, p.passages
 
 
 def _load(settings: Settings, p: _Plan) -> Embedder:
@@ -240,7 +244,7 @@ def _load(settings: Settings, p: _Plan) -> Embedder:
     from ._bundled import load_bundled
 
     emb = load_bundled(settings.model, Path(settings.cache_dir), p.graph, settings.threads,
-                       E5_QUERY_PREFIX, E5_PASSAGE_PREFIX, runtime=p.runtime, reason=p.reason)
+                       E5_QUERY_PREFIX, E5_PASSAGE_PREFIX, runtime=p.runtime, reason=p.reason, passages=p.passages)
     if p.runtime == "openvino" and settings.model == DEFAULT_MODEL:
         from . import _e5onnx
 
@@ -294,7 +298,7 @@ def preload(settings: Settings, index_fingerprint: dict | None = None, purpose: 
 
 def load_embedder(settings: Settings, index_fingerprint: dict | None = None, purpose: str = "query") -> Embedder:
     """The embedder named by ``settings.model``, loaded once per (model, cache_dir, runtime,
-    graph) per process. Joins a load started by ``preload``.
+    graph, purpose) per process. Joins a load started by ``preload``.
 
     ``purpose="query"`` (the default, for searching): always onnxruntime, on the lightest graph
     of the vector family of ``index_fingerprint`` (the live index's ``meta["fingerprint"]``;

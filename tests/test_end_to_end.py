@@ -163,6 +163,26 @@ def test_model_mismatch_is_refused_with_rebuild(example_index, tmp_path):
         s.search("fog signal", k=2, mode="vector")
 
 
+def test_other_chunking_is_refused_for_update_with_rebuild_but_still_queried(tmp_path):
+    """A chunking setting changes the fingerprint (issue 23: less overlap): an update that would
+    embed new passages refuses an index chunked otherwise ("rebuild"); nothing is written, and
+    queries, which do not depend on chunking, keep working."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    old = _settings(tmp_path / "idx", corpus)
+    indexing.build(old, corpus)
+    gen = (tmp_path / "idx" / "CURRENT").read_text()
+    other = dataclasses.replace(old.chunk, overlap_tokens=old.chunk.overlap_tokens // 2 + 1)
+    new = dataclasses.replace(old, chunk=other)
+    victim = next(p for p in sorted(corpus.rglob("*.txt")))
+    victim.write_text(victim.read_text(encoding="utf-8") + "\n\nA new closing paragraph.\n", encoding="utf-8")
+    with pytest.raises(IndexMismatchError, match="rebuild") as err:
+        indexing.update(new)
+    assert "chunking" in str(err.value)
+    assert (tmp_path / "idx" / "CURRENT").read_text() == gen
+    assert Searcher(new).search("fog signal", k=2, mode="vector").hits
+
+
 def test_incremental_update_add_move_delete_rebuild_rollback(tmp_path):
     corpus = tmp_path / "corpus"
     shutil.copytree(CORPUS, corpus)

@@ -149,3 +149,20 @@ def test_lexical_terms_and_coverage():
     assert lexical_share("pump P-101", "The pump p-101 failed") == 1.0
     assert lexical_share("pump P-101", "nothing here") == 0.0
     assert lexical_share("", "anything") == 0.0
+
+
+def test_fallback_scores_with_the_index_families_query_embedder(model_cache):
+    """Deep mode on an fp32-family index (built by OpenVINO) reranks with the q4f32 query embedder
+    its queries already loaded, not a second (int8) model; an int8 index keeps the int8 one."""
+    from pagerecall.config import DEFAULT_MODEL
+    from pagerecall.embedding import load_embedder
+
+    settings = Settings(reranker="no-such-org/no-such-reranker", cache_dir=model_cache)
+    fp32_index = {"model": DEFAULT_MODEL, "quantization": "fp32"}
+    rr = load_reranker(settings, fp32_index)
+    assert rr.kind == "fallback"
+    assert rr.embedder is load_embedder(settings, index_fingerprint=fp32_index)
+    assert rr.embedder.quantization == "fp32" and rr.embedder.model_dir.name.endswith("q4f32")
+    int8 = load_reranker(settings, {"model": DEFAULT_MODEL, "quantization": "int8"})
+    assert int8.embedder.quantization == "int8" and int8 is not rr
+    assert load_reranker(settings).embedder is int8.embedder  # no fingerprint: the int8 default

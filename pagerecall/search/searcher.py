@@ -131,7 +131,6 @@ class Searcher:
 
         self.settings = settings
         self.live = LiveIndex(settings.index_dir)
-        self._reranker = None
         self._checked_generations: set[str] = set()
         self._lock = threading.RLock()
         self._stale = StaleCheck()
@@ -199,14 +198,13 @@ class Searcher:
                 self._checked_generations.add(snapshot.name)
         return emb
 
-    def reranker(self):
-        """The deep mode's scorer (``pagerecall.rerank.load_reranker``), loaded once."""
-        with self._lock:
-            if self._reranker is None:
-                from pagerecall.rerank import load_reranker
+    def reranker(self, snapshot=None):
+        """The deep mode's scorer (``pagerecall.rerank.load_reranker``) for ``snapshot``'s vector
+        family (the live generation's when None): the fallback scorer reuses the query embedder."""
+        from pagerecall.rerank import load_reranker
 
-                self._reranker = load_reranker(self.settings)
-            return self._reranker
+        snapshot = snapshot or self.snapshot()
+        return load_reranker(self.settings, dict(snapshot.meta.get("fingerprint", {})) or None)
 
     def resolve_scope(self, files: Sequence[str] | None, snapshot=None) -> list[str] | None:
         """Indexed file paths matching ``files`` (:func:`pagerecall.search.inventory.resolve_scope`)."""
@@ -341,7 +339,7 @@ class Searcher:
         if deep:
             from .deep import rerank
 
-            hits, scorer = rerank(snapshot, self.reranker(), query, hits, k)
+            hits, scorer = rerank(snapshot, self.reranker(snapshot), query, hits, k)
         for h in hits:
             h.weak = weak
         _add_sections(snapshot, hits)
