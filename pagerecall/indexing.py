@@ -17,270 +17,31 @@ Change detection: :mod:`pagerecall.index.corpus`. The fingerprint: :mod:`pagerec
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import queue
-import threading
 import time
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable
 
+from .batching import EMBED_BATCH, EMBED_GROUP, EmbedStats, LazyTokenizer, WriteStats, index_files  # noqa: F401
 from .config import Settings
-from .errors import ExtractionError, IndexNotFoundError, UsageError
+from .errors import IndexNotFoundError, UsageError
 from .index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus
 from .index.fingerprint import check_fingerprint, index_fingerprint
-from .tokenization import file_sha256
-from .types import Chunk, Document
+from .preparing import Prepared, chunk_id_for, fails_the_same, only_retries, prepare_file  # noqa: F401 - re-exported
+from .preparing import file_record as _file_record, rows_of as _rows  # noqa: F401 - pagerecall.scaleout uses them
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 32
-"""Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
-
-EMBED_GROUP = 256
-"""Passages per ``embed_passages`` call (a multiple of ``EMBED_BATCH``); the embedder batches
-them by token length (less padding).
-
-Why per file for the int8 graph: it quantises activations per batch, so a passage's vector
-depends slightly on its batch mates (cosine 0.9977 alone vs batched). Embedding each file on its
-own makes its vectors a function of its own text only: an update and a rebuild give the same
-vectors, and a query gives the same ranking before and after (tests/test_concurrency.py).
-Embedders whose vectors do not depend on batch mates (``embedder.batch_invariant``: OpenVINO
-bf16, the fp32/q4/q4f32 graphs; cosine >= 0.99999 alone vs batched) get passages of several
-files per call, at least ``EMBED_GROUP`` at a time, so corpora of many small files fill their
-batches too.
-Rejected: batching across files with the int8 graph; measured to reorder near-tied hits after
-a rebuild."""
-
-WRITE_BATCH = 2048
-"""Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
-
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stage is ``"scan"``, ``"files"`` or ``"passages"``. For
-``"passages"``, ``total`` is the passages known so far (embedded plus those of the file being
+``"passages"``, ``total`` is the passages known so far (embedded plus those of the file(s) being
 embedded): it grows file by file."""
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
-
-
-# --------------------------------------------------------------------------- preparing files
-
-
-@dataclass
-class Prepared:
-    """One source file after extraction and chunking (before embedding)."""
-
-    rel: str
-    record: dict
-    chunks: list[Chunk]
-
-
-def chunk_id_for(rel: str, sha256: str, seq: int) -> str:
-    """Stable, unique id of a chunk: 16 hex of SHA-256(path, content hash) + sequence.
-
-    Ids are opaque: a moved file keeps the ids it was first indexed under.
-    """
-    base = hashlib.sha256(f"{rel}\0{sha256}".encode()).hexdigest()[:16]
-    return f"{base}-{seq:05d}"
-
-
-def _file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: ExtractionError | None,
-                 n_chunks: int, chunk_prefix: str) -> dict:
-    rec = {
-        "path": rel,
-        "sha256": sha,
-        "size": f.size,
-        "mtime": f.mtime,
-        "kind": Path(rel).suffix.lower().lstrip("."),
-        "pages": len(doc.pages) if doc else 0,
-        "status": "ok" if error is None else "failed",
-        "error": None if error is None else f"{error.reason}: {error.detail}" if error.detail else error.reason,
-        "n_chunks": n_chunks,
-        "repaired": bool(doc.repaired) if doc else False,
-        "image_only_pages": doc.pages_with("image_only") if doc else [],
-        "empty_pages": doc.pages_with("empty") if doc else [],
-        "garbled_pages": doc.pages_with("garbled") if doc else [],
-        "ocr_pages": doc.pages_with("ocr") if doc else [],
-        "warnings": list(doc.warnings) if doc else [],
-        "chunk_prefix": chunk_prefix,
-        "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "outline": doc.outline.to_json() if doc is not None and doc.outline is not None else None,
-    }
-    return rec
-
-
-def prepare_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings) -> Prepared:
-    """Extract and chunk one file. Never raises for a bad file: the record says why it failed."""
-    from .chunking import chunk_document
-    from .pdf import load_passwords, password_for
-    from .sources import read_document
-
-    prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
-    password = password_for(load_passwords(*settings.passwords_path()), f.rel)  # never logged
-    try:
-        doc = read_document(root / f.rel, f.rel, ocr=settings.ocr, password=password)
-        chunks = chunk_document(doc, tokenizer, settings.chunk)
-    except UsageError:
-        raise  # a setup problem (e.g. ocr="on" without Tesseract), not a property of this file
-    except ExtractionError as exc:
-        log.warning("failed: %s", exc)
-        return Prepared(f.rel, _file_record(f.rel, f, sha, None, exc, 0, prefix), [])
-    except Exception as exc:  # a bug or a library crash on one file must not stop the build
-        log.exception("failed: %s", f.rel)
-        err = ExtractionError(f.rel, "extraction_error", f"{type(exc).__name__}: {exc}")
-        return Prepared(f.rel, _file_record(f.rel, f, sha, None, err, 0, prefix), [])
-    return Prepared(f.rel, _file_record(f.rel, f, sha, doc, None, len(chunks), prefix), chunks)
-
-
-def _prefetch(items: Sequence, fn: Callable, depth: int = 2) -> Iterator:
-    """Yield ``fn(item)`` in order, computing up to ``depth`` items ahead in one worker thread.
-
-    Why: extraction (PyMuPDF, tokenizer) overlaps with embedding (onnxruntime releases the GIL).
-    """
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    sentinel = object()
-
-    def work() -> None:
-        try:
-            for item in items:
-                if stop.is_set():
-                    return
-                try:
-                    q.put((True, fn(item)))
-                except BaseException as exc:  # propagate to the consumer
-                    q.put((False, exc))
-                    return
-        finally:
-            q.put((True, sentinel))
-
-    t = threading.Thread(target=work, name="pagerecall-prefetch", daemon=True)
-    t.start()
-    try:
-        while True:
-            ok, value = q.get()
-            if value is sentinel:
-                break
-            if not ok:
-                raise value
-            yield value
-    finally:
-        stop.set()
-        while t.is_alive():
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                t.join(0.05)
-
-
-def _rows(prep: Prepared, vectors) -> list[dict]:
-    rows = []
-    prefix = prep.record["chunk_prefix"]
-    for c, v in zip(prep.chunks, vectors):
-        rows.append(
-            {
-                "chunk_id": f"{prefix}-{c.seq:05d}",
-                "file": c.file,
-                "seq": c.seq,
-                "page_start": c.page_start,
-                "page_end": c.page_end,
-                "label_start": c.label_start,
-                "label_end": c.label_end,
-                "char_start": c.char_start,
-                "char_end": c.char_end,
-                "text": c.text,
-                "n_tokens": c.n_tokens,
-                "ocr": c.ocr,
-                "vector": v,
-            }
-        )
-    return rows
-
-
-@dataclass
-class WriteStats:
-    files_ok: int = 0
-    files_failed: int = 0
-    chunks_embedded: int = 0
-    pages: int = 0
-    seconds_embedding: float = 0.0
-
-
-def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                settings: Settings, progress: Progress = _no_progress) -> WriteStats:
-    """Extract, chunk, embed and write ``files`` into an open generation writer.
-
-    File records are written after their chunks, so a record with ``status='ok'`` always has
-    its rows. Each file is embedded on its own, in batches of ``EMBED_BATCH`` (see ``EMBED_GROUP``).
-    """
-    import numpy as np
-
-    stats = WriteStats()
-    pending_rows: list[dict] = []
-    pending_records: list[dict] = []
-    total = len(files)
-
-    def flush() -> None:
-        if pending_rows:
-            writer.add_chunks(pending_rows)
-            pending_rows.clear()
-        if pending_records:
-            writer.upsert_file_records(pending_records)
-            pending_records.clear()
-
-    def prep(f: DiskFile) -> Prepared:
-        try:
-            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
-        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
-            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
-            log.warning("failed: %s", err)
-            return Prepared(f.rel, _file_record(f.rel, f, "", None, err, 0, ""), [])
-        return prepare_file(root, f, sha, embedder.tokenizer, settings)
-
-    waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
-
-    def embed_waiting() -> None:
-        texts = [c.text for p in waiting for c in p.chunks]
-        known = stats.chunks_embedded + len(texts)  # progress total: passages known so far
-        vecs = np.empty((len(texts), embedder.dim), dtype=np.float32)
-        for a in range(0, len(texts), EMBED_GROUP):  # slices: progress on one huge file too
-            t0 = time.perf_counter()
-            vecs[a : a + EMBED_GROUP] = embedder.embed_passages(texts[a : a + EMBED_GROUP], batch_size=EMBED_BATCH)
-            stats.seconds_embedding += time.perf_counter() - t0
-            stats.chunks_embedded += len(texts[a : a + EMBED_GROUP])
-            progress("passages", stats.chunks_embedded, known)
-        i = 0
-        for p in waiting:
-            n = len(p.chunks)
-            if n:
-                pending_rows.extend(_rows(p, vecs[i : i + n]))
-            i += n
-            pending_records.append(p.record)  # after its rows: an 'ok' record always has them
-        waiting.clear()
-
-    across_files = bool(getattr(embedder, "batch_invariant", False))
-    done = 0
-    for p in _prefetch(files, prep):
-        waiting.append(p)
-        stats.pages += p.record["pages"]
-        if p.record["status"] == "ok":
-            stats.files_ok += 1
-        else:
-            stats.files_failed += 1
-        done += 1
-        progress("files", done, total)
-        if not across_files or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
-            embed_waiting()  # per file unless batch-invariant: see EMBED_GROUP
-        if len(pending_rows) >= WRITE_BATCH:
-            flush()
-    embed_waiting()
-    flush()
-    return stats
 
 
 # --------------------------------------------------------------------------- reports
@@ -304,6 +65,16 @@ class WriteReport:
     seconds: float
     seconds_embedding: float
     dry_run: bool = False
+    written: bool = True
+    """False when nothing changed and no generation was written (an update with an empty delta,
+    or whose only work was retrying failed files that failed again the same way); ``generation``
+    is then the live one, unchanged, and ``rollback`` still reaches the same previous builds."""
+    chunks_reused: dict = field(default_factory=dict)
+    """Rows whose vector was not computed by the model in this run: ``{"resume_cache": n}`` (from
+    the resume cache of an interrupted write), ``{"duplicates": n}`` (a passage text already
+    embedded in this write; pointers kept per row). ``chunks_embedded`` counts what the model embedded."""
+    tokens_embedded: int = 0
+    """Tokens the model computed in this run, padding included (see ``batching.EmbedStats``)."""
     verified: bool = False
     corpus_moved: dict | None = None
     """``{"from", "to"}`` when ``update`` found the corpus at another folder than the one recorded
@@ -381,6 +152,39 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     return writer.name
 
 
+def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
+                 settings: Settings, progress: Progress, hook) -> tuple[WriteStats, str]:
+    """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
+    The cache (:mod:`pagerecall.embedcache`) is deleted after the swap (its vectors are live
+    now) and kept when anything fails before it (the next write resumes from it)."""
+    from . import embedcache
+
+    cache = None
+    indexer = _indexer(settings)
+    if files and indexer is index_files:  # the Ray engine has no resume cache
+        cache = embedcache.open_cache(store.path, embedcache.model_id(embedder, embedder.fingerprint()),
+                                      embedder.dim)
+        if cache is not None and cache.units:
+            log.info("resuming: %d batch(es) of an interrupted write are in %s", cache.units, cache.path)
+    try:
+        if indexer is index_files:
+            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
+        else:
+            stats = indexer(writer, root, files, hashes, embedder, settings, progress)
+        name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
+    finally:
+        if cache is not None:
+            cache.close()
+    embedcache.remove(store.path)
+    return stats, name
+
+
+def _embed_fields(stats: WriteStats) -> dict:
+    e = stats.embed
+    return {"chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
+            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates}}
+
+
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
           action: str = "build", crash_hook: Callable[[str], None] | None = None,
           replace: bool = False, dry_run: bool = False) -> WriteReport:
@@ -429,8 +233,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         writer = store.begin_generation(base=None)
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
-            stats = _indexer(settings)(writer, root, list(disk.values()), {}, embedder, settings, progress)
-            name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
+            stats, name = _write_files(store, writer, root, list(disk.values()), {}, embedder, settings, progress,
+                                       hook)
         except BaseException:
             writer.abort()
             raise
@@ -440,10 +244,9 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     return WriteReport(
         action=action, generation=name, previous=previous, corpus_root=str(root),
         delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
-        failed=_failed(records), chunks_embedded=stats.chunks_embedded,
-        chunks_total=sum(int(r.get("n_chunks") or 0) for r in records), pages_embedded=stats.pages,
-        seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
-        verified=True, skipped=skipped,
+        failed=_failed(records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in records),
+        pages_embedded=stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
+        **_embed_fields(stats),
     )
 
 
@@ -536,14 +339,25 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     moved_root = root != recorded_root
     if moved_root:
         base_report["corpus_moved"] = {"from": str(recorded_root), "to": str(root)}
-    if dry_run or (delta.empty and not fulltext_outdated and not moved_root):
+    from .embedding import load_embedder
+
+    still_failing = 0
+    if not (dry_run or fulltext_outdated or moved_root) and delta.retry and only_retries(delta):
+        # issue 15.8: retried files that fail again the same way change nothing: write nothing
+        tok = LazyTokenizer(lambda: load_embedder(settings, index_fingerprint=meta.get("fingerprint"),
+                                                   purpose="index").tokenizer)
+        if all(fails_the_same(root, disk[p], delta.hashes.get(p), records[p], tok, settings) for p in delta.retry):
+            still_failing = len(delta.retry)
+    if dry_run or still_failing or (delta.empty and not fulltext_outdated and not moved_root):
+        if still_failing:
+            log.info("update: %d failed file(s) retried, still failing the same way: nothing changed, "
+                     "no generation written", still_failing)
         return WriteReport(
-            generation=store.current_name(), files_ok=0, files_failed=0, chunks_embedded=0,
+            generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
             seconds_embedding=0.0, dry_run=dry_run, verified=False, fulltext_rebuilt=fulltext_outdated,
-            **base_report,
+            written=False, **base_report,
         )
-    from .embedding import load_embedder
 
     embedder = load_embedder(settings, index_fingerprint=meta.get("fingerprint"), purpose="index")
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
@@ -576,9 +390,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             if moved_records or touched_records:
                 writer.upsert_file_records(moved_records + touched_records)
             hook("before_embed")
-            stats = _indexer(settings)(writer, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
-                                       settings, progress)
-            name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
+            stats, name = _write_files(store, writer, root, [disk[p] for p in delta.to_embed], delta.hashes,
+                                       embedder, settings, progress, hook)
         except BaseException:
             writer.abort()
             raise
@@ -588,10 +401,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     base_report["failed"] = _failed(new_records)
     return WriteReport(
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
-        chunks_embedded=stats.chunks_embedded,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
-        seconds=round(time.perf_counter() - t0, 3), seconds_embedding=round(stats.seconds_embedding, 3),
-        verified=True, fulltext_rebuilt=writer.fulltext_rebuilt, **base_report,
+        seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
+        **_embed_fields(stats), **base_report,
     )
 
 
