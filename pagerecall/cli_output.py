@@ -249,10 +249,19 @@ def print_report(rep: dict) -> None:
         out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
                    if rep.get("dry_run") else
                    "full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n"))
-    if not rep.get("dry_run"):
+    if not rep.get("dry_run") and not rep.get("written", True):
+        retried = len(d.get("retry", []))
+        out.write(f"{rep['action']}: nothing changed"
+                  + (f" ({retried} failed file(s) retried, failing the same way)" if retried else "")
+                  + f"; no generation written, generation {rep['generation']} stays live\n")
+    elif not rep.get("dry_run"):
+        reused = rep.get("chunks_reused") or {}
+        extra = "".join(f", {n} {what}" for what, n in (("from the interrupted run", reused.get("resume_cache")),
+                                                         ("identical passages reused", reused.get("duplicates")))
+                        if n)
         out.write(
             f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
-            f"{rep['chunks_embedded']} passages embedded, {rep['chunks_total']} in the index, "
+            f"{rep['chunks_embedded']} passages embedded{extra}, {rep['chunks_total']} in the index, "
             f"{rep['seconds']} s\n"
         )
     for f in rep.get("failed", []):
