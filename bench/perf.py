@@ -173,10 +173,11 @@ def child_build(corpus: str, index_dir: str) -> dict:
     wall = time.perf_counter() - t0
     return {
         "files_ok": rep.files_ok, "files_failed": rep.files_failed, "pages": rep.pages_embedded,
-        "passages": rep.chunks_embedded, "seconds": round(wall, 2),
+        "passages": rep.chunks_total, "passages_embedded": rep.chunks_embedded,
+        "tokens_embedded": getattr(rep, "tokens_embedded", None), "seconds": round(wall, 2),
         "seconds_embedding": rep.seconds_embedding,
         "pages_per_s": round(rep.pages_embedded / wall, 2),
-        "passages_per_s": round(rep.chunks_embedded / wall, 2),
+        "passages_per_s": round(rep.chunks_total / wall, 2),
         "peak_rss_mb": _peak_rss_mb(),
     }
 
