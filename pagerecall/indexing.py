@@ -10,7 +10,11 @@ Every write follows one path (ARCHITECTURE.md, "The index on disk"):
 4. swap ``CURRENT`` (``os.replace``: the only commit point), keep the previous generation for
    ``rollback``, clean up older generations and leftovers of crashed runs.
 
-A crash at any point before step 4 leaves the previous generation serving, untouched.
+A crash at any point before step 4 leaves the previous generation serving, untouched, and keeps
+the vectors embedded so far in the resume cache (:mod:`pagerecall.embedcache`): the next write takes
+them instead of embedding again (issue 15.6). An update with nothing to change writes nothing, also
+when its only work was retrying failed files that fail the same way again (issue 15.8).
+The embed loop (identical passages once, batches): :mod:`pagerecall.batching`.
 
 Change detection: :mod:`pagerecall.index.corpus`. The fingerprint: :mod:`pagerecall.index.fingerprint`.
 """
