@@ -48,7 +48,7 @@ from pagerecall.embedding import load_embedder
 
 args = json.loads(sys.argv[1])
 note = Path(args["note"])
-settings = dataclasses.replace(Settings.from_env(), index_dir=Path(args["index"]), ocr="off")
+settings = dataclasses.replace(Settings.from_env(), index_dir=Path(args["index"]), ocr="off", runtime=args["runtime"])
 stored = {"calls": 0, "passages": 0}
 
 def die(where):
@@ -79,8 +79,13 @@ note.write_text(json.dumps(dict(stored, where="completed")), encoding="utf-8")
 """
 
 
+RUNTIME = "onnxruntime"
+"""The int8 graph: many model calls per build (batches per file), so a kill lands mid-build; a
+batch-invariant runtime embeds this small corpus in one call (groups of 256 passages across files)."""
+
+
 def _settings(index: Path) -> Settings:
-    return dataclasses.replace(Settings.from_env(), index_dir=index, ocr="off")
+    return dataclasses.replace(Settings.from_env(), index_dir=index, ocr="off", runtime=RUNTIME)
 
 
 def _make_corpus(dest: Path, names=tuple(PAGES)) -> None:
@@ -134,7 +139,7 @@ def _child(ref: dict, index: Path, op: str, calls: int = 0, point: str = "") -> 
     note = ref["base"] / f"note-{index.name}.json"
     note.unlink(missing_ok=True)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    args = json.dumps({"index": str(index), "corpus": str(ref["corpus"]), "op": op, "calls": calls,
+    args = json.dumps({"index": str(index), "corpus": str(ref["corpus"]), "op": op, "calls": calls, "runtime": RUNTIME,
                        "point": point, "note": str(note)})
     proc = subprocess.run([sys.executable, "-c", CHILD, args], env=env, cwd=ROOT, capture_output=True, text=True,
                           timeout=1200)
