@@ -85,7 +85,7 @@ def read_storage(root: Path) -> Storage:
     path = Path(root) / STORAGE_FILE
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no index yet, or ``root`` is a file: the store says so
         return Storage()
     except OSError as exc:
         raise IndexCorruptError(f"Cannot read {path}: {exc}. Next: fix its permissions") from exc
