@@ -10,8 +10,8 @@ probe, then swapped in. Only the work per file moves:
   ``Settings.ray_cpus_per_worker`` CPUs, one embedder per actor, loaded once; never more actors than
   files: the unit of parallelism is the file) runs
   :func:`~pagerecall.indexing.prepare_file` (extraction, OCR, chunking, chunk ids) and embeds each
-  file on its own, in the same slices and batches as the local loop (``EMBED_GROUP``,
-  ``EMBED_BATCH``): the int8 graph quantises per batch, so the same batches give the same vectors;
+  file on its own through the local loop itself (``pagerecall.batching.EmbedLoop``, without the
+  resume cache): the int8 graph quantises per batch, so the same batches give the same vectors;
 * each file comes back as its ``files`` record and its chunk rows (Arrow IPC), in input order; the
   driver adds them through the writer (Lance rows, then Tantivy documents, record after its rows).
 
@@ -135,13 +135,13 @@ class FileEmbedder:
         check_fingerprint(fingerprint, index_fingerprint(self.embedder, settings), "embed on this Ray worker for")
 
     def __call__(self, batch: dict) -> dict:
-        import numpy as np
         import pyarrow as pa
 
         from pagerecall.errors import ExtractionError
         from pagerecall.index.corpus import DiskFile
         from pagerecall.index.schema import chunks_schema, to_table
-        from pagerecall.indexing import EMBED_BATCH, EMBED_GROUP, Prepared, _file_record, _rows, prepare_file
+        from pagerecall.batching import EmbedLoop
+        from pagerecall.indexing import Prepared, _file_record, _rows, prepare_file
         from pagerecall.tokenization import file_sha256
 
         out: dict[str, list] = {"rel": [], "record": [], "chunks": [], "embed_s": []}
@@ -155,11 +155,10 @@ class FileEmbedder:
                 prep = Prepared(rel, _file_record(rel, f, "", None, err, 0, ""), [])
             else:
                 prep = prepare_file(self.root, f, sha, emb.tokenizer, self.settings)
-            texts = [c.text for c in prep.chunks]
-            vecs = np.empty((len(texts), emb.dim), dtype=np.float32)
             t0 = time.perf_counter()
-            for a in range(0, len(texts), EMBED_GROUP):  # the local loop's slices (indexing.EMBED_GROUP)
-                vecs[a : a + EMBED_GROUP] = emb.embed_passages(texts[a : a + EMBED_GROUP], batch_size=EMBED_BATCH)
+            # the local loop itself (pagerecall.batching.EmbedLoop, no cache): its batches are the
+            # local build's (int8 vectors depend on their batch mates), so the vectors are the same
+            vecs = EmbedLoop(emb, None, lambda *_: None).vectors([prep])[0]
             table = to_table(_rows(prep, vecs), chunks_schema(emb.dim))
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, table.schema) as w:
