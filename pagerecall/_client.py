@@ -56,6 +56,20 @@ def socket_file(index_dir: str) -> str:
     return os.path.join(tempfile.gettempdir(), f"pagerecall-{os.getuid()}", f"{digest}.sock")
 
 
+def read_line(sock) -> bytes:
+    """One protocol message from ``sock``: bytes up to and including the newline that ends it
+    (or up to the peer's close)."""
+    chunks = []
+    while True:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if chunk.endswith(b"\n"):
+            break
+    return b"".join(chunks)
+
+
 def _index_arg(argv: list[str]) -> str:
     """The index directory this command line names: ``--index``, else ``PAGERECALL_INDEX``,
     else the per-user default (as ``pagerecall.config.Settings``; the server checks it anyway)."""
@@ -96,15 +110,7 @@ def forward(argv: list[str]) -> int | None:
         sock.connect(path)
         sock.settimeout(REQUEST_TIMEOUT)
         sock.sendall(json.dumps(msg).encode("utf-8") + b"\n")
-        chunks = []
-        while True:
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            if chunk.endswith(b"\n"):
-                break
-        reply = json.loads(b"".join(chunks) or b"null")
+        reply = json.loads(read_line(sock) or b"null")
     except TimeoutError:
         sys.stderr.write(f"note: resident server not used (it did not answer at {path} in time); "
                          "answering in this process\n")

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .cli_output import Bars as _Bars
 from .cli_output import ConsoleLogHandler, con, print_json, print_read, print_report
+from .cli_progress import Bars as _Bars
 from .config import Settings
 from .errors import PagerecallError, UsageError
 

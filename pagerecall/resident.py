@@ -55,6 +55,7 @@ from pagerecall._client import (  # noqa: F401  (one home for the protocol's con
     READ_COMMANDS,
     REQUEST_TIMEOUT,
     SOCKET_NAME,
+    read_line,
     socket_file,
 )
 
@@ -135,7 +136,7 @@ def _exchange(path: Path, msg: dict, timeout: float) -> dict | None:
             raise Refused(f"cannot connect to {path}: {exc}") from None
         sock.settimeout(timeout)
         sock.sendall(json.dumps(msg).encode("utf-8") + b"\n")
-        data = _read_line(sock)
+        data = read_line(sock)
     except socket.timeout:
         raise Refused(f"the resident server at {path} did not answer in time") from None
     finally:
@@ -152,18 +153,6 @@ def _remove_stale(path: Path) -> None:
         log.debug("removed stale resident socket %s", path)
     except OSError:
         pass
-
-
-def _read_line(sock: socket.socket) -> bytes:
-    chunks = []
-    while True:
-        chunk = sock.recv(1 << 16)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        if chunk.endswith(b"\n"):
-            break
-    return b"".join(chunks)
 
 
 def _error_from(err: dict) -> BaseException:
@@ -347,7 +336,7 @@ class ResidentServer:
                     log.warning("resident server: refused a connection from uid %s", uid)
                     return
                 conn.settimeout(30.0)
-                data = _read_line(conn)
+                data = read_line(conn)
                 if not data:
                     return
                 reply = self._answer(json.loads(data))
