@@ -15,6 +15,7 @@ import dataclasses
 import logging
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Sequence
 
@@ -443,6 +444,23 @@ FORWARD_PATH_VARS = ("PAGERECALL_INDEX", "PAGERECALL_CORPUS", "CORPUS_ROOT", "PA
 client's working directory, not the server's."""
 
 
+_FORWARD_PARSER: list[argparse.ArgumentParser] = []
+_FORWARD_PARSER_LOCK = threading.Lock()
+
+
+def _parse_forwarded(argv: list[str]) -> argparse.Namespace:
+    """``build_parser().parse_args(argv)`` on one parser kept by the resident server: building it
+    costs 7-18 ms (one ``add_parser`` per command), a tenth of a warm answer's 100 ms budget
+    (issue 13). Parsing holds a lock: each connection has its own thread, and argparse does not
+    promise that one parser may parse in two threads at once (parsing takes ~0.3 ms). Usage
+    errors and ``--help`` print to the calling thread's console (``_ArgumentParser._print_message``),
+    which the caller's ``capture`` holds. Raises ``SystemExit`` as ``parse_args`` does."""
+    with _FORWARD_PARSER_LOCK:
+        if not _FORWARD_PARSER:
+            _FORWARD_PARSER.append(build_parser())
+        return _FORWARD_PARSER[0].parse_args(argv)
+
+
 def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
     """Run a command line forwarded by ``pagerecall._client`` on the resident server's ``searcher``.
 
@@ -468,7 +486,7 @@ def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
         return {"ok": False, "refused": "not a read command"}
     with capture(tty=bool(msg.get("tty"))) as console:
         try:
-            args = build_parser().parse_args(argv)
+            args = _parse_forwarded(argv)
         except SystemExit as exc:  # --help, --version, a usage error: printed into the console
             return {"ok": True, "cli": {"stdout": console.out.getvalue(), "stderr": console.err.getvalue(),
                                         "code": exc.code if isinstance(exc.code, int) else 2}}
