@@ -51,3 +51,45 @@ build time and recall@10 at the default probes (half the partitions):
 defaults 13.3 s / 1.000 (49k synthetic 384-d rows), 0.970 (real SciFact e5 vectors, 5k);
 20/64: 8.9 s / 0.999, 0.970; 10/32: 5.0 s / 1.000, 0.971, but on the 20k-row test set
 10/32 lost 1-2 points (0.979-0.988 vs 0.997-0.999), so the middle setting was taken."""
+
+
+PQ_MIN_ROWS = 250_000
+"""Rows from which the ANN index is IVF_PQ instead of IVF_SQ (see the module's decision record)."""
+
+PQ_NUM_SUB_VECTORS = 48
+PQ_NUM_BITS = 8
+PQ_REFINE_FACTOR = 40
+"""IVF_PQ settings: 48 sub-vectors of 8 bits (48 bytes per row against SQ's 1 per dimension),
+candidates re-scored exactly: k * 40 (measured: module docstring)."""
+
+
+def ann_params(rows: int, dim: int) -> dict:
+    """The ANN index for a table of ``rows`` rows of ``dim``-d vectors, as stored in a
+    generation's ``meta.json`` under ``ann``: ``{"type": "IVF_SQ" | "IVF_PQ", "metric": "cosine",
+    "num_partitions", "nprobes", "refine_factor", "trained_rows"}`` plus, for IVF_PQ,
+    ``num_sub_vectors`` and ``num_bits``. ``num_partitions = round(sqrt(rows))``; IVF_PQ from
+    :data:`PQ_MIN_ROWS` rows when ``dim`` divides into :data:`PQ_NUM_SUB_VECTORS` sub-vectors.
+    Raises ``ValueError`` for ``rows < 1``."""
+    if rows < 1:
+        raise ValueError(f"an ANN index needs rows, got {rows}")
+    parts = max(1, round(math.sqrt(rows)))
+    ann: dict = {"type": "IVF_SQ", "metric": "cosine", "num_partitions": parts, "nprobes": ann_nprobes(parts),
+                 "refine_factor": REFINE_FACTOR, "trained_rows": int(rows)}
+    if rows >= PQ_MIN_ROWS and dim % PQ_NUM_SUB_VECTORS == 0:
+        ann.update(type="IVF_PQ", num_sub_vectors=PQ_NUM_SUB_VECTORS, num_bits=PQ_NUM_BITS,
+                   refine_factor=PQ_REFINE_FACTOR)
+    return ann
+
+
+def index_config(ann: dict):
+    """The LanceDB index configuration (``lancedb.index.IvfSq`` / ``IvfPq``) for the ``ann``
+    parameters of :func:`ann_params`. Raises ``ValueError`` for another index type."""
+    from lancedb.index import IvfPq, IvfSq
+
+    common = dict(distance_type=ann["metric"], num_partitions=int(ann["num_partitions"]),
+                  max_iterations=IVF_MAX_ITERATIONS, sample_rate=IVF_SAMPLE_RATE)
+    if ann["type"] == "IVF_SQ":
+        return IvfSq(**common)
+    if ann["type"] == "IVF_PQ":
+        return IvfPq(num_sub_vectors=int(ann["num_sub_vectors"]), num_bits=int(ann["num_bits"]), **common)
+    raise ValueError(f"unknown ANN index type {ann['type']!r}: IVF_SQ or IVF_PQ")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
-import math
 import shutil
 import time
 import warnings
@@ -23,7 +22,7 @@ import pyarrow.compute as pc
 from pagerecall import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, PagerecallError
 
-from .ann import ANN_MIN_ROWS, IVF_MAX_ITERATIONS, IVF_SAMPLE_RATE, REFINE_FACTOR, ann_nprobes
+from .ann import ANN_MIN_ROWS, ann_params, index_config
 from .layout import BUILDING, write_atomic
 from .schema import (
     CHUNK_COLUMNS,
@@ -295,7 +294,7 @@ class GenerationWriter:
         Returns the meta written."""
         self._check_open()
         import tantivy
-        from lancedb.index import BTree, IvfSq
+        from lancedb.index import BTree
 
         self._flush()
         if self.crash_hook is not None:
@@ -341,24 +340,8 @@ class GenerationWriter:
         timings["scalar_and_optimize_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         if changed and rows >= ANN_MIN_ROWS:
-            parts = max(1, round(math.sqrt(rows)))
-            table.create_index(
-                "vector",
-                config=IvfSq(
-                    distance_type="cosine",
-                    num_partitions=parts,
-                    max_iterations=IVF_MAX_ITERATIONS,
-                    sample_rate=IVF_SAMPLE_RATE,
-                ),
-            )
-            ann = {
-                "type": "IVF_SQ",
-                "metric": "cosine",
-                "num_partitions": parts,
-                "nprobes": ann_nprobes(parts),
-                "refine_factor": REFINE_FACTOR,
-                "trained_rows": rows,
-            }
+            ann = ann_params(rows, self.dim)
+            table.create_index("vector", config=index_config(ann))
         timings["ann_s"] = time.perf_counter() - t0
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")

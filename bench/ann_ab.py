@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""ANN index kinds side by side: ``python bench/ann_ab.py retrain|compare ...``.
+
+``retrain INDEX [--type IVF_PQ] [--sub 48] [--bits 8] [--refine R] [--nprobes N]``
+    re-trains the ANN index of INDEX's live generation *in place* (drop ``vector_idx``, create the
+    new one with :func:`pagerecall.index.ann.index_config`, rewrite ``meta.json``'s ``ann``). Use it
+    on a copy (``cp -al`` of a synthetic index from ``bench/perf.py``, then real copies of every file
+    but ``data/*.lance`` and ``_indices/*``: Lance never rewrites those), never on an index others
+    read. Prints the build seconds and the index's size on disk.
+``compare BEFORE AFTER [--queries 200] [--after-refine 20,40] [--depth 50]``
+    one process, the same query vectors (``bench/perf.py``'s 200 mixed demo/SciFact queries, embedded
+    once), interleaved query by query: ``Snapshot.vector_search`` at k=10 on each index (recall@10
+    against an exact scan of BEFORE's table, index bypassed), and at ``--depth`` (the hybrid lane's
+    depth) for p50/p95 latency. ``--after-refine`` tries other refine factors on AFTER at query time
+    (nothing rebuilt). No timing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+from eval import git_commit, machine_info  # noqa: E402
+from perf import _load_queries, _pct, _settings  # noqa: E402
+
+
+def _dir_mb(path: Path) -> float:
+    return round(sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6, 1)
+
+
+def retrain(args) -> dict:
+    import lancedb
+
+    from pagerecall.index.ann import ann_params, index_config
+    from pagerecall.index.layout import write_atomic
+
+    root = Path(args.index)
+    gen = root / (root / "CURRENT").read_text().strip()
+    meta = json.loads((gen / "meta.json").read_text())
+    table = lancedb.connect(str(gen / "lance")).open_table("chunks")
+    rows = table.count_rows()
+    ann = ann_params(rows, table.schema.field("vector").type.list_size)
+    if args.type == "IVF_SQ":
+        for key in ("num_sub_vectors", "num_bits"):
+            ann.pop(key, None)
+        ann["type"] = "IVF_SQ"
+    else:
+        ann.update(type="IVF_PQ", num_sub_vectors=args.sub, num_bits=args.bits)
+    if args.refine:
+        ann["refine_factor"] = args.refine
+    if args.nprobes:
+        ann["nprobes"] = args.nprobes
+    if "vector_idx" in {i.name for i in table.list_indices()}:
+        table.drop_index("vector_idx")
+    t0 = time.perf_counter()
+    table.create_index("vector", config=index_config(ann))
+    secs = time.perf_counter() - t0
+    meta["ann"] = ann
+    write_atomic(gen / "meta.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return {"index": str(root), "ann": ann, "build_s": round(secs, 1),
+            "indices_mb": _dir_mb(gen / "lance" / "chunks.lance" / "_indices")}
+
+
+def compare(args) -> dict:
+    from pagerecall.embedding import load_embedder
+    from pagerecall.index.snapshot import open_snapshot
+
+    before, after = open_snapshot(Path(args.before)), open_snapshot(Path(args.after))
+    refines = [int(r) for r in args.after_refine.split(",")] if args.after_refine else [after.ann["refine_factor"]]
+    qv = load_embedder(_settings(Path(args.before))).embed_queries(_load_queries(args.queries))
+    sides = {"before": (before, None)} | {f"after_rf{r}": (after, r) for r in refines}
+    for snap, rf in sides.values():  # warm: the index partitions get loaded once
+        for v in qv[:20]:
+            if rf:
+                snap.ann["refine_factor"] = rf
+            snap.vector_search(v, args.depth)
+    recall = {s: [] for s in sides}
+    t10 = {s: [] for s in sides}
+    tdepth = {s: [] for s in sides}
+    for i, v in enumerate(qv):
+        exact = before.chunks.to_table(columns=["chunk_id", "_distance"], nearest={
+            "column": "vector", "q": v, "k": 10, "metric": "cosine", "use_index": False}).column("chunk_id").to_pylist()
+        names = list(sides)
+        names = names[i % len(names):] + names[:i % len(names)]  # the order rotates query by query
+        for s in names:
+            snap, rf = sides[s]
+            if rf:
+                snap.ann["refine_factor"] = rf
+            t0 = time.perf_counter()
+            got = [c for c, _ in snap.vector_search(v, 10)]
+            t10[s].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            snap.vector_search(v, args.depth)
+            tdepth[s].append(time.perf_counter() - t0)
+            recall[s].append(len(set(got) & set(exact)) / max(1, len(exact)))
+    out = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git_commit(), **machine_info(),
+           "before": {"index": args.before, "ann": before.ann}, "after": {"index": args.after, "ann": after.ann},
+           "queries": len(qv), "depth": args.depth, "sides": {}}
+    for s in sides:
+        out["sides"][s] = {"recall@10": round(statistics.fmean(recall[s]), 4),
+                           "p50_ms_k10": _pct(t10[s], 50), "p50_ms_depth": _pct(tdepth[s], 50),
+                           "p95_ms_depth": _pct(tdepth[s], 95),
+                           "p50_ratio_depth": round(_pct(tdepth[s], 50) / _pct(tdepth["before"], 50), 3)}
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("retrain")
+    r.add_argument("index")
+    r.add_argument("--type", default="IVF_PQ", choices=["IVF_PQ", "IVF_SQ"])
+    r.add_argument("--sub", type=int, default=48)
+    r.add_argument("--bits", type=int, default=8)
+    r.add_argument("--refine", type=int)
+    r.add_argument("--nprobes", type=int)
+    c = sub.add_parser("compare")
+    c.add_argument("before")
+    c.add_argument("after")
+    c.add_argument("--queries", type=int, default=200)
+    c.add_argument("--after-refine", default="")
+    c.add_argument("--depth", type=int, default=50)
+    args = p.parse_args(argv)
+    print(json.dumps(retrain(args) if args.cmd == "retrain" else compare(args)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
