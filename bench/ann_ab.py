@@ -6,13 +6,17 @@
     new one with :func:`pagerecall.index.ann.index_config`, rewrite ``meta.json``'s ``ann``). Use it
     on a copy (``cp -al`` of a synthetic index from ``bench/perf.py``, then real copies of every file
     but ``data/*.lance`` and ``_indices/*``: Lance never rewrites those), never on an index others
-    read. Prints the build seconds and the index's size on disk.
+    read. Prints the build seconds and the new index's size on disk (MB).
 ``compare BEFORE AFTER [--queries 200] [--after-refine 20,40] [--depth 50]``
     one process, the same query vectors (``bench/perf.py``'s 200 mixed demo/SciFact queries, embedded
     once), interleaved query by query: ``Snapshot.vector_search`` at k=10 on each index (recall@10
     against an exact scan of BEFORE's table, index bypassed), and at ``--depth`` (the hybrid lane's
     depth) for p50/p95 latency. ``--after-refine`` tries other refine factors on AFTER at query time
     (nothing rebuilt). No timing is asserted.
+``rss INDEX [--queries 60]``
+    where a warm server's memory goes: RSS (psutil) of one process after each step of what a resident
+    server does (imports, open the snapshot, load the embedder, full-text queries, the first vector
+    query, ``--queries`` vector then hybrid queries, 3 deep searches (the reranker)), each as a delta.
 """
 
 from __future__ import annotations
@@ -58,6 +62,8 @@ def retrain(args) -> dict:
         ann["refine_factor"] = args.refine
     if args.nprobes:
         ann["nprobes"] = args.nprobes
+    idx_dir = gen / "lance" / "chunks.lance" / "_indices"
+    old_dirs = set(idx_dir.iterdir()) if idx_dir.is_dir() else set()
     if "vector_idx" in {i.name for i in table.list_indices()}:
         table.drop_index("vector_idx")
     t0 = time.perf_counter()
@@ -66,7 +72,7 @@ def retrain(args) -> dict:
     meta["ann"] = ann
     write_atomic(gen / "meta.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")
     return {"index": str(root), "ann": ann, "build_s": round(secs, 1),
-            "indices_mb": _dir_mb(gen / "lance" / "chunks.lance" / "_indices")}
+            "vector_index_mb": sum(_dir_mb(d) for d in set(idx_dir.iterdir()) - old_dirs)}
 
 
 def compare(args) -> dict:
@@ -112,6 +118,45 @@ def compare(args) -> dict:
     return out
 
 
+def rss(args) -> dict:
+    import psutil
+
+    proc = psutil.Process()
+    steps: list[tuple[str, float]] = [("python", proc.memory_info().rss)]
+
+    def mark(name: str) -> None:
+        steps.append((name, proc.memory_info().rss))
+
+    import lance  # noqa: F401
+    import pyarrow  # noqa: F401
+    mark("import lance, pyarrow")
+    from pagerecall.search import Searcher
+    mark("import pagerecall.search")
+    searcher = Searcher(_settings(Path(args.index)))
+    snap = searcher.snapshot()
+    mark("open snapshot")
+    searcher.embedder(snap)
+    mark("load query embedder (onnxruntime)")
+    queries = _load_queries(args.queries)
+    for q in queries:
+        searcher.search(q, k=10, mode="fulltext")
+    mark(f"{len(queries)} full-text queries (Tantivy)")
+    searcher.search(queries[0], k=10, mode="vector")
+    mark("first vector query (ANN index into Lance's cache)")
+    for q in queries:
+        searcher.search(q, k=10, mode="vector")
+    mark(f"{len(queries)} vector queries")
+    for q in queries:
+        searcher.search(q, k=10, mode="hybrid")
+    mark(f"{len(queries)} hybrid queries")
+    for q in queries[:3]:
+        searcher.search(q, k=10, mode="hybrid", deep=True)
+    mark("3 deep searches (reranker)")
+    rows = [{"step": n, "rss_mib": round(r / 2**20, 1), "delta_mib": round((r - steps[i - 1][1]) / 2**20, 1) if i else None}
+            for i, (n, r) in enumerate(steps)]
+    return {"index": args.index, "ann": snap.ann, "chunks": snap.count_chunks(), **machine_info(), "steps": rows}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -128,8 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("--queries", type=int, default=200)
     c.add_argument("--after-refine", default="")
     c.add_argument("--depth", type=int, default=50)
+    m = sub.add_parser("rss")
+    m.add_argument("index")
+    m.add_argument("--queries", type=int, default=60)
     args = p.parse_args(argv)
-    print(json.dumps(retrain(args) if args.cmd == "retrain" else compare(args)))
+    print(json.dumps({"retrain": retrain, "compare": compare, "rss": rss}[args.cmd](args)))
     return 0
 
 

@@ -1,6 +1,7 @@
 """The ANN index's tuning record (layer 2): which index, from how many rows, how it is probed.
 
-ANN: IVF_SQ, cosine, only from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
+ANN: IVF_SQ below :data:`PQ_MIN_ROWS` rows, IVF_PQ from there (:func:`ann_params`), cosine, only
+  from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
   (Lance's own default rule, ~71 at 5k rows, ~316 at 100k); ``nprobes`` from
   :func:`ann_nprobes` (half the partitions: real E5 vectors need it, see there); queries refine
   with :data:`REFINE_FACTOR` so the returned cosine is exact (unrefined SQ distances are
@@ -17,6 +18,24 @@ ANN: IVF_SQ, cosine, only from :data:`ANN_MIN_ROWS` rows; ``num_partitions = rou
   new rows unindexed (scanned in full on every query). Cost: one training per write,
   made cheaper by :data:`IVF_MAX_ITERATIONS` / :data:`IVF_SAMPLE_RATE` (8.9 s instead of
   13.3 s for 49k x 384 rows measured here, 2 shared cores at load ~5).
+
+IVF_PQ at scale (issue 13, footprint). Why: a resident server keeps the ANN index in Lance's index
+  cache, and IVF_SQ costs one byte per dimension per row: 397 MB on disk at 1M rows, ~400 MiB of
+  the server's 1,053 MiB RSS (README, "Resident server memory"); capping Lance's cache instead
+  saved 46 MiB for 3-4x slower queries (rejected). IVF_PQ with :data:`PQ_NUM_SUB_VECTORS` 8-bit
+  codes stores 48 bytes per row: measured on the 100k synthetic index (``bench/ann_ab.py retrain``),
+  6.0 MB on disk against IVF_SQ's 38 MB. PQ distances are coarse, so queries refine
+  ``k * PQ_REFINE_FACTOR`` candidates with exact cosines from the stored vectors (the returned
+  score is exact, as with SQ). The earlier rejection of IVF_PQ ("with defaults", recall
+  0.18-0.82) was without this refine factor. Chosen by rows: below :data:`PQ_MIN_ROWS` the SQ
+  index is small (38 MB at 100k) and its recall is proven, so PQ pays only at scale.
+  The kind and its parameters go into the generation's ``ann`` meta, which the query reads
+  (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`): IVF_SQ generations keep
+  answering unchanged. NOT YET MEASURED (the 1M retrain did not finish at load 13-15 on the
+  shared 2 cores): recall@10 and p50 at 1M against IVF_SQ, the server RSS at 1M, and a second
+  setting (96 sub-vectors); ``PQ_MIN_ROWS`` and ``PQ_REFINE_FACTOR`` are provisional until then.
+  Commands: ``bench/ann_ab.py retrain COPY``, ``compare SQ_COPY PQ_COPY --after-refine 10,40``,
+  ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
 """
 
 from __future__ import annotations
@@ -24,7 +43,8 @@ from __future__ import annotations
 import math
 
 ANN_MIN_ROWS = 5_000
-"""Rows from which the IVF_SQ index is built (see the module's decision record)."""
+"""Rows from which an ANN index is built (IVF_SQ, IVF_PQ from :data:`PQ_MIN_ROWS`; see the
+module's decision record)."""
 
 REFINE_FACTOR = 5
 """ANN candidates re-scored exactly: k * 5 (recall@10 1.0 measured at 100k rows)."""

@@ -174,8 +174,8 @@ class Snapshot:
         query (1-2 ms more than ids alone against 7-8 ms for a separate read of 50 ids, measured on a
         13,842-chunk index).
 
-        ``vec`` float32 (dim,). Without ``files``: the IVF_SQ index (when built) with exact
-        re-scoring (refine_factor), else an exact scan. With ``files`` (relative paths): an exact
+        ``vec`` float32 (dim,). Without ``files``: the ANN index (IVF_SQ or IVF_PQ, as the
+        generation's ``ann`` meta says) with exact re-scoring (its refine_factor), else an exact scan. With ``files`` (relative paths): an exact
         prefiltered scan of those files only, correct however small the scope. ``nprobes``
         overrides the generation's IVF probes (more: higher recall, slower). Raises
         ``IndexMismatchError`` when ``vec`` has the wrong dimension."""
