@@ -175,8 +175,9 @@ class Snapshot:
         13,842-chunk index).
 
         ``vec`` float32 (dim,). Without ``files``: the ANN index (IVF_SQ or IVF_PQ, as the
-        generation's ``ann`` meta says) with exact re-scoring (its refine_factor), else an exact scan. With ``files`` (relative paths): an exact
-        prefiltered scan of those files only, correct however small the scope. ``nprobes``
+        generation's ``ann`` meta says) with exact re-scoring (its refine_factor), else an exact
+        scan. With ``files`` (relative paths): an exact prefiltered scan of those files only,
+        correct however small the scope. ``nprobes``
         overrides the generation's IVF probes (more: higher recall, slower). Raises
         ``IndexMismatchError`` when ``vec`` has the wrong dimension."""
         q = np.asarray(vec, dtype=np.float32).reshape(-1)
