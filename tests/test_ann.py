@@ -1,6 +1,6 @@
-"""The ANN index kinds: IVF_SQ below :data:`PQ_MIN_ROWS` rows, IVF_PQ (refined) from there; a
-generation keeps the kind it was built with, so an IVF_SQ generation answers unchanged beside an
-IVF_PQ one. Real LanceDB tables (small: a few seconds)."""
+"""The ANN index kinds: IVF_SQ, and IVF_PQ (refined) from :data:`PQ_MIN_ROWS` rows when that is
+set (off by default); a generation keeps the kind it was built with, so an IVF_SQ generation
+answers unchanged beside an IVF_PQ one. Real LanceDB tables (small: a few seconds)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,17 @@ from pagerecall.index.snapshot import open_snapshot
 from tests.test_store import file_record, make_rows, unit
 
 
-def test_ann_params_by_rows():
+def test_ann_params_by_rows(monkeypatch):
     sq = ann_params(100_000, 384)
     assert sq["type"] == "IVF_SQ" and sq["num_partitions"] == 316 and sq["nprobes"] == 158
+    assert PQ_MIN_ROWS is None and ann_params(1_000_000, 384)["type"] == "IVF_SQ"  # PQ is off by default
+    monkeypatch.setattr(ann_mod, "PQ_MIN_ROWS", 250_000)
     pq = ann_params(1_000_000, 384)
     assert pq["type"] == "IVF_PQ" and pq["num_sub_vectors"] == 48 and pq["num_bits"] == 8
     assert pq["num_partitions"] == 1000 and pq["refine_factor"] > sq["refine_factor"]
-    assert ann_params(PQ_MIN_ROWS, 384)["type"] == "IVF_PQ"
-    assert ann_params(PQ_MIN_ROWS - 1, 384)["type"] == "IVF_SQ"
-    assert ann_params(PQ_MIN_ROWS, 50)["type"] == "IVF_SQ"  # 50 dims do not split into 48 sub-vectors
+    assert ann_params(250_000, 384)["type"] == "IVF_PQ"
+    assert ann_params(249_999, 384)["type"] == "IVF_SQ"
+    assert ann_params(250_000, 50)["type"] == "IVF_SQ"  # 50 dims do not split into 48 sub-vectors
     with pytest.raises(ValueError, match="needs rows"):
         ann_params(0, 384)
     with pytest.raises(ValueError, match="IVF_SQ or IVF_PQ"):

@@ -1,7 +1,7 @@
 """The ANN index's tuning record (layer 2): which index, from how many rows, how it is probed.
 
-ANN: IVF_SQ below :data:`PQ_MIN_ROWS` rows, IVF_PQ from there (:func:`ann_params`), cosine, only
-  from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
+ANN: IVF_SQ (IVF_PQ from :data:`PQ_MIN_ROWS` rows when that is set: :func:`ann_params`), cosine,
+  only from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
   (Lance's own default rule, ~71 at 5k rows, ~316 at 100k); ``nprobes`` from
   :func:`ann_nprobes` (half the partitions: real E5 vectors need it, see there); queries refine
   with :data:`REFINE_FACTOR` so the returned cosine is exact (unrefined SQ distances are
@@ -19,23 +19,28 @@ ANN: IVF_SQ below :data:`PQ_MIN_ROWS` rows, IVF_PQ from there (:func:`ann_params
   made cheaper by :data:`IVF_MAX_ITERATIONS` / :data:`IVF_SAMPLE_RATE` (8.9 s instead of
   13.3 s for 49k x 384 rows measured here, 2 shared cores at load ~5).
 
-IVF_PQ at scale (issue 13, footprint). Why: a resident server keeps the ANN index in Lance's index
-  cache, and IVF_SQ costs one byte per dimension per row: 397 MB on disk at 1M rows, ~400 MiB of
-  the server's 1,053 MiB RSS (README, "Resident server memory"); capping Lance's cache instead
-  saved 46 MiB for 3-4x slower queries (rejected). IVF_PQ with :data:`PQ_NUM_SUB_VECTORS` 8-bit
-  codes stores 48 bytes per row: measured on the 100k synthetic index (``bench/ann_ab.py retrain``),
-  6.0 MB on disk against IVF_SQ's 38 MB. PQ distances are coarse, so queries refine
-  ``k * PQ_REFINE_FACTOR`` candidates with exact cosines from the stored vectors (the returned
-  score is exact, as with SQ). The earlier rejection of IVF_PQ ("with defaults", recall
-  0.18-0.82) was without this refine factor. Chosen by rows: below :data:`PQ_MIN_ROWS` the SQ
-  index is small (38 MB at 100k) and its recall is proven, so PQ pays only at scale.
+IVF_PQ at scale (issue 13, footprint): built in, OFF by default (``PQ_MIN_ROWS = None``). Why it
+  was tried: a resident server keeps the ANN index in Lance's index cache, and IVF_SQ costs one
+  byte per dimension per row: 397 MB on disk at 1M rows, ~400 MiB of the server's 1,053 MiB RSS
+  (README, "Resident server memory"); capping Lance's cache saved 46 MiB for 3-4x slower queries
+  (rejected). IVF_PQ with 48 sub-vectors of 8 bits stores 48 bytes per row; queries refine
+  ``k * refine_factor`` candidates with exact cosines (scores stay exact).
+  Measured (``bench/ann_ab.py``; 100k synthetic index of perf.py, 200 queries, recall@10 against
+  an exact scan, p50 at the hybrid lane's depth 50, interleaved query by query in one process;
+  Intel Xeon with AMX, 2 cores, load 8-15 from other jobs, 2026-12-02):
+  IVF_SQ refine 5: 38 MB on disk, recall 0.9995, p50 83 ms (1.0);
+  IVF_PQ 48x8 refine 10: 6.0 MB, recall 0.735, p50 1.40x; refine 40: recall 0.929, p50 2.78x.
+  Likely cause (a hypothesis, not isolated): the synthetic rows are ~86 noisy copies (cosine ~0.98) of each real passage
+  at 100k (~864 at 1M); PQ's error is larger than the differences between copies, so the exact
+  top 10 are found only by refining hundreds of candidates, and reading their full vectors costs
+  more than SQ's scan. Real corpora have fewer near-duplicates, so this is a worst case, but it is
+  the benchmark that sets the target, and PQ misses both bars there (recall >= SQ's, p50 <= ~1.3x).
+  Not measured: 1M (its retrain did not finish at load 13-15), 96 sub-vectors, IVF_RQ.
   The kind and its parameters go into the generation's ``ann`` meta, which the query reads
-  (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`): IVF_SQ generations keep
-  answering unchanged. NOT YET MEASURED (the 1M retrain did not finish at load 13-15 on the
-  shared 2 cores): recall@10 and p50 at 1M against IVF_SQ, the server RSS at 1M, and a second
-  setting (96 sub-vectors); ``PQ_MIN_ROWS`` and ``PQ_REFINE_FACTOR`` are provisional until then.
-  Commands: ``bench/ann_ab.py retrain COPY``, ``compare SQ_COPY PQ_COPY --after-refine 10,40``,
-  ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
+  (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of either
+  kind answers as built; setting :data:`PQ_MIN_ROWS` turns PQ on for new generations.
+  Commands: ``bench/ann_ab.py retrain COPY --sub 48 --refine 40``, ``compare SQ_COPY PQ_COPY
+  --after-refine 10,40``, ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
 """
 
 from __future__ import annotations
@@ -43,8 +48,7 @@ from __future__ import annotations
 import math
 
 ANN_MIN_ROWS = 5_000
-"""Rows from which an ANN index is built (IVF_SQ, IVF_PQ from :data:`PQ_MIN_ROWS`; see the
-module's decision record)."""
+"""Rows from which an ANN index is built (see the module's decision record)."""
 
 REFINE_FACTOR = 5
 """ANN candidates re-scored exactly: k * 5 (recall@10 1.0 measured at 100k rows)."""
@@ -73,14 +77,15 @@ defaults 13.3 s / 1.000 (49k synthetic 384-d rows), 0.970 (real SciFact e5 vecto
 10/32 lost 1-2 points (0.979-0.988 vs 0.997-0.999), so the middle setting was taken."""
 
 
-PQ_MIN_ROWS = 250_000
-"""Rows from which the ANN index is IVF_PQ instead of IVF_SQ (see the module's decision record)."""
+PQ_MIN_ROWS: int | None = None
+"""Rows from which the ANN index is IVF_PQ instead of IVF_SQ; None: never (the default, until a PQ
+setting meets IVF_SQ's recall and ~1.3x its latency; see the module's decision record)."""
 
 PQ_NUM_SUB_VECTORS = 48
 PQ_NUM_BITS = 8
 PQ_REFINE_FACTOR = 40
 """IVF_PQ settings: 48 sub-vectors of 8 bits (48 bytes per row against SQ's 1 per dimension),
-candidates re-scored exactly: k * 40 (measured: module docstring)."""
+candidates re-scored exactly: k * 40 (the setting measured at 100k: module docstring)."""
 
 
 def ann_params(rows: int, dim: int) -> dict:
@@ -88,14 +93,15 @@ def ann_params(rows: int, dim: int) -> dict:
     generation's ``meta.json`` under ``ann``: ``{"type": "IVF_SQ" | "IVF_PQ", "metric": "cosine",
     "num_partitions", "nprobes", "refine_factor", "trained_rows"}`` plus, for IVF_PQ,
     ``num_sub_vectors`` and ``num_bits``. ``num_partitions = round(sqrt(rows))``; IVF_PQ from
-    :data:`PQ_MIN_ROWS` rows when ``dim`` divides into :data:`PQ_NUM_SUB_VECTORS` sub-vectors.
+    :data:`PQ_MIN_ROWS` rows (when set; read at call time) if ``dim`` divides into
+    :data:`PQ_NUM_SUB_VECTORS` sub-vectors.
     Raises ``ValueError`` for ``rows < 1``."""
     if rows < 1:
         raise ValueError(f"an ANN index needs rows, got {rows}")
     parts = max(1, round(math.sqrt(rows)))
     ann: dict = {"type": "IVF_SQ", "metric": "cosine", "num_partitions": parts, "nprobes": ann_nprobes(parts),
                  "refine_factor": REFINE_FACTOR, "trained_rows": int(rows)}
-    if rows >= PQ_MIN_ROWS and dim % PQ_NUM_SUB_VECTORS == 0:
+    if PQ_MIN_ROWS is not None and rows >= PQ_MIN_ROWS and dim % PQ_NUM_SUB_VECTORS == 0:
         ann.update(type="IVF_PQ", num_sub_vectors=PQ_NUM_SUB_VECTORS, num_bits=PQ_NUM_BITS,
                    refine_factor=PQ_REFINE_FACTOR)
     return ann
