@@ -11,8 +11,8 @@
     one process, the same query vectors (``bench/perf.py``'s 200 mixed demo/SciFact queries, embedded
     once), interleaved query by query: ``Snapshot.vector_search`` at k=10 on each index (recall@10
     against an exact scan of BEFORE's table, index bypassed), and at ``--depth`` (the hybrid lane's
-    depth) for p50/p95 latency. ``--after-refine`` tries other refine factors on AFTER at query time
-    (nothing rebuilt). No timing is asserted.
+    depth) for p50/p95 latency. ``--after-refine 20,20:40`` tries other refine factors (and nprobes after
+    the colon) on AFTER at query time (nothing rebuilt). No timing is asserted.
 ``rss INDEX [--queries 60]``
     where a warm server's memory goes: RSS (psutil) of one process after each step of what a resident
     server does (imports, open the snapshot, load the embedder, full-text queries, the first vector
@@ -80,13 +80,16 @@ def compare(args) -> dict:
     from pagerecall.index.snapshot import open_snapshot
 
     before, after = open_snapshot(Path(args.before)), open_snapshot(Path(args.after))
-    refines = [int(r) for r in args.after_refine.split(",")] if args.after_refine else [after.ann["refine_factor"]]
+    # each "R" or "R:P" tries refine factor R (and nprobes P) on AFTER at query time
+    specs = args.after_refine.split(",") if args.after_refine else [str(after.ann["refine_factor"])]
+    refines = [tuple(int(x) for x in sp.split(":")) if ":" in sp else (int(sp), int(after.ann["nprobes"]))
+               for sp in specs]
     qv = load_embedder(_settings(Path(args.before))).embed_queries(_load_queries(args.queries))
-    sides = {"before": (before, None)} | {f"after_rf{r}": (after, r) for r in refines}
+    sides = {"before": (before, None)} | {f"after_rf{r}_np{n}": (after, (r, n)) for r, n in refines}
     for snap, rf in sides.values():  # warm: the index partitions get loaded once
         for v in qv[:20]:
             if rf:
-                snap.ann["refine_factor"] = rf
+                snap.ann["refine_factor"], snap.ann["nprobes"] = rf
             snap.vector_search(v, args.depth)
     recall = {s: [] for s in sides}
     t10 = {s: [] for s in sides}
@@ -99,7 +102,7 @@ def compare(args) -> dict:
         for s in names:
             snap, rf = sides[s]
             if rf:
-                snap.ann["refine_factor"] = rf
+                snap.ann["refine_factor"], snap.ann["nprobes"] = rf
             t0 = time.perf_counter()
             got = [c for c, _ in snap.vector_search(v, 10)]
             t10[s].append(time.perf_counter() - t0)

@@ -30,17 +30,22 @@ IVF_PQ at scale (issue 13, footprint): built in, OFF by default (``PQ_MIN_ROWS =
   Intel Xeon with AMX, 2 cores, load 8-15 from other jobs, 2026-12-02):
   IVF_SQ refine 5: 38 MB on disk, recall 0.9995, p50 83 ms (1.0);
   IVF_PQ 48x8 refine 10: 6.0 MB, recall 0.735, p50 1.40x; refine 40: recall 0.929, p50 2.78x.
+  IVF_PQ 96x8 (11.0 MB; load 3-6, SQ's p50 16 ms): refine 10 / 20 / 40 at 158 probes: recall
+  0.9905 / 0.999 / 1.0, p50 2.53x / 2.94x / 3.50x; refine 20 at 20 / 40 / 80 probes: recall
+  0.876 / 0.959 / 0.995, p50 1.41x / 1.72x / 2.20x. No setting reaches SQ's recall within ~1.3x
+  of its latency: the PQ scan of half the partitions is itself slower than SQ's (k=10 p50 36 ms
+  against 13 ms at 158 probes), and the refine reads k * refine_factor full vectors.
   Likely cause (a hypothesis, not isolated): the synthetic rows are ~86 noisy copies (cosine ~0.98) of each real passage
   at 100k (~864 at 1M); PQ's error is larger than the differences between copies, so the exact
   top 10 are found only by refining hundreds of candidates, and reading their full vectors costs
   more than SQ's scan. Real corpora have fewer near-duplicates, so this is a worst case, but it is
   the benchmark that sets the target, and PQ misses both bars there (recall >= SQ's, p50 <= ~1.3x).
-  Not measured: 1M (its retrain did not finish at load 13-15), 96 sub-vectors, IVF_RQ.
+  Not measured: 1M (its retrain did not finish at load 13-15), IVF_RQ (RaBitQ, in lancedb 0.40).
   The kind and its parameters go into the generation's ``ann`` meta, which the query reads
   (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of either
   kind answers as built; setting :data:`PQ_MIN_ROWS` turns PQ on for new generations.
-  Commands: ``bench/ann_ab.py retrain COPY --sub 48 --refine 40``, ``compare SQ_COPY PQ_COPY
-  --after-refine 10,40``, ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
+  Commands: ``bench/ann_ab.py retrain COPY --sub 96 --refine 20``, ``compare SQ_COPY PQ_COPY
+  --after-refine 10,20,20:40``, ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
 """
 
 from __future__ import annotations
