@@ -28,6 +28,16 @@ Scoped vector search: an exact, prefiltered scan (``use_index: False``) using th
   the index; prefiltered ANN is right only while nprobes covers the scope's partitions. Measured
   at 20k rows (load ~10): a scope of 43 rows answers in 5.5 ms p50; a scope covering all 20k rows
   in 34-69 ms (an exact scan); tests/test_store.py checks a 3-row file among 20,000.
+
+Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of one process after
+  each step, psutil; 1M synthetic passages, IVF_SQ; Intel Xeon with AMX, 2 cores, load ~3,
+  2026-12-02): Python 23 MiB; ``import lance, pyarrow`` +112; open the snapshot +20; the query
+  embedder (onnxruntime int8 session, query tokenizer) +172; 60 full-text queries (Tantivy's
+  searcher and caches) +144; the first vector query +281 and 59 more +202 (Lance's index cache
+  filling with the 397 MB IVF_SQ index as partitions are probed; nothing else grows); 60 hybrid
+  queries +8; 3 deep searches (the reranker) +94: 1,060 MiB. At 100k the vector steps add 92 MiB
+  with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run; see :mod:`pagerecall.index.ann` for why PQ
+  is off). The embedder's own split is in :mod:`pagerecall._bundled`.
 """
 
 from __future__ import annotations
