@@ -1,0 +1,176 @@
+"""The chunker's and the build's tokenizer without the 250k-piece vocabulary in memory (issue 13.4).
+
+Why: a build tokenises every page (token spans for the chunker) and every passage (ids for the
+model). With ``tokenizers`` loading the full multilingual-e5 ``tokenizer.json`` that costs
+~288 MB of RSS for the whole build (the Unigram vocabulary and its trie). As in
+:mod:`pagerecall._querytok`, a Unigram segmentation of a text can only use pieces that are
+substrings of its normalised, pre-tokenised words, so a ``tokenizers`` Unigram over those pieces
+alone (same scores, same minimum score, ids 0-3 in place, pieces in id order) segments the text
+exactly as the full one: the same tokens, hence the same ids and the same character offsets
+(normaliser and pre-tokeniser are the full tokenizer's own, from the skeleton).
+
+How: a batch of texts (the chunker's 64 pages, or a group of passages) gets one small Unigram
+over the union of its words' pieces. Each word's pieces are found once (vectorised binary search
+in the memory-mapped sorted vocabulary) and kept in a bounded per-word cache, since the words of
+a corpus repeat. A text holding an added token (``<s>``, ``<mask>``...), for which the skeleton
+would not reproduce the full tokenizer, goes to the full tokenizer, loaded on first need.
+
+Measured (``tests/test_embedding.py`` checks spans and ids against the full tokenizer on the
+real demo PDFs' pages and on adversarial texts): see the README's build-memory figures.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ._querytok import QueryTokenizer
+
+_WORD_CACHE = 50_000
+"""Words whose candidate pieces are kept (cleared when full; a few MB at this size)."""
+_CACHE_WORD_CHARS = 64
+"""Longer words (CJK lines without spaces) are not cached: they rarely repeat."""
+
+
+class LightTokenizer:
+    """The chunker's ``Tokenizer`` protocol (``token_spans``, ``token_spans_batch``, ``count``,
+    ``ids``, ``max_tokens``, ``overhead``, ``passage_prefix``, ``sha256``, ``path``) plus
+    ``passage_ids`` (model input ids), equal to ``tokenization.HFTokenizer`` on the same
+    ``tokenizer.json`` without loading its vocabulary.
+
+    ``query_tok``: an open :class:`pagerecall._querytok.QueryTokenizer` (its derived arrays and
+    skeleton); ``full``: a callable returning the full ``HFTokenizer`` (called only for texts
+    holding an added token). Offsets are character offsets (Python ``str`` indices); ids int.
+    Thread-safe.
+    """
+
+    def __init__(self, query_tok: QueryTokenizer, full: Callable[[], object], max_tokens: int = 512,
+                 passage_prefix: str = "") -> None:
+        from tokenizers import Tokenizer
+
+        from .tokenization import file_sha256
+
+        self._q = query_tok
+        self._full_loader = full
+        self._full = None
+        self.path = Path(query_tok.path)
+        self.max_tokens = max_tokens
+        self.passage_prefix = passage_prefix
+        text = query_tok._tok.to_str()  # the skeleton: normaliser, pre-tokeniser, post-processor
+        self._spans_tok = Tokenizer.from_str(text)
+        self._spans_tok.no_truncation()
+        self._spans_tok.no_padding()
+        self._ids_tok = Tokenizer.from_str(text)
+        self._ids_tok.no_padding()
+        self._ids_tok.enable_truncation(max_length=max_tokens, direction="right")
+        self._norm = self._spans_tok.normalizer
+        self._pre = self._spans_tok.pre_tokenizer
+        self._inv = np.empty(len(query_tok._ids), dtype=np.int32)  # original id -> sorted position
+        self._inv[np.asarray(query_tok._ids)] = np.arange(len(query_tok._ids), dtype=np.int32)
+        self._words: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.sha256 = file_sha256(self.path)
+        specials = len(self._encode([""], True, self._spans_tok)[0][0])
+        prefix = len(self._encode([passage_prefix], False, self._spans_tok)[0][0]) if passage_prefix else 0
+        self.overhead = specials + prefix
+
+    # ------------------------------------------------------------------ internals
+    def full(self):
+        """The full ``HFTokenizer`` (loaded on first call: 0.8-1.4 s, +288 MB)."""
+        if self._full is None:
+            self._full = self._full_loader()
+        return self._full
+
+    def _word_pieces(self, words: set[str]) -> np.ndarray:
+        """Original ids (int64, unique) of every vocabulary piece occurring in any of ``words``."""
+        q = self._q
+        m, width = q._max_chars, q._width
+        new = [w for w in words if w not in self._words]
+        if new:
+            subs: list[bytes] = []
+            owner: list[int] = []
+            for k, w in enumerate(new):
+                n = len(w)
+                for i in range(n):
+                    for j in range(i + 1, min(n, i + m) + 1):
+                        b = w[i:j].encode("utf-8")
+                        if len(b) <= width:
+                            subs.append(b)
+                            owner.append(k)
+            found: list[list[int]] = [[] for _ in new]
+            if subs:
+                cand = np.array(subs, dtype=f"S{width}")
+                pos = np.minimum(np.searchsorted(q._pieces, cand), len(q._pieces) - 1)
+                hit = np.flatnonzero(q._pieces[pos] == cand)
+                ids = np.asarray(q._ids[pos[hit]], dtype=np.int32)
+                for h, i in zip(hit.tolist(), ids.tolist()):
+                    found[owner[h]].append(i)
+            if len(self._words) + len(new) > _WORD_CACHE:
+                self._words.clear()
+            per = {w: np.array(f, dtype=np.int32) for w, f in zip(new, found)}
+            for w, a in per.items():
+                if len(w) <= _CACHE_WORD_CHARS:
+                    self._words[w] = a
+        else:
+            per = {}
+        parts = [per[w] if w in per else self._words[w] for w in words]
+        return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+    def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list]]:
+        """(ids, offsets) of each text through a Unigram over the batch's candidate pieces.
+        Texts holding an added token are left as None (the caller uses the full tokenizer)."""
+        from tokenizers.models import Unigram
+
+        q = self._q
+        exact = [q.exact_for(t) for t in texts]
+        words: set[str] = set()
+        for t, ok in zip(texts, exact):
+            if ok:
+                norm = self._norm.normalize_str(t) if self._norm else t
+                for w, _ in (self._pre.pre_tokenize_str(norm) if self._pre else [(norm, None)]):
+                    words.add(w)
+        with self._lock:
+            ids = self._word_pieces(words)
+            subset = np.unique(np.concatenate([q._always_ids, ids]))  # sorted: ids 0-3 stay first
+            rows = self._inv[subset]
+            vocab = [(q._pieces[r].decode("utf-8"), float(q._scores[i])) for r, i in zip(rows.tolist(), subset.tolist())]
+            tok.model = Unigram(vocab, q._unk_id, False)
+            todo = [t for t, ok in zip(texts, exact) if ok]
+            encs = iter(tok.encode_batch(todo, add_special_tokens=add_special_tokens) if todo else [])
+        out: list = []
+        for ok in exact:
+            if ok:
+                e = next(encs)
+                out.append((subset[np.asarray(e.ids, dtype=np.int64)].tolist(), e.offsets))
+            else:
+                out.append(None)
+        return out
+
+    # ------------------------------------------------------------------ the Tokenizer protocol
+    def token_spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Character spans of the tokens of each text (no special tokens), one batch."""
+        texts = list(texts)
+        res = self._encode(texts, False, self._spans_tok)
+        return [list(r[1]) if r is not None else self.full().token_spans(t) for t, r in zip(texts, res)]
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the tokens of ``text`` (no special tokens)."""
+        return self.token_spans_batch([text])[0]
+
+    def count(self, text: str, with_overhead: bool = False) -> int:
+        """Number of tokens of ``text``; with ``with_overhead`` as the model will see it."""
+        n = len(self.token_spans(text))
+        return n + self.overhead if with_overhead else n
+
+    def ids(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        """Token ids of ``text`` (not truncated)."""
+        r = self._encode([text], add_special_tokens, self._spans_tok)[0]
+        return r[0] if r is not None else self.full().ids(text, add_special_tokens)
+
+    def passage_ids(self, texts: Sequence[str]) -> list[list[int] | None]:
+        """Model input ids of each text (special tokens added, truncated at ``max_tokens``), or
+        None for a text the full tokenizer must encode (it holds an added token)."""
+        return [r[0] if r is not None else None for r in self._encode(list(texts), True, self._ids_tok)]
