@@ -443,7 +443,7 @@ def test_count_tokens_equals_the_full_tokenizer_without_loading_it():
     texts = ["The fog signal shall be started.", "最新のlintian 透镜", "حَبيبي يا", "",
              "Wie installiere ich Pakete? " * 30, "The keeper winds the fog bell clockwork. " * 120]
     light = [emb.count_tokens(t) for t in texts]
-    assert light == [emb.tokenizer.count(t) for t in texts]
+    assert light == [emb.full_tokenizer.count(t) for t in texts]
     assert light[-1] > 512
 
 
@@ -463,6 +463,6 @@ def test_passages_embed_without_loading_the_full_tokenizer(converted):
              "The keeper winds the fog bell clockwork. " * 120]
     light = fresh.embed_passages(texts, batch_size=2)
     assert fresh._tokenizer is None  # the full tokenizer was not loaded
-    fresh.tokenizer  # noqa: B018 - now load it: the full path
+    fresh.full_tokenizer  # noqa: B018 - now load it: the full path
     full = fresh.embed_passages(texts, batch_size=2)
     assert np.array_equal(light, full)

@@ -1,0 +1,84 @@
+"""The build's light tokenizer (pagerecall._spantok) against the full tokenizer: the same token
+spans, ids, chunks and vectors on the real demo PDFs, and on random and adversarial texts.
+Real model and tokenizer, no mocks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pagerecall.chunking import ChunkParams, chunk_document
+from pagerecall.config import Settings
+from pagerecall.embedding import load_embedder
+
+from tests.conftest import shared_path
+
+DEMO = ["maint-guide.en.pdf", "maint-guide.de.pdf", "maint-guide.ja.pdf", "c03-29.pdf", "linn.pdf"]
+
+
+@pytest.fixture(scope="module")
+def emb():
+    from pagerecall._bundled import BundledEmbedder
+
+    e = load_embedder(Settings.from_env())
+    if not isinstance(e, BundledEmbedder) or e._query_tok is None:
+        pytest.skip("not the bundled embedder with a light query tokenizer")
+    return e
+
+
+def _fresh(emb):
+    from pagerecall._bundled import BundledEmbedder
+
+    return BundledEmbedder(emb.name, emb.model_dir, emb.quantization, emb.converter_version, emb.encoder,
+                           emb.query_prefix, emb.passage_prefix, query_tokenizer=emb._query_tok)
+
+
+def test_spans_ids_chunks_and_vectors_equal_the_full_tokenizers_on_the_demo_pdfs(emb):
+    from pagerecall._spantok import LightTokenizer
+    from pagerecall.pdf import read_pdf
+
+    paths = [shared_path("corpora", "demo", n) for n in DEMO]
+    docs = [read_pdf(p, p.name, ocr="off") for p in paths]
+    light_emb = _fresh(emb)
+    light = light_emb.tokenizer
+    assert isinstance(light, LightTokenizer)
+    pages = [pg.text for d in docs for pg in d.pages]
+    spans = [s for a in range(0, len(pages), 64) for s in light.token_spans_batch(pages[a : a + 64])]
+    chunks = [chunk_document(d, light, ChunkParams()) for d in docs]
+    sample = [c.text for cs in chunks for c in cs[:40]]
+    light_vecs = light_emb.embed_passages(sample)
+    passage_ids = light.passage_ids([light.passage_prefix + t for t in sample])
+    assert light_emb._tokenizer is None  # the build never needed the 250k-piece vocabulary
+
+    full = light_emb.full_tokenizer
+    assert light.overhead == full.overhead and light.sha256 == full.sha256
+    assert spans == [s for a in range(0, len(pages), 64) for s in full.token_spans_batch(pages[a : a + 64])]
+    assert chunks == [chunk_document(d, full, ChunkParams()) for d in docs]
+    assert passage_ids == [e.ids for e in light_emb._passage_tok.encode_batch([full.passage_prefix + t for t in sample])]
+    assert np.array_equal(light_vecs, light_emb.embed_passages(sample))  # now through the full tokenizer
+
+
+def test_random_and_adversarial_texts_give_the_full_tokenizers_spans_and_ids(emb):
+    """Property test over many scripts; texts holding added tokens (``<mask>``, full-width
+    ``＜s＞`` that NFKC maps to ``<s>``) go to the full tokenizer and still agree; long texts are
+    truncated at 512 tokens alike."""
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    light = _fresh(emb).tokenizer
+    full = emb.full_tokenizer
+    fixed = ["", " ", "<mask> and <s>", "＜s＞ full width", "a\u0008b\ufeffc", "Caf\u0065\u0301 ﬁ ①",
+             "The keeper winds the fog bell clockwork. " * 150, "最新のlintian 透镜" * 60]
+    assert light.token_spans_batch(fixed) == full.token_spans_batch(fixed)
+    assert [light.count(t, True) for t in fixed] == [full.count(t, True) for t in fixed]
+    assert [light.ids(t) for t in fixed] == [full.ids(t) for t in fixed]
+    got = light.passage_ids(fixed)
+    assert got[2] is None and got[3] is None  # added tokens: the caller uses the full tokenizer
+    assert max(len(g) for g in got if g) == 512
+    alphabet = st.characters(min_codepoint=9, max_codepoint=0x1F64F, blacklist_categories=("Cs",))
+
+    @hsettings(max_examples=200, deadline=None)
+    @given(st.lists(st.text(alphabet=alphabet, max_size=120), min_size=1, max_size=4))
+    def check(texts: list[str]) -> None:
+        assert light.token_spans_batch(texts) == full.token_spans_batch(texts)
+
+    check()
