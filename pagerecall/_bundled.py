@@ -31,7 +31,8 @@ Where the memory of a query process goes (RSS deltas, psutil, same machine)
     onnxruntime session on the int8 graph: +132-147 MB (the 118 MB of weights, as loaded;
     ``enable_cpu_mem_arena=False``: the arena would keep its high-water mark, ~+290 MB after
     passage batches of 32 x 200 tokens); ``import onnxruntime``: ~30 MB;
-    the full tokenizer: +288 MB (its 250k-piece trie); the query tokenizer: a few MB
+    the full tokenizer: +288 MB (its 250k-piece trie; a build no longer loads it, see
+    ``pagerecall._spantok`` for the build's breakdown); the query tokenizer: a few MB
     (memory-mapped arrays, 12 MB of pieces of which only the pages searched are read).
     A whole cold query process (Python, numpy, onnxruntime, session, query tokenizer, one query):
     208-220 MB with the int8 graph (peak 267 MB while onnxruntime parses it), 172 MB with the
