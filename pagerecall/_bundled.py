@@ -212,12 +212,14 @@ def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = Tru
 
 
 class OrtEncoder:
-    """``run(batches)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64 (b, s)]``
-    → ``[last_hidden_state float32 (b, s, 384)]``, one batch after another (onnxruntime uses every
-    core inside a run). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
+    """``run(batches, pool=None)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64
+    (b, s)]`` → ``[last_hidden_state float32 (b, s, 384)]``, or ``[pool(hidden, mask)]`` when
+    ``pool`` is given, one batch after another (onnxruntime uses every core inside a run).
+    ``preferred_batch``: passages per batch for a write (32: ARCHITECTURE.md). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
     activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise."""
 
     name = "onnxruntime"
+    preferred_batch = 32
 
     def __init__(self, session: Any, batch_invariant: bool) -> None:
         import onnxruntime as ort
@@ -227,11 +229,12 @@ class OrtEncoder:
         self.version = ort.__version__
         self._lock = threading.Lock()
 
-    def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]], pool=None) -> list[np.ndarray]:
         out = []
         for ids, mask in batches:
             with self._lock:
-                out.append(self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0])
+                hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            out.append(hidden if pool is None else pool(hidden, mask))
         return out
 
 
@@ -274,6 +277,12 @@ class BundledEmbedder:
     @property
     def batch_invariant(self) -> bool:
         return bool(self.encoder.batch_invariant)
+
+    @property
+    def preferred_batch(self) -> int:
+        """Passages per model call that a write should use with this runtime (``OVEncoder``: 16,
+        ``OrtEncoder``: 32; see their docstrings)."""
+        return int(getattr(self.encoder, "preferred_batch", 32))
 
     def runtime_info(self) -> dict[str, Any]:
         """JSON-safe: ``runtime`` (``onnxruntime``/``openvino``), its ``version``, ``graph`` (the
@@ -345,12 +354,12 @@ class BundledEmbedder:
         order = sorted(range(len(ids)), key=lambda i: len(ids[i])) if sort_by_length else list(range(len(ids)))
         groups = [order[a : a + batch_size] for a in range(0, len(order), batch_size)]
         batches = [pad_batch([ids[i] for i in g]) for g in groups]
-        hidden = self.encoder.run(batches)
+        pooled = self.encoder.run(batches, mean_pool_normalize)
         vecs = np.empty((len(ids), self.dim), dtype=np.float32)
-        for g, (_, mask), h in zip(groups, batches, hidden):
-            if h.shape[0] != len(g) or h.shape[-1] != self.dim:
-                raise ModelError(f"{self.name} returned shape {h.shape}, expected ({len(g)}, *, {self.dim})")
-            vecs[g] = mean_pool_normalize(h, mask)
+        for g, v in zip(groups, pooled):
+            if v.shape != (len(g), self.dim):
+                raise ModelError(f"{self.name} returned vectors of shape {v.shape}, expected ({len(g)}, {self.dim})")
+            vecs[g] = v
         # fastembed's float32 result normalised once more, as the fastembed path did
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 

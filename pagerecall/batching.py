@@ -100,6 +100,9 @@ class EmbedLoop:
         self.cache = cache
         self.progress = progress
         self.invariant = bool(getattr(embedder, "batch_invariant", False))
+        # int8: EMBED_BATCH always (its cache keys are whole batches); batch-invariant runtimes
+        # take their own size (OpenVINO: 16, pagerecall._openvino.OVEncoder.preferred_batch)
+        self.batch = int(getattr(embedder, "preferred_batch", EMBED_BATCH)) if self.invariant else EMBED_BATCH
         tok = getattr(embedder, "tokenizer", None)
         self.overhead = int(getattr(tok, "overhead", 0) or 0)
         self.stats = EmbedStats()
@@ -204,7 +207,7 @@ class EmbedLoop:
         self.stats.rows += rows - len(missing)
         for a in range(0, len(missing), EMBED_GROUP):  # slices: progress on one huge file too
             part = missing[a : a + EMBED_GROUP]
-            got = self._embed([uniq[i] for i in part], [lengths[i] for i in part], EMBED_BATCH)
+            got = self._embed([uniq[i] for i in part], [lengths[i] for i in part], self.batch)
             vecs[part] = got
             if keys:
                 self._store([(keys[i], got[k : k + 1]) for k, i in enumerate(part)])

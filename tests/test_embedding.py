@@ -286,7 +286,7 @@ def test_passage_tokenizer_equals_fastembeds_own(embedder):
     from fastembed.common.preprocessor_utils import load_tokenizer
 
     own, _ = load_tokenizer(embedder.model_dir)
-    embedder.tokenizer  # noqa: B018 - loads the full tokenizer and the passage tokenizer
+    embedder.full_tokenizer  # noqa: B018 - loads the full tokenizer and the passage tokenizer
     shared = embedder._passage_tok
     texts = [f"passage: {t}" for t in MULTILINGUAL] + ["query: <mask> </s> ok", "long " * 700, "x"]
     from pagerecall._bundled import pad_batch
