@@ -44,6 +44,7 @@ import numpy as np
 from .config import Settings
 from .errors import ExtractionError
 from .index.corpus import DiskFile
+from .memory import release_free_heap
 from .preparing import Prepared, file_record, prefetch, prepare_file, rows_of
 from .tokenization import file_sha256
 
@@ -277,6 +278,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
         if pending_rows:
             writer.add_chunks(pending_rows)
             pending_rows.clear()
+            release_free_heap()  # the written batch's rows and Arrow buffers (pagerecall.memory)
         if pending_records:
             writer.upsert_file_records(pending_records)
             pending_records.clear()

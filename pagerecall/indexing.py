@@ -146,6 +146,9 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     then swap ``CURRENT``. Returns the new live generation's name; raises before the swap on
     any failure (the caller aborts the writer, the live generation is untouched)."""
     hook("before_finalize")
+    from .memory import release_free_heap
+
+    release_free_heap()  # the embed loop's freed batches, before finalize grows (pagerecall.memory)
     meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
     if hasattr(embedder, "runtime_info"):  # which runtime embedded, and why (pagerecall.runtimes)
         meta["embedding_runtime"] = embedder.runtime_info()
