@@ -109,7 +109,8 @@ class LightTokenizer:
         """Original ids (int64, unique) of every vocabulary piece occurring in any of ``words``."""
         q = self._q
         m, width = q._max_chars, q._width
-        new = [w for w in words if w not in self._words]
+        cached = {w: self._words[w] for w in words if w in self._words}  # before a clear below
+        new = [w for w in words if w not in cached]
         if new:
             subs: list[bytes] = []
             owner: list[int] = []
@@ -137,7 +138,7 @@ class LightTokenizer:
                     self._words[w] = a
         else:
             per = {}
-        parts = [per[w] if w in per else self._words[w] for w in words]
+        parts = [cached[w] if w in cached else per[w] for w in words]
         return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
     def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list]]:

@@ -82,3 +82,19 @@ def test_random_and_adversarial_texts_give_the_full_tokenizers_spans_and_ids(emb
         assert light.token_spans_batch(texts) == full.token_spans_batch(texts)
 
     check()
+
+
+def test_a_full_word_cache_is_cleared_without_losing_the_batchs_cached_words(emb, monkeypatch):
+    """Regression (whole-bench build, 2026-12-02): when a batch's new words overflowed the word
+    cache, the cache was cleared after the batch's already-cached words had been looked up as
+    "not new", and a KeyError failed the file. With a cache of 8 words, batches that share words
+    and bring new ones must keep giving the full tokenizer's spans."""
+    import pagerecall._spantok as spantok
+
+    monkeypatch.setattr(spantok, "_WORD_CACHE", 8)
+    light = _fresh(emb).tokenizer
+    full = emb.full_tokenizer
+    batches = [["the fog bell rings"], ["the fog signal which sounds (PostScript) twice"],
+               ["which bell, the fog or the signal? (PostScript) again and again"]]
+    for texts in batches:
+        assert light.token_spans_batch(texts) == full.token_spans_batch(texts)
