@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ANN index kinds side by side: ``python bench/ann_ab.py retrain|compare ...``.
 
-``retrain INDEX [--type IVF_PQ] [--sub 48] [--bits 8] [--refine R] [--nprobes N]``
+``retrain INDEX [--type IVF_PQ|IVF_RQ|IVF_SQ] [--sub 48] [--bits 8|1] [--refine R] [--nprobes N]``
     re-trains the ANN index of INDEX's live generation *in place* (drop ``vector_idx``, create the
     new one with :func:`pagerecall.index.ann.index_config`, rewrite ``meta.json``'s ``ann``). Use it
     on a copy (``cp -al`` of a synthetic index from ``bench/perf.py``, then real copies of every file
@@ -11,8 +11,8 @@
     one process, the same query vectors (``bench/perf.py``'s 200 mixed demo/SciFact queries, embedded
     once), interleaved query by query: ``Snapshot.vector_search`` at k=10 on each index (recall@10
     against an exact scan of BEFORE's table, index bypassed), and at ``--depth`` (the hybrid lane's
-    depth) for p50/p95 latency. ``--after-refine 20,20:40`` tries other refine factors (and nprobes after
-    the colon) on AFTER at query time (nothing rebuilt). No timing is asserted.
+    depth) for p50/p95 latency. ``--after-refine 20,20:40,20:40:accurate`` tries other refine factors (and
+    nprobes, and IVF_RQ's ``approx_mode``, after colons) on AFTER at query time (nothing rebuilt). No timing is asserted.
 ``rss INDEX [--queries 60]``
     where a warm server's memory goes: RSS (psutil) of one process after each step of what a resident
     server does (imports, open the snapshot, load the embedder, full-text queries, the first vector
@@ -56,8 +56,11 @@ def retrain(args) -> dict:
         for key in ("num_sub_vectors", "num_bits"):
             ann.pop(key, None)
         ann["type"] = "IVF_SQ"
+    elif args.type == "IVF_RQ":
+        ann.pop("num_sub_vectors", None)
+        ann.update(type="IVF_RQ", num_bits=args.bits or 1)
     else:
-        ann.update(type="IVF_PQ", num_sub_vectors=args.sub, num_bits=args.bits)
+        ann.update(type="IVF_PQ", num_sub_vectors=args.sub, num_bits=args.bits or 8)
     if args.refine:
         ann["refine_factor"] = args.refine
     if args.nprobes:
@@ -82,14 +85,18 @@ def compare(args) -> dict:
     before, after = open_snapshot(Path(args.before)), open_snapshot(Path(args.after))
     # each "R" or "R:P" tries refine factor R (and nprobes P) on AFTER at query time
     specs = args.after_refine.split(",") if args.after_refine else [str(after.ann["refine_factor"])]
-    refines = [tuple(int(x) for x in sp.split(":")) if ":" in sp else (int(sp), int(after.ann["nprobes"]))
-               for sp in specs]
+    refines = []
+    for sp in specs:  # "R", "R:P" or "R:P:MODE" (MODE: IVF_RQ's approx_mode)
+        parts = sp.split(":")
+        refines.append((int(parts[0]), int(parts[1]) if len(parts) > 1 else int(after.ann["nprobes"]),
+                        parts[2] if len(parts) > 2 else after.ann.get("approx_mode")))
     qv = load_embedder(_settings(Path(args.before))).embed_queries(_load_queries(args.queries))
-    sides = {"before": (before, None)} | {f"after_rf{r}_np{n}": (after, (r, n)) for r, n in refines}
+    sides = {"before": (before, None)} | {f"after_rf{r}_np{n}" + (f"_{m}" if m else ""): (after, (r, n, m))
+                                          for r, n, m in refines}
     for snap, rf in sides.values():  # warm: the index partitions get loaded once
         for v in qv[:20]:
             if rf:
-                snap.ann["refine_factor"], snap.ann["nprobes"] = rf
+                snap.ann["refine_factor"], snap.ann["nprobes"], snap.ann["approx_mode"] = rf
             snap.vector_search(v, args.depth)
     recall = {s: [] for s in sides}
     t10 = {s: [] for s in sides}
@@ -102,7 +109,7 @@ def compare(args) -> dict:
         for s in names:
             snap, rf = sides[s]
             if rf:
-                snap.ann["refine_factor"], snap.ann["nprobes"] = rf
+                snap.ann["refine_factor"], snap.ann["nprobes"], snap.ann["approx_mode"] = rf
             t0 = time.perf_counter()
             got = [c for c, _ in snap.vector_search(v, 10)]
             t10[s].append(time.perf_counter() - t0)
@@ -165,9 +172,9 @@ def main(argv: list[str] | None = None) -> int:
     sub = p.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("retrain")
     r.add_argument("index")
-    r.add_argument("--type", default="IVF_PQ", choices=["IVF_PQ", "IVF_SQ"])
+    r.add_argument("--type", default="IVF_PQ", choices=["IVF_PQ", "IVF_SQ", "IVF_RQ"])
     r.add_argument("--sub", type=int, default=48)
-    r.add_argument("--bits", type=int, default=8)
+    r.add_argument("--bits", type=int, help="bits per code: IVF_PQ 8 (per sub-vector), IVF_RQ 1 (per dimension)")
     r.add_argument("--refine", type=int)
     r.add_argument("--nprobes", type=int)
     c = sub.add_parser("compare")

@@ -1,6 +1,7 @@
-"""The ANN index kinds: IVF_SQ, and IVF_PQ (refined) from :data:`PQ_MIN_ROWS` rows when that is
-set (off by default); a generation keeps the kind it was built with, so an IVF_SQ generation
-answers unchanged beside an IVF_PQ one. Real LanceDB tables (small: a few seconds)."""
+"""The ANN index kinds: IVF_SQ, IVF_RQ (RaBitQ, refined) from :data:`RQ_MIN_ROWS` rows and IVF_PQ
+(refined) from :data:`PQ_MIN_ROWS` rows when those are set (off by default); a generation keeps the
+kind it was built with, so an IVF_SQ generation answers unchanged beside an IVF_PQ or IVF_RQ one.
+Real LanceDB tables (small: a few seconds)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pytest
 
 from pagerecall.index import ann as ann_mod
-from pagerecall.index.ann import ANN_MIN_ROWS, PQ_MIN_ROWS, ann_params, index_config
+from pagerecall.index.ann import ANN_MIN_ROWS, PQ_MIN_ROWS, RQ_MIN_ROWS, ann_params, index_config
 from pagerecall.index.layout import IndexStore
 from pagerecall.index.snapshot import open_snapshot
 from tests.test_store import file_record, make_rows, unit
@@ -17,7 +18,8 @@ from tests.test_store import file_record, make_rows, unit
 def test_ann_params_by_rows(monkeypatch):
     sq = ann_params(100_000, 384)
     assert sq["type"] == "IVF_SQ" and sq["num_partitions"] == 316 and sq["nprobes"] == 158
-    assert PQ_MIN_ROWS is None and ann_params(1_000_000, 384)["type"] == "IVF_SQ"  # PQ is off by default
+    assert PQ_MIN_ROWS is None and RQ_MIN_ROWS is None  # both off by default
+    assert ann_params(1_000_000, 384)["type"] == "IVF_SQ"
     monkeypatch.setattr(ann_mod, "PQ_MIN_ROWS", 250_000)
     pq = ann_params(1_000_000, 384)
     assert pq["type"] == "IVF_PQ" and pq["num_sub_vectors"] == 48 and pq["num_bits"] == 8
@@ -27,7 +29,13 @@ def test_ann_params_by_rows(monkeypatch):
     assert ann_params(250_000, 50)["type"] == "IVF_SQ"  # 50 dims do not split into 48 sub-vectors
     with pytest.raises(ValueError, match="needs rows"):
         ann_params(0, 384)
-    with pytest.raises(ValueError, match="IVF_SQ or IVF_PQ"):
+    monkeypatch.setattr(ann_mod, "RQ_MIN_ROWS", 500_000)  # RQ is checked first
+    rq = ann_params(500_000, 384)
+    assert rq["type"] == "IVF_RQ" and rq["num_bits"] == 1 and "num_sub_vectors" not in rq
+    assert rq["refine_factor"] > sq["refine_factor"]
+    assert ann_params(499_999, 384)["type"] == "IVF_PQ"
+    assert type(index_config(rq)).__name__ == "IvfRq"
+    with pytest.raises(ValueError, match="IVF_SQ, IVF_PQ or IVF_RQ"):
         index_config({**sq, "type": "IVF_HNSW"})
 
 
@@ -36,9 +44,11 @@ def _exact(snap, q, k):
         "column": "vector", "q": q, "k": k, "metric": "cosine", "use_index": False})
 
 
-def test_sq_and_pq_generations_side_by_side(tmp_path, monkeypatch):
-    """Gen 1 is IVF_SQ; gen 2 (the same rows plus 100, PQ threshold lowered for the test) is IVF_PQ.
-    Both answer: recall@10 against an exact scan >= 0.9, and the refined scores are exact cosines."""
+@pytest.mark.parametrize("kind", ["IVF_PQ", "IVF_RQ"])
+def test_sq_and_compressed_generations_side_by_side(tmp_path, monkeypatch, kind):
+    """Gen 1 is IVF_SQ; gen 2 (the same rows plus 100, the ``kind``'s threshold lowered for the test)
+    is IVF_PQ or IVF_RQ. Both answer: recall@10 against an exact scan >= 0.9, and the refined scores
+    are exact cosines."""
     dim, n = 48, ANN_MIN_ROWS + 300
     rng = np.random.default_rng(7)
     centers = rng.normal(size=(60, dim))
@@ -53,16 +63,16 @@ def test_sq_and_pq_generations_side_by_side(tmp_path, monkeypatch):
     gen1 = w.name
     assert meta1["ann"]["type"] == "IVF_SQ"
 
-    monkeypatch.setattr(ann_mod, "PQ_MIN_ROWS", ANN_MIN_ROWS)
+    monkeypatch.setattr(ann_mod, kind[-2:] + "_MIN_ROWS", ANN_MIN_ROWS)
     w = store.begin_generation(base=gen1)
     w.add_chunks(make_rows("b.pdf", 100, vecs[n:]))
     w.upsert_file_records([file_record("b.pdf", 100)])
     meta2 = w.finalize({"dim": dim})
     w.verify()
     store.swap(w.name)
-    assert meta2["ann"]["type"] == "IVF_PQ" and meta2["ann"]["num_sub_vectors"] == 48
+    assert meta2["ann"]["type"] == kind and meta2["ann"]["num_bits"] == (8 if kind == "IVF_PQ" else 1)
     kinds = [open_snapshot(store.path, g).chunks.stats.index_stats("vector_idx")["index_type"] for g in (gen1, w.name)]
-    assert kinds == ["IVF_SQ", "IVF_PQ"]  # what Lance holds, not only what meta.json says
+    assert kinds == ["IVF_SQ", kind]  # what Lance holds, not only what meta.json says
 
     for gen, rows in ((gen1, n), (w.name, n + 100)):
         snap = open_snapshot(store.path, gen)

@@ -93,29 +93,42 @@ PQ_REFINE_FACTOR = 40
 candidates re-scored exactly: k * 40 (the setting measured at 100k: module docstring)."""
 
 
+RQ_MIN_ROWS: int | None = None
+"""Rows from which the ANN index is IVF_RQ (RaBitQ) instead of IVF_SQ; None: never (see the module's
+decision record for the figures that decide it). Checked before :data:`PQ_MIN_ROWS`."""
+
+RQ_NUM_BITS = 1
+RQ_REFINE_FACTOR = 20
+"""IVF_RQ settings: RaBitQ with 1 bit per dimension (dim / 8 bytes per row: 48 bytes at 384-d,
+against IVF_SQ's 384), candidates re-scored exactly: k * 20 (module docstring)."""
+
+
 def ann_params(rows: int, dim: int) -> dict:
     """The ANN index for a table of ``rows`` rows of ``dim``-d vectors, as stored in a
-    generation's ``meta.json`` under ``ann``: ``{"type": "IVF_SQ" | "IVF_PQ", "metric": "cosine",
-    "num_partitions", "nprobes", "refine_factor", "trained_rows"}`` plus, for IVF_PQ,
-    ``num_sub_vectors`` and ``num_bits``. ``num_partitions = round(sqrt(rows))``; IVF_PQ from
-    :data:`PQ_MIN_ROWS` rows (when set; read at call time) if ``dim`` divides into
-    :data:`PQ_NUM_SUB_VECTORS` sub-vectors.
+    generation's ``meta.json`` under ``ann``: ``{"type": "IVF_SQ" | "IVF_PQ" | "IVF_RQ",
+    "metric": "cosine", "num_partitions", "nprobes", "refine_factor", "trained_rows"}`` plus
+    ``num_bits`` for IVF_RQ and IVF_PQ, and ``num_sub_vectors`` for IVF_PQ.
+    ``num_partitions = round(sqrt(rows))``; IVF_RQ from :data:`RQ_MIN_ROWS` rows (when set; read at
+    call time), else IVF_PQ from :data:`PQ_MIN_ROWS` rows (when set) if ``dim`` divides into
+    :data:`PQ_NUM_SUB_VECTORS` sub-vectors, else IVF_SQ.
     Raises ``ValueError`` for ``rows < 1``."""
     if rows < 1:
         raise ValueError(f"an ANN index needs rows, got {rows}")
     parts = max(1, round(math.sqrt(rows)))
     ann: dict = {"type": "IVF_SQ", "metric": "cosine", "num_partitions": parts, "nprobes": ann_nprobes(parts),
                  "refine_factor": REFINE_FACTOR, "trained_rows": int(rows)}
-    if PQ_MIN_ROWS is not None and rows >= PQ_MIN_ROWS and dim % PQ_NUM_SUB_VECTORS == 0:
+    if RQ_MIN_ROWS is not None and rows >= RQ_MIN_ROWS:
+        ann.update(type="IVF_RQ", num_bits=RQ_NUM_BITS, refine_factor=RQ_REFINE_FACTOR)
+    elif PQ_MIN_ROWS is not None and rows >= PQ_MIN_ROWS and dim % PQ_NUM_SUB_VECTORS == 0:
         ann.update(type="IVF_PQ", num_sub_vectors=PQ_NUM_SUB_VECTORS, num_bits=PQ_NUM_BITS,
                    refine_factor=PQ_REFINE_FACTOR)
     return ann
 
 
 def index_config(ann: dict):
-    """The LanceDB index configuration (``lancedb.index.IvfSq`` / ``IvfPq``) for the ``ann``
-    parameters of :func:`ann_params`. Raises ``ValueError`` for another index type."""
-    from lancedb.index import IvfPq, IvfSq
+    """The LanceDB index configuration (``lancedb.index.IvfSq`` / ``IvfPq`` / ``IvfRq``) for the
+    ``ann`` parameters of :func:`ann_params`. Raises ``ValueError`` for another index type."""
+    from lancedb.index import IvfPq, IvfRq, IvfSq
 
     common = dict(distance_type=ann["metric"], num_partitions=int(ann["num_partitions"]),
                   max_iterations=IVF_MAX_ITERATIONS, sample_rate=IVF_SAMPLE_RATE)
@@ -123,4 +136,6 @@ def index_config(ann: dict):
         return IvfSq(**common)
     if ann["type"] == "IVF_PQ":
         return IvfPq(num_sub_vectors=int(ann["num_sub_vectors"]), num_bits=int(ann["num_bits"]), **common)
-    raise ValueError(f"unknown ANN index type {ann['type']!r}: IVF_SQ or IVF_PQ")
+    if ann["type"] == "IVF_RQ":
+        return IvfRq(num_bits=int(ann["num_bits"]), **common)
+    raise ValueError(f"unknown ANN index type {ann['type']!r}: IVF_SQ, IVF_PQ or IVF_RQ")

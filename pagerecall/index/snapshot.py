@@ -210,6 +210,8 @@ class Snapshot:
             n = int(nprobes or self.ann.get("nprobes", 20))
             nearest.update(minimum_nprobes=n, maximum_nprobes=n,
                            refine_factor=int(self.ann.get("refine_factor", REFINE_FACTOR)))
+            if self.ann.get("approx_mode"):  # IVF_RQ only: "fast" | "normal" | "accurate"
+                nearest["approx_mode"] = self.ann["approx_mode"]
         tbl = self._read(self.chunks, columns=[*CHUNK_COLUMNS, "_distance"], nearest=nearest, **kwargs)
         dists = tbl.column("_distance").to_pylist()
         rows = tbl.drop_columns(["_distance"]).to_pylist()
