@@ -1,6 +1,7 @@
 """The ANN index's tuning record (layer 2): which index, from how many rows, how it is probed.
 
-ANN: IVF_SQ (IVF_PQ from :data:`PQ_MIN_ROWS` rows when that is set: :func:`ann_params`), cosine,
+ANN: IVF_SQ (IVF_RQ from :data:`RQ_MIN_ROWS`, IVF_PQ from :data:`PQ_MIN_ROWS` rows when those are
+  set: :func:`ann_params`), cosine,
   only from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
   (Lance's own default rule, ~71 at 5k rows, ~316 at 100k); ``nprobes`` from
   :func:`ann_nprobes` (half the partitions: real E5 vectors need it, see there); queries refine
@@ -40,12 +41,36 @@ IVF_PQ at scale (issue 13, footprint): built in, OFF by default (``PQ_MIN_ROWS =
   top 10 are found only by refining hundreds of candidates, and reading their full vectors costs
   more than SQ's scan. Real corpora have fewer near-duplicates, so this is a worst case, but it is
   the benchmark that sets the target, and PQ misses both bars there (recall >= SQ's, p50 <= ~1.3x).
-  Not measured: 1M (its retrain did not finish at load 13-15), IVF_RQ (RaBitQ, in lancedb 0.40).
+  Not measured: PQ at 1M (its retrain did not finish at load 13-15).
+
+IVF_RQ (RaBitQ) at scale (issue 13, footprint): built in, OFF by default (``RQ_MIN_ROWS = None``).
+  RaBitQ with 1 bit per dimension stores dim / 8 bytes per row (48 at 384-d); queries refine
+  ``k * refine_factor`` candidates with exact cosines. Measured (``bench/ann_ab.py``, as for PQ;
+  Intel Xeon, 2 cores, the lead's build at normal priority beside these niced runs, 2026-12-02):
+  * 1M synthetic index, warm server RSS (``rss``, load 9-10): after 60 full-text, 60 vector and 60
+    hybrid queries 650 MiB with IVF_RQ against 961 MiB with IVF_SQ (the vector steps add 170 MiB
+    against 492; index 67.5 MB on disk against 397 MB; training 308 s at load 4-9); after 3 deep
+    searches (the reranker) 744 against 1,084 MiB. RQ meets the 700 MiB bar where SQ does not.
+  * 100k, recall@10 against an exact scan and vector p50 at depth 50 (200 queries, interleaved,
+    load 4-10; SQ refine 5: 0.9995, 86-87 ms): RQ refine 5 / 10 / 20 / 40: recall 0.794 / 0.908 /
+    0.965 / 0.987, p50 0.83x / 1.15x / 1.57x / 2.32x. ``approx_mode="accurate"`` (Lance's RQ query
+    option; stored in the ``ann`` meta when set) changes nothing that counts: refine 10 / 20 / 40
+    0.910 / 0.966 / 0.988 at 0.98x / 1.50x / 2.25x. Build 14 s, 7.0 MB on disk (SQ: 38 MB).
+  * 1M, same measures (load 6-10; SQ refine 5 at 500 probes: recall 1.0, p50 133 ms): RQ refine
+    10 / 20 / 40: recall 0.792 / 0.893 / 0.954, p50 0.50x / 0.56x / 0.77x. At 1M the 1-bit scan of
+    half the partitions is much cheaper than SQ's (k=10 p50 48 ms against 111 ms), so refining
+    more candidates is affordable there: RQ_1M_MORE
+  Why off: at 100k no refine reaches IVF_SQ's recall within 0.01 below ~2.3x its latency (likely the
+  near-duplicate effect described for PQ, a hypothesis not isolated: 1-bit codes cannot order ~86
+  noisy copies of a passage, so the exact top 10 come only from refining hundreds of candidates). Not tried for lack of
+  time: 2 or 4 bits per dimension at 1M (96 / 192 bytes per row: +46 / +137 MiB at 1M, so 2 bits
+  at most might stay under 700 MiB; at 100k the 2-bit training took 102 s, 4-bit 34 s, load ~9).
   The kind and its parameters go into the generation's ``ann`` meta, which the query reads
-  (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of either
-  kind answers as built; setting :data:`PQ_MIN_ROWS` turns PQ on for new generations.
-  Commands: ``bench/ann_ab.py retrain COPY --sub 96 --refine 20``, ``compare SQ_COPY PQ_COPY
-  --after-refine 10,20,20:40``, ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
+  (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of any
+  kind answers as built; setting :data:`RQ_MIN_ROWS` or :data:`PQ_MIN_ROWS` turns that kind on for
+  new generations.
+  Commands: ``bench/ann_ab.py retrain COPY --sub 96 --refine 20`` (``--type IVF_RQ [--bits 1]``),
+  ``compare SQ_COPY PQ_COPY --after-refine 10,20,20:40`` (``R:P:accurate`` for RQ's approx_mode), ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
 """
 
 from __future__ import annotations

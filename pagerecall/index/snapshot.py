@@ -36,8 +36,8 @@ Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of 
   searcher and caches) +144; the first vector query +281 and 59 more +202 (Lance's index cache
   filling with the 397 MB IVF_SQ index as partitions are probed; nothing else grows); 60 hybrid
   queries +8; 3 deep searches (the reranker) +94: 1,060 MiB. At 100k the vector steps add 92 MiB
-  with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run; see :mod:`pagerecall.index.ann` for why PQ
-  is off). The embedder's own split is in :mod:`pagerecall._bundled`.
+  with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run); at 1M 492 MiB with IVF_SQ and 170 MiB with
+  IVF_RQ 1-bit (load 9-10; see :mod:`pagerecall.index.ann` for why PQ and RQ are off). The embedder's own split is in :mod:`pagerecall._bundled`.
 """
 
 from __future__ import annotations
@@ -184,8 +184,8 @@ class Snapshot:
         query (1-2 ms more than ids alone against 7-8 ms for a separate read of 50 ids, measured on a
         13,842-chunk index).
 
-        ``vec`` float32 (dim,). Without ``files``: the ANN index (IVF_SQ or IVF_PQ, as the
-        generation's ``ann`` meta says) with exact re-scoring (its refine_factor), else an exact
+        ``vec`` float32 (dim,). Without ``files``: the ANN index (IVF_SQ, IVF_PQ or IVF_RQ, as
+        the generation's ``ann`` meta says, with its ``approx_mode`` when set) with exact re-scoring (its refine_factor), else an exact
         scan. With ``files`` (relative paths): an exact prefiltered scan of those files only,
         correct however small the scope. ``nprobes``
         overrides the generation's IVF probes (more: higher recall, slower). Raises
