@@ -59,12 +59,18 @@ IVF_RQ (RaBitQ) at scale (issue 13, footprint): built in, OFF by default (``RQ_M
   * 1M, same measures (load 6-10; SQ refine 5 at 500 probes: recall 1.0, p50 133 ms): RQ refine
     10 / 20 / 40: recall 0.792 / 0.893 / 0.954, p50 0.50x / 0.56x / 0.77x. At 1M the 1-bit scan of
     half the partitions is much cheaper than SQ's (k=10 p50 48 ms against 111 ms), so refining
-    more candidates is affordable there: RQ_1M_MORE
-  Why off: at 100k no refine reaches IVF_SQ's recall within 0.01 below ~2.3x its latency (likely the
+    more candidates is affordable there; refine 80 and 160 at 1M are not measured yet (that run was
+    starved by normal-priority jobs at load 12-13 and did not finish in time).
+  Why off: no measured setting meets all three bars (RSS <= 700 MiB at 1M, recall@10 within 0.01
+  of IVF_SQ's, p50 <= ~1.3x): at 1M refine 40 is fast but 0.05 short of SQ's recall; at 100k no
+  refine reaches IVF_SQ's recall within 0.01 below ~2.3x its latency (likely the
   near-duplicate effect described for PQ, a hypothesis not isolated: 1-bit codes cannot order ~86
   noisy copies of a passage, so the exact top 10 come only from refining hundreds of candidates). Not tried for lack of
   time: 2 or 4 bits per dimension at 1M (96 / 192 bytes per row: +46 / +137 MiB at 1M, so 2 bits
   at most might stay under 700 MiB; at 100k the 2-bit training took 102 s, 4-bit 34 s, load ~9).
+  Next step: ``compare SQ_1M RQ_1M --after-refine 80,160``; if a refine reaches recall >= 0.99 at
+  p50 <= ~1.3x (and ``rss`` stays <= 700 MiB with it), set :data:`RQ_REFINE_FACTOR` to it and
+  :data:`RQ_MIN_ROWS` above 100k (where RQ fails) and at most 1M (where it would pass).
   The kind and its parameters go into the generation's ``ann`` meta, which the query reads
   (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of any
   kind answers as built; setting :data:`RQ_MIN_ROWS` or :data:`PQ_MIN_ROWS` turns that kind on for
