@@ -11,7 +11,10 @@ How a document is cut
    *span* them, e.g. ``page_start=3, page_end=5`` around an image-only page 4).
 2. **Tokens, page by page.** Each contributing page is tokenised on its own, in batches
    (``token_spans_batch``), never the whole document at once (DATA.md: one call over a 2,400-page
-   manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers.
+   manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers. A
+   page that begins with a control character the normalizer drops (U+000B, U+0008, ...) is
+   tokenised with a space in front, because the tokenizer's offsets leave such characters out
+   (``_page_spans``).
 3. **The joined text.** Conceptually the contributing pages are joined by a single ``"\\n"``
    (never ``"\\f"``: PyMuPDF text contains form feeds inside pages). A chunk spanning pages
    ``a < b`` has the text ``"\\n".join([A[char_start:], *middle_texts, B[:char_end]])`` where
@@ -37,8 +40,8 @@ How a document is cut
    chunk before it when the merged text fits ``B``; otherwise that chunk ends earlier by the
    missing tokens and the plan resumes from there. Only if that would leave the chunk before
    below ``min_tokens`` itself is a short tail kept. Likewise a chunk before the tail that
-   re-tokenises below ``min_tokens`` (e.g. on a page with U+0008, whose offsets the tokenizer
-   shifts) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
+   re-tokenises below ``min_tokens`` (e.g. cut inside a word, or on a page whose characters the
+   normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
    at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
@@ -202,6 +205,29 @@ _PROBE_WORDS = [("abc", "def"), ("Привет", "мир"), ("日本", "語"), (
 _exact_cache: "weakref.WeakKeyDictionary[object, bool]" = weakref.WeakKeyDictionary()
 
 
+def _page_spans(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+    """``tokenizer.token_spans_batch(texts)`` with offsets that are right at the start of a text.
+
+    The multilingual-e5 tokenizer reports the offsets of a text that *begins* with characters
+    its normalizer drops (the C0 controls U+0001-U+0008, U+000B, U+000E-U+001F and U+007F,
+    U+008F, U+009F; measured over U+0000-U+2FFFF) as if they were absent: ``"\\x0bthe x"`` gives
+    ``(0, 3), (3, 5)`` instead of ``(0, 4), (4, 6)``, so every cut on such a page would land
+    one character early (inside a word, or a sentence end marked on the wrong token). Dropped
+    characters after the first are counted correctly. So a text whose first character is
+    outside ``_REGULAR_RE`` is tokenised with a space in front (the same tokens: the
+    Metaspace pre-tokenizer puts a "▁" before every text that lacks one; the token counts were
+    equal for every first character in that range, and ``tests/test_chunking.py`` checks the
+    BMP) and its offsets are moved back by one (the space itself maps to offset 0). Other
+    texts are tokenised as they are.
+    """
+    lead = [bool(t) and _REGULAR_RE.fullmatch(t[0]) is None for t in texts]
+    out = tokenizer.token_spans_batch([" " + t if f else t for t, f in zip(texts, lead)])
+    for i, f in enumerate(lead):
+        if f:
+            out[i] = [(s - 1 if s else 0, e - 1 if e else 0) for s, e in out[i]]
+    return out
+
+
 def _whitespace_exact(tokenizer: Tokenizer) -> bool:
     """True when ``tokenizer`` splits words at the ``_CLEAN_WS`` characters, so that the token
     count of a text cut at such whitespace equals the count of its tokens in context (checked
@@ -267,7 +293,7 @@ class _Planner:
         chars = 0
         for i, t in enumerate(texts + [None]):  # None: flush the last batch
             if batch and (t is None or len(batch) == _PAGE_BATCH or chars + len(t) > window):
-                for j, spans in zip(batch, tokenizer.token_spans_batch([texts[j] for j in batch])):
+                for j, spans in zip(batch, _page_spans(tokenizer, [texts[j] for j in batch])):
                     self._add_page(j, texts[j], spans)
                 batch, chars = [], 0
             if t is None:
@@ -302,7 +328,7 @@ class _Planner:
                 else:
                     clean = False
             piece = text[a:b]
-            spans = self.tokenizer.token_spans(piece)
+            spans = _page_spans(self.tokenizer, [piece])[0]
             m = len(spans)
             if b >= n:
                 while m and not piece[spans[m - 1][0] : spans[m - 1][1]].strip():

@@ -152,8 +152,8 @@ _SHORT_TAIL = Document(
 @given(documents(), chunk_params())
 @example(_SHORT_TAIL, ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=3))
 @example(_SHORT_TAIL, ChunkParams(max_tokens=9, overlap_tokens=0, min_tokens=3))  # merged instead
-# the same for a first chunk: U+0008 shifts the tokenizer's offsets, so the planned 12 tokens
-# re-tokenised to 11; the chunk must end later
+# the same for a first chunk: U+0008 shifted the tokenizer's offsets (before chunking._page_spans
+# corrected them), so the planned 12 tokens re-tokenised to 11; the chunk must end later
 @example(
     Document(
         path="dir/doc.pdf",
@@ -166,8 +166,21 @@ def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
 
+# Found by hypothesis: page 2 begins with U+000B, which the tokenizer's normalizer drops and
+# its offsets then leave out, so every token of that page was mapped one character early. The
+# "." of "e.g." was taken for the end of "▁manual", the first chunk ended inside "manual" and
+# the 1-token overlap ". manua" re-tokenised to 4 tokens (chunking._page_spans fixes the offsets).
+_SHIFTED_PAGE = Document(
+    path="dir/doc.pdf",
+    kind="pdf",
+    pages=(Page(1, "the the the the the the ", None, "ok"), Page(2, "\x0bthe the the the e.g. manual the ", None, "ok")),
+)
+
+
 @PROPS
 @given(documents(), chunk_params())
+@example(_SHIFTED_PAGE, ChunkParams(max_tokens=16, overlap_tokens=1, min_tokens=0))
+@example(_SHIFTED_PAGE, ChunkParams(max_tokens=12, overlap_tokens=2, min_tokens=0))  # overlap on page 2
 def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
     offsets, text = global_offsets(doc), joined(doc)
@@ -281,6 +294,41 @@ def test_regular_characters_are_left_alone_by_the_bundled_normalizer() -> None:
     # and the clean whitespace always splits words
     for c in _CLEAN_WS:
         assert len(TOK.token_spans(f"abc{c}def")) == len(TOK.token_spans("abc")) + len(TOK.token_spans("def"))
+
+
+@pytest.mark.parametrize("lead", ["\x01", "\x08", "\x0b", "\x1c", "\x1f", "\x7f", "\x9f", "\x0b\x0b"])
+def test_a_page_starting_with_a_dropped_control_character_is_cut_as_without_it(lead: str) -> None:
+    """The tokenizer's offsets leave out control characters its normalizer drops at the start
+    of a text; the chunks must be those of the page without them, moved by ``len(lead)``."""
+    body = "The keeper's lamp burns e.g. at dusk. Fog signals sound! Données, Straße: naïve? " * 6
+    params = ChunkParams(max_tokens=14, overlap_tokens=3, min_tokens=4)
+    plain = chunk_document(_doc(body), TOK, params)
+    led = chunk_document(_doc(lead + body), TOK, params)
+    check_invariants(_doc(lead + body), led, params)
+    assert len(plain) > 5
+    n = len(lead)
+    kept = lead.lstrip()  # a chunk never starts with whitespace: U+000B and U+001C-U+001F are
+    assert [(c.text, c.char_start, c.char_end, c.n_tokens) for c in led] == [
+        (kept + c.text if i == 0 else c.text, c.char_start + n if i else n - len(kept), c.char_end + n, c.n_tokens)
+        for i, c in enumerate(plain)
+    ]
+
+
+def test_a_leading_space_leaves_the_tokens_alone_whatever_the_first_character() -> None:
+    """``chunking._page_spans`` tokenises a page that begins with a character outside the
+    regular set with a space in front; that must give the same number of tokens, and offsets
+    (moved back by one) that count the first character, for every first character (BMP)."""
+    from pagerecall.chunking import _REGULAR_RE
+
+    firsts = [chr(cp) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000 and not _REGULAR_RE.fullmatch(chr(cp))]
+    assert len(firsts) > 1000
+    texts = [f + "the x" for f in firsts]
+    plain = TOK.token_spans_batch(texts)
+    spaced = TOK.token_spans_batch([" " + t for t in texts])
+    assert [len(a) for a in plain] == [len(b) for b in spaced]
+    # the last token, " x", moved back by the space: characters len(f) + 3 .. len(f) + 5 of the text
+    wrong = [hex(ord(f)) for f, b in zip(firsts, spaced) if (b[-1][0] - 1, b[-1][1] - 1) != (len(f) + 3, len(f) + 5)]
+    assert not wrong, wrong[:20]
 
 
 # ---------------------------------------------------------------------------------------------
