@@ -25,7 +25,10 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    text is kept as extracted, never indexed, and a miss over it is never trusted; without
    text, ``image_only`` when images cover at least :data:`IMAGE_COVER_MIN` of the page
    area, else ``empty``; ``ocr`` when an image-only or garbled page got its text from
-   Tesseract (see :func:`ocr_available`).
+   Tesseract (see :func:`ocr_available`). :func:`read_pdf` OCRs a file's pages after its
+   loop, all in one child interpreter (:mod:`pagerecall.pdf_ocr`: Tesseract in MuPDF holds
+   the GIL, which would stall a build's embedding thread); :func:`read_pdf_page` OCRs its one
+   page in process. The text is the same either way.
 
 Labels are ``page.get_label()`` (``None`` when the PDF defines none), decoded and checked by
 :func:`clean_label` (never shown when not printable text).
@@ -347,20 +350,25 @@ def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | N
     try:
         n = _page_total(doc, rel)
         pages: list[Page] = []
-        warnings: list[str] = []
+        notes: list[str | None] = []
         failed = 0
         fonts: dict = {}
+        ocr_later: list[int] = []  # 0-based indexes of pages OCR'd after the loop, in a child process
         for index in range(n):
             try:
-                page, note = _extract_page(doc, index, ocr_cfg, fonts)
+                page, note = _extract_page(doc, index, ocr_cfg, fonts, ocr_later)
             except Exception as exc:
                 failed += 1
                 page, note = Page(number=index + 1, text="", status="empty"), (
                     f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an empty page"
                 )
             pages.append(page)
-            if note:
-                warnings.append(note)
+            notes.append(note)
+        if ocr_later and ocr_cfg is not None:
+            from .pdf_ocr import ocr_in_child
+
+            ocr_in_child(doc, path, password, ocr_cfg, ocr_later, pages, notes)
+        warnings = [note for note in notes if note]
         if failed == n:
             raise ExtractionError(rel, "page_tree_error", f"none of the {n} pages could be loaded: {warnings[0]}")
         repaired = bool(doc.is_repaired)
@@ -436,9 +444,11 @@ def read_pdf_page(
 
 
 def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
-                  fonts: dict | None = None) -> tuple[Page, str | None]:
+                  fonts: dict | None = None, ocr_later: list[int] | None = None) -> tuple[Page, str | None]:
     """Page ``index`` (0-based) -> (Page with 1-based number, optional warning). ``fonts``
-    is :func:`pagerecall.pdf_fonts.cmapless_share`'s cache for the pages of one document."""
+    is :func:`pagerecall.pdf_fonts.cmapless_share`'s cache for the pages of one document.
+    With ``ocr_later`` (a list), a page that needs OCR is not OCR'd here: its index is appended
+    and its ``garbled``/``image_only`` page returned, for :func:`pagerecall.pdf_ocr.ocr_in_child`."""
     page = doc.load_page(index)
     label = _label(page)
     data = upright(page.get_textpage(flags=_text_flags()).extractDICT(), page)
@@ -451,11 +461,17 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
         garbled = Page(number=number, text=text, label=label, status="garbled")
         if ocr_cfg is None:
             return garbled, None
+        if ocr_later is not None:
+            ocr_later.append(index)
+            return garbled, None
         return _ocr_page(page, number, label, ocr_cfg, garbled)
     if _image_cover(page) < IMAGE_COVER_MIN:
         return Page(number=number, text="", label=label, status="empty"), None
     image_only = Page(number=number, text="", label=label, status="image_only")
     if ocr_cfg is None:
+        return image_only, None
+    if ocr_later is not None:
+        ocr_later.append(index)
         return image_only, None
     return _ocr_page(page, number, label, ocr_cfg, image_only)
 
@@ -467,12 +483,12 @@ def _ocr_page(page: Any, number: int, label: str | None, ocr_cfg: OcrConfig, fal
         tp = page.get_textpage_ocr(
             flags=_text_flags(), language=ocr_cfg.language, dpi=ocr_cfg.dpi, full=True, tessdata=ocr_cfg.tessdata
         )
-        ocr_text = _normalise(ordered_text(upright(tp.extractDICT(), page)))
+        data: dict | str = tp.extractDICT()
     except Exception as exc:
-        return fallback, f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
-    if not ocr_text:
-        return fallback, None
-    return Page(number=number, text=ocr_text, label=label, status="ocr"), None
+        data = f"{type(exc).__name__}: {exc}"
+    from .pdf_ocr import ocr_result
+
+    return ocr_result(page, label, fallback, data)
 
 
 def _label(page: Any) -> str | None:
