@@ -5,8 +5,9 @@ Each build runs ``pagerecall.indexing.build`` in a fresh child process whose ``P
 the checkout under test (``--before``: e.g. a worktree of main; ``--after``: this one), into a
 fresh index; the two alternate ``--rounds`` times (before, after, before, after, ...) so that
 load from other jobs falls on both alike. Per build: wall seconds (``build`` alone, the model
-load included), CPU seconds and peak RSS of the child process (``getrusage``; the CPU of the
-token recount, if any, included), passages in the index,
+load included), CPU seconds of the child process and of its own children (the OCR child
+processes; ``cpu_children_s`` alone) and its peak RSS (``getrusage``; the CPU of the token
+recount, if any, included), passages in the index,
 passages the model embedded, and tokens the model computed including padding. For a checkout
 whose report has no ``tokens_embedded`` (before the embed loop of issue 23), the tokens are
 recomputed from the index rows the way that code batched them: per file (batch-invariant
@@ -60,7 +61,9 @@ if out["tokens_embedded"] is None:
     out["tokens_embedded"] = tok
     out["tokens_recomputed"] = True
 ru = resource.getrusage(resource.RUSAGE_SELF)
-out["cpu_s"] = round(ru.ru_utime + ru.ru_stime, 1)
+rc = resource.getrusage(resource.RUSAGE_CHILDREN)
+out["cpu_s"] = round(ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime, 1)
+out["cpu_children_s"] = round(rc.ru_utime + rc.ru_stime, 1)
 out["peak_rss_mib"] = round(ru.ru_maxrss / 1024)
 print(json.dumps(out))
 """
