@@ -65,7 +65,7 @@ def subset(pdf: Path, pages: str, folder: Path) -> Path:
 
 def run(checkout: Path, pdf: Path, lang: str) -> dict:
     env = dict(os.environ, PYTHONPATH=str(checkout))
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(pdf), lang], env=env, cwd=checkout,
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(pdf), lang], env=env, cwd=checkout, check=False,
                           capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"read_pdf with {checkout} failed:\n{proc.stderr[-3000:]}")

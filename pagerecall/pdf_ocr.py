@@ -25,7 +25,7 @@ line): ``{"path": str, "password": str | null, "indexes": [int, ...] (0-based),
 from __future__ import annotations
 
 import json
-import logging
+import os
 import pickle
 import signal
 import subprocess
@@ -33,13 +33,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pagerecall.pdf import OcrConfig, _normalise, _open, _pymupdf, _text_flags
+from pagerecall.pdf import OcrConfig, _normalise, _open, _text_flags
 from pagerecall.pdf_layout import ordered_text, upright
 from pagerecall.types import Page
 
-__all__ = ["OCR_BASE_SECONDS", "OCR_SECONDS_PER_PAGE", "OCR_WALL_FACTOR", "ocr_dicts", "ocr_in_child", "ocr_result", "main"]
-
-_log = logging.getLogger(__name__)
+__all__ = ["OCR_BASE_SECONDS", "OCR_SECONDS_PER_PAGE", "OCR_WALL_FACTOR", "main", "ocr_dicts", "ocr_in_child", "ocr_result"]
 
 OCR_BASE_SECONDS = 120.0
 """Fixed part of the child's CPU-time limit, CPU seconds (interpreter and PyMuPDF start-up:
@@ -123,7 +121,7 @@ def ocr_dicts(path: Path, password: str | None, indexes: list[int], language: st
     package_parent = str(Path(__file__).resolve().parent.parent)
     failure = None
     try:
-        proc = subprocess.run([sys.executable, "-m", "pagerecall.pdf_ocr"], input=request, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "pagerecall.pdf_ocr"], input=request, capture_output=True, check=False,
                               timeout=timeout, cwd=package_parent)
         stdout = proc.stdout
         if proc.returncode == -getattr(signal, "SIGXCPU", 0):  # RLIMIT_CPU reached
@@ -184,6 +182,12 @@ def main() -> int:
     Exit code 0 when every page was attempted (a page whose OCR raised gets an ``"error"``
     frame), 1 when the request is bad or the PDF cannot be opened (the reason on stderr).
     """
+    # frames go to the original stdout; anything else printed there (PyMuPDF's messages,
+    # Tesseract, C libraries) goes to stderr, so that it cannot corrupt a frame
+    out = os.fdopen(os.dup(1), "wb")
+    sys.stdout.flush()
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     try:
         req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         path, indexes = Path(req["path"]), [int(i) for i in req["indexes"]]
@@ -191,9 +195,8 @@ def main() -> int:
         doc = _open(path, path.name, req.get("password"))
     except Exception as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        out.close()
         return 1
-    _pymupdf()
-    out = sys.stdout.buffer
     flags = _text_flags()
     try:
         for index in indexes:
@@ -208,6 +211,7 @@ def main() -> int:
             out.flush()
     finally:
         doc.close()
+        out.close()
     return 0
 
 
