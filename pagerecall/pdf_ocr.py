@@ -121,8 +121,8 @@ def ocr_dicts(path: Path, password: str | None, indexes: list[int], language: st
     package_parent = str(Path(__file__).resolve().parent.parent)
     failure = None
     try:
-        proc = subprocess.run([sys.executable, "-m", "pagerecall.pdf_ocr"], input=request, capture_output=True, check=False,
-                              timeout=timeout, cwd=package_parent)
+        proc = subprocess.run([sys.executable, "-m", "pagerecall.pdf_ocr"], input=request, capture_output=True,
+                              check=False, timeout=timeout, cwd=package_parent)
         stdout = proc.stdout
         if proc.returncode == -getattr(signal, "SIGXCPU", 0):  # RLIMIT_CPU reached
             failure = f"TimeoutError: the OCR process used more than {cpu_limit:.0f} CPU-s and was stopped"
