@@ -37,7 +37,9 @@ from pagerecall.pdf import OcrConfig, _normalise, _open, _text_flags
 from pagerecall.pdf_layout import ordered_text, upright
 from pagerecall.types import Page
 
-__all__ = ["OCR_BASE_SECONDS", "OCR_SECONDS_PER_PAGE", "OCR_WALL_FACTOR", "main", "ocr_dicts", "ocr_in_child", "ocr_result"]
+__all__ = [
+    "OCR_BASE_SECONDS", "OCR_SECONDS_PER_PAGE", "OCR_WALL_FACTOR", "main", "ocr_dicts", "ocr_in_child", "ocr_result",
+]
 
 OCR_BASE_SECONDS = 120.0
 """Fixed part of the child's CPU-time limit, CPU seconds (interpreter and PyMuPDF start-up:
@@ -127,7 +129,8 @@ def ocr_dicts(path: Path, password: str | None, indexes: list[int], language: st
         if proc.returncode == -getattr(signal, "SIGXCPU", 0):  # RLIMIT_CPU reached
             failure = f"TimeoutError: the OCR process used more than {cpu_limit:.0f} CPU-s and was stopped"
         elif proc.returncode != 0:
-            failure = f"ChildProcessError: the OCR process ended with exit code {proc.returncode}" + _last_line(proc.stderr)
+            failure = (f"ChildProcessError: the OCR process ended with exit code {proc.returncode}"
+                       + _last_line(proc.stderr))
     except subprocess.TimeoutExpired as exc:
         stdout = exc.stdout or b""
         failure = f"TimeoutError: the OCR process took more than {timeout:.0f} s and was stopped"

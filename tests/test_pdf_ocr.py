@@ -63,7 +63,10 @@ def test_main_thread_runs_python_while_ocr_runs(eng):
     held the GIL and the main thread got almost none (measured: see CHANGELOG)."""
     path = shared_path("corpora", "demo", "linn.pdf")
     result: dict = {}
-    worker = threading.Thread(target=lambda: result.update(doc=read_pdf(path, "linn.pdf", ocr="on", ocr_language="eng")))
+    def read() -> None:
+        result["doc"] = read_pdf(path, "linn.pdf", ocr="on", ocr_language="eng")
+
+    worker = threading.Thread(target=read)
     children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     spin0 = time.thread_time()
     worker.start()
