@@ -39,7 +39,8 @@ How a document is cut
    in context, 1 alone) can re-tokenise below ``min_tokens``. Such a tail is merged into the
    chunk before it when the merged text fits ``B``; otherwise that chunk ends earlier by the
    missing tokens and the plan resumes from there. Only if that would leave the chunk before
-   below ``min_tokens`` itself is a short tail kept. Likewise a chunk before the tail that
+   below ``min_tokens`` itself, or no earlier end re-tokenises within ``min_tokens..B``, is a
+   short tail kept. Likewise a chunk before the tail that
    re-tokenises below ``min_tokens`` (e.g. cut inside a word, or on a page whose characters the
    normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.

@@ -79,9 +79,19 @@ def check_invariants(doc: Document, chunks: list[Chunk], params: ChunkParams) ->
         assert c.label_end == by_number[c.page_end].label
         spanned = [p for p in pages if c.page_start <= p.number <= c.page_end]
         assert c.ocr == any(p.status == "ocr" for p in spanned)
-    # minimum size: no small chunk unless it is the only one
+    # minimum size: no small chunk unless it is the only one, or the documented exception
+    # (chunking step 6): a last chunk that re-tokenises short and cannot be merged into the
+    # chunk before (the merged text exceeds max_tokens); ending that chunk earlier is tried,
+    # but it can fail for want of a word or sentence end that re-tokenises in range
     if len(chunks) > 1:
-        assert all(c.n_tokens >= params.min_tokens for c in chunks), [c.n_tokens for c in chunks]
+        for i, c in enumerate(chunks):
+            if c.n_tokens >= params.min_tokens:
+                continue
+            sizes = [x.n_tokens for x in chunks]
+            assert i == len(chunks) - 1, sizes
+            prev = chunks[i - 1]
+            start, end = g_span(global_offsets(doc), prev)[0], g_span(global_offsets(doc), c)[1]
+            assert len(TOK.token_spans(joined(doc)[start:end])) > params.max_tokens, sizes
     # document order, and coverage of every non-whitespace character
     spans = [g_span(offsets, c) for c in chunks]
     assert all(a[0] < b[0] and a[1] < b[1] for a, b in zip(spans, spans[1:]))
