@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
+
+from pipeline_ab import run_in_checkout  # bench/pipeline_ab.py (this folder is on sys.path)
 
 CHILD = r"""
 import json, resource, sys, threading, time
@@ -64,14 +62,7 @@ def subset(pdf: Path, pages: str, folder: Path) -> Path:
 
 
 def run(checkout: Path, pdf: Path, lang: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(pdf), lang], env=env, cwd=checkout, check=False,
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"read_pdf with {checkout} failed:\n{proc.stderr[-3000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["load"] = os.getloadavg()
-    return out
+    return run_in_checkout(checkout, CHILD, [str(pdf), lang], "read_pdf")
 
 
 def main() -> int:
@@ -88,9 +79,8 @@ def main() -> int:
         runs = []
         for r in range(args.rounds):
             for name, checkout in (("before", args.before), ("after", args.after)):
-                t0 = time.perf_counter()
                 res = run(checkout.resolve(), pdf, args.lang)
-                res.update(which=name, round=r, process_wall_s=round(time.perf_counter() - t0, 1))
+                res.update(which=name, round=r)
                 print(json.dumps(res), flush=True)
                 runs.append(res)
     print(json.dumps({"pdf": str(args.pdf), "pages": args.pages, "runs": runs}, indent=1))

@@ -69,17 +69,23 @@ print(json.dumps(out))
 """
 
 
-def run(checkout: Path, corpus: Path, index: Path, runtime: str) -> dict:
+def run_in_checkout(checkout: Path, code: str, argv: list[str], what: str) -> dict:
+    """Run ``code`` (Python source printing a JSON line last) in a fresh interpreter whose
+    ``PYTHONPATH`` is ``checkout``; its JSON plus ``process_wall_s`` and ``load``. Exits naming
+    ``what`` when the child fails. Shared with ``bench/ocr_ab.py``."""
     env = dict(os.environ, PYTHONPATH=str(checkout))
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(corpus), str(index), runtime], env=env, cwd=checkout,
-                          capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", code, *argv], env=env, cwd=checkout, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise SystemExit(f"build with {checkout} failed:\n{proc.stderr[-3000:]}")
+        raise SystemExit(f"{what} with {checkout} failed:\n{proc.stderr[-3000:]}")
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     out["process_wall_s"] = round(time.perf_counter() - t0, 1)
     out["load"] = os.getloadavg()
     return out
+
+
+def run(checkout: Path, corpus: Path, index: Path, runtime: str) -> dict:
+    return run_in_checkout(checkout, CHILD, [str(corpus), str(index), runtime], "build")
 
 
 def main() -> int:
