@@ -90,12 +90,14 @@ def cpu_signature() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:10]
 
 
-def optimized_graph_path(model_dir: Path, quantization: str, converter_version: str) -> Path:
+def optimized_graph_path(model_dir: Path, quantization: str, converter_version: str, variant: str = "") -> Path:
     """Where the saved optimised graph of ``model_dir/model.onnx`` lives (see the module
-    docstring): keyed by onnxruntime version, converter version, quantisation and CPU flags."""
+    docstring): keyed by onnxruntime version, converter version, quantisation, ``variant`` (the
+    split graph's, ``pagerecall._wordtable``) and CPU flags."""
     import onnxruntime as ort
 
-    name = f"model-c{converter_version}-{quantization}-ort{ort.__version__}-{cpu_signature()}.onnx"
+    tag = f"-{variant}" if variant else ""
+    name = f"model-c{converter_version}-{quantization}{tag}-ort{ort.__version__}-{cpu_signature()}.onnx"
     return Path(model_dir) / "optimized" / name
 
 
@@ -120,11 +122,13 @@ def _session_options(threads: int | None, passages: bool = False):
 
 
 def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,
-                 save_optimized: bool = True, passages: bool = False):
-    """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx``.
+                 save_optimized: bool = True, passages: bool = False, source: Path | None = None,
+                 variant: str = ""):
+    """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx`` (or on ``source``, a
+    variant of it named ``variant``: the split graph of ``pagerecall._wordtable``).
 
     Loads the saved optimised graph when present (optimisation disabled), else optimises
-    ``model.onnx`` (ORT_ENABLE_ALL, as fastembed) and, with ``save_optimized``, saves the result
+    the graph (ORT_ENABLE_ALL, as fastembed) and, with ``save_optimized``, saves the result
     atomically for the next start. A saved graph that fails to load is deleted and rebuilt.
 
     Raises whatever onnxruntime raises for a missing or corrupt ``model.onnx``.
@@ -132,7 +136,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
     import onnxruntime as ort
 
     providers = ["CPUExecutionProvider"]
-    opt = optimized_graph_path(model_dir, quantization, converter_version)
+    opt = optimized_graph_path(model_dir, quantization, converter_version, variant)
     if opt.is_file():
         so = _session_options(threads, passages)
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -153,7 +157,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
             log.info("Cannot save the optimised graph in %s: %s", opt.parent, exc)
             tmp = None
     try:
-        session = ort.InferenceSession(str(Path(model_dir) / "model.onnx"), so, providers=providers)
+        session = ort.InferenceSession(str(source or Path(model_dir) / "model.onnx"), so, providers=providers)
         if tmp is not None and tmp.is_file():
             os.replace(tmp, opt)
             tmp = None
@@ -216,24 +220,33 @@ class OrtEncoder:
     (b, s)]`` → ``[last_hidden_state float32 (b, s, 384)]``, or ``[pool(hidden, mask)]`` when
     ``pool`` is given, one batch after another (onnxruntime uses every core inside a run).
     ``preferred_batch``: passages per batch for a write (32: ARCHITECTURE.md). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
-    activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise."""
+    activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise.
+    ``table``: a ``pagerecall._wordtable.WordTable`` when the session runs the split graph (its
+    input is the gathered rows, not the ids; the same hidden states, bit for bit)."""
 
     name = "onnxruntime"
     preferred_batch = 32
 
-    def __init__(self, session: Any, batch_invariant: bool) -> None:
+    def __init__(self, session: Any, batch_invariant: bool, table: Any | None = None) -> None:
         import onnxruntime as ort
 
         self.session = session
         self.batch_invariant = batch_invariant
+        self.table = table
         self.version = ort.__version__
         self._lock = threading.Lock()
 
     def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]], pool=None) -> list[np.ndarray]:
         out = []
         for ids, mask in batches:
+            if self.table is not None:
+                from ._wordtable import INPUT
+
+                feed = {INPUT: self.table.lookup(ids), "attention_mask": mask}
+            else:
+                feed = {"input_ids": ids, "attention_mask": mask}
             with self._lock:
-                hidden = self.session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+                hidden = self.session.run(None, feed)[0]
             out.append(hidden if pool is None else pool(hidden, mask))
         return out
 
@@ -407,6 +420,24 @@ class BundledEmbedder:
                 f"runtime={self.encoder.name!r}, graph={self.model_dir.name!r})")
 
 
+def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: bool) -> OrtEncoder:
+    """An ``OrtEncoder`` on the split graph and its word table (``pagerecall._wordtable``: ~90 MB
+    less RSS with the int8 graph), or on the full graph when the split cannot be written or read."""
+    from . import _e5onnx, _wordtable
+
+    split = _wordtable.ensure_split(model_dir)
+    if split is not None:
+        try:
+            table = _wordtable.WordTable(split)
+            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages,
+                                   source=split / "model.onnx", variant=f"split{_wordtable.SPLIT_VERSION}")
+            return OrtEncoder(session, batch_invariant=graph != "int8", table=table)
+        except Exception as exc:  # a damaged split folder: the full graph still answers
+            log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
+    session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages)
+    return OrtEncoder(session, batch_invariant=graph != "int8")
+
+
 def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
                  query_prefix: str, passage_prefix: str, runtime: str = "onnxruntime",
                  reason: str = "", passages: bool = False) -> BundledEmbedder:
@@ -434,8 +465,7 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
 
             encoder: Any = OVEncoder(model_dir / "model.onnx", Path(cache_dir) / "openvino", threads)
         else:
-            session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages)
-            encoder = OrtEncoder(session, batch_invariant=graph != "int8")
+            encoder = _ort_encoder(model_dir, graph, threads, passages)
     except ModelError:
         raise
     except Exception as exc:
