@@ -20,10 +20,11 @@ from __future__ import annotations
 import logging
 import threading
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ._wordtable import INPUT
 from .errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ class OVEncoder:
     preferred_batch = 16
 
     def __init__(self, model_path: Path, cache_dir: Path | None = None, threads: int | None = None,
-                 precision: str = "bf16") -> None:
+                 precision: str = "bf16", table: Any | None = None) -> None:
+        self.table = table  # pagerecall._wordtable.WordTable when model_path is the split graph
         try:
             import openvino as ov
         except ImportError as exc:
@@ -89,7 +91,8 @@ class OVEncoder:
         with self._lock:
             self._queue.set_callback(done)
             for k, (ids, mask) in enumerate(batches):
-                self._queue.start_async({"input_ids": ids, "attention_mask": mask}, k)
+                first = {"input_ids": ids} if self.table is None else {INPUT: self.table.lookup(ids)}
+                self._queue.start_async({**first, "attention_mask": mask}, k)
             self._queue.wait_all()
         if any(o is None for o in out):
             raise ModelError("OpenVINO returned no output for a batch. Next: set PAGERECALL_RUNTIME=onnxruntime")

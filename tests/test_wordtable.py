@@ -92,3 +92,23 @@ def test_a_truncated_table_falls_back_to_the_full_graph(cache, tmp_path, caplog)
     ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
     ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
     np.testing.assert_array_equal(enc.run([(ids, np.ones_like(ids))])[0], ref)
+
+
+@pytest.mark.slow
+def test_openvino_graph_split_is_bit_identical_under_onnxruntime(cache):
+    """The ``f32e8`` graph (int8 table, one scale per row), split, run by onnxruntime in fp32 (this
+    checks the table's arithmetic without OpenVINO; converting it once takes ~20-60 s)."""
+    model_dir = _e5onnx.ensure_converted(cache, "f32e8")
+    split = _wordtable.ensure_split(model_dir)
+    table = _wordtable.WordTable(split)
+    assert table.kind == "int8_row" and table.row_bytes == table.dim + 4
+    emb = load_embedder(Settings(cache_dir=cache))
+    ids, mask = _bundled.pad_batch(emb._ids(TEXTS, light=True))
+    ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": mask})[0]
+    got = _session(split / "model.onnx").run(None, {_wordtable.INPUT: table.lookup(ids), "attention_mask": mask})[0]
+    np.testing.assert_array_equal(got, ref)
+    pytest.importorskip("openvino", reason="the OpenVINO half needs pagerecall[openvino]")
+    from pagerecall._openvino import OVEncoder
+
+    full = OVEncoder(model_dir / "model.onnx").run([(ids, mask)])[0]
+    np.testing.assert_array_equal(OVEncoder(split / "model.onnx", table=table).run([(ids, mask)])[0], full)
