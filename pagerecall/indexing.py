@@ -207,9 +207,11 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
     """
     from .embedding import load_embedder
+    from .memory import tune_for_writes
 
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
+    tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     root = resolve_root(corpus_root)
     store = _open_store(settings)
     if not replace and store.exists():
@@ -366,6 +368,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             written=False, **base_report,
         )
 
+    from .memory import tune_for_writes
+
+    tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     embedder = load_embedder(settings, index_fingerprint=meta.get("fingerprint"), purpose="index")
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
     with ExitStack() as held:

@@ -1,5 +1,6 @@
-"""Process-wide memory settings: malloc arenas for long-running servers (``pagerecall serve``),
-and handing freed heap back to the system during writes (:func:`release_free_heap`).
+"""Process-wide memory settings: malloc arenas for long-running servers (``pagerecall serve``) and
+for writes (:func:`tune_for_writes`), and handing freed heap back to the system during writes
+(:func:`release_free_heap`).
 
 Decision record
     glibc's malloc gives each thread that allocates its own arena (up to 8 per core). The
@@ -29,6 +30,22 @@ log = logging.getLogger(__name__)
 
 M_ARENA_MAX = -8
 """``mallopt`` parameter number of ``M_ARENA_MAX`` (glibc's ``malloc.h``)."""
+M_MMAP_THRESHOLD = -3
+"""``mallopt`` parameter number of ``M_MMAP_THRESHOLD`` (glibc's ``malloc.h``)."""
+WRITE_MMAP_THRESHOLD = 1 << 20
+"""Bytes from which a write's allocations get their own mapping (``tune_for_writes``)."""
+
+
+def _mallopt(param: int, value: int) -> bool:
+    try:
+        name = ctypes.util.find_library("c") or "libc.so.6"
+        mallopt = ctypes.CDLL(name).mallopt
+    except (OSError, AttributeError):
+        return False
+    try:
+        return bool(mallopt(int(param), int(value)))
+    except Exception:  # noqa: BLE001 - a foreign libc must not stop the caller
+        return False
 
 
 def limit_malloc_arenas(arenas: int = 2) -> bool:
@@ -36,17 +53,19 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
 
     Returns True when applied; False where the C library is not glibc (musl, macOS) or refuses.
     Never raises."""
-    try:
-        name = ctypes.util.find_library("c") or "libc.so.6"
-        libc = ctypes.CDLL(name)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    try:
-        ok = bool(mallopt(M_ARENA_MAX, int(arenas)))
-    except Exception:  # noqa: BLE001 - a foreign libc must not stop the server
-        return False
+    ok = _mallopt(M_ARENA_MAX, arenas)
     log.debug("malloc arenas limited to %d: %s", arenas, ok)
+    return ok
+
+
+def tune_for_writes() -> bool:
+    """Before a write loads its model: two malloc arenas, and allocations of
+    ``WRITE_MMAP_THRESHOLD`` (1 MiB) or more in their own mappings, returned to the system when
+    freed (glibc otherwise raises that threshold up to 32 MiB as big blocks are freed, and keeps
+    the runtime's activation buffers in per-thread arenas). Process-wide and lasting; see the module
+    docstring for the figures. Returns True when both were applied. Never raises."""
+    ok = limit_malloc_arenas(2) & _mallopt(M_MMAP_THRESHOLD, WRITE_MMAP_THRESHOLD)
+    log.debug("malloc tuned for a write: %s", ok)
     return ok
 
 

@@ -44,3 +44,42 @@ print(high, before, rss(), released)
     high, before, after, released = int(out[0]), int(out[1]), int(out[2]), out[3]
     assert before - high > -5 and high - after > 40, (high, before, after)  # ~80 MB freed but kept, then handed back
     assert after < before and released == "True"
+
+
+_THREADED_BLOCKS = """
+import sys, threading
+if sys.argv[1] == "tuned":
+    from pagerecall.memory import tune_for_writes
+    assert tune_for_writes()
+def rss():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmRSS'):
+            return int(line.split()[1]) // 1024
+keep = []
+def work():
+    # blocks of 2-4 MiB (a runtime's activation buffers), each freed, with a small block kept
+    # after each, so that the freed memory is not at the top of the heap
+    for i in range(6):
+        bigs = [bytearray((2 << 20) + (j % 3) * (1 << 20)) for j in range(4)]
+        for big in bigs:
+            big[::4096] = b"x" * len(big[::4096])
+        keep.append(bytearray(3000))
+        del bigs, big
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(rss())
+"""
+
+
+@pytest.mark.skipif(platform.system() != "Linux" or platform.libc_ver()[0] != "glibc",
+                    reason="mallopt is glibc's")
+def test_tune_for_writes_hands_freed_big_blocks_back():
+    """Without the fixed threshold glibc serves repeated multi-MiB blocks from the threads' arenas
+    after the first is freed, and keeps them; tuned, each block is its own mapping, unmapped on free."""
+    def run(mode: str) -> int:
+        out = subprocess.run([sys.executable, "-c", _THREADED_BLOCKS, mode], capture_output=True, text=True, check=True)
+        return int(out.stdout.split()[-1])
+
+    plain, tuned = run("plain"), run("tuned")
+    assert tuned < plain - 20, (plain, tuned)
