@@ -33,6 +33,7 @@ from .config import Settings
 from .errors import IndexNotFoundError, UsageError
 from .index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus
 from .index.fingerprint import check_fingerprint, index_fingerprint
+from .memory import tune_for_writes
 from .preparing import Prepared, chunk_id_for, fails_the_same, only_retries, prepare_file  # noqa: F401 - re-exported
 from .preparing import file_record as _file_record, rows_of as _rows  # noqa: F401 - pagerecall.scaleout uses them
 
@@ -207,11 +208,9 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
     """
     from .embedding import load_embedder
-    from .memory import tune_for_writes
 
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
-    tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     root = resolve_root(corpus_root)
     store = _open_store(settings)
     if not replace and store.exists():
@@ -232,7 +231,9 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             chunks_embedded=0, chunks_total=0, pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
             seconds_embedding=0.0, dry_run=True, skipped=skipped,
         )
+    tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     embedder = load_embedder(settings, purpose="index")
+    tune_for_writes(getattr(getattr(embedder, "encoder", None), "name", ""))
     with store.lock(wait=wait):
         disk = scan_corpus(root, skipped=skipped)
         if not disk:
@@ -368,10 +369,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             written=False, **base_report,
         )
 
-    from .memory import tune_for_writes
-
     tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     embedder = load_embedder(settings, index_fingerprint=meta.get("fingerprint"), purpose="index")
+    tune_for_writes(getattr(getattr(embedder, "encoder", None), "name", ""))
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
     with ExitStack() as held:
         held.enter_context(store.lock(wait=wait))

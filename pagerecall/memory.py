@@ -18,6 +18,15 @@ Decision record
     passages; Intel Xeon with AMX, 2 cores, load ~10; RSS sampled every 20 ms): peak 1,112 MB
     without, 957 MB with the trim before finalize, 939 MB with both (the peak moved from the
     verification probe to the Lance append).
+    Writes also limit malloc to two arenas before the model loads, and with OpenVINO use a fixed
+    1 MiB mmap threshold (:func:`tune_for_writes`): the runtime's threads each filled an arena of up
+    to 64 MB with activation buffers that glibc keeps. Builds of the same 3 PDFs at commit 55c4225
+    with the ``MALLOC_*`` environment variables to the same effect (Intel Xeon with AMX, 2 cores,
+    load 8-13, two interleaved rounds, peak RSS, and system CPU-s of ~100 CPU-s in all):
+    OpenVINO: 984 / 974 MB as before, 919 MB with two arenas, 895 MB with both;
+    onnxruntime int8: 851 / 849 MB as before, 861 / 801 MB with two arenas, 728 / 726 MB with both,
+    but system time 6.1 / 5.6 s, 4.9 / 5.3 s, 10.1 / 11.5 s: the threshold is not used with
+    onnxruntime (its disabled arena allocates every op's output anew, each then a fresh mapping).
 """
 
 from __future__ import annotations
@@ -58,15 +67,20 @@ def limit_malloc_arenas(arenas: int = 2) -> bool:
     return ok
 
 
-def tune_for_writes() -> bool:
-    """Before a write loads its model: two malloc arenas, and allocations of
-    ``WRITE_MMAP_THRESHOLD`` (1 MiB) or more in their own mappings, returned to the system when
-    freed (glibc otherwise raises that threshold up to 32 MiB as big blocks are freed, and keeps
-    the runtime's activation buffers in per-thread arenas). Process-wide and lasting; see the module
-    docstring for the figures. Returns True when both were applied. Never raises."""
-    ok = limit_malloc_arenas(2) & _mallopt(M_MMAP_THRESHOLD, WRITE_MMAP_THRESHOLD)
-    log.debug("malloc tuned for a write: %s", ok)
-    return ok
+def tune_for_writes(runtime: str | None = None) -> bool:
+    """Malloc settings for a write (see the module docstring for the figures). Called with no
+    ``runtime`` before the model loads: two arenas. Called again with the runtime that loaded:
+    for ``"openvino"`` also allocations of ``WRITE_MMAP_THRESHOLD`` (1 MiB) or more in their own
+    mappings, returned to the system when freed (glibc otherwise raises that threshold up to
+    32 MiB as big blocks are freed and keeps such blocks in the threads' arenas). Not for
+    onnxruntime, whose disabled arena allocates each op's output anew: the page faults cost it
+    +4-6 s of system time on 100 CPU-s. Process-wide and lasting. Returns True when applied.
+    Never raises."""
+    if runtime is None:
+        return limit_malloc_arenas(2)
+    if runtime == "openvino":
+        return _mallopt(M_MMAP_THRESHOLD, WRITE_MMAP_THRESHOLD)
+    return False
 
 
 def release_free_heap() -> bool:

@@ -50,7 +50,7 @@ _THREADED_BLOCKS = """
 import sys, threading
 if sys.argv[1] == "tuned":
     from pagerecall.memory import tune_for_writes
-    assert tune_for_writes()
+    assert tune_for_writes() and tune_for_writes("openvino") and not tune_for_writes("onnxruntime")
 def rss():
     for line in open('/proc/self/status'):
         if line.startswith('VmRSS'):
