@@ -42,6 +42,7 @@ Rejected: a smaller Tantivy writer heap (57,000 chunk documents: +55 MB RSS at t
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 from typing import Callable, Sequence
@@ -64,7 +65,7 @@ class LightTokenizer:
 
     ``query_tok``: an open :class:`pagerecall._querytok.QueryTokenizer` (its derived arrays and
     skeleton); ``full``: a callable returning the full ``HFTokenizer`` (called only for texts
-    holding an added token). Offsets are character offsets (Python ``str`` indices); ids int.
+    holding an added token that :meth:`_encode` cannot cut out itself: none for multilingual-e5). Offsets are character offsets (Python ``str`` indices); ids int.
     Thread-safe.
     """
 
@@ -94,11 +95,55 @@ class LightTokenizer:
         self._words: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self.sha256 = file_sha256(self.path)
+        self._added = self._added_tokens()
+        self._added_re = (re.compile("|".join(re.escape(t) for t in sorted(self._added, key=len, reverse=True)))
+                          if self._added else None)
+        probe = self._encode(["a"], False, self._spans_tok)[0][0]
+        framed = self._encode(["a"], True, self._spans_tok)[0][0]
+        k = next(i for i in range(len(framed)) if framed[i : i + len(probe)] == probe)
+        self._pre_ids, self._post_ids = framed[:k], framed[k + len(probe) :]  # XLM-R: [0], [2]
         specials = len(self._encode([""], True, self._spans_tok)[0][0])
         prefix = len(self._encode([passage_prefix], False, self._spans_tok)[0][0]) if passage_prefix else 0
         self.overhead = specials + prefix
 
     # ------------------------------------------------------------------ internals
+    def _added_tokens(self) -> dict[str, int]:
+        """The added tokens this module splits out itself: content -> the full tokenizer's id.
+
+        Only tokens matched on the raw text as plain substrings (``normalized``, ``lstrip``,
+        ``rstrip`` and ``single_word`` all false, as in multilingual-e5's five) whose content is a
+        vocabulary piece (its id is then the piece's id: ``<mask>`` 250001). Texts holding any
+        other added token go to the full tokenizer."""
+        q = self._q
+        out: dict[str, int] = {}
+        for tok in self._spans_tok.get_added_tokens_decoder().values():
+            if tok.normalized or tok.lstrip or tok.rstrip or tok.single_word:
+                continue
+            b = tok.content.encode("utf-8")
+            if not b or len(b) > q._width:
+                continue
+            pos = min(int(np.searchsorted(q._pieces, np.array([b], dtype=f"S{q._width}"))[0]), len(q._pieces) - 1)
+            if q._pieces[pos] == b:
+                out[tok.content] = int(q._ids[pos])
+        return out
+
+    def _split_added(self, text: str) -> list[tuple[int, str, int | None]] | None:
+        """``text`` cut at its added tokens as the full tokenizer cuts it (leftmost-longest
+        match on the raw text): ``(start, part, id)``, ``id`` None for text between added
+        tokens. None when the text holds an added token this module does not handle."""
+        if any(t in text for t in self._q._added if t not in self._added):
+            return None
+        parts: list[tuple[int, str, int | None]] = []
+        at = 0
+        for m in self._added_re.finditer(text) if self._added_re is not None else ():
+            if m.start() > at:
+                parts.append((at, text[at : m.start()], None))
+            parts.append((m.start(), m.group(), self._added[m.group()]))
+            at = m.end()
+        if at < len(text):
+            parts.append((at, text[at:], None))
+        return parts
+
     def full(self):
         """The full ``HFTokenizer`` (loaded on first call: 0.8-1.4 s, +288 MB)."""
         if self._full is None:
@@ -143,33 +188,76 @@ class LightTokenizer:
 
     def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list]]:
         """(ids, offsets) of each text through a Unigram over the batch's candidate pieces.
-        Texts holding an added token are left as None (the caller uses the full tokenizer)."""
+
+        A text holding an added token (``<s>``, ``<mask>``, ... in the raw text; e.g. a manual
+        that prints ``<s>``) is cut at them as the full tokenizer cuts it: each part between them
+        is encoded alone (normaliser and pre-tokeniser run per part there too), the added token
+        keeps its own id and offsets, then specials and truncation are applied as ``tok``
+        applies them. Texts this cannot reproduce are left as None (the caller uses the full
+        tokenizer, +288 MB for the rest of the process)."""
         from tokenizers.models import Unigram
 
         q = self._q
-        exact = [q.exact_for(t) for t in texts]
+        plans: list = []  # per text: "whole", a list of parts, or None
+        units: list[str] = []  # texts encoded by tok as given (exact) ...
+        pieces: list[str] = []  # ... and parts between added tokens, encoded without specials
+        for t in texts:
+            if q.exact_for(t):
+                plans.append("whole")
+                units.append(t)
+                continue
+            parts = self._split_added(t)
+            plans.append(parts)
+            if parts is not None:
+                pieces.extend(p for _, p, i in parts if i is None)
         words: set[str] = set()
-        for t, ok in zip(texts, exact):
-            if ok:
-                norm = self._norm.normalize_str(t) if self._norm else t
-                for w, _ in (self._pre.pre_tokenize_str(norm) if self._pre else [(norm, None)]):
-                    words.add(w)
+        for t in units + pieces:
+            norm = self._norm.normalize_str(t) if self._norm else t
+            for w, _ in (self._pre.pre_tokenize_str(norm) if self._pre else [(norm, None)]):
+                words.add(w)
         with self._lock:
             ids = self._word_pieces(words)
             subset = np.unique(np.concatenate([q._always_ids, ids]))  # sorted: ids 0-3 stay first
             rows = self._inv[subset]
             vocab = [(q._pieces[r].decode("utf-8"), float(q._scores[i])) for r, i in zip(rows.tolist(), subset.tolist())]
             tok.model = Unigram(vocab, q._unk_id, False)
-            todo = [t for t, ok in zip(texts, exact) if ok]
-            encs = iter(tok.encode_batch(todo, add_special_tokens=add_special_tokens) if todo else [])
+            encs = iter(tok.encode_batch(units, add_special_tokens=add_special_tokens) if units else [])
+            if pieces and tok is not self._spans_tok:
+                self._spans_tok.model = tok.model  # parts: no specials, no truncation (_assemble)
+            part_encs = iter(self._spans_tok.encode_batch(pieces, add_special_tokens=False) if pieces else [])
         out: list = []
-        for ok in exact:
-            if ok:
+        for plan in plans:
+            if plan == "whole":
                 e = next(encs)
                 out.append((subset[np.asarray(e.ids, dtype=np.int64)].tolist(), e.offsets))
-            else:
+            elif plan is None:
                 out.append(None)
+            else:
+                out.append(self._assemble(plan, part_encs, subset, add_special_tokens, tok))
         return out
+
+    def _assemble(self, parts, part_encs, subset: np.ndarray, add_special_tokens: bool, tok) -> tuple[list[int], list]:
+        """The (ids, offsets) of a text cut at added tokens (:meth:`_encode`): parts' tokens with
+        their offsets moved to the text's, added tokens in between, then ``tok``'s truncation
+        (right, counting the specials) and specials (offsets ``(0, 0)``)."""
+        ids: list[int] = []
+        offs: list[tuple[int, int]] = []
+        for start, part, added in parts:
+            if added is not None:
+                ids.append(added)
+                offs.append((start, start + len(part)))
+                continue
+            e = next(part_encs)
+            ids.extend(subset[np.asarray(e.ids, dtype=np.int64)].tolist())
+            offs.extend((start + a, start + b) for a, b in e.offsets)
+        if add_special_tokens:
+            trunc = tok.truncation
+            if trunc:
+                keep = max(0, int(trunc["max_length"]) - len(self._pre_ids) - len(self._post_ids))
+                ids, offs = ids[:keep], offs[:keep]
+            ids = self._pre_ids + ids + self._post_ids
+            offs = [(0, 0)] * len(self._pre_ids) + offs + [(0, 0)] * len(self._post_ids)
+        return ids, offs
 
     # ------------------------------------------------------------------ the Tokenizer protocol
     def token_spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
@@ -194,5 +282,6 @@ class LightTokenizer:
 
     def passage_ids(self, texts: Sequence[str]) -> list[list[int] | None]:
         """Model input ids of each text (special tokens added, truncated at ``max_tokens``), or
-        None for a text the full tokenizer must encode (it holds an added token)."""
+        None for a text the full tokenizer must encode (an added token :meth:`_encode` does not
+        handle)."""
         return [r[0] if r is not None else None for r in self._encode(list(texts), True, self._ids_tok)]

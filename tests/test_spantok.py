@@ -60,8 +60,7 @@ def test_spans_ids_chunks_and_vectors_equal_the_full_tokenizers_on_the_demo_pdfs
 
 def test_random_and_adversarial_texts_give_the_full_tokenizers_spans_and_ids(emb):
     """Property test over many scripts; texts holding added tokens (``<mask>``, full-width
-    ``＜s＞`` that NFKC maps to ``<s>``) go to the full tokenizer and still agree; long texts are
-    truncated at 512 tokens alike."""
+    ``＜s＞`` that NFKC maps to ``<s>``) agree too; long texts are truncated at 512 tokens alike."""
     from hypothesis import given, settings as hsettings, strategies as st
 
     light = _fresh(emb).tokenizer
@@ -72,8 +71,8 @@ def test_random_and_adversarial_texts_give_the_full_tokenizers_spans_and_ids(emb
     assert [light.count(t, True) for t in fixed] == [full.count(t, True) for t in fixed]
     assert [light.ids(t) for t in fixed] == [full.ids(t) for t in fixed]
     got = light.passage_ids(fixed)
-    assert got[2] is None and got[3] is None  # added tokens: the caller uses the full tokenizer
-    assert max(len(g) for g in got if g) == 512
+    assert None not in got  # added tokens are cut out here: no full tokenizer (see the next test)
+    assert max(len(g) for g in got) == 512
     alphabet = st.characters(min_codepoint=9, max_codepoint=0x1F64F, blacklist_categories=("Cs",))
 
     @hsettings(max_examples=200, deadline=None)
@@ -98,3 +97,46 @@ def test_a_full_word_cache_is_cleared_without_losing_the_batchs_cached_words(emb
                ["which bell, the fog or the signal? (PostScript) again and again"]]
     for texts in batches:
         assert light.token_spans_batch(texts) == full.token_spans_batch(texts)
+
+
+def test_texts_holding_added_tokens_give_the_full_tokenizers_spans_and_ids_without_loading_it(emb):
+    """Regression (whole-bench build, 2026-12-02): one page of gnuplot.pdf prints ``<s>``; the light
+    tokenizer sent it to the full tokenizer, which stayed loaded (+265 MB of RSS) for the rest of the
+    build. Added tokens are now cut out as the full tokenizer cuts them (leftmost-longest, on the
+    raw text, each part encoded alone). Spans, ids and the model's passage ids (specials added,
+    truncated at 512) must equal the full tokenizer's, and the full one must never load."""
+    from hypothesis import example, given, settings as hsettings, strategies as st
+
+    light_emb = _fresh(emb)
+    light = light_emb.tokenizer
+    fixed = ["<s>", "a<s>b", "a <s> b", " <s> ", "</s></s><s>", "x<pad>y<unk>z<mask>", "<<s>>", "<</s>",
+             "  <mask>  ", "a\u0008<s>\ufeffc", "最新の<s>lintian 透镜", "set <s>strike</s> é ﬁ ①",
+             "The keeper <s> winds the fog bell. " * 120]
+    spans = light.token_spans_batch(fixed)
+    ids = [light.ids(t) for t in fixed] + [light.ids(t, add_special_tokens=False) for t in fixed]
+    passage = light.passage_ids([light.passage_prefix + t for t in fixed])
+    assert light_emb._tokenizer is None and light._full is None  # never loaded
+
+    full = light_emb.full_tokenizer
+    assert spans == full.token_spans_batch(fixed)
+    assert ids == [full.ids(t) for t in fixed] + [full.ids(t, add_special_tokens=False) for t in fixed]
+    assert passage == [e.ids for e in light_emb._passage_tok.encode_batch([full.passage_prefix + t for t in fixed])]
+    assert max(len(p) for p in passage) == 512
+
+    words = st.sampled_from(["<s>", "</s>", "<pad>", "<unk>", "<mask>", "＜s＞", " ", "<", ">", "s", "fog", "é",
+                             "\u0301", "灯台", "\u0008", "\n", "ﬁ"])
+    alphabet = st.characters(min_codepoint=9, max_codepoint=0x1F64F, blacklist_categories=("Cs",))
+    text = st.lists(st.one_of(words, st.text(alphabet=alphabet, max_size=12)), max_size=12).map("".join)
+    check_light = _fresh(emb).tokenizer
+
+    @hsettings(max_examples=150, deadline=None)
+    @given(st.lists(text, min_size=1, max_size=4))
+    @example(["a<s>\u0301b", "<mask>\u0301"])
+    def check(texts: list[str]) -> None:
+        assert check_light.token_spans_batch(texts) == full.token_spans_batch(texts)
+        assert [check_light.ids(t) for t in texts] == [full.ids(t) for t in texts]
+        got = check_light.passage_ids([full.passage_prefix + t for t in texts])
+        assert got == [e.ids for e in light_emb._passage_tok.encode_batch([full.passage_prefix + t for t in texts])]
+
+    check()
+    assert check_light._full is None
