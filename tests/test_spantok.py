@@ -140,3 +140,59 @@ def test_texts_holding_added_tokens_give_the_full_tokenizers_spans_and_ids_witho
 
     check()
     assert check_light._full is None
+
+
+BUILD_CHILD = r"""
+import dataclasses, json, resource, sys
+from pathlib import Path
+import lance
+from pagerecall import indexing
+from pagerecall.config import Settings
+from pagerecall.embedding import load_embedder
+
+corpus, out = Path(sys.argv[1]), Path(sys.argv[2])
+
+def rows(index):
+    gen = (index / "CURRENT").read_text().strip()
+    cols = ["chunk_id", "file", "page_start", "page_end", "char_start", "char_end", "text", "n_tokens", "vector"]
+    t = lance.dataset(str(index / gen / "lance" / "chunks.lance")).to_table(columns=cols).to_pylist()
+    return sorted(t, key=lambda r: r["chunk_id"])
+
+s = dataclasses.replace(Settings.from_env(), index_dir=out / "light", ocr="off")
+indexing.build(s, corpus)
+emb = load_embedder(s, purpose="index")  # the write's instance (cached per process)
+light_loaded_full = emb._tokenizer is not None
+emb.full_tokenizer  # now every passage's ids come from the full tokenizer
+s2 = dataclasses.replace(s, index_dir=out / "full")
+indexing.build(s2, corpus)
+print(json.dumps({"full_loaded_by_build": light_loaded_full, "same_rows": rows(out / "light") == rows(out / "full"),
+                  "n": len(rows(out / "light"))}))
+"""
+
+
+def test_a_build_of_text_holding_added_tokens_never_loads_the_full_tokenizer(tmp_path):
+    """A real build (fresh process: the embedder is cached per process) of a text layer whose pages
+    print ``<s>``, ``</s>`` and ``<mask>`` (as gnuplot.pdf of the bench corpus does): the full
+    tokenizer (+265 MB) must not load, and the rows (chunk ids, pages, offsets, token counts, text,
+    vectors) must equal those of a build whose passage ids come from the full tokenizer."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    para = ("The fog signal sounds three times every sixty seconds while the keeper winds the clockwork. "
+            "In the plot command, set style <s> and close it with </s>; the <mask> token stays literal. ")
+    pages = [para * 6, "Ordinary page without markup. " * 40, "<s>" + para * 3 + "<mask>"]
+    (corpus / "markup.txt").write_text("\f".join(pages), encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])))
+    proc = subprocess.run([sys.executable, "-c", BUILD_CHILD, str(corpus), str(tmp_path)], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["n"] >= 3
+    assert got["full_loaded_by_build"] is False
+    assert got["same_rows"] is True
