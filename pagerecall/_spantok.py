@@ -15,8 +15,17 @@ in the memory-mapped sorted vocabulary) and kept in a bounded per-word cache, si
 a corpus repeat. A text holding an added token (``<s>``, ``<mask>``...), for which the skeleton
 would not reproduce the full tokenizer, goes to the full tokenizer, loaded on first need.
 
+Added tokens: a text holding ``<s>``, ``</s>``, ``<pad>``, ``<unk>`` or ``<mask>`` in its raw
+characters is cut at them as the full tokenizer cuts it (leftmost-longest match on the raw text;
+multilingual-e5's five are plain, non-normalised tokens whose contents are vocabulary pieces): each
+part between them is encoded alone through the small Unigram, the token keeps its id, then specials
+and truncation. Before, such a text loaded the full tokenizer, which then stayed for the rest of the
+build: on the whole bench corpus page 298 of ``manuals-misc/gnuplot.pdf`` prints ``<s>`` twice, and
+from that file on the build held +265 MB more (see "Whole bench corpus" below).
+
 Exactness: ``tests/test_spantok.py`` checks spans, ids, chunks and vectors against the full
-tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adversarial texts;
+tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adversarial texts
+(texts holding added tokens among them, and a real build of a text layer that prints them);
 whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,
 offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
 
@@ -36,6 +45,26 @@ RSS sampled every 20 ms and charged to the stages running, ``/tmp``-probe of 202
 Cost: tokenising is slower per page (spans of the 132 maint-guide en+ja pages: 2.0 CPU-s against
 0.42 with the full tokenizer, word cache cold; Python enumerates each word's substrings), a few
 percent of a build whose time is the model's; the builds' wall times were equal within the noise.
+Whole bench corpus (85 PDFs, 12,065 pages, 55,650 passages, OCR off; Intel Xeon with AMX, 2 cores,
+2026-12-02, load 1-9; ``/tmp`` probes, RSS and glibc's ``mallinfo2`` sampled every second):
+    what grows with the corpus: nothing per passage to speak of. The step: +265 MB of malloc'd
+    memory within one second at ``gnuplot.pdf`` (file 54 of 85), held to the end: the full
+    tokenizer, loaded for its ``<s>`` (fixed here). With the model's work replaced by hashed
+    vectors (real extraction, chunking, Lance, Tantivy, finalize) the build peaked at 1,390 MB
+    before this fix; its RSS rose 575 -> 722 MB over the first 34k passages (not split further;
+    Tantivy's writer heap fills towards its 128 MB budget), 722 -> 993 MB at the step, then flat to the
+    end of the loop (1,029 MB), and finalize + verification added 330 MB (without the malloc tuning
+    of ``pagerecall.memory``, which came in the same day). PyMuPDF's page objects do not stay (the
+    largest PDFs: +10 MB while read, back after); pyarrow's pool held 0-3 MB throughout (Lance
+    allocates on its own); the resume cache's SQLite page cache has SQLite's default bound (2 MB) and the
+    "stored in this write" key set holds 4.8 MB at 56k passages (tracemalloc); OCR runs in a child
+    process (``pagerecall.pdf_ocr``), whose RSS is not the build's.
+    Lance + Tantivy alone (the 55,650 rows appended 2,048 at a time, then finalize and verification,
+    with the malloc tuning): +180 MB while appending, finalize peaks 20 MB above that (IVF training,
+    compaction, scalar indexes), verification below it (reading Tantivy's document store maps its
+    files: RssFile +40-80 MB).
+    OpenVINO's working set: +280 MB on top of the compiled model with a fixed 1 MiB mmap threshold
+    (1,024 bench passages in groups of 256, batches of 16), +410-430 MB without.
 Rejected: a smaller Tantivy writer heap (57,000 chunk documents: +55 MB RSS at the 128 MB heap,
 +70 MB at 32 MB: more segments to merge).
 """
@@ -65,7 +94,8 @@ class LightTokenizer:
 
     ``query_tok``: an open :class:`pagerecall._querytok.QueryTokenizer` (its derived arrays and
     skeleton); ``full``: a callable returning the full ``HFTokenizer`` (called only for texts
-    holding an added token that :meth:`_encode` cannot cut out itself: none for multilingual-e5). Offsets are character offsets (Python ``str`` indices); ids int.
+    holding an added token that :meth:`_encode` cannot cut out itself: none for multilingual-e5).
+    Offsets are character offsets (Python ``str`` indices); ids int.
     Thread-safe.
     """
 
