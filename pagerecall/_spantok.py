@@ -46,7 +46,7 @@ Cost: tokenising is slower per page (spans of the 132 maint-guide en+ja pages: 2
 0.42 with the full tokenizer, word cache cold; Python enumerates each word's substrings), a few
 percent of a build whose time is the model's; the builds' wall times were equal within the noise.
 Whole bench corpus (85 PDFs, 12,065 pages, 55,650 passages, OCR off; Intel Xeon with AMX, 2 cores,
-2026-12-02, load 1-9; ``/tmp`` probes, RSS and glibc's ``mallinfo2`` sampled every second):
+2026-12-02, load 1-13; ``/tmp`` probes, RSS and glibc's ``mallinfo2`` sampled every second):
     what grows with the corpus: nothing per passage to speak of. The step: +265 MB of malloc'd
     memory within one second at ``gnuplot.pdf`` (file 54 of 85), held to the end: the full
     tokenizer, loaded for its ``<s>`` (fixed here). With the model's work replaced by hashed
