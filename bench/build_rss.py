@@ -22,6 +22,7 @@ import argparse
 import ctypes
 import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import shutil
@@ -87,7 +88,7 @@ def main() -> int:
     names = sorted(scan_corpus(a.corpus.resolve()))
     state = {"files": 0, "passages": 0}
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    log = open(a.out, "w")
+    log = open(a.out, "w")  # noqa: SIM115 - written by the sampler thread until the build ends
     samples: list[dict] = []
     t0 = time.time()
     stop = threading.Event()
@@ -119,17 +120,20 @@ def main() -> int:
         embedding.load_embedder = load
     shutil.rmtree(a.index, ignore_errors=True)
     settings = dataclasses.replace(Settings.from_env(), index_dir=a.index)
-    threading.Thread(target=sampler, daemon=True).start()
+    thread = threading.Thread(target=sampler, daemon=True)
+    thread.start()
     report = indexing.build(settings, a.corpus, progress)
     stop.set()
+    thread.join()
     sample()
     loop_end = [s for s in samples if s["passages"] >= report.chunks_total - report.chunks_reused.get("duplicates", 0)]
     steps = []
-    for prev, cur in zip(samples, samples[1:]):
+    for prev, cur in itertools.pairwise(samples):
         if cur["VmRSS"] - prev["VmRSS"] >= a.step:
             k = cur["files"]
             steps.append({"t": cur["t"], "mib": cur["VmRSS"] - prev["VmRSS"], "rss": cur["VmRSS"],
                           "files_prepared": k, "preparing": names[k] if k < len(names) else "(all prepared)"})
+    log.close()
     print(json.dumps({
         "corpus": str(a.corpus), "hashed_vectors": a.hashed_vectors, "files": report.files_ok + report.files_failed,
         "passages": report.chunks_total, "seconds": report.seconds, "peak_rss_mib": max(s["VmHWM"] for s in samples),
