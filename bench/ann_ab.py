@@ -17,6 +17,12 @@
     where a warm server's memory goes: RSS (psutil) of one process after each step of what a resident
     server does (imports, open the snapshot, load the embedder, full-text queries, the first vector
     query, ``--queries`` vector then hybrid queries, 3 deep searches (the reranker)), each as a delta.
+``cachecap INDEX [--caps none,64,128,256] [--queries 200] [--depth 50]``
+    Lance's index cache capped (``lance.dataset(..., index_cache_size_bytes=MiB)``) instead of a
+    smaller index: one process opens INDEX once per cap (each its own Lance session) and runs the same
+    query vectors interleaved query by query (recall@10 against an exact scan, p50 at ``--depth``,
+    ratio to the first cap); then one fresh child process per cap runs the queries alone and reports
+    its RSS growth over the queries (MiB) and the cache's size (``Session.index_cache_size_bytes``).
 """
 
 from __future__ import annotations
@@ -167,6 +173,82 @@ def rss(args) -> dict:
     return {"index": args.index, "ann": snap.ann, "chunks": snap.count_chunks(), **machine_info(), "steps": rows}
 
 
+def _open_capped(index: str, cap: str):
+    """INDEX's live ``chunks`` dataset with Lance's index cache capped at ``cap`` MiB ("none": the
+    default), and its ``ann`` meta."""
+    import lance
+
+    root = Path(index)
+    gen = root / (root / "CURRENT").read_text().strip()
+    kw = {} if cap == "none" else {"index_cache_size_bytes": int(float(cap) * 2**20)}
+    return lance.dataset(str(gen / "lance" / "chunks.lance"), **kw), json.loads((gen / "meta.json").read_text())["ann"]
+
+
+def _ann_query(ds, ann: dict, v, k: int):
+    return ds.to_table(columns=["chunk_id", "_distance"], nearest={
+        "column": "vector", "q": v, "k": k, "metric": "cosine", "minimum_nprobes": int(ann["nprobes"]),
+        "maximum_nprobes": int(ann["nprobes"]), "refine_factor": int(ann["refine_factor"])}).column("chunk_id").to_pylist()
+
+
+def _query_vectors(index: str, n: int):
+    import numpy as np
+
+    from pagerecall.embedding import load_embedder
+
+    return np.asarray(load_embedder(_settings(Path(index))).embed_queries(_load_queries(n)), dtype=np.float32)
+
+
+def cachecap(args) -> dict:
+    import subprocess
+    import tempfile
+
+    import numpy as np
+
+    caps = args.caps.split(",")
+    if args.child:  # one cap alone in a fresh process: RSS growth over the queries
+        import psutil
+
+        qv = np.load(args.child)
+        ds, ann = _open_capped(args.index, caps[0])
+        proc = psutil.Process()
+        r0 = proc.memory_info().rss
+        for v in qv:
+            _ann_query(ds, ann, v, args.depth)
+        return {"cap_mib": caps[0], "rss_growth_mib": round((proc.memory_info().rss - r0) / 2**20, 1),
+                "index_cache_mib": round(ds.session().index_cache_size_bytes() / 2**20, 1)}
+    qv = _query_vectors(args.index, args.queries)
+    sides = {c: _open_capped(args.index, c) for c in caps}
+    exact_ds = sides[caps[0]][0]
+    for ds, ann in sides.values():  # warm
+        for v in qv[:20]:
+            _ann_query(ds, ann, v, args.depth)
+    recall = {c: [] for c in caps}
+    tdepth = {c: [] for c in caps}
+    for i, v in enumerate(qv):
+        exact = exact_ds.to_table(columns=["chunk_id", "_distance"], nearest={
+            "column": "vector", "q": v, "k": 10, "metric": "cosine", "use_index": False}).column("chunk_id").to_pylist()
+        for c in caps[i % len(caps):] + caps[:i % len(caps)]:  # the order rotates query by query
+            ds, ann = sides[c]
+            got = _ann_query(ds, ann, v, 10)
+            t0 = time.perf_counter()
+            _ann_query(ds, ann, v, args.depth)
+            tdepth[c].append(time.perf_counter() - t0)
+            recall[c].append(len(set(got) & set(exact)) / max(1, len(exact)))
+    out = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": git_commit(), **machine_info(),
+           "index": args.index, "ann": sides[caps[0]][1], "queries": len(qv), "depth": args.depth, "caps": {}}
+    del sides, exact_ds
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(Path(tmp) / "qv.npy", qv)
+        for c in caps:
+            child = subprocess.run([sys.executable, __file__, "cachecap", args.index, "--caps", c, "--depth",
+                                    str(args.depth), "--child", str(Path(tmp) / "qv.npy")],
+                                   check=True, capture_output=True, text=True)
+            out["caps"][c] = {"recall@10": round(statistics.fmean(recall[c]), 4), "p50_ms_depth": _pct(tdepth[c], 50),
+                              "p50_ratio_depth": round(_pct(tdepth[c], 50) / _pct(tdepth[caps[0]], 50), 3),
+                              **json.loads(child.stdout.strip().splitlines()[-1])}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -186,8 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     m = sub.add_parser("rss")
     m.add_argument("index")
     m.add_argument("--queries", type=int, default=60)
+    cc = sub.add_parser("cachecap")
+    cc.add_argument("index")
+    cc.add_argument("--caps", default="none,64,128,256", help="index cache caps in MiB, comma-separated; none: Lance's default")
+    cc.add_argument("--queries", type=int, default=200)
+    cc.add_argument("--depth", type=int, default=50)
+    cc.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    print(json.dumps({"retrain": retrain, "compare": compare, "rss": rss}[args.cmd](args)))
+    print(json.dumps({"retrain": retrain, "compare": compare, "rss": rss, "cachecap": cachecap}[args.cmd](args)))
     return 0
 
 
