@@ -16,7 +16,9 @@
 ``rss INDEX [--queries 60]``
     where a warm server's memory goes: RSS (psutil) of one process after each step of what a resident
     server does (imports, open the snapshot, load the embedder, full-text queries, the first vector
-    query, ``--queries`` vector then hybrid queries, 3 deep searches (the reranker)), each as a delta.
+    query, ``--queries`` vector then hybrid queries, 3 deep searches (the reranker)), each as a delta,
+    and ``anon_mib``: RSS less file-backed pages (Tantivy maps its files: their resident pages count in
+    RSS and vary with the page cache). Run it with ``MALLOC_ARENA_MAX=2`` for what the server does.
 ``cachecap INDEX [--caps none,64,128,256] [--queries 200] [--depth 50]``
     Lance's index cache capped (``lance.dataset(..., index_cache_size_bytes=MiB)``) instead of a
     smaller index: one process opens INDEX once per cap (each its own Lance session) and runs the same
@@ -138,10 +140,13 @@ def rss(args) -> dict:
     import psutil
 
     proc = psutil.Process()
-    steps: list[tuple[str, float]] = [("python", proc.memory_info().rss)]
+    steps: list[tuple[str, float, float]] = []
 
     def mark(name: str) -> None:
-        steps.append((name, proc.memory_info().rss))
+        mi = proc.memory_info()  # shared: file-backed pages (Tantivy's mmap) and shared libraries
+        steps.append((name, mi.rss, mi.rss - mi.shared))
+
+    mark("python")
 
     import lance  # noqa: F401
     import pyarrow  # noqa: F401
@@ -168,8 +173,8 @@ def rss(args) -> dict:
     for q in queries[:3]:
         searcher.search(q, k=10, mode="hybrid", deep=True)
     mark("3 deep searches (reranker)")
-    rows = [{"step": n, "rss_mib": round(r / 2**20, 1), "delta_mib": round((r - steps[i - 1][1]) / 2**20, 1) if i else None}
-            for i, (n, r) in enumerate(steps)]
+    rows = [{"step": n, "rss_mib": round(r / 2**20, 1), "delta_mib": round((r - steps[i - 1][1]) / 2**20, 1) if i else None,
+             "anon_mib": round(a / 2**20, 1)} for i, (n, r, a) in enumerate(steps)]
     return {"index": args.index, "ann": snap.ann, "chunks": snap.count_chunks(), **machine_info(), "steps": rows}
 
 
