@@ -1,5 +1,5 @@
-"""The ANN index kinds: IVF_SQ, IVF_RQ (RaBitQ, refined) from :data:`RQ_MIN_ROWS` rows and IVF_PQ
-(refined) from :data:`PQ_MIN_ROWS` rows when those are set (off by default); a generation keeps the
+"""The ANN index kinds: IVF_SQ, IVF_RQ (RaBitQ, 2 bits, refined) from :data:`RQ_MIN_ROWS` rows (500k) and
+IVF_PQ (refined) from :data:`PQ_MIN_ROWS` rows when that is set (off by default); a generation keeps the
 kind it was built with, so an IVF_SQ generation answers unchanged beside an IVF_PQ or IVF_RQ one.
 Real LanceDB tables (small: a few seconds)."""
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from pagerecall.index import ann as ann_mod
-from pagerecall.index.ann import ANN_MIN_ROWS, PQ_MIN_ROWS, RQ_MIN_ROWS, ann_params, index_config
+from pagerecall.index.ann import ANN_MIN_ROWS, PQ_MIN_ROWS, RQ_MIN_ROWS, RQ_NUM_BITS, RQ_REFINE_FACTOR, ann_params
+from pagerecall.index.ann import index_config
 from pagerecall.index.layout import IndexStore
 from pagerecall.index.snapshot import open_snapshot
 from tests.test_store import file_record, make_rows, unit
@@ -18,7 +19,14 @@ from tests.test_store import file_record, make_rows, unit
 def test_ann_params_by_rows(monkeypatch):
     sq = ann_params(100_000, 384)
     assert sq["type"] == "IVF_SQ" and sq["num_partitions"] == 316 and sq["nprobes"] == 158
-    assert PQ_MIN_ROWS is None and RQ_MIN_ROWS is None  # both off by default
+    assert PQ_MIN_ROWS is None  # off by default
+    # IVF_RQ from 500k rows: the resident server's footprint at 1M (the decision record in ann.py)
+    assert RQ_MIN_ROWS == 500_000 and RQ_NUM_BITS == 2
+    assert ann_params(499_999, 384)["type"] == "IVF_SQ"
+    rq = ann_params(1_000_000, 384)
+    assert rq["type"] == "IVF_RQ" and rq["num_bits"] == 2 and rq["refine_factor"] == RQ_REFINE_FACTOR
+    assert rq["num_partitions"] == 1000 and rq["nprobes"] == 500 and "num_sub_vectors" not in rq
+    monkeypatch.setattr(ann_mod, "RQ_MIN_ROWS", None)
     assert ann_params(1_000_000, 384)["type"] == "IVF_SQ"
     monkeypatch.setattr(ann_mod, "PQ_MIN_ROWS", 250_000)
     pq = ann_params(1_000_000, 384)
@@ -31,7 +39,7 @@ def test_ann_params_by_rows(monkeypatch):
         ann_params(0, 384)
     monkeypatch.setattr(ann_mod, "RQ_MIN_ROWS", 500_000)  # RQ is checked first
     rq = ann_params(500_000, 384)
-    assert rq["type"] == "IVF_RQ" and rq["num_bits"] == 1 and "num_sub_vectors" not in rq
+    assert rq["type"] == "IVF_RQ" and rq["num_bits"] == RQ_NUM_BITS and "num_sub_vectors" not in rq
     assert rq["refine_factor"] > sq["refine_factor"]
     assert ann_params(499_999, 384)["type"] == "IVF_PQ"
     assert type(index_config(rq)).__name__ == "IvfRq"
@@ -70,7 +78,7 @@ def test_sq_and_compressed_generations_side_by_side(tmp_path, monkeypatch, kind)
     meta2 = w.finalize({"dim": dim})
     w.verify()
     store.swap(w.name)
-    assert meta2["ann"]["type"] == kind and meta2["ann"]["num_bits"] == (8 if kind == "IVF_PQ" else 1)
+    assert meta2["ann"]["type"] == kind and meta2["ann"]["num_bits"] == (8 if kind == "IVF_PQ" else RQ_NUM_BITS)
     kinds = [open_snapshot(store.path, g).chunks.stats.index_stats("vector_idx")["index_type"] for g in (gen1, w.name)]
     assert kinds == ["IVF_SQ", kind]  # what Lance holds, not only what meta.json says
 

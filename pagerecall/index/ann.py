@@ -1,7 +1,7 @@
 """The ANN index's tuning record (layer 2): which index, from how many rows, how it is probed.
 
-ANN: IVF_SQ (IVF_RQ from :data:`RQ_MIN_ROWS`, IVF_PQ from :data:`PQ_MIN_ROWS` rows when those are
-  set: :func:`ann_params`), cosine,
+ANN: IVF_SQ below :data:`RQ_MIN_ROWS` (500k) rows, IVF_RQ with 2 bits per dimension from there (IVF_PQ
+  from :data:`PQ_MIN_ROWS` rows when that is set: :func:`ann_params`), cosine,
   only from :data:`ANN_MIN_ROWS` rows; ``num_partitions = round(sqrt(rows))``
   (Lance's own default rule, ~71 at 5k rows, ~316 at 100k); ``nprobes`` from
   :func:`ann_nprobes` (half the partitions: real E5 vectors need it, see there); queries refine
@@ -43,7 +43,47 @@ IVF_PQ at scale (issue 13, footprint): built in, OFF by default (``PQ_MIN_ROWS =
   the benchmark that sets the target, and PQ misses both bars there (recall >= SQ's, p50 <= ~1.3x).
   Not measured: PQ at 1M (its retrain did not finish at load 13-15).
 
-IVF_RQ (RaBitQ) at scale (issue 13, footprint): built in, OFF by default (``RQ_MIN_ROWS = None``).
+IVF_RQ 2-bit from 500k rows (issue 13.4: warm server RSS <= 700 MiB at 1M passages, <= 500 MiB at 100k).
+  Decision: IVF_RQ (RaBitQ) with 2 bits per dimension (96 bytes per row at 384-d against IVF_SQ's 384)
+  from :data:`RQ_MIN_ROWS` = 500,000 rows, refine :data:`RQ_REFINE_FACTOR`; IVF_SQ below.
+  Measured (``bench/ann_ab.py``, the 1M and 100k synthetic indexes of ``bench/perf.py``; Intel Xeon
+  with AMX (``lscpu``: "Intel(R) Xeon(R) Processor"), 2 cores shared with other jobs, 2026-12-02):
+  * Warm server RSS (``MALLOC_ARENA_MAX=2 python bench/ann_ab.py rss INDEX``: the server's malloc
+    setting; 60 full-text, 60 vector, 60 hybrid queries; two alternating runs each, load 7-10): 1M
+    IVF_RQ 2-bit 679 / 679 MiB against IVF_SQ 1,191 / 1,198 MiB (RSS less file-backed pages: the
+    vector steps add 168 MiB with RQ 2-bit, 573 with SQ); 100k IVF_SQ 493 MiB (load 8-9). Tantivy's
+    mapped files count in RSS by the page cache's state (143 MiB in the RQ runs, 270 in the SQ runs of
+    the same 60 queries; anonymous memory +4 MiB in both). After 3 deep searches (the reranker, not in
+    the target) RQ 2-bit 761-769 MiB.
+  * Recall@10 against an exact scan and vector p50 at the hybrid lane's depth 50 (``compare``, 200
+    queries, interleaved, load 6-12): IVF_SQ refine 5 recall 1.0, p50 254 ms (1.0); RQ 2-bit refine
+    10 / 20 / 40: recall 0.9845 / 0.9985 / 1.0, p50 0.77x / 1.01x / 1.36x. Refine 20 is taken: within
+    0.01 of IVF_SQ's recall at its latency. RQ 1-bit, the same run kind at load 4-8: refine 80 / 160:
+    recall 0.9805 / 0.992, p50 1.25x / 2.18x (IVF_SQ 1.0, 121 ms): 1 bit costs recall or latency.
+    Index 124 MB on disk (SQ 397, RQ 1-bit 67.5); training 515 s at load 6-8 (retrained at every
+    write, as IVF_SQ is).
+  * Rejected first: capping Lance's index cache instead of changing the index
+    (``lance.dataset(..., index_cache_size_bytes=...)``; ``cachecap``, 1M IVF_SQ, 40 queries
+    interleaved, load 7-11): recall unchanged (1.0), but a 128 MiB cap (375.7 MiB uncapped) cut the
+    process's growth over the queries only from 452 to 335 MiB at 8.2x the p50 at depth 50, and a
+    256 MiB cap to 416 MiB at 2.4x; the server needs ~490 MiB less at 1M. Why it cannot work for
+    IVF_SQ here: every query probes half the partitions (:func:`ann_nprobes`), so an LRU cache smaller
+    than the index misses most of them on every query and re-reads and re-decodes them from the file;
+    and the cap leaves the rest of Lance's query memory (decode buffers, allocator arenas) as it was.
+    So no cap sized by the index's rows keeps recall and latency: Lance's defaults stay.
+  * Why not below: at 100k IVF_SQ's server holds 493 MiB (the target there is 500), and RQ 2-bit
+    loses recall (``compare`` on the 100k index, 200 queries, interleaved, load 2-6; IVF_SQ recall
+    0.9995, p50 21 ms): refine 10 / 20 / 40: recall 0.970 / 0.9725 / 0.973, p50 0.96x / 1.29x / 1.91x
+    (refining more does not help there: likely the probed partitions limit it, not isolated).
+  * Why 500k: the SQ server grows with its index cache (100k: 493 MiB, 1M: 1,191 MiB); linear between
+    them (an interpolation, not measured) it crosses 700 MiB at ~370k rows (~430k without the Tantivy
+    page-cache difference above). 500k sits between the 100k where RQ loses recall and the 1M where it
+    keeps it; RQ's recall between them is not measured, nor the SQ server between 370k and 500k rows
+    (which may exceed 700 MiB).
+  Generations keep the kind they were built with (the ``ann`` meta), so indexes below 500k rows, the
+  demo and the 100k synthetic index answer exactly as before.
+
+IVF_RQ 1-bit (RaBitQ) at scale (issue 13, footprint; superseded by the 2-bit decision above).
   RaBitQ with 1 bit per dimension stores dim / 8 bytes per row (48 at 384-d); queries refine
   ``k * refine_factor`` candidates with exact cosines. Measured (``bench/ann_ab.py``, as for PQ;
   Intel Xeon, 2 cores, the lead's build at normal priority beside these niced runs, 2026-12-02):
@@ -59,24 +99,21 @@ IVF_RQ (RaBitQ) at scale (issue 13, footprint): built in, OFF by default (``RQ_M
   * 1M, same measures (load 6-10; SQ refine 5 at 500 probes: recall 1.0, p50 133 ms): RQ refine
     10 / 20 / 40: recall 0.792 / 0.893 / 0.954, p50 0.50x / 0.56x / 0.77x. At 1M the 1-bit scan of
     half the partitions is much cheaper than SQ's (k=10 p50 48 ms against 111 ms), so refining
-    more candidates is affordable there; refine 80 and 160 at 1M are not measured yet (that run was
-    starved by normal-priority jobs at load 12-13 and did not finish in time).
-  Why off: no measured setting meets all three bars (RSS <= 700 MiB at 1M, recall@10 within 0.01
-  of IVF_SQ's, p50 <= ~1.3x): at 1M refine 40 is fast but 0.05 short of SQ's recall; at 100k no
-  refine reaches IVF_SQ's recall within 0.01 below ~2.3x its latency (likely the
-  near-duplicate effect described for PQ, a hypothesis not isolated: 1-bit codes cannot order ~86
-  noisy copies of a passage, so the exact top 10 come only from refining hundreds of candidates). Not tried for lack of
-  time: 2 or 4 bits per dimension at 1M (96 / 192 bytes per row: +46 / +137 MiB at 1M, so 2 bits
-  at most might stay under 700 MiB; at 100k the 2-bit training took 102 s, 4-bit 34 s, load ~9).
-  Next step: ``compare SQ_1M RQ_1M --after-refine 80,160``; if a refine reaches recall >= 0.99 at
-  p50 <= ~1.3x (and ``rss`` stays <= 700 MiB with it), set :data:`RQ_REFINE_FACTOR` to it and
-  :data:`RQ_MIN_ROWS` above 100k (where RQ fails) and at most 1M (where it would pass).
+    more candidates is affordable there; refine 80 / 160 (measured later, in the 2-bit record above):
+    0.9805 / 0.992 at 1.25x / 2.18x.
+  Why 1 bit was not taken: no setting met all three bars (RSS <= 700 MiB at 1M, recall@10 within 0.01
+  of IVF_SQ's, p50 <= ~1.3x). At 100k no RQ refine reaches IVF_SQ's recall within 0.01 below ~2.3x
+  its latency (likely the near-duplicate effect described for PQ, a hypothesis not isolated: 1-bit
+  codes cannot order ~86 noisy copies of a passage, so the exact top 10 come only from refining
+  hundreds of candidates); hence IVF_SQ stays below :data:`RQ_MIN_ROWS`.
   The kind and its parameters go into the generation's ``ann`` meta, which the query reads
   (:meth:`pagerecall.index.snapshot.Snapshot.vector_search_with_rows`), so a generation of any
   kind answers as built; setting :data:`RQ_MIN_ROWS` or :data:`PQ_MIN_ROWS` turns that kind on for
   new generations.
-  Commands: ``bench/ann_ab.py retrain COPY --sub 96 --refine 20`` (``--type IVF_RQ [--bits 1]``),
-  ``compare SQ_COPY PQ_COPY --after-refine 10,20,20:40`` (``R:P:accurate`` for RQ's approx_mode), ``rss COPY``; ``bench/coldstart.py --rss-only --rss-index COPY``.
+  Commands: ``bench/ann_ab.py retrain COPY --sub 96 --refine 20`` (``--type IVF_RQ --bits 2``),
+  ``compare SQ_COPY PQ_COPY --after-refine 10,20,20:40`` (``R:P:accurate`` for RQ's approx_mode),
+  ``MALLOC_ARENA_MAX=2 python bench/ann_ab.py rss COPY``, ``cachecap INDEX --caps none,128,256``;
+  ``bench/coldstart.py --rss-only --rss-index COPY``.
 """
 
 from __future__ import annotations
@@ -124,14 +161,15 @@ PQ_REFINE_FACTOR = 40
 candidates re-scored exactly: k * 40 (the setting measured at 100k: module docstring)."""
 
 
-RQ_MIN_ROWS: int | None = None
-"""Rows from which the ANN index is IVF_RQ (RaBitQ) instead of IVF_SQ; None: never (see the module's
-decision record for the figures that decide it). Checked before :data:`PQ_MIN_ROWS`."""
+RQ_MIN_ROWS: int | None = 500_000
+"""Rows from which the ANN index is IVF_RQ (RaBitQ) instead of IVF_SQ (None: never): above 100k, where
+RQ loses recall, and below 1M, where IVF_SQ's index cache takes a warm server to ~1.2 GiB (the module's
+decision record). Checked before :data:`PQ_MIN_ROWS`."""
 
-RQ_NUM_BITS = 1
+RQ_NUM_BITS = 2
 RQ_REFINE_FACTOR = 20
-"""IVF_RQ settings: RaBitQ with 1 bit per dimension (dim / 8 bytes per row: 48 bytes at 384-d,
-against IVF_SQ's 384), candidates re-scored exactly: k * 20 (module docstring)."""
+"""IVF_RQ settings: RaBitQ with 2 bits per dimension (dim / 4 bytes per row: 96 bytes at 384-d,
+against IVF_SQ's 384), candidates re-scored exactly: k * 20 (measured at 1M: module docstring)."""
 
 
 def ann_params(rows: int, dim: int) -> dict:

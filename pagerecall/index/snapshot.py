@@ -37,7 +37,13 @@ Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of 
   filling with the 397 MB IVF_SQ index as partitions are probed; nothing else grows); 60 hybrid
   queries +8; 3 deep searches (the reranker) +94: 1,060 MiB. At 100k the vector steps add 92 MiB
   with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run); at 1M 492 MiB with IVF_SQ and 170 MiB with
-  IVF_RQ 1-bit (load 9-10; see :mod:`pagerecall.index.ann` for why PQ and RQ are off). The embedder's own split is in :mod:`pagerecall._bundled`.
+  IVF_RQ 1-bit (load 9-10). The embedder's own split is in :mod:`pagerecall._bundled`.
+  With the server's malloc setting (``MALLOC_ARENA_MAX=2``; load 7-10, same day): 1M IVF_SQ 1,191-1,198
+  MiB after the 180 queries (the vector steps +591 MiB, of which Lance's index cache holds 376 MiB,
+  ``Session.index_cache_size_bytes``); 1M IVF_RQ 2-bit, the kind built from 500k rows, 679 MiB (+198);
+  100k IVF_SQ 493 MiB. Lance's caches are left at their defaults: capping the index cache
+  (``lance.dataset(..., index_cache_size_bytes=...)``) was measured and rejected, and the metadata
+  cache holds under 1 MiB at 1M (decision record: :mod:`pagerecall.index.ann`).
 """
 
 from __future__ import annotations

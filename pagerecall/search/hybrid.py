@@ -2,7 +2,7 @@
 
 Lanes, each a ranked list of chunk ids from one snapshot:
 
-* ``vector``: ANN (IVF_SQ, cosine, refined to exact scores) over E5 passage vectors: paraphrase
+* ``vector``: ANN (IVF_SQ, or IVF_RQ 2-bit from 500k rows; cosine, refined to exact scores) over E5 passage vectors: paraphrase
   and other languages;
 * ``fulltext``: Tantivy BM25 with phrase matching and minimum-should-match relaxation: names,
   titles, exact wording (:mod:`pagerecall.search.lexical`);
