@@ -55,6 +55,8 @@ IVF_RQ 2-bit from 500k rows (issue 13.4: warm server RSS <= 700 MiB at 1M passag
     mapped files count in RSS by the page cache's state (143 MiB in the RQ runs, 270 in the SQ runs of
     the same 60 queries; anonymous memory +4 MiB in both). After 3 deep searches (the reranker, not in
     the target) RQ 2-bit 761-769 MiB.
+    Again on this branch rebased onto the word-embedding table kept on disk (commit 31fa8e6, load 4-6):
+    1M IVF_RQ 2-bit 588 MiB after the 180 queries (703 after the deep ones); 100k IVF_SQ 406 (469).
   * Recall@10 against an exact scan and vector p50 at the hybrid lane's depth 50 (``compare``, 200
     queries, interleaved, load 6-12): IVF_SQ refine 5 recall 1.0, p50 254 ms (1.0); RQ 2-bit refine
     10 / 20 / 40: recall 0.9845 / 0.9985 / 1.0, p50 0.77x / 1.01x / 1.36x. Refine 20 is taken: within

@@ -41,7 +41,7 @@ Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of 
   With the server's malloc setting (``MALLOC_ARENA_MAX=2``; load 7-10, same day): 1M IVF_SQ 1,191-1,198
   MiB after the 180 queries (the vector steps +591 MiB, of which Lance's index cache holds 376 MiB,
   ``Session.index_cache_size_bytes``); 1M IVF_RQ 2-bit, the kind built from 500k rows, 679 MiB (+198);
-  100k IVF_SQ 493 MiB. Lance's caches are left at their defaults: capping the index cache
+  100k IVF_SQ 493 MiB (with the word-embedding table on disk, load 4-6: 588 and 406 MiB). Lance's caches are left at their defaults: capping the index cache
   (``lance.dataset(..., index_cache_size_bytes=...)``) was measured and rejected, and the metadata
   cache holds under 1 MiB at 1M (decision record: :mod:`pagerecall.index.ann`).
 """
