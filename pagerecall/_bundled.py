@@ -434,7 +434,9 @@ def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: boo
             table = _wordtable.WordTable(split)
             session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages,
                                    source=split / "model.onnx", variant=f"split{_wordtable.SPLIT_VERSION}")
-            return OrtEncoder(session, batch_invariant=graph != "int8", table=table)
+            encoder = OrtEncoder(session, batch_invariant=graph != "int8", table=table)
+            encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
+            return encoder
         except Exception as exc:  # a damaged split folder: the full graph still answers
             log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
     session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages)
@@ -452,8 +454,10 @@ def _ov_encoder(model_dir: Path, cache_dir: Path, threads: int | None) -> Any:
     split = _wordtable.ensure_split(model_dir) if openvino_installed() else None
     if split is not None:
         try:
-            return OVEncoder(split / "model.onnx", cache_dir, threads, table=_wordtable.WordTable(split))
-        except (ModelError, OSError, ValueError) as exc:  # a damaged split folder: the full graph still answers
+            encoder = OVEncoder(split / "model.onnx", cache_dir, threads, table=_wordtable.WordTable(split))
+            encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
+            return encoder
+        except (ModelError, OSError, ValueError, IndexError, RuntimeError) as exc:  # a damaged split folder
             log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
     return OVEncoder(model_dir / "model.onnx", cache_dir, threads)
 

@@ -21,14 +21,24 @@ are bit-identical to the full graph's (``tests/test_wordtable.py``, every bundle
 Measured (a fresh process, one query of 24 tokens then 30 more, onnxruntime 1.32, Intel Xeon, 2
 cores, load 1-3): the int8 graph's session 158 MB anonymous RSS against 68 MB split (VmRSS 199
 against 141 MB); outputs bit-identical. The split graph is written once beside ``model.onnx``
-(``split/``, atomically, under the converter's lock), so an old model folder gains it on first use.
+(``split/``, atomically, under a file lock), so an old model folder gains it on first use.
+
+Integrity: ``word-table.json`` holds a hash of its own fields and the table file's size and
+modification time as written; each load checks them, and a first batch of two tokens runs through
+the table and the graph before the encoder is handed out. A changed, truncated or edited split
+folder is written again when the cache is writable, and otherwise the full graph runs (with a
+warning): a damaged table never gives vectors. Copying a cache without keeping file times (``cp -r``
+without ``-p``) makes it write the split again. A writer killed mid-way leaves ``.split.tmp-*``,
+removed by the next writer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
+import shutil
 import weakref
 from pathlib import Path
 
@@ -38,7 +48,7 @@ from .errors import ModelError
 
 log = logging.getLogger(__name__)
 
-SPLIT_VERSION = "1"
+SPLIT_VERSION = "2"
 """Bump when the split graph or the table file changes: they are then rewritten."""
 INPUT = "emb_word"
 """Name of the gathered rows in the bundled graphs, and the split graph's new input."""
@@ -56,7 +66,12 @@ class WordTable:
 
     def __init__(self, folder: Path) -> None:
         folder = Path(folder)
-        meta = json.loads((folder / "word-table.json").read_text())
+        path = folder / "word-table.bin"
+        try:
+            meta = read_meta(folder)
+            self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"Cannot use {folder}: {exc}. Next: delete {folder} so it is written again") from exc
         self.kind: str = meta["kind"]
         self.rows: int = int(meta["rows"])
         self.dim: int = int(meta["dim"])
@@ -64,14 +79,11 @@ class WordTable:
         self.scale = np.float32(meta.get("scale", 1.0))
         self.zero_point = int(meta.get("zero_point", 0))
         self.block = int(meta.get("block", 0))
-        path = folder / "word-table.bin"
-        try:
-            self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
-        except OSError as exc:
-            raise ModelError(f"Cannot open {path}: {exc}. Next: delete {folder} so it is written again") from exc
-        if os.fstat(self._fd).st_size != self.rows * self.row_bytes:
+        st = os.fstat(self._fd)
+        if [st.st_size, st.st_mtime_ns] != meta["table_stat"]:
             os.close(self._fd)
-            raise ModelError(f"{path} is truncated. Next: delete {folder} so it is written again")
+            raise ModelError(f"{path} was changed after it was written (size or time differ). "
+                             f"Next: delete {folder} so it is written again")
         self._finalizer = weakref.finalize(self, os.close, self._fd)
 
     def _read(self, ids: np.ndarray) -> bytes:
@@ -115,12 +127,36 @@ def split_dir(model_dir: Path) -> Path:
     return Path(model_dir) / "split"
 
 
+def _check(meta: dict) -> str:
+    """A hash over the meta's fields (all but itself), so that an edited field is noticed."""
+    body = json.dumps({k: v for k, v in meta.items() if k != "check"}, sort_keys=True)
+    return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+_ROW_BYTES = {"uint8": lambda m: m["dim"], "int8_row": lambda m: m["dim"] + 4, "fp32": lambda m: 4 * m["dim"],
+              "q4": lambda m: m["dim"] // 2 + 4 * (m["dim"] // m["block"])}
+
+
+def read_meta(folder: Path) -> dict:
+    """``word-table.json`` of a split folder, checked: its version, its own hash (an edited field),
+    the row size its kind implies. Raises ``ValueError`` (or ``OSError``) saying what is wrong."""
+    meta = json.loads((Path(folder) / "word-table.json").read_text())
+    if meta.get("version") != SPLIT_VERSION:
+        raise ValueError(f"split version {meta.get('version')!r}, expected {SPLIT_VERSION!r}")
+    if meta.get("check") != _check(meta):
+        raise ValueError("word-table.json was edited")
+    if meta.get("kind") not in _ROW_BYTES or meta["row_bytes"] != _ROW_BYTES[meta["kind"]](meta):
+        raise ValueError(f"row size {meta.get('row_bytes')} does not fit the kind {meta.get('kind')!r}")
+    return meta
+
+
 def _complete(folder: Path) -> bool:
     try:
-        meta = json.loads((folder / "word-table.json").read_text())
-    except (OSError, ValueError):
+        meta = read_meta(folder)
+        st = (folder / "word-table.bin").stat()
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
         return False
-    return meta.get("version") == SPLIT_VERSION and (folder / "model.onnx").is_file() and (folder / "word-table.bin").is_file()
+    return (folder / "model.onnx").is_file() and [st.st_size, st.st_mtime_ns] == meta["table_stat"]
 
 
 def ensure_split(model_dir: Path) -> Path | None:
@@ -139,6 +175,8 @@ def ensure_split(model_dir: Path) -> Path | None:
         with FileLock(str(model_dir / ".split.lock")):
             if _complete(dest):
                 return dest
+            for stale in model_dir.glob(".split.tmp-*"):  # left by a writer killed mid-way
+                shutil.rmtree(stale, ignore_errors=True)
             return _write_split(model_dir, dest)
     except OSError as exc:
         log.info("Cannot write the split graph in %s (%s); the full graph runs", dest, exc)
@@ -191,7 +229,6 @@ def _table_rows(g, gather) -> tuple[np.ndarray, dict, list] | None:
 
 
 def _write_split(model_dir: Path, dest: Path) -> Path | None:
-    import shutil
     import tempfile
 
     import onnx
@@ -219,6 +256,9 @@ def _write_split(model_dir: Path, dest: Path) -> Path | None:
     try:
         rows.tofile(tmp / "word-table.bin")
         onnx.save_model(model, str(tmp / "model.onnx"))
+        st = (tmp / "word-table.bin").stat()  # a rename keeps size and time: checked at every load
+        meta["table_stat"] = [st.st_size, st.st_mtime_ns]
+        meta["check"] = _check(meta)
         (tmp / "word-table.json").write_text(json.dumps(meta, indent=2))
         os.chmod(tmp, 0o755)
         if dest.exists():

@@ -4,7 +4,9 @@ falls back to the full graph."""
 
 from __future__ import annotations
 
+import json
 import logging
+import shutil
 
 import numpy as np
 import onnxruntime as ort
@@ -13,6 +15,7 @@ import pytest
 from pagerecall import _bundled, _e5onnx, _wordtable
 from pagerecall.config import DEFAULT_MODEL, Settings
 from pagerecall.embedding import load_embedder
+from pagerecall.errors import ModelError
 
 TEXTS = [
     "query: Wie erstelle ich ein Debian-Paket aus einem Upstream-Tarball?",
@@ -71,27 +74,76 @@ def test_embedders_run_the_split_graph_with_unchanged_vectors(cache):
         np.testing.assert_array_equal(e.embed_queries(texts), ref.embed_queries(texts))
 
 
-def test_a_truncated_table_falls_back_to_the_full_graph(cache, tmp_path, caplog):
-    model_dir = _e5onnx.ensure_converted(cache, "int8")
+def _linked_copy(model_dir, tmp_path):
     work = tmp_path / model_dir.name
     work.mkdir()
     for f in model_dir.iterdir():
         if f.is_file() and not f.name.startswith("."):
             (work / f.name).symlink_to(f)
+    return work
+
+
+def _damage_table(split):
+    with open(split / "word-table.bin", "r+b") as fh:  # same size, other bytes: a corrupted copy
+        fh.seek(1000)
+        fh.write(bytes(4096))
+
+
+def _damage_meta(split):
+    meta = json.loads((split / "word-table.json").read_text())
+    meta["scale"] = 0.01
+    (split / "word-table.json").write_text(json.dumps(meta))
+
+
+def _truncate_table(split):
+    with open(split / "word-table.bin", "r+b") as fh:
+        fh.truncate(1000)
+
+
+@pytest.mark.parametrize("damage", [_truncate_table, _damage_table, _damage_meta])
+def test_a_damaged_split_folder_falls_back_and_is_written_again(cache, tmp_path, caplog, damage):
+    model_dir = _e5onnx.ensure_converted(cache, "int8")
+    work = _linked_copy(model_dir, tmp_path)
     with caplog.at_level(logging.INFO, logger="pagerecall._wordtable"):
         split = _wordtable.ensure_split(work)
     assert split == work / "split", caplog.text
-    assert split == work / "split" and (split / "word-table.bin").stat().st_size > 90_000_000
-    with open(split / "word-table.bin", "r+b") as fh:
-        fh.truncate(1000)
-    with pytest.raises(Exception, match="truncated"):
+    assert (split / "word-table.bin").stat().st_size > 90_000_000
+    ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
+    ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
+    damage(split)
+    with pytest.raises(ModelError, match="Next: delete"):
         _wordtable.WordTable(split)
+    # the damaged folder is written again, and a killed writer's leftover is removed
+    (work / ".split.tmp-killed").mkdir()
+    split = _wordtable.ensure_split(work)
+    assert not (work / ".split.tmp-killed").exists()
+    enc = _bundled._ort_encoder(work, "int8", None, passages=False)
+    assert enc.table is not None
+    np.testing.assert_array_equal(enc.run([(ids, np.ones_like(ids))])[0], ref)
+
+
+def test_a_split_graph_that_does_not_load_or_cannot_be_written_falls_back(cache, tmp_path, caplog):
+    model_dir = _e5onnx.ensure_converted(cache, "int8")
+    work = _linked_copy(model_dir, tmp_path)
+    split = _wordtable.ensure_split(work)
+    (split / "model.onnx").write_bytes(b"not a graph")
+    ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
+    feed = [(ids, np.ones_like(ids))]
+    ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
     with caplog.at_level(logging.WARNING, logger="pagerecall._bundled"):
         enc = _bundled._ort_encoder(work, "int8", None, passages=False)
     assert enc.table is None and "does not load" in caplog.text
-    ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
-    ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
-    np.testing.assert_array_equal(enc.run([(ids, np.ones_like(ids))])[0], ref)
+    np.testing.assert_array_equal(enc.run(feed)[0], ref)
+    # a cache where the split cannot be written (here: its lock path is taken by a folder)
+    shutil.rmtree(split)
+    (work / ".split.lock").unlink(missing_ok=True)
+    (work / ".split.lock").mkdir()
+    with caplog.at_level(logging.INFO, logger="pagerecall._wordtable"):
+        assert _wordtable.ensure_split(work) is None
+    assert "Cannot write the split graph" in caplog.text
+    enc = _bundled._ort_encoder(work, "int8", None, passages=False)
+    assert enc.table is None
+    np.testing.assert_array_equal(enc.run(feed)[0], ref)
 
 
 @pytest.mark.slow
