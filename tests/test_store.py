@@ -282,6 +282,48 @@ def test_verify_catches_chunk_id_set_mismatch(tmp_path):
     assert rows["chunk_id"][0].as_py() in msg and "ffffffffffffffff-00000" in msg
 
 
+def test_verify_catches_a_chunk_id_twice_in_tantivy(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    w = store.begin_generation(dim=8)
+    rows = make_rows("a.pdf", 4, unit(np.random.default_rng(0), 4, 8))
+    w.add_chunks(rows)
+    w._tw().add_document(fulltext.make_document(rows["chunk_id"][1].as_py(), "a.pdf", "again", 1))
+    w.upsert_file_records([file_record("a.pdf", 4)])
+    w.finalize({"dim": 8})
+    with pytest.raises(IndexCorruptError, match=f"duplicate chunk ids in Tantivy: .*{rows['chunk_id'][1].as_py()}"):
+        w.verify()
+
+
+def test_a_big_file_is_written_in_bounded_adds_with_one_first_passage(tmp_path):
+    """One ``add_chunks`` call of a file larger than FLUSH_ROWS (R's reference manual: 9,400
+    passages) goes to Lance in adds of at most FLUSH_ROWS rows, and to Tantivy in slices of
+    TANTIVY_SLICE rows with its lowest ``seq`` still the only ``first`` document."""
+    import lance
+    from tantivy import Query
+
+    from pagerecall.index.writer import FLUSH_ROWS, TANTIVY_SLICE
+
+    n = FLUSH_ROWS + TANTIVY_SLICE + 7
+    store = IndexStore(tmp_path / "idx")
+    w = store.begin_generation(dim=8)
+    w.add_chunks(make_rows("small.pdf", 3, unit(np.random.default_rng(1), 3, 8)))
+    w.add_chunks(make_rows("big.pdf", n, unit(np.random.default_rng(0), n, 8)))
+    w.upsert_file_records([file_record("small.pdf", 3), file_record("big.pdf", n)])
+    w._flush()  # what finalize does first; finalize then compacts the fragments
+    frags = lance.dataset(str(store.path / w.name / "lance" / "chunks.lance")).get_fragments()
+    assert sum(f.count_rows() for f in frags) == n + 3
+    assert max(f.count_rows() for f in frags) <= FLUSH_ROWS
+    w.finalize({"dim": 8})
+    w.verify()
+    store.swap(w.name)
+    snap = open_snapshot(store.path)
+    searcher = snap.tantivy_searcher()
+    first = Query.term_query(snap.tantivy_index.schema, "first", 1)
+    hits = searcher.search(first, limit=10).hits
+    assert sorted(searcher.doc(a)["chunk_id"][0] for _, a in hits) == sorted(
+        [chunk_id(_sha("big.pdf"), 0), chunk_id(_sha("small.pdf"), 0)])
+
+
 def test_verify_catches_a_stored_row_that_differs_from_lance(tmp_path):
     store = IndexStore(tmp_path / "idx")
     w = store.begin_generation(dim=8)

@@ -42,10 +42,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger(__name__)
 
-FLUSH_ROWS = 8_192
-"""Chunk rows buffered before one Lance ``add``. Why: every ``add`` makes a Lance version
-and a fragment; adding per file (a few dozen rows) made 20k rows take ~10 s instead of ~1 s.
-8k rows of 384-d vectors are ~13 MB plus text."""
+FLUSH_ROWS = 4_096
+"""Chunk rows buffered before a Lance ``add``, and the most rows one ``add`` writes. Why: every
+``add`` makes a Lance version and a fragment; adding per file (a few dozen rows) made 20k rows
+take ~10 s instead of ~1 s. An ``add`` holds several times its rows' Arrow size while it
+encodes: with 8,192 rows buffered and no upper bound, the 9,400 rows of R's reference manual
+went into one ``add`` of ~17k rows, the peak of the whole-bench build (issue 13.4; figures in
+:mod:`pagerecall.memory`)."""
+
+TANTIVY_SLICE = 1_024
+"""Chunk rows turned into Python dicts and Tantivy documents at a time (:meth:`GenerationWriter._add_tantivy`)."""
 
 FLUSH_FILES = 1_000
 """File records buffered before one ``merge_insert`` (same reason)."""
@@ -151,17 +157,21 @@ class GenerationWriter:
     def _add_tantivy(self, table: pa.Table) -> None:
         """Add one Tantivy document per row of ``table`` (chunk rows with at least
         :data:`CHUNK_COLUMNS`; the row without ``vector`` is stored in the document). ``first``
-        marks the lowest ``seq`` of each file *within this table*: pass whole files."""
-        rows = table.select(CHUNK_COLUMNS).to_pylist()
-        first: dict[str, int] = {}
-        for r in rows:
-            f, s = r["file"], r["seq"]
-            if f not in first or s < first[f]:
-                first[f] = s
+        marks the lowest ``seq`` of each file *within this table*: pass whole files.
+
+        Rows become Python dicts :data:`TANTIVY_SLICE` at a time: a file of 9,000 passages (R's
+        reference manual) as one list of dicts set the peak RSS of the whole-bench build
+        (issue 13.4; measured in :mod:`pagerecall.memory`)."""
+        if table.num_rows == 0:
+            return
+        mins = table.select(["file", "seq"]).group_by("file").aggregate([("seq", "min")])
+        first = dict(zip(mins.column("file").to_pylist(), mins.column("seq_min").to_pylist()))
         tw = self._tw()
-        for r in rows:
-            tw.add_document(fulltext.make_document(
-                r["chunk_id"], r["file"], r["text"], r["page_start"], first=first[r["file"]] == r["seq"], row=r))
+        cols = table.select(CHUNK_COLUMNS)
+        for lo in range(0, cols.num_rows, TANTIVY_SLICE):
+            for r in cols.slice(lo, TANTIVY_SLICE).to_pylist():
+                tw.add_document(fulltext.make_document(
+                    r["chunk_id"], r["file"], r["text"], r["page_start"], first=first[r["file"]] == r["seq"], row=r))
 
     def _rebuild_fulltext(self) -> int:
         """Replace this generation's Tantivy index by a new one (current schema) holding every
@@ -220,8 +230,11 @@ class GenerationWriter:
     def _flush(self) -> None:
         """Write buffered chunk rows and file records to Lance (one version each)."""
         if self._pending:
-            self._ensure_chunks(None).add(pa.concat_tables(self._pending))
+            table = pa.concat_tables(self._pending)
             self._pending, self._pending_rows = [], 0
+            chunks = self._ensure_chunks(None)
+            for lo in range(0, table.num_rows, FLUSH_ROWS):  # a big file's rows in several adds
+                chunks.add(table.slice(lo, FLUSH_ROWS))
         if self._pending_files:
             data = to_table(list(self._pending_files.values()), FILES_SCHEMA)
             self._pending_files = {}
@@ -422,13 +435,14 @@ class GenerationWriter:
         if len(lance_set) != len(lance_ids):
             dups = [c for c, n in _counts(lance_ids).items() if n > 1][:5]
             problems.append(f"duplicate chunk ids in Lance: {dups}")
-        tantivy_ids = [
-            searcher.doc(addr)["chunk_id"][0]
-            for _, addr in searcher.search(_all_query(), limit=max(1, n_tantivy), count=False).hits
-        ]
-        tantivy_set = set(tantivy_ids)
-        if len(tantivy_set) != len(tantivy_ids):
-            dups = [c for c, n in _counts(tantivy_ids).items() if n > 1][:5]
+        # chunk ids with their live document counts from the term dictionary: no stored document
+        # is read (reading all 56k of the whole bench corpus mapped ~80 MiB of the doc store and
+        # built 56k Python documents at the build's peak, issue 13.4)
+        tantivy_terms = [(c, n) for c, n in searcher.terms_with_prefix("chunk_id", "", filter_query=_all_query())
+                         if n > 0]
+        tantivy_set = {c for c, _ in tantivy_terms}
+        if any(n > 1 for _, n in tantivy_terms):
+            dups = sorted(c for c, n in tantivy_terms if n > 1)[:5]
             problems.append(f"duplicate chunk ids in Tantivy: {dups}")
         if lance_set != tantivy_set:
             problems.append(
