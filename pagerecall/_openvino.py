@@ -76,6 +76,11 @@ class OVEncoder:
     batch_invariant = True
     preferred_batch = 16
 
+    @property
+    def seq_multiple(self) -> int:
+        """Batches are padded to a multiple of this many tokens (:data:`SEQ_MULTIPLE`)."""
+        return SEQ_MULTIPLE
+
     def __init__(self, model_path: Path, cache_dir: Path | None = None, threads: int | None = None,
                  precision: str = "bf16", table: Any | None = None) -> None:
         self.table = table  # pagerecall._wordtable.WordTable when model_path is the split graph

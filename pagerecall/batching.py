@@ -79,11 +79,13 @@ class EmbedStats:
     stored_now: set = field(default_factory=set, repr=False)
 
 
-def padded_tokens(lengths: Sequence[int], batch: int) -> int:
+def padded_tokens(lengths: Sequence[int], batch: int, multiple: int = 1) -> int:
     """Tokens a model computes for passages of ``lengths`` tokens batched ``batch`` at a time after
-    a stable sort by length (each batch padded to its longest)."""
+    a stable sort by length (each batch padded to its longest, rounded up to a multiple of
+    ``multiple``: the embedder's ``seq_multiple``, 8 for OpenVINO)."""
     ls = sorted(lengths)
-    return sum(max(ls[a : a + batch]) * len(ls[a : a + batch]) for a in range(0, len(ls), batch))
+    return sum(-(-max(ls[a : a + batch]) // multiple) * multiple * len(ls[a : a + batch])
+               for a in range(0, len(ls), batch))
 
 
 class EmbedLoop:
@@ -106,6 +108,7 @@ class EmbedLoop:
         self.batch = int(getattr(embedder, "preferred_batch", EMBED_BATCH)) if self.invariant else EMBED_BATCH
         tok = getattr(embedder, "tokenizer", None)
         self.overhead = int(getattr(tok, "overhead", 0) or 0)
+        self.seq_multiple = int(getattr(getattr(embedder, "encoder", None), "seq_multiple", 1) or 1)
         self.stats = EmbedStats()
         self._known = 0
 
@@ -122,7 +125,7 @@ class EmbedLoop:
         vecs = self.embedder.embed_passages(texts, batch_size=batch)
         self.stats.seconds += time.perf_counter() - t0
         self.stats.embedded += len(texts)
-        self.stats.tokens += padded_tokens([n + self.overhead for n in lengths], batch)
+        self.stats.tokens += padded_tokens([n + self.overhead for n in lengths], batch, self.seq_multiple)
         return np.asarray(vecs, dtype=np.float32)
 
     def _take(self, keys: list[bytes], sizes: list[int]) -> dict[bytes, np.ndarray]:

@@ -7,6 +7,7 @@ skip where the package is not installed (CI installs ``.[test]`` only)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from pagerecall import _e5onnx, runtimes
@@ -136,6 +137,34 @@ def test_openvino_bf16_index_is_queryable_by_onnxruntime(fp32_query, cache):
     assert float(q[0] @ fp32_query.embed_queries(["how often are the valves inspected?"])[0]) >= 0.999
     for i, text in enumerate(PASSAGES):
         assert float(ov.embed_passages([text])[0] @ a[i]) >= 0.9999, text
+
+
+def test_openvino_pads_batches_to_a_multiple_without_changing_vectors(cache, monkeypatch):
+    """OpenVINO batches are padded to SEQ_MULTIPLE tokens (fewer input shapes, bounded memory):
+    vectors equal the unpadded ones within the runtime's batch-mate noise, hidden states come back
+    at the batch's own length, and the build's token count includes the padding."""
+    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    from pagerecall import _openvino
+    from pagerecall._bundled import pad_batch
+
+    ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
+    assert ov.encoder.seq_multiple == _openvino.SEQ_MULTIPLE == 8
+    padded = ov.embed_passages(PASSAGES, batch_size=3)
+    ids, mask = pad_batch([[0, 5, 6, 7, 2], [0, 9, 2]])
+    hidden = ov.encoder.run([(ids, mask)])[0]
+    assert hidden.shape == (2, 5, ov.dim)
+    monkeypatch.setattr(_openvino, "SEQ_MULTIPLE", 1)
+    plain = ov.embed_passages(PASSAGES, batch_size=3)
+    assert (padded * plain).sum(1).min() >= 0.9999
+    assert np.abs(ov.encoder.run([(ids, mask)])[0] - hidden).max() < 0.05
+
+
+def test_padded_tokens_counts_the_padding_to_a_multiple():
+    from pagerecall.batching import padded_tokens
+
+    assert padded_tokens([3, 5, 9], 2) == 5 * 2 + 9
+    assert padded_tokens([3, 5, 9], 2, multiple=8) == 8 * 2 + 16
+    assert padded_tokens([16], 4, multiple=8) == 16
 
 
 def _build_and_query(tmp_path, runtime: str) -> tuple[dict, list]:
