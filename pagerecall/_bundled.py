@@ -11,16 +11,7 @@ Start-up, decision records (Intel Xeon with AMX, 2 cores shared with other jobs,
 CPU-seconds are the comparable figure, medians of 5-6 fresh processes, interleaved):
 
 Saved optimised graph
-    Why: onnxruntime re-optimises the 118 MB int8 graph at every start. The graph it optimised
-    once (``SessionOptions.optimized_model_filepath``) is saved in ``<model_dir>/optimized/`` under
-    a name keyed by onnxruntime's version, the converter version, the quantisation and a hash of
-    the CPU's flags (the saved graph may hold CPU-specific kernels), written atomically, and
-    loaded with graph optimisation disabled.
-    Measured: session creation 0.39 CPU-s (0.35-0.52 wall) from ``model.onnx`` at ORT_ENABLE_ALL
-    vs 0.29 CPU-s (0.25-0.47 wall) from the saved graph; outputs bit-identical. Saving it costs
-    0.8 s once.
-    Rejected: the ORT flatbuffer format (``.ort``): no faster here (0.30-0.70 CPU-s), and
-    ``use_ort_model_bytes_directly`` crashed onnxruntime 1.32 on this graph.
+    See ``pagerecall._ortsession`` (the session, the saved graph, a read-only cache).
 
 Query tokenizer
     ``embed_queries`` tokenises with ``pagerecall._querytok.QueryTokenizer`` (ids equal to the
@@ -55,16 +46,15 @@ Where the embedder's CPU goes (issue 23)
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import platform
 import threading
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from ._ortsession import cpu_signature, open_session, optimized_graph_path  # noqa: F401 - re-exported
 from .errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -74,100 +64,6 @@ MAX_TOKENS = 512
 """multilingual-e5-small's maximum input (``tokenizer_config.json``: ``model_max_length``)."""
 PAD_ID = 1
 """XLM-R's ``<pad>``: fastembed pads with it (``special_tokens_map.json``), mask 0."""
-
-
-def cpu_signature() -> str:
-    """A short hash of this CPU's instruction-set flags (``/proc/cpuinfo``; elsewhere the
-    platform's processor string), so that a cache shared between machines never hands one CPU
-    a graph optimised for another."""
-    flags = ""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
-            for line in fh:
-                if line.startswith(("flags", "Features")):
-                    flags = " ".join(sorted(line.split(":", 1)[1].split()))
-                    break
-    except OSError:
-        pass
-    raw = f"{platform.machine()}|{flags or platform.processor()}"
-    return hashlib.sha256(raw.encode()).hexdigest()[:10]
-
-
-def optimized_graph_path(model_dir: Path, quantization: str, converter_version: str, variant: str = "") -> Path:
-    """Where the saved optimised graph of ``model_dir/model.onnx`` lives (see the module
-    docstring): keyed by onnxruntime version, converter version, quantisation, ``variant`` (the
-    split graph's, ``pagerecall._wordtable``) and CPU flags."""
-    import onnxruntime as ort
-
-    tag = f"-{variant}" if variant else ""
-    name = f"model-c{converter_version}-{quantization}{tag}-ort{ort.__version__}-{cpu_signature()}.onnx"
-    return Path(model_dir) / "optimized" / name
-
-
-def _session_options(threads: int | None, passages: bool = False):
-    import onnxruntime as ort
-
-    so = ort.SessionOptions()
-    if passages:
-        # Indexing: idle intra-op threads sleep instead of spinning, so they leave the second core
-        # to extraction and chunking (which overlap embedding) and to other jobs. See the module
-        # docstring ("Where the embedder's CPU goes").
-        so.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # as fastembed sets them (fastembed.common.onnx_model): threads for both pools when given
-    if threads is not None:
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = threads
-    # Measured: steady RSS 283 MB instead of ~570 MB after batches of 32 x 60-200 tokens, same
-    # CPU time (onnxruntime's arena keeps its high-water mark).
-    so.enable_cpu_mem_arena = False
-    so.log_severity_level = 3  # the "hardware specific optimizations" warning on saving
-    return so
-
-
-def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,
-                 save_optimized: bool = True, passages: bool = False, source: Path | None = None,
-                 variant: str = ""):
-    """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx`` (or on ``source``, a
-    variant of it named ``variant``: the split graph of ``pagerecall._wordtable``).
-
-    Loads the saved optimised graph when present (optimisation disabled), else optimises
-    the graph (ORT_ENABLE_ALL, as fastembed) and, with ``save_optimized``, saves the result
-    atomically for the next start. A saved graph that fails to load is deleted and rebuilt.
-
-    Raises whatever onnxruntime raises for a missing or corrupt ``model.onnx``.
-    """
-    import onnxruntime as ort
-
-    providers = ["CPUExecutionProvider"]
-    opt = optimized_graph_path(model_dir, quantization, converter_version, variant)
-    if opt.is_file():
-        so = _session_options(threads, passages)
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        try:
-            return ort.InferenceSession(str(opt), so, providers=providers)
-        except Exception as exc:  # truncated or foreign file: rebuild it
-            log.warning("Saved optimised graph %s does not load (%r); rebuilding it", opt, exc)
-            opt.unlink(missing_ok=True)
-    so = _session_options(threads, passages)
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    tmp = None
-    if save_optimized:
-        try:
-            opt.parent.mkdir(parents=True, exist_ok=True)
-            tmp = opt.with_name(f".{opt.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-            so.optimized_model_filepath = str(tmp)
-        except OSError as exc:  # read-only cache: run without saving
-            log.info("Cannot save the optimised graph in %s: %s", opt.parent, exc)
-            tmp = None
-    try:
-        session = ort.InferenceSession(str(source or Path(model_dir) / "model.onnx"), so, providers=providers)
-        if tmp is not None and tmp.is_file():
-            os.replace(tmp, opt)
-            tmp = None
-        return session
-    finally:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
 
 
 def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -493,7 +389,9 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     except Exception as exc:
         raise ModelError(
             f"Cannot load the bundled embedding model from {model_dir}: {exc!r}. "
-            f"Next: delete {model_dir} so it is converted again"
+            + (f"Next: delete {model_dir} so it is converted again" if os.access(model_dir.parent, os.W_OK) else
+               f"Next: ask the owner of {model_dir.parent} (read-only for you) to delete {model_dir.name}, "
+               "or set PAGERECALL_CACHE_DIR to a writable folder")
         ) from exc
     try:
         qtok = QueryTokenizer(model_dir / "tokenizer.json", max_length=MAX_TOKENS)
