@@ -25,10 +25,13 @@ A cache that cannot be written (a shared install, ``chmod -R a-w``, a full disk)
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import logging
 import os
 import platform
+import re
+import shutil
 import threading
 from pathlib import Path
 
@@ -98,6 +101,22 @@ def _temp_beside(opt: Path) -> tuple[Path | None, str]:
     return tmp, ""
 
 
+def _why_not_saved(exc: Exception, tmp: Path, src: Path) -> str:
+    """Words for onnxruntime's failure to write the optimised graph into ``tmp``: its errors say
+    ``SystemError : 13`` for a refused write and ``Protobuf serialization failed`` for a full disk
+    (onnxruntime 1.32, measured on a 10 MB tmpfs)."""
+    m = re.search(r"SystemError : (\d+)", str(exc))
+    if m:
+        return os.strerror(int(m.group(1)))
+    try:
+        free, need = shutil.disk_usage(tmp.parent).free, src.stat().st_size
+    except OSError:
+        return repr(exc)
+    if free < need:
+        return f"{os.strerror(errno.ENOSPC)}: {free / 2**20:.0f} MiB free, the graph takes about {need / 2**20:.0f} MiB"
+    return repr(exc)
+
+
 def _warn_unsaved(opt: Path, src: Path, reason: str) -> None:
     import onnxruntime as ort
 
@@ -150,7 +169,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
             try:
                 session = ort.InferenceSession(str(src), so, providers=providers)
             except Exception as exc:  # writing failed (disk full, ...): once more below without saving
-                reason = f"{exc!r}"
+                reason = _why_not_saved(exc, tmp, src)
             else:
                 try:
                     os.replace(tmp, opt)

@@ -28,8 +28,8 @@ modification time as written; each load checks them, and a first batch of two to
 the table and the graph before the encoder is handed out. A changed, truncated or edited split
 folder is written again when the cache is writable, and otherwise the full graph runs (with a
 warning): a damaged table never gives vectors. Copying a cache without keeping file times (``cp -r``
-without ``-p``) makes it write the split again. A writer killed mid-way leaves ``.split.tmp-*``,
-removed by the next writer.
+without ``-p``) makes it write the split again. A writer killed mid-way leaves ``.split.tmp-*``
+(or, between its two renames, ``split.old-*``), removed by the next writer.
 """
 
 from __future__ import annotations
@@ -175,7 +175,8 @@ def ensure_split(model_dir: Path) -> Path | None:
         with FileLock(str(model_dir / ".split.lock")):
             if _complete(dest):
                 return dest
-            for stale in model_dir.glob(".split.tmp-*"):  # left by a writer killed mid-way
+            # left by a writer killed mid-way (.split.tmp-*) or between its two renames (split.old-*)
+            for stale in [*model_dir.glob(".split.tmp-*"), *model_dir.glob(f"{dest.name}.old-*")]:
                 shutil.rmtree(stale, ignore_errors=True)
             return _write_split(model_dir, dest)
     except OSError as exc:

@@ -115,8 +115,10 @@ def test_a_damaged_split_folder_falls_back_and_is_written_again(cache, tmp_path,
         _wordtable.WordTable(split)
     # the damaged folder is written again, and a killed writer's leftover is removed
     (work / ".split.tmp-killed").mkdir()
+    (work / "split.old-99999").mkdir()  # a writer killed between its two renames
+    (work / "split.old-99999" / "word-table.bin").write_bytes(bytes(1000))
     split = _wordtable.ensure_split(work)
-    assert not (work / ".split.tmp-killed").exists()
+    assert not (work / ".split.tmp-killed").exists() and not (work / "split.old-99999").exists()
     enc = _bundled._ort_encoder(work, "int8", None, passages=False)
     assert enc.table is not None
     np.testing.assert_array_equal(enc.run([(ids, np.ones_like(ids))])[0], ref)
