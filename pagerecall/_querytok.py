@@ -163,6 +163,22 @@ def _fresh_meta(tokenizer_json: Path, dest: Path) -> dict | None:
     return meta
 
 
+def _derive_once(tokenizer_json: Path, dest: Path) -> dict:
+    """``derive`` under a file lock beside ``dest``, unless a process that held it first made ``dest``
+    fresh. Why: processes starting on a fresh cache at once (a server and cold CLI commands) each
+    derived it (~1 s and the full tokenizer's memory each), and one's swap could pull the folder away
+    from another's loading, which then fell back to the full tokenizer (+288 MB)."""
+    from filelock import FileLock
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(dest.parent / f".{dest.name}.lock")):
+        meta = _fresh_meta(tokenizer_json, dest)
+        if meta is None:
+            log.info("Deriving the query tokenizer of %s into %s (once)", tokenizer_json, dest)
+            meta = derive(tokenizer_json, dest)
+    return meta
+
+
 class QueryTokenizer:
     """Token ids of short texts, equal to those of the full ``tokenizer.json`` with truncation
     at ``max_length`` (special tokens included), without loading its vocabulary.
@@ -181,8 +197,7 @@ class QueryTokenizer:
         dest = Path(cache_dir) if cache_dir is not None else self.path.parent / _SUBDIR
         meta = _fresh_meta(self.path, dest)
         if meta is None:
-            log.info("Deriving the query tokenizer of %s into %s (once)", self.path, dest)
-            meta = derive(self.path, dest)
+            meta = _derive_once(self.path, dest)
         self.meta = meta
         self.sha256: str = meta["sha256"]
         self._pieces = np.load(dest / "pieces.npy", mmap_mode="r")

@@ -1,5 +1,6 @@
-"""The word table's split folder (``pagerecall._wordtable``) under faults of a real machine: several
-processes using a fresh cache at once, and a full disk (a small tmpfs in a private mount namespace;
+"""A fresh model cache under faults of a real machine: the word table's split folder
+(``pagerecall._wordtable``) and the derived query tokenizer (``pagerecall._querytok``) when several
+processes use the cache at once, and a full disk (a small tmpfs in a private mount namespace;
 skipped, saying why, where mounting is not allowed)."""
 
 from __future__ import annotations
@@ -118,7 +119,7 @@ def test_a_full_disk_runs_the_full_graph_unsaved_and_leaves_no_partial_files(mod
               f"from test_wordtable_faults import _fresh_model_folder; from pathlib import Path; "
               f"_fresh_model_folder(Path(\"{model_dir}\"), Path(\"{disk / model_dir.name}\"))' && "
               f"exec {sys.executable} -c '{DISK_FULL_CHILD}' {disk / model_dir.name} '{json.dumps(IDS)}'")
-    p = subprocess.run([unshare, "--mount", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    p = subprocess.run([unshare, "--mount", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
     if p.returncode == 77 or "unshare failed" in p.stderr or "Operation not permitted" in p.stderr:
         pytest.skip(f"cannot mount a private tmpfs here: {p.stderr.strip()[-200:]}")
     assert p.returncode == 0, p.stderr[-3000:]
@@ -131,3 +132,33 @@ def test_a_full_disk_runs_the_full_graph_unsaved_and_leaves_no_partial_files(mod
     warnings = [line for line in p.stderr.splitlines() if "Cannot save the optimised graph" in line]
     assert len(warnings) == 1 and "No space left on device" in warnings[0], p.stderr
     assert "Traceback" not in p.stderr, p.stderr
+
+
+QUERYTOK_CHILD = """
+import logging, sys, time
+from pathlib import Path
+logging.basicConfig(level=logging.INFO, format="pagerecall: %(message)s", stream=sys.stderr)
+tok, go = Path(sys.argv[1]), Path(sys.argv[2])
+from pagerecall._querytok import QueryTokenizer
+while not go.exists():
+    time.sleep(0.005)
+print(QueryTokenizer(tok).ids(["query: Wie erstelle ich ein Debian-Paket?"])[0])
+"""
+
+
+def test_processes_on_a_fresh_cache_derive_the_query_tokenizer_once(model_dir, tmp_path):
+    work = tmp_path / "m"
+    work.mkdir()
+    shutil.copy2(model_dir / "tokenizer.json", work / "tokenizer.json")
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", QUERYTOK_CHILD, str(work / "tokenizer.json"), str(go)], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    time.sleep(1.5)  # imports done, all four waiting
+    go.touch()
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [e[-2000:] for _, e in outs]
+    assert len({o for o, _ in outs}) == 1  # the same ids everywhere
+    derived = sum(e.count("Deriving the query tokenizer") for _, e in outs)
+    assert derived == 1, [e for _, e in outs]
+    assert sorted(p.name for p in work.iterdir() if not p.name.startswith(".")) == ["query-tokenizer", "tokenizer.json"]
+    assert not [p for p in work.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
