@@ -45,7 +45,8 @@ from .config import Settings
 from .errors import ExtractionError
 from .index.corpus import DiskFile
 from .memory import release_free_heap
-from .preparing import Prepared, file_record, prefetch, prepare_file, rows_of
+from .prefetch import prepare_ahead
+from .preparing import PendingFile, Prepared, file_record, rows_of, start_file
 from .tokenization import file_sha256
 
 log = logging.getLogger(__name__)
@@ -95,7 +96,12 @@ class EmbedLoop:
     nothing survives an interrupted write, and identical passages are shared within a group only);
     ``progress(stage, done, total)`` gets ``"passages"`` with rows done and rows known so far.
     ``vectors(files)`` returns one float32 ``(len(p.chunks), dim)`` array per file, rows
-    L2-normalised, in chunk order.
+    L2-normalised, in chunk order; ``vectors([p], own_group=True)`` embeds one file in a group
+    of its own (an OCR'd file that came out of path order, ``Prepared.own_group``): for a
+    batch-invariant embedder its resume-cache keys are its own too (the file's chunk prefix is
+    part of them), so its vectors and those of the other files do not depend on which was
+    embedded first; it shares identical passages within itself only. The int8 graph's
+    per-file batches need no such care (a batch's vectors depend on its texts only).
     """
 
     def __init__(self, embedder: Any, cache: Any, progress: Progress) -> None:
@@ -113,10 +119,12 @@ class EmbedLoop:
         self._known = 0
 
     # ------------------------------------------------------------------ public
-    def vectors(self, files: Sequence[Prepared]) -> list[np.ndarray]:
+    def vectors(self, files: Sequence[Prepared], own_group: bool = False) -> list[np.ndarray]:
         self._known += sum(len(p.chunks) for p in files)
         if self.invariant:
-            return self._invariant(files)
+            if own_group and len(files) != 1:
+                raise ValueError("own_group takes one file")
+            return self._invariant(files, files[0].record["chunk_prefix"] if own_group else None)
         return [self._per_file(p) for p in files]
 
     # ------------------------------------------------------------------ helpers
@@ -189,7 +197,7 @@ class EmbedLoop:
         return out
 
     # ------------------------------------------------------------------ batch-invariant: across files
-    def _invariant(self, files: Sequence[Prepared]) -> list[np.ndarray]:
+    def _invariant(self, files: Sequence[Prepared], own: str | None = None) -> list[np.ndarray]:
         dim = self.embedder.dim
         first: dict[str, int] = {}
         lengths: list[int] = []
@@ -201,7 +209,12 @@ class EmbedLoop:
         uniq = list(first)
         self.stats.duplicates += sum(len(p.chunks) for p in files) - len(uniq)
         vecs = np.empty((len(uniq), dim), dtype=np.float32)
-        keys = [self.cache.key([t]) for t in uniq] if self.cache is not None else []
+        if self.cache is None:
+            keys = []
+        elif own is None:
+            keys = [self.cache.key([t]) for t in uniq]
+        else:  # a unit of two texts: never the key of a shared passage (one text) or an int8 batch
+            keys = [self.cache.key([t, f"\0own group {own}"]) for t in uniq]
         found = self._take(keys, [1] * len(keys)) if keys else {}
         missing = [i for i in range(len(uniq)) if not keys or keys[i] not in found]
         for i in range(len(uniq)):
@@ -264,11 +277,16 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
                 settings: Settings, progress: Progress, cache=None) -> WriteStats:
     """Extract, chunk, embed and write ``files`` into an open generation writer.
 
-    Files are prepared one or two ahead in a worker thread (extraction overlaps embedding);
-    their vectors come from :class:`pagerecall.batching.EmbedLoop` (identical passages once,
-    the resume ``cache``, batches sorted by length; across files only for batch-invariant
-    embedders). File records are written after their chunks, so a record with ``status='ok'``
-    always has its rows.
+    Files are prepared ahead in a worker thread (:func:`pagerecall.prefetch.prepare_ahead`:
+    extraction overlaps embedding, and a file waiting for OCR does not hold up the files after
+    it); their vectors come from :class:`pagerecall.batching.EmbedLoop` (identical passages
+    once, the resume ``cache``, batches sorted by length; across files only for
+    batch-invariant embedders, and then in groups fixed by path order: the files that need no
+    OCR in path order, each OCR'd file in a group of its own when its OCR is done, so the index
+    does not depend on timing). File records are written after their chunks, so a record with
+    ``status='ok'`` always has its rows. Rows and records are appended in the order files are
+    embedded (an OCR'd file's after those embedded while its OCR ran): nothing reads them by
+    position (chunk ids, file names and the scalar indexes do).
     """
     stats = WriteStats()
     loop = EmbedLoop(embedder, cache, progress)
@@ -286,27 +304,26 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             writer.upsert_file_records(pending_records)
             pending_records.clear()
 
-    def prep(f: DiskFile) -> Prepared:
+    def start(f: DiskFile) -> Prepared | PendingFile:
         try:
             sha = hashes.get(f.rel) or file_sha256(root / f.rel)
         except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
             err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
             log.warning("failed: %s", err)
             return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
-        return prepare_file(root, f, sha, embedder.tokenizer, settings)
+        return start_file(root, f, sha, embedder.tokenizer, settings)
 
     waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
 
-    def embed_waiting() -> None:
-        for p, vecs in zip(waiting, loop.vectors(waiting)):
+    def embed(group: list[Prepared], own_group: bool = False) -> None:
+        for p, vecs in zip(group, loop.vectors(group, own_group=own_group)):
             if p.chunks:
                 pending_rows.extend(rows_of(p, vecs))
             pending_records.append(p.record)  # after its rows: an 'ok' record always has them
-        waiting.clear()
+        group.clear()
 
     done = 0
-    for p in prefetch(files, prep):
-        waiting.append(p)
+    for p in prepare_ahead(files, start):
         stats.pages += p.record["pages"]
         if p.record["status"] == "ok":
             stats.files_ok += 1
@@ -314,11 +331,15 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             stats.files_failed += 1
         done += 1
         progress("files", done, total)
-        if not loop.invariant or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
-            embed_waiting()  # per file unless batch-invariant: see pagerecall.batching
+        if p.own_group:
+            embed([p], own_group=True)  # out of path order: a group of its own (see above)
+        else:
+            waiting.append(p)
+            if not loop.invariant or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
+                embed(waiting)  # per file unless batch-invariant: see pagerecall.batching
         if len(pending_rows) >= WRITE_BATCH:
             flush()
-    embed_waiting()
+    embed(waiting)
     flush()
     return stats
 

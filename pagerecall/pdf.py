@@ -68,6 +68,7 @@ __all__ = [
     "page_count",
     "password_for",
     "read_pdf",
+    "read_pdf_draft",
     "read_pdf_page",
     "resolve_ocr",
 ]
@@ -346,6 +347,27 @@ def read_pdf(
 
 
 def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Document:
+    draft = _draft_pdf(path, rel, ocr_cfg, password)
+    if isinstance(draft, Document):
+        return draft
+    return draft.finish(draft.start().result())
+
+
+def read_pdf_draft(path: Path, rel: str, ocr: str = "auto", password: str | None = None) -> Any:
+    """:func:`read_pdf` up to its OCR: the :class:`~pagerecall.types.Document` of a PDF that
+    needs none, else a :class:`pagerecall.pdf_ocr.PdfDraft` (its OCR not started; ``finish``
+    gives the Document :func:`read_pdf` gives). Raises as :func:`read_pdf`."""
+    ocr_cfg = resolve_ocr(ocr)
+    try:
+        return _draft_pdf(Path(path), rel, ocr_cfg, password)
+    except ExtractionError:
+        raise
+    except Exception as exc:  # one bad file must never stop the caller
+        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+
+
+def _draft_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Any:
+    """Every page extracted; the Document, or a ``PdfDraft`` when pages wait for OCR."""
     doc = _open(path, rel, password)
     try:
         n = _page_total(doc, rel)
@@ -364,21 +386,16 @@ def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | N
                 )
             pages.append(page)
             notes.append(note)
-        if ocr_later and ocr_cfg is not None:
-            from .pdf_ocr import ocr_in_child
-
-            ocr_in_child(doc, path, password, ocr_cfg, ocr_later, pages, notes)
-        warnings = [note for note in notes if note]
         if failed == n:
+            warnings = [note for note in notes if note]
             raise ExtractionError(rel, "page_tree_error", f"none of the {n} pages could be loaded: {warnings[0]}")
-        repaired = bool(doc.is_repaired)
-        if repaired:
-            warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
         from .outline import pdf_outline
+        from .pdf_ocr import PdfDraft
 
-        outline = pdf_outline(doc, [p.label for p in pages])
-        return Document(path=rel, kind="pdf", pages=tuple(pages), repaired=repaired, warnings=tuple(warnings),
-                        outline=outline)
+        outline = pdf_outline(doc, [p.label for p in pages])  # labels only: OCR changes none
+        draft = PdfDraft(path, rel, password, ocr_cfg, pages, notes, ocr_later if ocr_cfg is not None else [],
+                         repaired=bool(doc.is_repaired), outline=outline)
+        return draft if draft.ocr_pages else draft.document()
     finally:
         doc.close()
 

@@ -1,8 +1,10 @@
 """Preparing source files for the embed loop: extraction, chunking, file records (layer 3).
 
 ``prepare_file`` turns one source file into a :class:`Prepared` (its ``files`` record and its
-chunks), never raising for a bad file (the record says why it failed); ``prefetch`` runs it
-one or two files ahead in a worker thread, so that extraction overlaps with embedding.
+chunks), never raising for a bad file (the record says why it failed). A build uses its two
+halves instead: ``start_file`` gives the :class:`Prepared` of a file that needs no OCR, or a
+:class:`PendingFile` whose OCR runs in a child process while the build goes on
+(:func:`pagerecall.prefetch.prepare_ahead`), finished by ``PendingFile.finish``.
 Moved out of :mod:`pagerecall.indexing` (issue 15/23 work on the embed loop) to keep modules small.
 """
 
@@ -10,12 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import queue
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable
 
 from .config import Settings
 from .errors import ExtractionError, UsageError
@@ -33,6 +33,10 @@ class Prepared:
     rel: str
     record: dict
     chunks: list[Chunk]
+    own_group: bool = False
+    """True when pages of the file went to OCR (a child process, :class:`PendingFile`): the file
+    may come out of path order, so a batch-invariant embedder embeds it in a group of its own
+    (:mod:`pagerecall.batching`: the index does not depend on when its OCR ended)."""
 
 
 def chunk_id_for(rel: str, sha256: str, seq: int) -> str:
@@ -72,71 +76,95 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
 
 
 def prepare_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings) -> Prepared:
-    """Extract and chunk one file. Never raises for a bad file: the record says why it failed.
+    """Extract and chunk one file, its OCR included (waits for it). Never raises for a bad file:
+    the record says why it failed.
 
     ``tokenizer`` is touched only when the file has text to chunk (a file that fails to open
     needs no model). Raises ``UsageError`` for a setup problem (e.g. ``ocr="on"`` without
     Tesseract)."""
-    from .chunking import chunk_document
+    got = start_file(root, f, sha, tokenizer, settings)
+    if isinstance(got, PendingFile):
+        return got.finish(got.start_ocr().result())
+    return got
+
+
+def start_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings) -> Prepared | PendingFile:
+    """:func:`prepare_file` up to OCR: the :class:`Prepared` of a file with no page to OCR, or a
+    :class:`PendingFile` (pages extracted, OCR not started). Never raises for a bad file;
+    raises ``UsageError`` as :func:`prepare_file`."""
     from .pdf import load_passwords, password_for
-    from .sources import read_document
+    from .sources import draft_document
 
     prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
     password = password_for(load_passwords(*settings.passwords_path()), f.rel)  # never logged
+    got = _guarded(f, sha, prefix, lambda: draft_document(root / f.rel, f.rel, ocr=settings.ocr, password=password))
+    if isinstance(got, Prepared):
+        return got
+    if hasattr(got, "ocr_pages"):  # a pagerecall.pdf_ocr.PdfDraft
+        return PendingFile(f, sha, prefix, got, tokenizer, settings)
+    return _chunked(f, sha, prefix, got, tokenizer, settings)
+
+
+@dataclass
+class PendingFile:
+    """A file whose pages are extracted and whose OCR is to run in a child process: ``draft`` is
+    the :class:`pagerecall.pdf_ocr.PdfDraft` (text only, the PDF closed). :meth:`start_ocr`
+    starts the child; :meth:`finish` turns its result into the file's :class:`Prepared`
+    (``own_group`` True), exactly what :func:`prepare_file` gives."""
+
+    file: DiskFile
+    sha: str
+    prefix: str
+    draft: Any
+    tokenizer: Any
+    settings: Settings
+
+    @property
+    def rel(self) -> str:
+        return self.file.rel
+
+    @property
+    def pages(self) -> int:
+        """Pages that wait for OCR."""
+        return len(self.draft.ocr_pages)
+
+    def start_ocr(self):
+        """Start the OCR child: a :class:`pagerecall.pdf_ocr.OcrRun`."""
+        return self.draft.start()
+
+    def finish(self, results: dict) -> Prepared:
+        """The file's :class:`Prepared` from the OCR ``results`` (``OcrRun.result()``); a failed
+        page keeps its page and warning, a file that fails now gets a failed record."""
+        doc = _guarded(self.file, self.sha, self.prefix, lambda: self.draft.finish(results), own_group=True)
+        if isinstance(doc, Prepared):
+            return doc
+        return _chunked(self.file, self.sha, self.prefix, doc, self.tokenizer, self.settings, own_group=True)
+
+
+def _chunked(f: DiskFile, sha: str, prefix: str, doc: Document, tokenizer, settings: Settings,
+             own_group: bool = False) -> Prepared:
+    from .chunking import chunk_document
+
+    chunks = _guarded(f, sha, prefix, lambda: chunk_document(doc, tokenizer, settings.chunk), own_group=own_group)
+    if isinstance(chunks, Prepared):
+        return chunks
+    return Prepared(f.rel, file_record(f.rel, f, sha, doc, None, len(chunks), prefix), chunks, own_group)
+
+
+def _guarded(f: DiskFile, sha: str, prefix: str, step: Callable[[], Any], own_group: bool = False) -> Any:
+    """``step()``, or the failed :class:`Prepared` of ``f`` when it raises (``UsageError``
+    propagates: a setup problem, not a property of this file)."""
     try:
-        doc = read_document(root / f.rel, f.rel, ocr=settings.ocr, password=password)
-        chunks = chunk_document(doc, tokenizer, settings.chunk)
+        return step()
     except UsageError:
-        raise  # a setup problem (e.g. ocr="on" without Tesseract), not a property of this file
+        raise
     except ExtractionError as exc:
         log.warning("failed: %s", exc)
-        return Prepared(f.rel, file_record(f.rel, f, sha, None, exc, 0, prefix), [])
+        return Prepared(f.rel, file_record(f.rel, f, sha, None, exc, 0, prefix), [], own_group)
     except Exception as exc:  # a bug or a library crash on one file must not stop the build
         log.exception("failed: %s", f.rel)
         err = ExtractionError(f.rel, "extraction_error", f"{type(exc).__name__}: {exc}")
-        return Prepared(f.rel, file_record(f.rel, f, sha, None, err, 0, prefix), [])
-    return Prepared(f.rel, file_record(f.rel, f, sha, doc, None, len(chunks), prefix), chunks)
-
-
-def prefetch(items: Sequence, fn: Callable, depth: int = 2) -> Iterator:
-    """Yield ``fn(item)`` in order, computing up to ``depth`` items ahead in one worker thread.
-
-    Why: extraction (PyMuPDF, tokenizer) overlaps with embedding (onnxruntime releases the GIL).
-    """
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-    sentinel = object()
-
-    def work() -> None:
-        try:
-            for item in items:
-                if stop.is_set():
-                    return
-                try:
-                    q.put((True, fn(item)))
-                except BaseException as exc:  # propagate to the consumer
-                    q.put((False, exc))
-                    return
-        finally:
-            q.put((True, sentinel))
-
-    t = threading.Thread(target=work, name="pagerecall-prefetch", daemon=True)
-    t.start()
-    try:
-        while True:
-            ok, value = q.get()
-            if value is sentinel:
-                break
-            if not ok:
-                raise value
-            yield value
-    finally:
-        stop.set()
-        while t.is_alive():
-            try:
-                q.get_nowait()
-            except queue.Empty:
-                t.join(0.05)
+        return Prepared(f.rel, file_record(f.rel, f, sha, None, err, 0, prefix), [], own_group)
 
 
 def rows_of(prep: Prepared, vectors) -> list[dict]:

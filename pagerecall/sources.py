@@ -12,7 +12,7 @@ from pathlib import Path
 from pagerecall.errors import ExtractionError
 from pagerecall.types import Document, Page
 
-__all__ = ["SUPPORTED_SUFFIXES", "is_supported", "read_document", "read_source_page"]
+__all__ = ["SUPPORTED_SUFFIXES", "draft_document", "is_supported", "read_document", "read_source_page"]
 
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".pdf", ".txt"})
 """Lower-case suffixes of the files pagerecall reads."""
@@ -48,6 +48,19 @@ def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None 
     raise ExtractionError(
         rel, "unsupported", f"suffix {suffix or '(none)'!r} is not one of {', '.join(sorted(SUPPORTED_SUFFIXES))}"
     )
+
+
+def draft_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None):
+    """:func:`read_document` up to OCR: the :class:`~pagerecall.types.Document`, or for a PDF
+    with pages that need OCR a :class:`pagerecall.pdf_ocr.PdfDraft` (``draft.finish(
+    draft.start().result())`` is the Document :func:`read_document` returns). A build uses it
+    to go on with other files while the OCR runs (:mod:`pagerecall.prefetch`). Raises as
+    :func:`read_document`."""
+    if Path(path).suffix.lower() == ".pdf":
+        from pagerecall.pdf import read_pdf_draft
+
+        return read_pdf_draft(Path(path), rel, ocr=ocr, password=password)
+    return read_document(path, rel, ocr=ocr, password=password)
 
 
 def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None,
