@@ -8,7 +8,8 @@ load from other jobs falls on both alike. Per build: wall seconds (``build`` alo
 load included), CPU seconds of the child process and of its own children (the OCR child
 processes; ``cpu_children_s`` alone) and its peak RSS (``getrusage``; the CPU of the token
 recount, if any, included), passages in the index,
-passages the model embedded, and tokens the model computed including padding. For a checkout
+passages the model embedded, seconds the model was idle (``model_idle_s``: the build's wall time
+less the seconds inside the embedder; model load and finalize included, alike in both), and tokens the model computed including padding. For a checkout
 whose report has no ``tokens_embedded`` (before the embed loop of issue 23), the tokens are
 recomputed from the index rows the way that code batched them: per file (batch-invariant
 embedders: across files in groups of 256), slices of 256 passages sorted by length, batches of 32,
@@ -60,6 +61,7 @@ if out["tokens_embedded"] is None:
             tok += sum(max(ls[b:b + 32]) * len(ls[b:b + 32]) for b in range(0, len(ls), 32))
     out["tokens_embedded"] = tok
     out["tokens_recomputed"] = True
+out["model_idle_s"] = round(wall - d["seconds_embedding"], 1)
 ru = resource.getrusage(resource.RUSAGE_SELF)
 rc = resource.getrusage(resource.RUSAGE_CHILDREN)
 out["cpu_s"] = round(ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime, 1)

@@ -18,6 +18,12 @@ What it does with the passages of a write (build, update, rebuild):
     in path order until :data:`EMBED_GROUP` passages wait; their distinct texts not yet cached are
     embedded in one call (the embedder sorts them by length), so corpora of many small files fill
     their batches.
+    A file with pages in OCR comes out of path order (:mod:`pagerecall.prefetch`: the build goes
+    on while its OCR child runs), so its passages are embedded in a group of their own, with
+    resume-cache keys of their own: the groups of the other files are those of path order, and
+    no vector depends on when an OCR ended (``tests/test_prefetch.py`` compares two builds whose
+    OCR ended at different points, bit for bit). Such a file shares identical passages with no
+    other file (they are few: its text comes from Tesseract).
   - the int8 graph (dynamic quantisation scales activations per batch: cosine 0.993 min / 0.997
     mean alone vs in a batch of 16, ``bench/batching.py``): batches never span files. A file's
     distinct passages, stably sorted by token count, are cut into batches of

@@ -23,7 +23,14 @@ Bounds (issue 13: a build's peak RSS):
 
 Order: files that need no OCR come out in path order; an OCR'd file comes out when its OCR is
 done, so *when* depends on timing. The index must not: see ``Prepared.own_group`` and
-:mod:`pagerecall.batching` (such a file is embedded in a group of its own).
+:mod:`pagerecall.batching` (such a file is embedded in a group of its own). Rows and file records
+are appended in the order files are embedded; nothing reads them by position.
+
+Rejected: keeping path order by holding back the files after an OCR'd one until its OCR ends
+(their rows, or their prepared passages): memory would grow with all the work done meanwhile
+(lshort-ru's OCR took 25+ minutes of a whole-bench build). Rejected: OCR of one file split over
+several children: one child per file keeps the child's start-up (Tesseract's language data) paid
+once per file, and on 2 cores the second core embeds.
 """
 
 from __future__ import annotations
