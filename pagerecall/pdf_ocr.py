@@ -2,7 +2,7 @@
 
 Why: PyMuPDF's ``page.get_textpage_ocr`` runs Tesseract inside MuPDF *holding the GIL* (py-spy:
 "active+gil" in ``fz_write_pixmap_as_pdfocr``) for about 11 s per page with ``eng+deu+jpn``.
-A build extracts files in a prefetch thread (:mod:`pagerecall.preparing`) while the main thread
+A build extracts files in a prefetch thread (:mod:`pagerecall.prefetch`) while the main thread
 embeds (:mod:`pagerecall.batching`); in-process OCR kept the main thread from submitting batches
 (issue 23: the whole-bench build ran at about 1.1 of 2 cores for most of an hour).
 
