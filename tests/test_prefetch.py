@@ -142,6 +142,7 @@ def test_files_after_a_scan_are_embedded_while_it_is_in_ocr(corpus, tmp_path, mo
     assert set(files) == {"a-scan.pdf", *TEXT_FILES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("runtime", ["onnxruntime", "openvino"])
 def test_the_index_does_not_depend_on_when_ocr_ends(corpus, tmp_path, monkeypatch, runtime):
     """Two builds of one corpus, the scan's OCR ending at different points of the embed loop
