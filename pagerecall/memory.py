@@ -27,6 +27,15 @@ Decision record
     onnxruntime int8: 851 / 849 MB as before, 861 / 801 MB with two arenas, 728 / 726 MB with both,
     but system time 6.1 / 5.6 s, 4.9 / 5.3 s, 10.1 / 11.5 s: the threshold is not used with
     onnxruntime (its disabled arena allocates every op's output anew, each then a fresh mapping).
+Where a whole-bench build's memory goes (85 PDFs, 56,616 passages, OpenVINO bf16; ``bench/build_rss.py``)
+    About 290 MiB are mapped files (the runtimes' and Lance's libraries, the model graph) from the
+    first minute. The model's activations and OpenVINO's per-shape executors came next and grew for
+    the whole build, until batches were padded to a multiple of 8 tokens
+    (:data:`pagerecall._openvino.SEQ_MULTIPLE`). The largest single step was writing a big file: R's
+    reference manual's 9,400 rows in one Lance ``add`` (now at most
+    :data:`pagerecall.index.writer.FLUSH_ROWS` rows per add). Verification then read every stored
+    Tantivy document (now the term dictionary). Peak 1,028 MiB before these changes, 936 MiB after
+    (README, "Whole bench corpus, model running").
 """
 
 from __future__ import annotations
