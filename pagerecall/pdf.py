@@ -337,9 +337,13 @@ def read_pdf(
     :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode or ``ocr="on"`` without
     Tesseract.
     """
-    ocr_cfg = resolve_ocr(ocr, ocr_language, ocr_dpi)
+    return _guarded(rel, _read_pdf, Path(path), rel, resolve_ocr(ocr, ocr_language, ocr_dpi), password)
+
+
+def _guarded(rel: str, fn: Any, *args: Any) -> Any:
+    """``fn(*args)``, any unexpected exception turned into ``ExtractionError(rel, "extraction_error")``."""
     try:
-        return _read_pdf(Path(path), rel, ocr_cfg, password)
+        return fn(*args)
     except ExtractionError:
         raise
     except Exception as exc:  # one bad file must never stop the caller
@@ -357,13 +361,7 @@ def read_pdf_draft(path: Path, rel: str, ocr: str = "auto", password: str | None
     """:func:`read_pdf` up to its OCR: the :class:`~pagerecall.types.Document` of a PDF that
     needs none, else a :class:`pagerecall.pdf_ocr.PdfDraft` (its OCR not started; ``finish``
     gives the Document :func:`read_pdf` gives). Raises as :func:`read_pdf`."""
-    ocr_cfg = resolve_ocr(ocr)
-    try:
-        return _draft_pdf(Path(path), rel, ocr_cfg, password)
-    except ExtractionError:
-        raise
-    except Exception as exc:  # one bad file must never stop the caller
-        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+    return _guarded(rel, _draft_pdf, Path(path), rel, resolve_ocr(ocr), password)
 
 
 def _draft_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Any:
