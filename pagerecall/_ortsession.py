@@ -20,6 +20,11 @@ A cache that cannot be written (a shared install, ``chmod -R a-w``, a full disk)
     says how to make the saving possible. Before, onnxruntime failed writing the file
     (``ModelRequiresCompilation: SystemError : 13``) and the advice was to delete the model folder,
     which a user of a read-only cache cannot do (``tests/test_readonly_cache.py``).
+
+A writer killed mid-save
+    leaves its temporary file (``.<graph>.tmp-<pid>-<thread>``, up to the graph's size) in
+    ``optimized/``; the next session opened on that folder removes it once its process is gone
+    (``_remove_stale_temps``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import platform
 import re
 import shutil
 import threading
+import time
 from pathlib import Path
 
 log = logging.getLogger(__name__)
@@ -101,6 +107,42 @@ def _temp_beside(opt: Path) -> tuple[Path | None, str]:
     return tmp, ""
 
 
+STALE_TEMP_AGE_S = 60.0
+"""A writer's temporary file is removed by others only when its process is gone and it is older than this (s)."""
+
+
+def _remove_stale_temps(folder: Path) -> int:
+    """Delete the temporary graphs (``.<name>.tmp-<pid>-<thread>``) that writers killed mid-save
+    (kill -9, power loss) left in ``folder``: those whose process no longer runs on this machine and
+    which are older than ``STALE_TEMP_AGE_S``. A live writer's file is never touched (its pid runs,
+    or it is younger than that, e.g. on a cache shared between machines). Returns how many were
+    removed; errors (a read-only cache) are ignored: the leftovers only waste disk."""
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        m = re.fullmatch(r"\..+\.tmp-(\d+)-\d+", entry.name)
+        if m is None or int(m.group(1)) == os.getpid():
+            continue
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_TEMP_AGE_S:
+                continue
+            os.kill(int(m.group(1)), 0)
+            continue  # its writer still runs
+        except ProcessLookupError:
+            pass
+        except OSError:  # PermissionError: a live process of another user; or the file went away
+            continue
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+            removed += 1
+            log.info("Removed %s, left by a writer that no longer runs", entry.path)
+    return removed
+
+
 def _why_not_saved(exc: Exception, tmp: Path, src: Path) -> str:
     """Words for onnxruntime's failure to write the optimised graph into ``tmp``: its errors say
     ``SystemError : 13`` for a refused write and ``Protobuf serialization failed`` for a full disk
@@ -149,6 +191,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
     src = Path(source or Path(model_dir) / "model.onnx")
     opt = optimized_graph_path(model_dir, quantization, converter_version, variant)
     reason = ""
+    _remove_stale_temps(opt.parent)
     if opt.is_file():
         so = _session_options(threads, passages)
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL

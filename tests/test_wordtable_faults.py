@@ -6,6 +6,7 @@ skipped, saying why, where mounting is not allowed)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -162,3 +163,43 @@ def test_processes_on_a_fresh_cache_derive_the_query_tokenizer_once(model_dir, t
     assert derived == 1, [e for _, e in outs]
     assert sorted(p.name for p in work.iterdir() if not p.name.startswith(".")) == ["query-tokenizer", "tokenizer.json"]
     assert not [p for p in work.iterdir() if ".tmp-" in p.name or ".old-" in p.name]
+
+
+SAVING_CHILD = """
+import sys
+from pathlib import Path
+from pagerecall import _ortsession, _e5onnx
+_ortsession.open_session(Path(sys.argv[1]), "int8", _e5onnx.CONVERTER_VERSION)
+"""
+
+
+def test_a_writer_killed_mid_save_leaves_a_temp_that_the_next_session_removes(model_dir, reference, tmp_path):
+    from pagerecall import _ortsession
+
+    work = _fresh_model_folder(model_dir, tmp_path / "m")
+    opt = _ortsession.optimized_graph_path(work, "int8", _e5onnx.CONVERTER_VERSION)
+    child = subprocess.Popen([sys.executable, "-c", SAVING_CHILD, str(work)], cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not list(opt.parent.glob(".*.tmp-*")) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    child.kill()  # SIGKILL while onnxruntime optimises the graph into its temporary file
+    child.wait()
+    left = list(opt.parent.glob(".*.tmp-*"))
+    assert len(left) == 1 and not opt.exists(), left
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        live = opt.with_name(f".{opt.name}.tmp-{sleeper.pid}-1")  # a writer that still runs
+        live.write_bytes(b"being written")
+        old = time.time() - 2 * _ortsession.STALE_TEMP_AGE_S
+        for p in (left[0], live):
+            os.utime(p, (old, old))
+        session = _ortsession.open_session(work, "int8", _e5onnx.CONVERTER_VERSION)
+        assert not left[0].exists()
+        assert live.exists()  # its process runs: never touched
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert opt.is_file()  # this session saved the graph
+    ids = np.array(IDS, dtype=np.int64)
+    hidden = session.run(None, {"input_ids": ids, "attention_mask": (ids != 1).astype(np.int64)})[0]
+    np.testing.assert_allclose(hidden, reference, atol=1e-5, rtol=0)
