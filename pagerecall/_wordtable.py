@@ -29,11 +29,14 @@ the table and the graph before the encoder is handed out. A changed, truncated o
 folder is written again when the cache is writable, and otherwise the full graph runs (with a
 warning): a damaged table never gives vectors. Copying a cache without keeping file times (``cp -r``
 without ``-p``) makes it write the split again. A writer killed mid-way leaves ``.split.tmp-*``
-(or, between its two renames, ``split.old-*``), removed by the next writer.
+(or, between its two renames, ``split.old-*``), removed by the next writer. On a disk with less
+free space than the graph's size the split is not attempted (one log line), so a full disk does not
+cost each start a graph load and a failed write.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import logging
@@ -169,6 +172,14 @@ def ensure_split(model_dir: Path) -> Path | None:
     dest = split_dir(model_dir)
     if _complete(dest):
         return dest
+    try:  # a full disk: say so without loading the graph (hundreds of MB) and failing to write it at each start
+        free, need = shutil.disk_usage(model_dir).free, (model_dir / "model.onnx").stat().st_size
+    except OSError:
+        free = need = 0
+    if free < need:
+        log.info("Cannot write the split graph in %s (%s: %.0f MiB free, it takes about %.0f MiB); the full graph "
+                 "runs", dest, os.strerror(errno.ENOSPC), free / 2**20, need / 2**20)
+        return None
     from filelock import FileLock
 
     try:
