@@ -26,9 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pagerecall.pdf import _normalise, _open, _text_flags  # noqa: E402
+from pagerecall.pdf import _open, _text_flags  # noqa: E402
 from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share  # noqa: E402
 from pagerecall.pdf_layout import ordered_text, upright  # noqa: E402
+from pagerecall.pdf_text import _normalise  # noqa: E402
 from pagerecall.text.quality import garbled_reason, signals, swapped_ratio, unmapped_ratio  # noqa: E402
 
 

