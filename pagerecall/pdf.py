@@ -45,7 +45,6 @@ from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
 from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share
 from pagerecall.pdf_layout import ordered_text, upright
 from pagerecall.pdf_text import _label, _normalise
-from pagerecall.text.fold import WORD_HYPHENS
 from pagerecall.text.quality import (  # noqa: F401  (thresholds: imported from here before)
     GARBLED_MIN_RATIO,
     SWAPPED_MIN_CHARS,
@@ -92,7 +91,6 @@ IMAGE_COVER_MIN = 0.5
 page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %; a blank page
 with a small logo stays ``empty`` and is not sent to OCR."""
 
-_HYPHENS = WORD_HYPHENS
 
 
 def _pymupdf() -> Any:
