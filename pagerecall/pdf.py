@@ -92,7 +92,6 @@ page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %;
 with a small logo stays ``empty`` and is not sent to OCR."""
 
 
-
 def _pymupdf() -> Any:
     """Import PyMuPDF without its optional layout analyser.
 
