@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pagerecall.chunking import SKIPPED_STATUSES, chunk_document, sentence_breaks
+from pagerecall._chunkplan import sentence_breaks
+from pagerecall.chunking import SKIPPED_STATUSES, chunk_document
 from pagerecall.config import ChunkParams
 from pagerecall.errors import UsageError
 from pagerecall.tokenization import load_default_tokenizer
@@ -162,7 +163,7 @@ _SHORT_TAIL = Document(
 @given(documents(), chunk_params())
 @example(_SHORT_TAIL, ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=3))
 @example(_SHORT_TAIL, ChunkParams(max_tokens=9, overlap_tokens=0, min_tokens=3))  # merged instead
-# the same for a first chunk: U+0008 shifted the tokenizer's offsets (before chunking._page_spans
+# the same for a first chunk: U+0008 shifted the tokenizer's offsets (before _chunkplan._page_spans
 # corrected them), so the planned 12 tokens re-tokenised to 11; the chunk must end later
 @example(
     Document(
@@ -179,7 +180,7 @@ def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
 # Found by hypothesis: page 2 begins with U+000B, which the tokenizer's normalizer drops and
 # its offsets then leave out, so every token of that page was mapped one character early. The
 # "." of "e.g." was taken for the end of "▁manual", the first chunk ended inside "manual" and
-# the 1-token overlap ". manua" re-tokenised to 4 tokens (chunking._page_spans fixes the offsets).
+# the 1-token overlap ". manua" re-tokenised to 4 tokens (_chunkplan._page_spans fixes the offsets).
 _SHIFTED_PAGE = Document(
     path="dir/doc.pdf",
     kind="pdf",
@@ -294,7 +295,7 @@ def test_model_window_bounds_oversized_params() -> None:
 def test_regular_characters_are_left_alone_by_the_bundled_normalizer() -> None:
     """Re-derive the chunker's "regular page" character class from the tokenizer itself: on
     such pages token offsets are exact, so clean cuts skip re-tokenising."""
-    from pagerecall.chunking import _CLEAN_WS, _REGULAR_RE
+    from pagerecall._chunkplan import _CLEAN_WS, _REGULAR_RE
 
     norm = TOK._tok.normalizer
     regular = [chr(cp) for cp in range(0x30000) if not 0xD800 <= cp < 0xE000 and _REGULAR_RE.fullmatch(chr(cp))]
@@ -325,10 +326,10 @@ def test_a_page_starting_with_a_dropped_control_character_is_cut_as_without_it(l
 
 
 def test_a_leading_space_leaves_the_tokens_alone_whatever_the_first_character() -> None:
-    """``chunking._page_spans`` tokenises a page that begins with a character outside the
+    """``_chunkplan._page_spans`` tokenises a page that begins with a character outside the
     regular set with a space in front; that must give the same number of tokens, and offsets
     (moved back by one) that count the first character, for every first character (BMP)."""
-    from pagerecall.chunking import _REGULAR_RE
+    from pagerecall._chunkplan import _REGULAR_RE
 
     firsts = [chr(cp) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000 and not _REGULAR_RE.fullmatch(chr(cp))]
     assert len(firsts) > 1000

@@ -78,7 +78,7 @@ def test_a_cold_command_imports_only_what_it_runs(index, argv, forbidden):
 def test_the_read_path_never_imports_the_write_path():
     code = ("import sys, pagerecall.search.searcher, pagerecall.index.snapshot, pagerecall.resident;"
             "print(sorted(m for m in sys.modules if m.startswith(('pagerecall.index.writer', "
-            "'pagerecall.index.layout', 'pagerecall.indexing', 'lancedb'))))")
+            "'pagerecall.index.verification', 'pagerecall.index.layout', 'pagerecall.indexing', 'lancedb'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

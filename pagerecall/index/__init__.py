@@ -4,7 +4,9 @@
 ``layout``             :class:`IndexStore`: CURRENT / PREVIOUS, the writer lock, swap,
                        rollback, cleanup (write path)
 ``writer``             :class:`GenerationWriter`: Lance rows, Tantivy documents, indexes,
-                       meta, verification (write path)
+                       meta (write path)
+``verification``       :class:`VerifyReport`: a finalized generation cross-checked before the
+                       swap, through the read path (write path)
 ``snapshot``           :class:`Snapshot` (one open generation) and :class:`LiveIndex`
                        (follows CURRENT): the read path; never imports the write path
 ``schema``             Lance schemas, chunk ids, the schema version
