@@ -6,12 +6,15 @@
 ``lexical``            the full-text and filename lanes (Tantivy BM25, relaxation)
 ``hybrid``             lane weights, coverage discount, the heading lane (RRF in ``fusion``)
 ``deep``               widen hits to neighbouring chunks, rerank
+``results``            :class:`SearchResult`; hits from chunk rows, with sections and snippets
+``weak``               no evidence for a query: its hits marked weak (noise probes)
 ``coverage``           the envelope: generation, failed, stale, degraded, trustworthy misses
 ``inventory``          files by name (a definitive negative), the file scope of a search
 ``snippets``           a hit's text around the query's matches
 =====================  ==================================================================
 """
 
-from .searcher import MAX_K, MODES, Searcher, SearchResult, default_searcher, search
+from .results import SearchResult
+from .searcher import MAX_K, MODES, Searcher, default_searcher, search
 
 __all__ = ["Searcher", "SearchResult", "default_searcher", "search", "MODES", "MAX_K"]

@@ -5,6 +5,8 @@
 :func:`match_files` and :func:`filename_search` (known-item lookup by file name). Each takes a
 :class:`~pagerecall.index.snapshot.Snapshot` (or an open ``tantivy.Index``) and a query, parsed
 once by :func:`pagerecall.search.query.parse_query` (a string is parsed on the spot).
+What Tantivy raises while reading becomes an ``IndexCorruptError`` (:func:`_fulltext_errors`,
+around each full-text read of the searcher).
 
 Decision records
 ----------------
@@ -27,18 +29,32 @@ At load ~11 the same runs gave 3,250 docs/s and p50s of 0.13-0.53 ms (6.4 ms sco
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import Any, Sequence
 
 import tantivy
 from tantivy import Index, Occur, Query
 
+from pagerecall.errors import IndexCorruptError
 from pagerecall.fulltext import analyze_path, path_words, stored_heading_keys, stored_row, word_tokens
 
 from .query import ParsedQuery, as_parsed, dedup
 
 MAX_QUERY_TERMS = 24
 """At most this many distinct terms per query take part (the rarest); bounds the tiers."""
+
+
+@contextlib.contextmanager
+def _fulltext_errors(snapshot):
+    """Map what Tantivy raises while reading into the error tree (a traceback helps no user)."""
+    try:
+        yield
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise IndexCorruptError(
+            f"Reading the full-text index of {snapshot.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
+            "pagerecall rebuild if it persists."
+        ) from exc
 
 
 def _index_of(source: Any) -> Index:

@@ -8,12 +8,12 @@ One query, one snapshot: :meth:`Searcher.search` takes the live generation's
 :class:`~pagerecall.index.snapshot.Snapshot` once at its start and hands it to every lane, the
 fusion, deep mode, the envelope and the snippets (a :class:`_Query`), so an answer is wholly from
 one generation even when an update swaps ``CURRENT`` while it runs. The query is parsed once
-(:mod:`pagerecall.search.query`). Lanes and fusion: :mod:`pagerecall.search.hybrid`.
+(:mod:`pagerecall.search.query`). Lanes and fusion: :mod:`pagerecall.search.hybrid`; the hits
+and the answer: :mod:`pagerecall.search.results`; weak answers: :mod:`pagerecall.search.weak`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pagerecall.config import Settings
-from pagerecall.errors import IndexCorruptError, QueryError
-from pagerecall.types import Hit
+from pagerecall.errors import QueryError
 
 from .coverage import StaleCheck, detected, envelope, failed_files, iso
 from .deep import DEEP_CANDIDATES
@@ -38,51 +37,15 @@ from .hybrid import (
     phrase_first,
 )
 from .query import ParsedQuery, parse_query
+from .results import SearchResult, _add_sections, _add_snippets, _hit
+from .weak import NOISE_PROBES, no_evidence
 
 log = logging.getLogger(__name__)
 
 MODES = ("vector", "fulltext", "hybrid")
 
-NOISE_PROBES = ("xylofrobnicated", "qzxvbnm wkjhg", "?!...;;", "*", "zzzzzz", "frobnicate the glorp",
-                "ksdjf lkqwe poiuz")
-"""Queries that mean nothing in any language (made-up words, punctuation, one symbol): how close a
-query is to the nearest of them is the yardstick of "no evidence" (:meth:`Searcher._no_evidence`)."""
-
-NOISE_MARGIN = -0.04
-"""A query no word of which matched, and whose best passage is not closer to it than the nearest of
-:data:`NOISE_PROBES` minus 0.04 (cosine), has no evidence: its hits are marked ``weak``
-(:meth:`Searcher._no_evidence`). A query without a letter or a digit (``*``, ``?!...;;``) has no
-meaning to find: with no word matched, its hits are weak whatever the cosines.
-Measured (bundled model, demo index of 1,157 passages; best cosine minus nearest probe): the 270
-demo section titles -0.018 at the lowest (``manpage.*``), scoped to one other language's file
--0.033 (``control``, which the full-text lane matches anyway); a 4-file corpus of this module's
-tests: a German and a Japanese query that no word of matched -0.016 and +0.001. Twenty
-meaningless queries not among the probes: -0.098 to -0.001; -0.04 marks 12 of them
-(``xylofrobnicated`` -0.056, ``zxcvbnm``, ``#``, ``...``, ``??``) and none of the real ones.
-Honest limit: made-up words that look like words (``flibbertigibbet snorkwax`` -0.001) stay
-unmarked; the envelope says only what it can tell."""
 MAX_K = 50
 MAX_QUERY_CHARS = 2000
-
-
-@dataclass
-class SearchResult:
-    """Hits plus the coverage envelope. ``to_dict()`` is the ``--json`` / MCP shape."""
-
-    query: str
-    mode: str
-    hits: list[Hit]
-    envelope: dict
-    scorer: str | None = None
-
-    def to_dict(self) -> dict:
-        return {
-            "query": self.query,
-            "mode": self.mode,
-            "scorer": self.scorer,
-            "hits": [h.to_dict() for h in self.hits],
-            "envelope": self.envelope,
-        }
 
 
 @dataclass
@@ -104,18 +67,6 @@ class _Query:
         if missing:
             self.rows.update((r["chunk_id"], r) for r in self.snapshot.get_chunks(missing))
         return self.rows
-
-
-@contextlib.contextmanager
-def _fulltext_errors(snapshot):
-    """Map what Tantivy raises while reading into the error tree (a traceback helps no user)."""
-    try:
-        yield
-    except (OSError, RuntimeError, ValueError) as exc:
-        raise IndexCorruptError(
-            f"Reading the full-text index of {snapshot.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
-            "pagerecall rebuild if it persists."
-        ) from exc
 
 
 class Searcher:
@@ -228,13 +179,13 @@ class Searcher:
         return hits
 
     def _fulltext_lane(self, q: _Query, depth: int, keys: dict[str, list[str]]) -> list[tuple[str, float]]:
-        from .lexical import fulltext_search
+        from .lexical import _fulltext_errors, fulltext_search
 
         with _fulltext_errors(q.snapshot):
             return fulltext_search(q.snapshot, q.parsed, depth, files=q.scope, rows=q.rows, heading_keys=keys)
 
     def _filename_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
-        from .lexical import filename_search
+        from .lexical import _fulltext_errors, filename_search
 
         with _fulltext_errors(q.snapshot):
             res = filename_search(q.snapshot, q.parsed, depth, rows=q.rows)
@@ -248,7 +199,7 @@ class Searcher:
         """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
         terms the chunk contains (:func:`pagerecall.search.lexical.term_coverage`), raised to
         ``COVERAGE_EXPONENT``."""
-        from .lexical import term_coverage
+        from .lexical import _fulltext_errors, term_coverage
 
         if not ids:
             return {}
@@ -297,7 +248,7 @@ class Searcher:
         if text_lane is not None:
             lanes["fulltext"] = text_lane
             if q.parsed.phrases:  # quoted phrases that occur nowhere: the lane matched their words
-                from .lexical import phrases_not_found
+                from .lexical import _fulltext_errors, phrases_not_found
 
                 with _fulltext_errors(snapshot):
                     missing_phrases = phrases_not_found(snapshot, q.parsed, q.scope)
@@ -334,7 +285,7 @@ class Searcher:
         rows = q.rows_for([cid for cid, _ in ranked])
         hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
                 for cid, score in ranked if cid in rows]
-        weak = bool(hits) and self._no_evidence(q, lanes)
+        weak = bool(hits) and no_evidence(q, lanes, self._probe_vectors)
         scorer = None
         if deep:
             from .deep import rerank
@@ -349,35 +300,6 @@ class Searcher:
         if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
             env["phrases_not_found"] = missing_phrases
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
-
-    def _no_evidence(self, q: _Query, lanes: dict[str, list[tuple[str, float]]]) -> bool:
-        """True when no lane has evidence for the query (issue 18.7): no word of it matched (the
-        full-text, filename and heading lanes are empty or did not run) and its best passage is
-        no closer to it than meaningless text is: ``best cosine - max cosine to NOISE_PROBES <
-        NOISE_MARGIN``. The hits are then the nearest passages to nothing in particular
-        (``xylofrobnicated``, ``?!...;;``, ``*``).
-
-        Decision record. Why relative to probes: E5's cosines are compressed and their level
-        depends on the query's length and script (``*`` reaches 0.83 on a 4-file corpus, a German
-        query about the same corpus's lighthouse 0.82), so no absolute cosine separates noise from
-        a cross-lingual query that no word of matches; how much closer the query is to the best
-        passage than to gibberish does. Measured: see :data:`NOISE_MARGIN`.
-        Rejected: the best probe's top-1 cosine in the index as a floor (flagged the German and
-        Japanese queries above as noise)."""
-        if any(lanes.get(n) for n in ("fulltext", "filename", "heading")):
-            return False
-        vec = lanes.get("vector")
-        if not vec:
-            return False
-        if not any(ch.isalnum() for ch in q.parsed.raw):
-            return True  # no word, no number: nothing to find by meaning either
-        import numpy as np
-
-        qv = q.vector
-        probes = self._probe_vectors(q.snapshot)
-        raw = q.parsed.raw.strip()
-        nearest_noise = max(float(np.dot(qv, p)) for p, text in zip(probes, NOISE_PROBES) if text != raw)
-        return vec[0][1] - nearest_noise < NOISE_MARGIN
 
     def _probe_vectors(self, snapshot):
         """Query vectors of :data:`NOISE_PROBES` (float32 (n, dim), embedded once per Searcher)."""
@@ -495,46 +417,6 @@ def _previous_name(index_dir: Path) -> str | None:
         return (Path(index_dir) / "PREVIOUS").read_text(encoding="utf-8").strip() or None
     except OSError:
         return None
-
-
-def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
-    return Hit(
-        chunk_id=r["chunk_id"], file=r["file"], page_start=int(r["page_start"]), page_end=int(r["page_end"]),
-        score=float(score), text=r["text"], label_start=r.get("label_start"), label_end=r.get("label_end"),
-        ranks=ranks, ocr=bool(r.get("ocr")), char_start=int(r.get("char_start") or 0),
-        char_end=int(r.get("char_end") or 0),
-    )
-
-
-def _add_sections(snapshot, hits: list[Hit]) -> None:
-    """Each hit's section path at its first page, and whether it starts that section (its text has
-    the title of an outline entry that starts on that page as a line)."""
-    from pagerecall.headings import heading_key, heading_keys
-    from pagerecall.outline import section_path, starts_on
-
-    if not hits:
-        return
-    outlines = snapshot.outlines([h.file for h in hits])
-    for h in hits:
-        outline = outlines.get(h.file)
-        if outline is None:
-            continue
-        h.section = section_path(outline, h.page_start)
-        starting = starts_on(outline, h.page_start)
-        if starting:
-            keys = set(heading_keys(h.text))
-            h.section_start = any(heading_key(e.title) in keys for e in starting)
-
-
-def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
-    from .snippets import snippet
-
-    for h in hits:
-        try:
-            h.snippet = snippet(parsed, h.text)
-        except Exception:  # a snippet is decoration; never fail a search for it
-            log.debug("snippet failed for %s", h.chunk_id, exc_info=True)
-            h.snippet = None
 
 
 _default_searchers: dict[tuple, Searcher] = {}
