@@ -5,7 +5,7 @@ socket, a read command (``search``, ``files``, ``info``, ``page``, ``verify``, `
 ``evidence``) needs nothing of pagerecall in the client: :func:`main` sends the raw command line
 (argv, the ``PAGERECALL_*`` environment, the working directory, whether stdout is a terminal) to
 the server, which parses and runs it with the CLI's own parser and printers
-(``pagerecall.cli.run_forwarded``) and sends back stdout, stderr and the exit code. This module
+(``pagerecall.cli_serve.run_forwarded``) and sends back stdout, stderr and the exit code. This module
 therefore imports only ``os``, ``sys``, ``json`` and ``socket``. Everything else (no server, a
 stale socket file, a server of other settings or another version,
 ``page --png``, ``--in-process``) goes to :func:`pagerecall.cli.main` unchanged, which prints the

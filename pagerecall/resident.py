@@ -361,7 +361,7 @@ class ResidentServer:
         if msg.get("pagerecall") != _version():
             return {"ok": False, "refused": f"it runs pagerecall {_version()}, this client {msg.get('pagerecall')}"}
         if command == "cli":  # a whole command line from pagerecall._client: parsed and printed here
-            from pagerecall.cli import run_forwarded
+            from pagerecall.cli_serve import run_forwarded
 
             return run_forwarded(msg, self.searcher, self.expected)
         theirs = msg.get("settings") or {}

@@ -21,7 +21,8 @@ import anyio
 import pytest
 
 from pagerecall import _client, resident
-from pagerecall.cli import main, run_forwarded
+from pagerecall.cli import main
+from pagerecall.cli_serve import run_forwarded
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
 
