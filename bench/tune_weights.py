@@ -71,11 +71,15 @@ def main(argv=None) -> int:
         cache: dict = {}
         original = searcher._vector_lane
 
-        def cached(query, depth, scope, _orig=original, _cache=cache):
-            k = (query, depth, tuple(scope or ()))
+        def cached(q, depth, _orig=original, _cache=cache):
+            # the lane's signature is (query state, depth); it sets q.vector and adds its rows to q.rows
+            k = (q.parsed.raw, depth, tuple(q.scope or ()))
             if k not in _cache:
-                _cache[k] = _orig(query, depth, scope)
-            return _cache[k]
+                hits = _orig(q, depth)
+                _cache[k] = (q.vector, hits, {cid: q.rows[cid] for cid, _ in hits if cid in q.rows})
+            q.vector, hits, rows = _cache[k]
+            q.rows.update(rows)
+            return hits
 
         searcher._vector_lane = cached
         for task in tasks:
