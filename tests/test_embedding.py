@@ -15,7 +15,10 @@ import contextlib
 import io
 import json
 import os
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -466,3 +469,21 @@ def test_passages_embed_without_loading_the_full_tokenizer(converted):
     fresh.full_tokenizer  # noqa: B018 - now load it: the full path
     full = fresh.embed_passages(texts, batch_size=2)
     assert np.array_equal(light, full)
+
+
+@pytest.mark.slow
+def test_a_converter_killed_mid_way_leaves_a_folder_that_the_next_conversion_removes(tmp_path):
+    models = tmp_path / "models"
+    child = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; from pagerecall import _e5onnx; "
+                              "_e5onnx.ensure_converted(Path(sys.argv[1]), 'int8')", str(tmp_path)])
+    deadline = time.monotonic() + 300
+    while child.poll() is None and time.monotonic() < deadline and not list(models.glob(".*.tmp-*/tokenizer.json")):
+        time.sleep(0.01)
+    child.kill()  # SIGKILL mid-conversion: its temporary folder stays behind
+    child.wait()
+    left = list(models.glob(".*.tmp-*"))
+    assert len(left) == 1, left
+    model_dir = _e5onnx.ensure_converted(tmp_path, "int8")
+    assert not left[0].exists()
+    assert [p.name for p in models.iterdir() if not p.name.endswith(".lock")] == [model_dir.name]
+    _check_folder(tmp_path, model_dir)
