@@ -394,3 +394,22 @@ def test_readme_quickstart_search_is_cross_lingual_and_its_sample_output_is_real
         assert (CORPUS / file).is_file(), file
         assert any(h["file"] == file and h["page_start"] <= int(page) <= h["page_end"] for h in hits), (file, page)
     assert ".venv/bin/python search_core.py" in readme
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_a_corpus_written_without_spaces_builds_updates_and_is_found(tmp_path, lang):
+    """The verification probe searches character grams where a passage has no words: a corpus of
+    only Chinese or only Japanese text failed verification at build ("text probe ... returned
+    nothing"), and so did an update that wrote only such a file."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS / lang, corpus / lang)
+    settings = _settings(tmp_path / "idx")
+    report = indexing.build(settings, corpus)
+    assert report.files_ok == 1 and report.files_failed == 0
+    src = next((corpus / lang).iterdir())
+    with src.open("a", encoding="utf-8") as fh:
+        fh.write("\n追記：新しい気圧計を設置した。\n")
+    update = indexing.update(settings)
+    assert update.files_failed == 0 and update.delta["changed"] == [f"{lang}/{src.name}"] and update.verified
+    hits = Searcher(settings).search("新しい気圧計を設置した", k=3, mode="fulltext").hits
+    assert hits and hits[0].file == f"{lang}/{src.name}"

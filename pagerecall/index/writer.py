@@ -373,14 +373,20 @@ class GenerationWriter:
         self.finalized = True
         return full
 
-    def sample_text(self, n_words: int = 8) -> str | None:
-        """The first ``n_words`` words of one stored chunk (a probe query for ``verify``),
-        or None when the generation has no chunks."""
+    def sample_text(self, n_words: int = 8, n_chars: int = 64, rows: int = 64) -> str | None:
+        """A probe query for ``verify``: the first ``n_words`` words (at most ``n_chars``
+        characters) of the first of ``rows`` stored chunks that has a searchable term
+        (:func:`~pagerecall.index.verification.probe_terms`: a Chinese or Japanese passage has
+        character grams, not words; a passage of one over-long token has none). The first chunk's
+        when none has; None when the generation has no chunks."""
+        from .verification import probe_terms
+
         self._flush()
         if self._chunks is None or not self._chunks.count_rows():
             return None
-        text = self._chunks.search().select(["text"]).limit(1).to_arrow().column("text")[0].as_py()
-        return " ".join(text.split()[:n_words])
+        texts = self._chunks.search().select(["text"]).limit(rows).to_arrow().column("text").to_pylist()
+        samples = [" ".join(t.split()[:n_words])[:n_chars] for t in texts]
+        return next((t for t in samples if probe_terms(t)), samples[0])
 
     def verify(self, probe_vector: np.ndarray | None = None, probe_text: str | None = None) -> VerifyReport:
         """Cross-check the finalized generation as a fresh reader sees it (the checks:
