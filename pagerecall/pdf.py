@@ -119,7 +119,18 @@ def _pymupdf() -> Any:
                     del sys.modules[m]
     import pymupdf
 
+    global _MESSAGES_ROUTED
+    if not _MESSAGES_ROUTED:
+        # MuPDF's own messages ("MuPDF error: syntax error: ICC profile ...", about damage it
+        # recovers from) go to stdout by default, where they broke `--json` and `page --png -`
+        # output; they go to the log instead (logger "pagerecall.mupdf", level INFO: on stderr
+        # like pagerecall's own log lines). A file MuPDF cannot read is reported by pagerecall itself.
+        pymupdf.set_messages(pylogging=True, pylogging_name="pagerecall.mupdf", pylogging_level=logging.INFO)
+        _MESSAGES_ROUTED = True
     return pymupdf
+
+
+_MESSAGES_ROUTED = False
 
 
 def _text_flags() -> int:

@@ -155,3 +155,29 @@ def test_hebrew_points_and_tatweel_fold() -> None:
     texts = ["שָׁלוֹם עולם", "مرحبـــا بكم"]
     assert _phrase_hits(texts, "שלום") == [0]
     assert _phrase_hits(texts, "مرحبا") == [1]
+
+
+def test_mupdf_messages_stay_off_stdout(tmp_path):
+    """MuPDF reports damage it recovers from ("MuPDF error: syntax error: ICC profile ...") on
+    stdout by default, which broke `build --json` and `page --png -`; they go to the log (stderr)."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    name = "007-imagemagick-images_imagemagick-images.pdf"
+    corpus = tmp_path / "c"
+    corpus.mkdir()
+    shutil.copy(shared_path("pdfs", "adversarial", name), corpus / name)
+    env = dict(os.environ, PAGERECALL_OCR="off")
+    cli = [sys.executable, "-m", "pagerecall"]
+    b = subprocess.run([*cli, "build", str(corpus), "--index", str(tmp_path / "i"), "--json"], env=env,
+                       capture_output=True, timeout=600, check=False)
+    assert b.returncode == 0, b.stderr[-2000:]
+    assert json.loads(b.stdout)["files_ok"] == 1
+    assert b"MuPDF error" in b.stderr  # still said, where logs go
+    p = subprocess.run([*cli, "page", name, "1", "--png", "-", "--index", str(tmp_path / "i"), "--in-process"],
+                       env=env, capture_output=True, timeout=300, check=False)
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout[:8] == b"\x89PNG\r\n\x1a\n"
