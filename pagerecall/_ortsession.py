@@ -150,8 +150,9 @@ def _why_not_saved(exc: Exception, tmp: Path, src: Path) -> str:
     m = re.search(r"SystemError : (\d+)", str(exc))
     if m:
         return os.strerror(int(m.group(1)))
-    try:
-        free, need = shutil.disk_usage(tmp.parent).free, src.stat().st_size
+    try:  # the partial temporary file is deleted after this: its bytes count as free
+        free = shutil.disk_usage(tmp.parent).free + (tmp.stat().st_size if tmp.exists() else 0)
+        need = src.stat().st_size
     except OSError:
         return repr(exc)
     if free < need:
@@ -166,9 +167,13 @@ def _warn_unsaved(opt: Path, src: Path, reason: str) -> None:
         if str(opt) in _warned:
             return
         _warned.add(str(opt))
+    if reason.startswith(os.strerror(errno.ENOSPC)):
+        advice = "free disk space there, or set PAGERECALL_CACHE_DIR to a folder on a disk with room"
+    else:
+        advice = (f"run pagerecall once as the cache's owner (saves it for onnxruntime {ort.__version__}), or set "
+                  "PAGERECALL_CACHE_DIR to a writable folder")
     log.warning("Cannot save the optimised graph in %s (%s): %s runs optimised in memory, each start "
-                "optimises it again. Next: run pagerecall once as the cache's owner (saves it for onnxruntime "
-                "%s), or set PAGERECALL_CACHE_DIR to a writable folder", opt.parent, reason, src, ort.__version__)
+                "optimises it again. Next: %s", opt.parent, reason, src, advice)
 
 
 def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,

@@ -6,6 +6,7 @@ skipped, saying why, where mounting is not allowed)."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -133,6 +134,9 @@ def test_a_full_disk_runs_the_full_graph_unsaved_and_leaves_no_partial_files(mod
     assert len(split_lines) == 1 and "No space left on device" in split_lines[0], p.stderr  # said before loading the graph
     warnings = [line for line in p.stderr.splitlines() if "Cannot save the optimised graph" in line]
     assert len(warnings) == 1 and "No space left on device" in warnings[0], p.stderr
+    assert "free disk space" in warnings[0], warnings[0]  # not "run as the cache's owner"
+    free_said = int(re.search(r"(\d+) MiB free", warnings[0]).group(1))
+    assert free_said >= got["free_mib"] - 1, (free_said, got["free_mib"])  # not counting the deleted partial file
     assert "Traceback" not in p.stderr, p.stderr
 
 
