@@ -228,6 +228,8 @@ def print_report(rep: dict) -> None:
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
+        else:
+            out.write("An update would make these changes:\n")
     if rep["action"] == "update":
         moved = d.get("moved", [])
         out.write(
