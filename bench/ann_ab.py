@@ -52,7 +52,7 @@ def retrain(args) -> dict:
     import lancedb
 
     from pagerecall.index.ann import ann_params, index_config
-    from pagerecall.index.layout import write_atomic
+    from pagerecall.paths import write_atomic
 
     root = Path(args.index)
     gen = root / (root / "CURRENT").read_text().strip()

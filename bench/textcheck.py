@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pagerecall.pdf import _open, _text_flags  # noqa: E402
+from pagerecall.extract.opening import open_pdf, text_flags  # noqa: E402
 from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share  # noqa: E402
 from pagerecall.pdf_layout import ordered_text, upright  # noqa: E402
 from pagerecall.pdf_text import _normalise  # noqa: E402
@@ -36,7 +36,7 @@ from pagerecall.text.quality import garbled_reason, signals, swapped_ratio, unma
 def judge(doc, index: int, fonts: dict) -> tuple[str | None, str, dict, float]:
     """(reason or None, page text, signals, seconds spent judging) for page ``index``."""
     page = doc.load_page(index)
-    data = upright(page.get_textpage(flags=_text_flags()).extractDICT(), page)
+    data = upright(page.get_textpage(flags=text_flags()).extractDICT(), page)
     raw = ordered_text(data)
     text = _normalise(raw)
     if not text:
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     unreadable = []
     for path in files:
         try:
-            doc = _open(path, path.name, None)
+            doc = open_pdf(path, path.name, None)
             count = doc.page_count
         except Exception as exc:  # encrypted, broken: not this check's business
             unreadable.append(f"{path.name}: {type(exc).__name__}")

@@ -56,14 +56,13 @@ import numpy as np
 
 from ._ortsession import cpu_signature, open_session, optimized_graph_path  # noqa: F401 - re-exported
 from .errors import ModelError
+from .tokenization import PAD_ID
 
 log = logging.getLogger(__name__)
 
 BUNDLED_DIM = 384
 MAX_TOKENS = 512
 """multilingual-e5-small's maximum input (``tokenizer_config.json``: ``model_max_length``)."""
-PAD_ID = 1
-"""XLM-R's ``<pad>``: fastembed pads with it (``special_tokens_map.json``), mask 0."""
 
 
 def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

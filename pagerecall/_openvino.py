@@ -136,7 +136,7 @@ class OVEncoder:
 def pad_to_multiple(ids: np.ndarray, mask: np.ndarray, multiple: int) -> tuple[np.ndarray, np.ndarray]:
     """Right-pad int64 ``(b, s)`` ``ids`` with ``<pad>`` and ``mask`` with 0 to ``(b, s')``, ``s'``
     the next multiple of ``multiple`` (``s`` itself when it is one). See :data:`SEQ_MULTIPLE`."""
-    from ._bundled import PAD_ID
+    from .tokenization import PAD_ID
 
     extra = -ids.shape[1] % multiple
     if not extra:

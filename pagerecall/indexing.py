@@ -35,7 +35,6 @@ from .index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus
 from .index.fingerprint import check_fingerprint, index_fingerprint
 from .memory import tune_for_writes
 from .preparing import Prepared, chunk_id_for, fails_the_same, only_retries, prepare_file  # noqa: F401 - re-exported
-from .preparing import file_record as _file_record, rows_of as _rows  # noqa: F401 - pagerecall.scaleout uses them
 
 log = logging.getLogger(__name__)
 

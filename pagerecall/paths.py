@@ -179,3 +179,18 @@ def _on_disk_spelling(root_real: Path, parts: list[str]) -> list[str]:
         out.append(part)
         folder = folder / part
     return out
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file, fsync, ``os.replace``, fsync of the dir."""
+    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pagerecall.pdf import OcrConfig, _open, _text_flags
+from pagerecall.extract.opening import OcrConfig, open_pdf, text_flags
 from pagerecall.pdf_layout import ordered_text, upright
 from pagerecall.pdf_text import _normalise
 from pagerecall.types import Document, Page
@@ -120,7 +120,7 @@ class PdfDraft:
     def finish(self, results: dict[int, dict | str]) -> Document:
         """The document with ``results`` (:meth:`OcrRun.result`) applied. Raises
         :class:`~pagerecall.errors.ExtractionError` when the file no longer opens."""
-        doc = _open(self.path, self.rel, self.password)
+        doc = open_pdf(self.path, self.rel, self.password)
         try:
             apply_ocr(doc, self.ocr_pages, results, self.pages, self.notes)
         finally:
@@ -308,12 +308,12 @@ def main() -> int:
         req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
         path, indexes = Path(req["path"]), [int(i) for i in req["indexes"]]
         _limit_cpu(float(req.get("cpu_limit") or 0))
-        doc = _open(path, path.name, req.get("password"))
+        doc = open_pdf(path, path.name, req.get("password"))
     except Exception as exc:
         print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
         out.close()
         return 1
-    flags = _text_flags()
+    flags = text_flags()
     try:
         for index in indexes:
             try:

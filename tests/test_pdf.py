@@ -10,7 +10,7 @@ import pytest
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
 from pagerecall.pdf import (
-    _pymupdf,
+    load_pymupdf,
     ocr_available,
     page_count,
     read_pdf,
@@ -39,7 +39,7 @@ def _squash(text: str) -> str:
 def test_maint_guide_pages_and_labels(lang):
     path = shared_path("corpora", "demo", f"maint-guide.{lang}.pdf")
     doc = read_pdf(path, f"maint-guide.{lang}.pdf", ocr="off")
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open(path) as raw:
         expected = [p.get_label() or None for p in raw]
     assert [p.number for p in doc.pages] == list(range(1, len(expected) + 1))
@@ -96,7 +96,7 @@ def _raw_lines(page) -> list[list[str]]:
 
 def test_tracemonkey_ligatures_expanded_and_hyphens_joined():
     path = shared_path("pdfs", "adversarial", "tracemonkey.pdf")
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open(path) as raw:
         raw_page = raw[1]
         assert len(LIGATURES.findall(raw_page.get_text())) >= 10  # DATA.md: 13 ligature characters
@@ -118,7 +118,7 @@ def test_tracemonkey_ligatures_expanded_and_hyphens_joined():
 
 def _flags() -> int:
     """Ligatures expanded (so that probes compare with our text), nothing else special."""
-    return _pymupdf().TEXT_MEDIABOX_CLIP
+    return load_pymupdf().TEXT_MEDIABOX_CLIP
 
 
 def _column_probes(page):
@@ -154,7 +154,7 @@ def _two_column_page(path):
     """First page with >= 4 left and >= 4 right paragraphs and no paragraph across the middle
     at the height of the columns (headers, footers and full-width titles above or below them
     are allowed)."""
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open(path) as raw:
         for page in raw:
             mid = page.rect.width / 2
@@ -289,7 +289,7 @@ def test_single_page_equals_whole_document_and_counts():
 
 def test_form_feeds_inside_pages_do_not_split_pages():
     path = shared_path("corpora", "bench", "lshort", "lshort-ja.pdf")
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open(path) as raw:
         n = raw.page_count
         assert any("\f" in p.get_text() for p in raw)  # the trap is present in this file
@@ -306,7 +306,7 @@ def test_extraction_speed():
         shared_path("corpora", "bench", "multicolumn", "IEEEconf.pdf"),
         shared_path("pdfs", "adversarial", "tracemonkey.pdf"),
     ]
-    _pymupdf()
+    load_pymupdf()
     pages, t0 = 0, time.perf_counter()
     for path in files:
         pages += len(read_pdf(path, path.name, ocr="off").pages)

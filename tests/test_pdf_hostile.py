@@ -10,7 +10,7 @@ from pathlib import Path
 from pagerecall import fulltext
 from pagerecall.search.lexical import fulltext_search
 from pagerecall.search.snippets import snippet
-from pagerecall.pdf import _pymupdf, read_pdf, read_pdf_page
+from pagerecall.pdf import load_pymupdf, read_pdf, read_pdf_page
 from pagerecall.pdf_text import clean_label
 from pagerecall.verify import clear_cache, verify_quote
 from tests.conftest import shared_path
@@ -41,7 +41,7 @@ def _phrase_hits(texts: list[str], query: str) -> list[int]:
 def test_page_label_hex_prefix_is_decoded_and_unprintable_labels_are_dropped(tmp_path: Path) -> None:
     """pdf.js bad-PageLabels.pdf has ``/P <FEFF0058> /St 3``: printed "X3", PyMuPDF says
     ``<FEFF0058>3``. Written here with the same /PageLabels entries."""
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     path = tmp_path / "labels.pdf"
     with pymupdf.open() as doc:
         for i in range(4):
@@ -102,7 +102,7 @@ def test_rotated_page_is_read_as_displayed() -> None:
 
 
 def _hyphen_pdf(tmp_path: Path) -> Path:
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     path = tmp_path / "hyphens.pdf"
     with pymupdf.open() as doc:
         doc.new_page().insert_text(

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from pagerecall.pdf import _extract_page, _open, read_pdf, read_pdf_page, resolve_ocr
+from pagerecall.pdf import _extract_page, open_pdf, read_pdf, read_pdf_page, resolve_ocr
 from pagerecall.pdf_ocr import ocr_dicts, ocr_in_child, ocr_result
 from pagerecall.types import Page
 from tests.conftest import shared_path
@@ -39,7 +39,7 @@ def test_garbled_pages_ocr_in_child_equals_in_process(eng):
     """Two garbled pages of lshort-th.pdf (Thai in fonts without a usable ToUnicode map): the
     child's result, post-processed as read_pdf does, equals in-process OCR page for page."""
     path = shared_path("corpora", "bench", "lshort", "lshort-th.pdf")
-    doc = _open(path, path.name, None)
+    doc = open_pdf(path, path.name, None)
     try:
         pages, notes = [], []
         for index in range(doc.page_count):

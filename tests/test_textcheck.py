@@ -15,7 +15,7 @@ import pytest
 from pagerecall import indexing
 from pagerecall.cli import main
 from pagerecall.config import Settings
-from pagerecall.pdf import _pymupdf, ocr_available, read_pdf, read_pdf_page
+from pagerecall.pdf import load_pymupdf, ocr_available, read_pdf, read_pdf_page
 from pagerecall.pdf_fonts import lacks_char_map
 from pagerecall.text.quality import garbled_reason, signals
 from tests.conftest import shared_path
@@ -58,7 +58,7 @@ GOOD = {
 
 def _write_pdf(path: Path, pages: list[tuple[str, str]]) -> None:
     """One page per ``(text, fontname)``."""
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open() as doc:
         for text, font in pages:
             doc.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), text, fontsize=11, fontname=font)
@@ -80,7 +80,7 @@ def _simple_truetype_pdf(path: Path, text: str, keep_cmap: bool) -> None:
     """A page whose text is set in a simple TrueType font (WinAnsiEncoding, no ToUnicode), the
     font program being PyMuPDF's bundled Droid Sans Fallback with or without its ``cmap``: the
     structure of pdf.js ``TrueType_without_cmap.pdf``."""
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     program = pymupdf.Font("cjk").buffer
     assert program[:4] == b"\x00\x01\x00\x00"  # TrueType outlines
     with pymupdf.open() as doc:
@@ -132,7 +132,7 @@ def test_truetype_font_without_a_character_map_is_garbled(tmp_path) -> None:
         _simple_truetype_pdf(path, "Hello harbour world", keep_cmap=keep)
         page = read_pdf_page(path, 1, ocr="off")
         assert (page.status, page.text) == (status, "Hello harbour world")
-        pymupdf = _pymupdf()
+        pymupdf = load_pymupdf()
         with pymupdf.open(path) as doc:
             assert [lacks_char_map(doc, f[0]) for f in doc[0].get_fonts()] == [not keep]
 
@@ -185,7 +185,7 @@ def test_a_page_whose_text_lies_is_read_by_ocr(tmp_path) -> None:
     mojibake over it). With Tesseract the page is read from what it shows."""
     if "eng" not in ocr_available():
         pytest.skip("Tesseract English language data is not installed")
-    pymupdf = _pymupdf()
+    pymupdf = load_pymupdf()
     with pymupdf.open() as src:
         src.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), ENGLISH, fontsize=14, fontname="helv")
         image = src[0].get_pixmap(dpi=200).tobytes("png")

@@ -43,7 +43,9 @@ from typing import TYPE_CHECKING
 
 from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError
 
-from .schema import check_index_dir, now_iso
+from pagerecall.paths import write_atomic
+
+from .schema import BUILDING, check_index_dir, now_iso
 from .storage import Storage, read_storage
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -53,25 +55,8 @@ log = logging.getLogger(__name__)
 
 GEN_PREFIX = "gen-"
 GEN_RE = re.compile(r"^gen-(\d{6,})$")
-BUILDING = ".building"
-"""Marker file present while a generation is being written."""
 _LANCE_LINKABLE = {"data", "_indices", "_deletions"}
 _TANTIVY_SEGMENT = re.compile(r"^[0-9a-f]{32}\.")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file, fsync, ``os.replace``, fsync of the dir."""
-    tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-    dfd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
 
 
 class IndexStore:

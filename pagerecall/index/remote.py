@@ -25,7 +25,9 @@ from pathlib import Path
 from pagerecall.config import Settings
 from pagerecall.errors import UsageError
 
-from .layout import IndexStore, write_atomic
+from pagerecall.paths import write_atomic
+
+from .layout import IndexStore
 from .storage import STORAGE_FILE, Storage, check_storage, read_storage
 
 log = logging.getLogger(__name__)

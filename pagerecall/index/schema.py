@@ -19,6 +19,9 @@ SCHEMA_VERSION = 1
 semantics; part of the index fingerprint (:mod:`pagerecall.index.fingerprint`). Bump on change:
 an index of another version is refused with "rebuild"."""
 
+BUILDING = ".building"
+"""Marker file present in a generation's folder while it is being written."""
+
 
 def chunks_schema(dim: int) -> pa.Schema:
     """Schema of the ``chunks`` table; ``vector`` is float32 (dim,), L2-normalised by the

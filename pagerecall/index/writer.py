@@ -21,10 +21,11 @@ import pyarrow.compute as pc
 
 from pagerecall import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, PagerecallError
+from pagerecall.paths import write_atomic
 
 from .ann import ANN_MIN_ROWS, ann_params, index_config
-from .layout import BUILDING, write_atomic
 from .schema import (
+    BUILDING,
     CHUNK_COLUMNS,
     FILES_SCHEMA,
     SCHEMA_VERSION,

@@ -15,25 +15,18 @@ Modules (layer 3: they import layers 0-2 and :mod:`pagerecall.verify`, never the
 ``exchange``        export and import (JSON and CSV), every field round-tripped
 ==================  ===============================================================
 
-This package's ``__init__`` imports nothing heavy: :func:`ledger_path` is what the indexing
-hook (:func:`pagerecall.indexing`'s end of a write) needs to learn that there is no ledger,
-without loading any ledger code.
+This package's ``__init__`` imports nothing heavy (``location`` is standard library only):
+:func:`ledger_path` is what the indexing hook (:func:`after_index_write`, at the end of a write)
+needs to learn that there is no ledger, without loading the rest of the ledger.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-LEDGER_FILE = "ledger.sqlite"
-"""The ledger's file name inside the index directory (plus SQLite's ``-wal`` and ``-shm``)."""
+from .location import LEDGER_FILE, ledger_path
 
 __all__ = ["LEDGER_FILE", "ledger_path", "after_index_write"]
-
-
-def ledger_path(index_dir: Path | str) -> Path:
-    """Where the ledger of the index at ``index_dir`` lives (it may not exist yet)."""
-    return Path(index_dir) / LEDGER_FILE
-
 
 def after_index_write(settings, corpus_root: Path | str, moved: dict[str, str] | None = None) -> None:
     """Mark ledger checks stale after an index write (build, update, rebuild, rollback).

@@ -27,7 +27,6 @@ from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, SourceNotFoundError
 from pagerecall.tokenization import file_sha256
 
-from . import ledger_path
 from .models import (
     MAX_CLAIM_CHARS,
     REVIEW_VERDICTS,
@@ -48,6 +47,7 @@ from .models import (
     check_quote,
     now_iso,
 )
+from .location import ledger_path
 from .store import LedgerStore
 
 log = logging.getLogger(__name__)

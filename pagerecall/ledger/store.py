@@ -52,6 +52,8 @@ from typing import Any, Iterator, Sequence
 
 from .models import Check, CheckNotFoundError, LedgerRefusedError, Review, derive_status
 
+from .location import LEDGER_FILE, ledger_path  # noqa: F401 - re-exported
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1

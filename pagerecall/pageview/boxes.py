@@ -42,7 +42,7 @@ from typing import Any, Sequence
 from pagerecall import pdf_layout, pdf_text
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.geometry import Box, Geometry, PageBoxes
-from pagerecall.verify import Normalised, normalise
+from pagerecall.verify.normalise import Normalised, normalise
 
 NO_GEOMETRY_TEXT_LAYER = "text layer (.txt): no page geometry; the pointer is the page number and text offsets"
 
@@ -113,7 +113,7 @@ def _read_page_data(page: Any, number: int) -> _PageData:
     block order (see the module docstring)."""
     from pagerecall import pdf
 
-    raw = page.get_textpage(flags=pdf._text_flags()).extractRAWDICT()
+    raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
     upright = pdf_layout.upright(raw, page)
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
@@ -215,9 +215,9 @@ class _open_page:
     def __init__(self, path: Path, rel: str, number: int, password: str | None) -> None:
         from pagerecall import pdf
 
-        self.doc = pdf._open(path, rel, password)
+        self.doc = pdf.open_pdf(path, rel, password)
         try:
-            n = pdf._page_total(self.doc, rel)
+            n = pdf.page_total(self.doc, rel)
             _check_page(number, n, rel)
             self.count = n
             self.page = self.doc.load_page(number - 1)
@@ -244,12 +244,12 @@ def page_size(root: Path | str, file: str, page: int, *, passwords_file: Any = N
     """``(width, height)`` in PDF points of physical page ``page`` (1-based) of a PDF, as
     displayed. Raises ``UsageError`` for a text layer, else like :func:`view_page`."""
     from pagerecall.paths import resolve_in_corpus
-    from pagerecall.verify import _password
+    from pagerecall.verify.source import password_for
 
     path, rel = resolve_in_corpus(root, file)
     if path.suffix.lower() != ".pdf":
         raise UsageError(f"{rel} is a text layer: it has no page size. Next: read_page / pagerecall page")
-    data = _page_data(path, rel, page, _password(passwords_file, rel))
+    data = _page_data(path, rel, page, password_for(passwords_file, rel))
     return data.width, data.height
 
 
@@ -383,12 +383,12 @@ def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None)
         ExtractionError: the PDF cannot be read.
     """
     from pagerecall.paths import resolve_in_corpus
-    from pagerecall.verify import _password
+    from pagerecall.verify.source import password_for
 
     path, rel = resolve_in_corpus(root, hit["file"])
     if path.suffix.lower() != ".pdf":
         return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
-    password = _password(passwords_file, rel)
+    password = password_for(passwords_file, rel)
     first, last = int(hit["page_start"]), int(hit["page_end"])
     cs, ce = int(hit.get("char_start") or 0), int(hit.get("char_end") or 0)
     datas = {p: _page_data(path, rel, p, password) for p in range(first, last + 1)}
@@ -446,7 +446,7 @@ def page_boxes_text(path: Path, page: int, boxes: Sequence[Box], password: str |
     ``bench/pageview_quality.py``). Raises like :func:`spans_geometry`."""
     from pagerecall import pdf
 
-    pymupdf = pdf._pymupdf()
+    pymupdf = pdf.load_pymupdf()
     with _open_page(Path(path), str(path), page, password) as pg:
         derot = pg.derotation_matrix if pg.rotation else None
         out = []
@@ -454,7 +454,7 @@ def page_boxes_text(path: Path, page: int, boxes: Sequence[Box], password: str |
             r = pymupdf.Rect(b)
             if derot is not None:
                 r = r * derot
-            out.append(pg.get_text("text", clip=r, flags=pdf._text_flags()).strip())
+            out.append(pg.get_text("text", clip=r, flags=pdf.text_flags()).strip())
         return "\n".join(out)
 
 

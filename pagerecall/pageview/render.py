@@ -84,7 +84,7 @@ def render_page(path: Path, rel: str, page: int, *, dpi: float = DEFAULT_DPI, bo
     from pagerecall import pdf
 
     _check_dpi(dpi)
-    pymupdf = pdf._pymupdf()
+    pymupdf = pdf.load_pymupdf()
     with _open_page(Path(path), rel, page, password) as pg:
         zoom = dpi / 72.0
         try:
@@ -189,7 +189,8 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
         ExtractionError: the PDF cannot be read.
     """
     from pagerecall.paths import resolve_in_corpus
-    from pagerecall.verify import _password, verify_quote
+    from pagerecall.verify.quote import verify_quote
+    from pagerecall.verify.source import password_for
 
     if highlight is not None and hit is not None:
         raise UsageError("Highlight a quote or a hit, not both. Next: drop --highlight or --hit")
@@ -199,7 +200,7 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
         raise UsageError(
             f"{rel} is a text layer: it has no page image. Next: pagerecall page {rel} {page} prints its text "
             "(MCP: read_page)")
-    password = _password(passwords_file, rel)
+    password = password_for(passwords_file, rel)
     data = _page_data(path, rel, page, password)  # also checks the range
     status = data.status if not data.glyphs.strip() else "ok"
     view = PageView(rel, page, data.count, data.label, status, round(data.width, 2), round(data.height, 2), dpi, 0, 0)

@@ -92,10 +92,8 @@ def start_local_cluster(num_cpus: int | None = None) -> None:
     """``ray.init`` of a local cluster of ``num_cpus`` CPUs (default: all cores) whose workers import
     this same ``pagerecall`` (its folder goes first on their ``PYTHONPATH``). Tests start theirs with
     it; :func:`index_files_ray` starts one when no address is given and Ray is not running."""
-    import pagerecall
-
     ray = _ray()
-    here = str(Path(pagerecall.__file__).resolve().parent.parent)
+    here = str(Path(__file__).resolve().parents[2])  # the folder holding the pagerecall package
     path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
     for attempt in range(1, LOCAL_START_ATTEMPTS + 1):
         try:
@@ -141,7 +139,7 @@ class FileEmbedder:
         from pagerecall.index.corpus import DiskFile
         from pagerecall.index.schema import chunks_schema, to_table
         from pagerecall.batching import EmbedLoop
-        from pagerecall.indexing import Prepared, _file_record, _rows, prepare_file
+        from pagerecall.preparing import Prepared, file_record, prepare_file, rows_of
         from pagerecall.tokenization import file_sha256
 
         out: dict[str, list] = {"rel": [], "record": [], "chunks": [], "embed_s": []}
@@ -152,14 +150,14 @@ class FileEmbedder:
                 sha = str(sha) or file_sha256(self.root / rel)
             except OSError as exc:  # as index_files: a failed file, not a failed build
                 err = ExtractionError(rel, "unreadable", exc.strerror or str(exc))
-                prep = Prepared(rel, _file_record(rel, f, "", None, err, 0, ""), [])
+                prep = Prepared(rel, file_record(rel, f, "", None, err, 0, ""), [])
             else:
                 prep = prepare_file(self.root, f, sha, emb.tokenizer, self.settings)
             t0 = time.perf_counter()
             # the local loop itself (pagerecall.batching.EmbedLoop, no cache): its batches are the
             # local build's (int8 vectors depend on their batch mates), so the vectors are the same
             vecs = EmbedLoop(emb, None, lambda *_: None).vectors([prep])[0]
-            table = to_table(_rows(prep, vecs), chunks_schema(emb.dim))
+            table = to_table(rows_of(prep, vecs), chunks_schema(emb.dim))
             sink = pa.BufferOutputStream()
             with pa.ipc.new_stream(sink, table.schema) as w:
                 w.write_table(table)
@@ -186,7 +184,7 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
     import pyarrow as pa
 
     from pagerecall.index.fingerprint import index_fingerprint
-    from pagerecall.indexing import WriteStats
+    from pagerecall.batching import WriteStats
 
     progress = progress or (lambda stage, done, total: None)
     stats = WriteStats()

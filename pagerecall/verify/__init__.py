@@ -69,7 +69,7 @@ from .normalise import (  # noqa: F401
     normalise,
 )
 from .quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
-from .source import PageText, _password, _read_document, clear_cache, read_page  # noqa: F401
+from .source import PageText, _read_document, password_for, clear_cache, read_page  # noqa: F401
 
 __all__ = [
     "FUZZY_MIN_CHARS",

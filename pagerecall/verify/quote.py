@@ -23,7 +23,7 @@ from .match import (
     _order,
 )
 from .normalise import _fold_case, normalise
-from .source import _password, _Source
+from .source import password_for, _Source
 
 FUZZY_THRESHOLD = 0.85
 """Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
@@ -141,7 +141,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = _Source(path, rel, ocr, _password(passwords_file, rel))
+    src = _Source(path, rel, ocr, password_for(passwords_file, rel))
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     order = _order(count, cited)
@@ -267,10 +267,10 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
     """Where the match lies on its page(s) (:func:`pagerecall.pageview.spans_geometry`); a text
     layer has none. A failure here never costs the verdict: the note says why boxes are missing."""
     if not src.is_pdf:
-        from pagerecall.pageview import NO_GEOMETRY_TEXT_LAYER
+        from pagerecall.pageview.boxes import NO_GEOMETRY_TEXT_LAYER
 
         return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
-    from pagerecall.pageview import spans_geometry
+    from pagerecall.pageview.boxes import spans_geometry
 
     if found.page == found.page_end:
         spans = [(found.page, found.start, found.end)]

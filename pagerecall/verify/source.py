@@ -178,7 +178,7 @@ def _page_note(page: Page) -> str:
     return "Verbatim text layer of the source (line breaks as extracted)."
 
 
-def _password(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
+def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
     """The password of ``rel`` from the passwords file (``Settings.passwords_path()``: a
     ``(path, explicit)`` pair, or a path), or None."""
     if passwords_file is None:
@@ -211,7 +211,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = _Source(path, rel, ocr, _password(passwords_file, rel))
+    src = _Source(path, rel, ocr, password_for(passwords_file, rel))
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)

@@ -1,0 +1,1 @@
+"""Reading source files into pages: PDFs (text, order, labels, OCR, outline) and text layers."""

@@ -1,0 +1,198 @@
+"""Opening a PDF with PyMuPDF, and the OCR settings every PDF reader shares.
+
+:func:`load_pymupdf` imports PyMuPDF (lazily, without its layout analyser); :func:`open_pdf` opens a
+file, password included, raising :class:`~pagerecall.errors.ExtractionError` with a reason and what
+to do next; :func:`text_flags` are the text-extraction flags of every page read
+(:mod:`pagerecall.extract.pdf`, the OCR child :mod:`pagerecall.extract.ocr`, the page boxes of
+:mod:`pagerecall.verify.boxes`); :func:`resolve_ocr` turns an OCR mode into an :class:`OcrConfig`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pagerecall.errors import ExtractionError, UsageError
+
+_log = logging.getLogger(__name__)
+
+OCR_MODES = ("auto", "on", "off")
+"""``auto``: OCR image-only pages when Tesseract language data is found; ``on``: require it;
+``off``: never."""
+
+DEFAULT_OCR_LANGUAGES = ("eng", "deu", "jpn")
+"""Tesseract languages used by default, restricted to the installed packs (``osd`` is never a
+language). Decision record. *Measured* with ``bench/ocr_cer.py`` (maint-guide pages 7-12
+rasterised, 300 dpi; CER on whitespace-free text): en 0.008 with ``eng`` / 0.007 with
+``eng+deu+jpn``; de 0.011 ``deu`` / 0.012 default; ja 0.030 ``jpn`` / 0.019 default (the
+Latin words on Japanese pages need ``eng``). Cost, CPU seconds for one page: en 5.2 ``eng``
+vs 7.8 default; ja 10.3 ``jpn`` vs 18.0 default. *Why*: one setting that reads all three
+corpus languages at the best or near-best error rate; scans are rare, so the 1.5-1.8x CPU
+is acceptable. *Rejected*: one language per file (unknown for a scan without text)."""
+
+OCR_DPI = 300
+"""Rendering resolution for OCR. Why: Tesseract's guidance is at least 300 dpi. Measured:
+200 dpi gave the same CER (en 0.008, de 0.011, ja 0.029 with its own language) for 10-20 %
+less CPU on these clean rasters; 300 is kept for real scans with small print."""
+
+
+def load_pymupdf() -> Any:
+    """Import PyMuPDF without its optional layout analyser.
+
+    Decision record. *Why*: PyMuPDF 2.0 imports ``pymupdf.layout`` (the ``pymupdf_layout``
+    package, pulled in as a dependency) on ``import pymupdf``, which loads an ONNX layout model,
+    and then ``pymupdf4llm`` (which imports onnxruntime) for its ``to_markdown`` helpers.
+    *Measured*: ``import pymupdf`` took 3.0 s with the layout analyser, 1.0 s without, on this
+    2-core machine; hiding ``pymupdf4llm`` too saves another 0.11 s of a cold ``pagerecall page``
+    (``python -X importtime``, load ~15). Neither is used here (the analyser serves
+    ``page.get_layout()`` / pymupdf4llm; ``pagerecall.pdf_layout`` has its own reading order).
+    *How*: a ``None`` entry in ``sys.modules`` makes those optional imports fail, which PyMuPDF
+    expects (it catches the ImportError); the entries are removed again afterwards, so a later
+    explicit ``import pymupdf4llm`` by other code still works. Only done when PyMuPDF is not
+    imported yet.
+    """
+    if "pymupdf" not in sys.modules:
+        hidden = [m for m in ("pymupdf.layout", "pymupdf4llm") if m not in sys.modules]
+        for m in hidden:
+            sys.modules[m] = None  # type: ignore[assignment]
+        try:
+            import pymupdf
+        finally:
+            for m in hidden:
+                if sys.modules.get(m, 0) is None:
+                    del sys.modules[m]
+    import pymupdf
+
+    global _MESSAGES_ROUTED
+    if not _MESSAGES_ROUTED:
+        # MuPDF's own messages ("MuPDF error: syntax error: ICC profile ...", about damage it
+        # recovers from) go to stdout by default, where they broke `--json` and `page --png -`
+        # output; they go to the log instead (logger "pagerecall.mupdf", level INFO: on stderr
+        # like pagerecall's own log lines). A file MuPDF cannot read is reported by pagerecall itself.
+        pymupdf.set_messages(pylogging=True, pylogging_name="pagerecall.mupdf", pylogging_level=logging.INFO)
+        _MESSAGES_ROUTED = True
+    return pymupdf
+
+
+_MESSAGES_ROUTED = False
+
+
+def text_flags() -> int:
+    pymupdf = load_pymupdf()
+
+    return pymupdf.TEXT_PRESERVE_WHITESPACE | pymupdf.TEXT_MEDIABOX_CLIP | pymupdf.TEXT_DEHYPHENATE
+
+
+# --------------------------------------------------------------------------------------- OCR
+
+
+@dataclass(frozen=True)
+class OcrConfig:
+    """Resolved OCR settings: Tesseract languages (``"eng+deu"``), data folder and dpi."""
+
+    language: str
+    tessdata: str
+    dpi: int = OCR_DPI
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_languages() -> tuple[str | None, tuple[str, ...]]:
+    """(tessdata folder, installed language packs) or (None, ()) when none is found.
+
+    PyMuPDF's OCR runs the Tesseract engine built into MuPDF; it needs only the language data
+    (``*.traineddata``), found through ``pymupdf.get_tessdata()`` (``TESSDATA_PREFIX`` or the
+    folder reported by ``tesseract --list-langs``).
+    """
+    pymupdf = load_pymupdf()
+    try:
+        tessdata = pymupdf.get_tessdata()
+    except Exception as exc:  # raised when no Tesseract installation is found
+        _log.debug("no tessdata: %s", exc)
+        return None, ()
+    if not tessdata or not os.path.isdir(tessdata):
+        return None, ()
+    langs = sorted(
+        name[: -len(".traineddata")]
+        for name in os.listdir(tessdata)
+        if name.endswith(".traineddata") and name != "osd.traineddata"
+    )
+    return str(tessdata), tuple(langs)
+
+
+def ocr_available() -> tuple[str, ...]:
+    """Installed Tesseract language packs usable for OCR (empty when OCR is unavailable)."""
+    return _installed_languages()[1]
+
+
+def resolve_ocr(mode: str = "auto", language: str | None = None, dpi: int = OCR_DPI) -> OcrConfig | None:
+    """Turn an OCR mode into an :class:`OcrConfig`, or ``None`` when OCR will not run.
+
+    ``language`` is a Tesseract language string (``"eng+deu"``); by default
+    :data:`DEFAULT_OCR_LANGUAGES` restricted to the installed packs; ``dpi`` the rendering
+    resolution (:data:`OCR_DPI`). Raises
+    :class:`~pagerecall.errors.UsageError` for an unknown mode, or for ``mode="on"`` when no
+    Tesseract language data (or none of the requested languages) is installed.
+    """
+    mode = (mode or "auto").lower()
+    if mode not in OCR_MODES:
+        raise UsageError(f"unknown OCR mode {mode!r}. Next: use one of {', '.join(OCR_MODES)}")
+    if mode == "off":
+        return None
+    tessdata, installed = _installed_languages()
+    wanted = language.split("+") if language else list(DEFAULT_OCR_LANGUAGES)
+    usable = [lang for lang in wanted if lang in installed]
+    if tessdata is None or not usable:
+        if mode == "on":
+            raise UsageError(
+                f"OCR was required (ocr=on) but no Tesseract language data for {'+'.join(wanted)} "
+                "was found. Next: install tesseract-ocr and its language packs (e.g. "
+                "tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn), or set TESSDATA_PREFIX, "
+                "or use ocr=auto"
+            )
+        return None
+    return OcrConfig(language="+".join(usable), tessdata=tessdata, dpi=dpi)
+
+
+# ---------------------------------------------------------------------------------- opening
+
+
+def open_pdf(path: Path, rel: str, password: str | None) -> Any:
+    pymupdf = load_pymupdf()
+    try:
+        doc = pymupdf.open(str(path), filetype="pdf")
+    except Exception as exc:
+        raise ExtractionError(
+            rel, "unopenable", f"{type(exc).__name__}: {str(exc).rstrip('. ')}. Next: check that the file is a complete PDF"
+        ) from exc
+    if doc.needs_pass:
+        if password is None:
+            doc.close()
+            raise ExtractionError(
+                rel, "encrypted",
+                "the PDF needs a password. Next: add its path relative to the corpus (or its file name) "
+                "and password to the passwords file, INDEX/passwords.json or the file named by "
+                'PAGERECALL_PASSWORDS ({"folder/file.pdf": "password"}), then run pagerecall update; '
+                "or remove the file")
+        if not doc.authenticate(password):
+            doc.close()
+            raise ExtractionError(rel, "encrypted",
+                                  "the password in the passwords file does not open the PDF. Next: check its entry")
+    return doc
+
+
+def page_total(doc: Any, rel: str) -> int:
+    try:
+        n = doc.page_count
+    except Exception as exc:
+        raise ExtractionError(rel, "page_tree_error", f"{type(exc).__name__}: {exc}") from exc
+    if n <= 0:
+        detail = "the PDF has no pages"
+        if doc.is_repaired:
+            detail += " after PyMuPDF repaired it (damaged file)"
+        raise ExtractionError(rel, "no_pages", detail + ". Next: check the file, or re-export it")
+    return n
