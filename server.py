@@ -5,7 +5,7 @@ Thin entry point; same as ``pagerecall serve``.
 """
 import sys
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 
 if __name__ == "__main__":
     sys.exit(main(["serve", *sys.argv[1:]]))

@@ -87,7 +87,7 @@ def retrain(args) -> dict:
 
 
 def compare(args) -> dict:
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.index.snapshot import open_snapshot
 
     before, after = open_snapshot(Path(args.before)), open_snapshot(Path(args.after))
@@ -198,7 +198,7 @@ def _ann_query(ds, ann: dict, v, k: int):
 def _query_vectors(index: str, n: int):
     import numpy as np
 
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     return np.asarray(load_embedder(_settings(Path(index))).embed_queries(_load_queries(n)), dtype=np.float32)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Batch dependence and batch-size cost of the passage embedders: ``python bench/batching.py``.
 
-Two questions decide how ``pagerecall.batching`` forms batches (issue 23 point 4):
+Two questions decide how ``pagerecall.ingest.embed_loop`` forms batches (issue 23 point 4):
 
 1. **Independence**: is a passage's vector the same alone as inside a batch? For each runtime
    (``int8``: onnxruntime on the dynamic int8 graph; ``openvino``: OpenVINO bf16 on the f32e8
@@ -32,10 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 
 def passages(pdf: Path, n: int | None) -> list[str]:
-    from pagerecall.chunking import chunk_document
+    from pagerecall.ingest.chunking import chunk_document
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
-    from pagerecall.sources import read_document
+    from pagerecall.model.embedding import load_embedder
+    from pagerecall.extract.sources import read_document
 
     settings = Settings.from_env()
     tok = load_embedder(settings, purpose="index").tokenizer
@@ -48,7 +48,7 @@ def embedder(runtime: str):
     import dataclasses
 
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     settings = dataclasses.replace(Settings.from_env(), runtime=runtime)
     return load_embedder(settings, purpose="index")

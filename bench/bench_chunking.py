@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pagerecall.chunking import chunk_document  # noqa: E402
+from pagerecall.ingest.chunking import chunk_document  # noqa: E402
 from pagerecall.config import ChunkParams  # noqa: E402
-from pagerecall.tokenization import load_default_tokenizer  # noqa: E402
+from pagerecall.model.tokenization import load_default_tokenizer  # noqa: E402
 from pagerecall.types import Document, Page  # noqa: E402
 
 BENCH = ROOT.parent / "shared" / "corpora" / "bench"
@@ -49,7 +49,7 @@ def load(path: Path) -> Document:
 
 def embed_rate(docs: list[Document], params: ChunkParams, pages: int) -> None:
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     emb = load_embedder(Settings.from_env())
     tok = load_default_tokenizer()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A build's RSS timeline: ``python bench/build_rss.py CORPUS --index DIR [--hashed-vectors] [--out FILE]``.
 
-Runs ``pagerecall.indexing.build`` in this process and samples, every ``--every`` seconds, VmRSS /
+Runs ``pagerecall.ingest.pipeline.build`` in this process and samples, every ``--every`` seconds, VmRSS /
 VmHWM / RssAnon / RssFile (``/proc/self/status``, MiB), glibc's ``mallinfo2`` (``malloc_used``:
 bytes handed out, ``malloc_free``: freed but kept in the arenas; MiB), pyarrow's pool, and the
 build's progress (files prepared, passages embedded). One JSON line per sample goes to ``--out``
@@ -79,7 +79,8 @@ def main() -> int:
 
     import pyarrow as pa
 
-    from pagerecall import embedding, indexing
+    from pagerecall.model import embedding
+    from pagerecall.ingest import pipeline as indexing
     from pagerecall.config import Settings
     from pagerecall.index.corpus import scan_corpus
 

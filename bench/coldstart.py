@@ -87,7 +87,7 @@ def cold(index: Path, repeat: int, other: Path | None) -> dict:
             order = list(sides.items()) if i % 2 == 0 else list(reversed(sides.items()))
             for side, checkout in order:
                 extra = ["--in-process"] if side == "this" else []
-                wall, rss, code = _run([sys.executable, "-m", "pagerecall.cli", *argv, *extra], _env(checkout), checkout)
+                wall, rss, code = _run([sys.executable, "-m", "pagerecall", *argv, *extra], _env(checkout), checkout)
                 if code != 0:
                     raise SystemExit(f"{side}: pagerecall {' '.join(argv)} exited {code}")
                 runs[side][name].append((wall, rss))
@@ -108,7 +108,7 @@ def warm(index: Path, repeat: int) -> dict:
     import psutil
 
     env = _env(ROOT)
-    base = [sys.executable, "-m", "pagerecall.cli"]
+    base = [sys.executable, "-m", "pagerecall"]
     client = [sys.executable, "-m", "pagerecall"]  # what the console script runs: the forwarding client
     t0 = time.perf_counter()
     start = subprocess.run([*base, "serve", "--background", "--idle-timeout", "10", "--index", str(index)],
@@ -175,7 +175,7 @@ def mcp_first_answer(index: Path, repeat: int) -> dict:
 
 def imports(index: Path, top: int = 15) -> list[dict]:
     """Top modules by cumulative import time in a cold hybrid search (``-X importtime``)."""
-    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pagerecall.cli", "search", QUERY, "-q",
+    proc = subprocess.run([sys.executable, "-X", "importtime", "-m", "pagerecall", "search", QUERY, "-q",
                            "--in-process", "--index", str(index)], cwd=ROOT, env=_env(ROOT), capture_output=True,
                           text=True)
     rows = []
@@ -200,7 +200,7 @@ def server_rss(index: Path, n_queries: int = 60, deep_queries: int = 3) -> dict:
     queries (../shared/corpora/demo/queries.tsv) in each of hybrid, vector and full-text mode sent
     through the CLI client, and after ``deep_queries`` deep searches, with the peak (``VmHWM``)."""
     env = _env(ROOT)
-    start = subprocess.run([sys.executable, "-m", "pagerecall.cli", "serve", "--background", "--idle-timeout", "10",
+    start = subprocess.run([sys.executable, "-m", "pagerecall", "serve", "--background", "--idle-timeout", "10",
                             "--index", str(index)], cwd=ROOT, env=env, capture_output=True, text=True)
     if start.returncode != 0:
         raise SystemExit(f"serve --background failed: {start.stderr}")
@@ -224,7 +224,7 @@ def server_rss(index: Path, n_queries: int = 60, deep_queries: int = 3) -> dict:
             _run([sys.executable, "-m", "pagerecall", "search", q, "--deep", "-q", "--index", str(index)], env, ROOT)
         out |= {"deep_queries": deep_queries, "rss_mib_after_deep": status("VmRSS"), "peak_mib": status("VmHWM")}
     finally:
-        subprocess.run([sys.executable, "-m", "pagerecall.cli", "serve", "--stop", "--index", str(index)], cwd=ROOT,
+        subprocess.run([sys.executable, "-m", "pagerecall", "serve", "--stop", "--index", str(index)], cwd=ROOT,
                        env=env, capture_output=True)
     return out
 

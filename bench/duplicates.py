@@ -2,11 +2,11 @@
 """How many embeddings identical passages save: ``python bench/duplicates.py [SUBSET ...]``.
 
 For each folder of ../shared/corpora/bench (or those named), every file is extracted and chunked
-exactly as a build does (``pagerecall.preparing.prepare_file``, OCR off; no embedding) and the
+exactly as a build does (``pagerecall.ingest.preparing.prepare_file``, OCR off; no embedding) and the
 passages are counted three ways:
 
 * ``rows``: passages in the index (one per chunk, each with its own pointer);
-* ``int8``: passages the int8 graph embeds (``pagerecall.batching``: each file's distinct texts,
+* ``int8``: passages the int8 graph embeds (``pagerecall.ingest.embed_loop``: each file's distinct texts,
   stably sorted by token count, in batches of 32; a batch identical to one already embedded in
   the write, e.g. the same manual in two files, is taken from the cache);
 * ``batch_invariant``: passages a batch-invariant runtime (OpenVINO bf16) embeds: each distinct
@@ -29,10 +29,10 @@ BENCH = ROOT.parent / "shared" / "corpora" / "bench"
 
 
 def count(folder: Path, tokenizer, settings) -> dict:
-    from pagerecall.batching import EMBED_BATCH
+    from pagerecall.ingest.embed_loop import EMBED_BATCH
     from pagerecall.index.corpus import scan_corpus
-    from pagerecall.preparing import prepare_file
-    from pagerecall.tokenization import file_sha256
+    from pagerecall.ingest.preparing import prepare_file
+    from pagerecall.paths import file_sha256
 
     rows = int8 = 0
     seen_batches: set[tuple[str, ...]] = set()
@@ -61,7 +61,7 @@ def main() -> int:
     p.add_argument("subsets", nargs="*")
     args = p.parse_args()
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     settings = dataclasses.replace(Settings.from_env(), ocr="off")
     tok = load_embedder(settings, purpose="index").tokenizer

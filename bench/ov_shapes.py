@@ -7,7 +7,7 @@ Each run is a fresh process that tunes malloc as a build does (``memory.tune_for
 loads the index embedder with ``PAGERECALL_RUNTIME=openvino`` and embeds ``--batches`` batches
 of 16 passages of 6-150 words (a window of ``linn.txt`` of the demo corpus, a seeded random
 length per batch, so nearly every batch has a new shape), with
-``pagerecall._openvino.SEQ_MULTIPLE`` set to each ``--multiple`` in turn (1: no padding, the
+``pagerecall.model.openvino_encoder.SEQ_MULTIPLE`` set to each ``--multiple`` in turn (1: no padding, the
 behaviour before 0.3), interleaved over ``--rounds``. Prints per run: RSS after loading and at
 the end (MiB), peak RSS, wall and CPU seconds, and the lowest cosine between the vectors of the
 first multiple's runs and each other multiple's (the padding must not change the vectors
@@ -45,9 +45,9 @@ def _rss() -> int:
 def child(multiple: int, batches: int, out: Path) -> None:
     sys.path.insert(0, str(ROOT))
     os.environ["PAGERECALL_RUNTIME"] = "openvino"
-    from pagerecall import _openvino
+    from pagerecall.model import openvino_encoder as _openvino
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.memory import tune_for_writes
 
     _openvino.SEQ_MULTIPLE = multiple

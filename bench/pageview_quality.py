@@ -1,7 +1,7 @@
 """Quality of the highlight boxes (issue 16): are the boxes on the passage, and only on it?
 
 For every indexed passage of the PDFs in an index (or a sample), and for quotes cut from the
-pages at random and checked with ``verify_quote``, the boxes of :mod:`pagerecall.pageview` are
+pages at random and checked with ``verify_quote``, the boxes of :mod:`pagerecall.verify` are
 compared with the page's glyphs:
 
 * **precision**: of the non-space characters whose glyph centre lies inside a box, the share
@@ -30,8 +30,8 @@ from pathlib import Path
 
 from rapidfuzz.distance import Indel
 
-from pagerecall import pageview
-from pagerecall.pageview import boxes
+from pagerecall import verify as pageview
+from pagerecall.verify import boxes
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
 from pagerecall.verify import normalise, verify_quote

@@ -6,7 +6,7 @@ script with a private ``_``-command), so each peak/current RSS belongs to one jo
 Figures are medians of ``--repeat`` runs where a run is cheap (update, cold start); an
 indexing run is one build unless ``--repeat`` says otherwise. No timing is asserted anywhere.
 
-``index``      end-to-end ``pagerecall.indexing.build`` of ../shared/corpora/bench or a subset
+``index``      end-to-end ``pagerecall.ingest.pipeline.build`` of ../shared/corpora/bench or a subset
                (``--subset maint-guide``; ``upstream`` = the 2,430 pages of DATA.md's upstream
                figure: maint-guide, debian-faq, developers-reference, texlive-guide,
                multicolumn; ``all`` = the 85 PDFs). Reports pages/s and passages/s (wall time
@@ -14,7 +14,7 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                embedding model's own passages/s on a random sample of the *same* passages
                (``embed_passages``, batch 32, after one warm-up batch): the ratio of the two
                is the pipeline's overhead (extraction, chunking, writing, verification).
-``update``     a no-op ``pagerecall.indexing.update`` on that index (nothing changed on disk):
+``update``     a no-op ``pagerecall.ingest.pipeline.update`` on that index (nothing changed on disk):
                in-process seconds and the wall time of ``python incremental_update.py``.
 ``latency``    warm query latency p50/p95 per mode over ``--queries`` queries (>= 200), server
                RSS, and ANN recall@10 against an exact scan, at index sizes ``--sizes``
@@ -164,7 +164,7 @@ def subset_root(subset: str) -> tuple[Path, str]:
 
 
 def child_build(corpus: str, index_dir: str) -> dict:
-    from pagerecall import indexing
+    from pagerecall.ingest import pipeline as indexing
 
     shutil.rmtree(index_dir, ignore_errors=True)
     settings = _settings(Path(index_dir))
@@ -186,9 +186,9 @@ def child_model_rate(index_dir: str, sample: int) -> dict:
     """The model's own passages/s on a random sample of the index's passages."""
     import numpy as np
 
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.index.snapshot import open_snapshot
-    from pagerecall.indexing import EMBED_BATCH
+    from pagerecall.ingest.pipeline import EMBED_BATCH
 
     settings = _settings(Path(index_dir))
     reader = open_snapshot(settings.index_dir)
@@ -207,7 +207,7 @@ def child_model_rate(index_dir: str, sample: int) -> dict:
 
 
 def child_update(index_dir: str) -> dict:
-    from pagerecall import indexing
+    from pagerecall.ingest import pipeline as indexing
 
     t0 = time.perf_counter()
     rep = indexing.update(_settings(Path(index_dir)))
@@ -236,7 +236,7 @@ def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path |
     import numpy as np
     import pyarrow as pa
 
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.index.fingerprint import index_fingerprint
     from pagerecall.index.layout import IndexStore
     from pagerecall.index.schema import chunks_schema
@@ -256,7 +256,7 @@ def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path |
     real: list = []
     if corpus is not None:
         from pagerecall.index.corpus import scan_corpus
-        from pagerecall.tokenization import file_sha256
+        from pagerecall.paths import file_sha256
 
         real = sorted(scan_corpus(corpus).values(), key=lambda f: f.rel)
         corpus_root = corpus.resolve()
@@ -485,7 +485,7 @@ def _synth_index(args, size: str) -> tuple[Path, dict]:
     out = CACHE / f"synth-{size}"
     stamp = out.parent / f"synth-{size}.json"
     src_gen = (source / "CURRENT").read_text().strip()
-    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION
+    from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION
 
     want = {"source": str(source), "source_generation": src_gen, "rows": SIZES[size],
             "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA,
@@ -503,7 +503,7 @@ def _upgraded(index_dir: Path) -> dict:
     """Bring a real index built by an older pagerecall to the current full-text schema before it
     is timed (``pagerecall update``: the Tantivy index is rebuilt from the Lance rows, nothing is
     re-embedded), so the figures are those of the current code. Returns the generation timed."""
-    from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+    from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
     gen = (index_dir / "CURRENT").read_text().strip()
     old = schema_version_of(json.loads((index_dir / gen / "meta.json").read_text()))

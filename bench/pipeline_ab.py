@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Interleaved before/after builds of one corpus: ``python bench/pipeline_ab.py CORPUS --before DIR --after DIR``.
 
-Each build runs ``pagerecall.indexing.build`` in a fresh child process whose ``PYTHONPATH`` is
+Each build runs ``pagerecall.ingest.pipeline.build`` in a fresh child process whose ``PYTHONPATH`` is
 the checkout under test (``--before``: e.g. a worktree of main; ``--after``: this one), into a
 fresh index; the two alternate ``--rounds`` times (before, after, before, after, ...) so that
 load from other jobs falls on both alike. Per build: wall seconds (``build`` alone, the model
@@ -42,7 +42,7 @@ out = {"wall_s": round(wall, 1), "passages_indexed": d["chunks_total"], "passage
        "tokens_embedded": d.get("tokens_embedded"), "chunks_reused": d.get("chunks_reused"),
        "seconds_embedding": d["seconds_embedding"], "files_ok": d["files_ok"], "pages": d["pages_embedded"]}
 if out["tokens_embedded"] is None:
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
     from pagerecall.index.snapshot import open_snapshot
     emb = load_embedder(s, purpose="index")
     over = emb.tokenizer.overhead

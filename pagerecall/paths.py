@@ -25,12 +25,13 @@ resolved paths compares components.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 import unicodedata
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from .errors import PathOutsideCorpusError, SourceNotFoundError
+from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError
 
 _HINT = (
     "Pass a path relative to the corpus root, with '/' separators, as listed by "
@@ -194,3 +195,13 @@ def write_atomic(path: Path, text: str) -> None:
         os.fsync(dfd)
     finally:
         os.close(dfd)
+
+
+def file_sha256(path: Path) -> str:
+    """Hex SHA-256 of a file's bytes, read 1 MiB at a time (file records, fingerprints, the ledger).
+    Raises ``OSError`` when the file cannot be read."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

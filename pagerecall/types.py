@@ -55,7 +55,7 @@ class Document:
     repaired: bool = False
     warnings: tuple[str, ...] = ()
     outline: object | None = None
-    """The document's :class:`pagerecall.outline.Outline` (bookmarks or detected headings), or None."""
+    """The document's :class:`pagerecall.extract.outline.Outline` (bookmarks or detected headings), or None."""
 
     def pages_with(self, status: str) -> list[int]:
         """Physical page numbers (1-based) whose status is ``status``."""

@@ -48,7 +48,7 @@ def rewrite_fulltext_as_schema_1(gen_dir: Path) -> None:
     import lancedb
     import tantivy
 
-    from pagerecall import fulltext
+    from pagerecall.index import fulltext
 
     sb = tantivy.SchemaBuilder()
     sb.add_text_field("chunk_id", stored=True, tokenizer_name="raw")

@@ -14,11 +14,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pagerecall._chunkplan import sentence_breaks
-from pagerecall.chunking import SKIPPED_STATUSES, chunk_document
+from pagerecall.ingest.chunk_plan import sentence_breaks
+from pagerecall.ingest.chunking import SKIPPED_STATUSES, chunk_document
 from pagerecall.config import ChunkParams
 from pagerecall.errors import UsageError
-from pagerecall.tokenization import load_default_tokenizer
+from pagerecall.model.tokenization import load_default_tokenizer
 from pagerecall.types import Chunk, Document, Page
 from tests.conftest import shared_path
 
@@ -295,7 +295,7 @@ def test_model_window_bounds_oversized_params() -> None:
 def test_regular_characters_are_left_alone_by_the_bundled_normalizer() -> None:
     """Re-derive the chunker's "regular page" character class from the tokenizer itself: on
     such pages token offsets are exact, so clean cuts skip re-tokenising."""
-    from pagerecall._chunkplan import _CLEAN_WS, _REGULAR_RE
+    from pagerecall.ingest.chunk_plan import _CLEAN_WS, _REGULAR_RE
 
     norm = TOK._tok.normalizer
     regular = [chr(cp) for cp in range(0x30000) if not 0xD800 <= cp < 0xE000 and _REGULAR_RE.fullmatch(chr(cp))]
@@ -329,7 +329,7 @@ def test_a_leading_space_leaves_the_tokens_alone_whatever_the_first_character() 
     """``_chunkplan._page_spans`` tokenises a page that begins with a character outside the
     regular set with a space in front; that must give the same number of tokens, and offsets
     (moved back by one) that count the first character, for every first character (BMP)."""
-    from pagerecall._chunkplan import _REGULAR_RE
+    from pagerecall.ingest.chunk_plan import _REGULAR_RE
 
     firsts = [chr(cp) for cp in range(0x10000) if not 0xD800 <= cp < 0xE000 and not _REGULAR_RE.fullmatch(chr(cp))]
     assert len(firsts) > 1000
@@ -411,8 +411,8 @@ def test_a_20_mb_single_line_text_stays_within_bounded_memory(tmp_path) -> None:
     (tmp_path / "one-line.txt").write_text(line, encoding="utf-8")
     code = (
         "import resource, sys; from pathlib import Path\n"
-        "from pagerecall.sources import read_document; from pagerecall.chunking import chunk_document\n"
-        "from pagerecall.tokenization import load_default_tokenizer\n"
+        "from pagerecall.extract.sources import read_document; from pagerecall.ingest.chunking import chunk_document\n"
+        "from pagerecall.model.tokenization import load_default_tokenizer\n"
         "doc = read_document(Path(sys.argv[1]), 'one-line.txt')\n"
         "chunks = chunk_document(doc, load_default_tokenizer())\n"
         "print(len(chunks), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.errors import LockedError
 from pagerecall.search import Searcher

@@ -13,7 +13,7 @@ from pagerecall.config import Settings
     ({"PAGERECALL_OCR": "sometimes"}, "PAGERECALL_OCR"),
 ])
 def test_bad_settings_are_a_usage_error_naming_the_variable(env, needle, tmp_path, capsys):
-    from pagerecall.cli import main
+    from pagerecall.cli.commands import main
     from pagerecall.errors import UsageError
 
     with pytest.raises(UsageError, match=needle):

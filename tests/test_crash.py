@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.search import Searcher
 from pagerecall.index.layout import IndexStore

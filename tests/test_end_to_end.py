@@ -16,8 +16,9 @@ import pymupdf
 import pytest
 
 from conftest import rewrite_fulltext_as_schema_1
-from pagerecall import fulltext, indexing
-from pagerecall.cli import main
+from pagerecall.index import fulltext
+from pagerecall.ingest import pipeline as indexing
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.errors import IndexMismatchError
 from pagerecall.search import Searcher

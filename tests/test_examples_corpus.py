@@ -126,7 +126,7 @@ def test_text_layer_decodes_and_has_its_page_markers(rel):
 
 @pytest.mark.parametrize("rel", sorted(TEXT_LAYERS))
 def test_project_textlayer_reader_agrees(rel):
-    textlayer = pytest.importorskip("pagerecall.textlayer")
+    textlayer = pytest.importorskip("pagerecall.extract.textlayer")
     _, n_pages, labels = TEXT_LAYERS[rel]
     doc = textlayer.read_textlayer(CORPUS / rel, rel)
     assert [p.number for p in doc.pages] == list(range(1, n_pages + 1))
@@ -186,7 +186,7 @@ def test_regenerating_the_pdf_gives_the_committed_bytes(make_pdf, tmp_path):
 
 
 def test_project_pdf_reader_agrees(make_pdf):
-    pdf = pytest.importorskip("pagerecall.pdf")
+    pdf = pytest.importorskip("pagerecall.extract.pdf")
     doc = pdf.read_pdf(PDF, "en/harrow-point-manual.pdf")
     assert [p.label for p in doc.pages] == PDF_LABELS
     assert [p.status for p in doc.pages] == ["ok"] * len(PDF_LABELS)

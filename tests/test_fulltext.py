@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from pagerecall import fulltext
+from pagerecall.index import fulltext
 from pagerecall.search.inventory import files_inventory
 from pagerecall.search.lexical import filename_search, fulltext_search, term_coverage
 from pagerecall.search.query import parse_query

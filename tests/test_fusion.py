@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagerecall.errors import UsageError
-from pagerecall.fusion import PAPER_RRF_K, RRF_K, FusedItem, weighted_rrf
+from pagerecall.search.fusion import PAPER_RRF_K, RRF_K, FusedItem, weighted_rrf
 
 IDS = st.sampled_from([f"c{i}" for i in range(12)])
 LANE = st.lists(IDS, max_size=10, unique=True)

@@ -1,4 +1,4 @@
-"""Heading lines (``pagerecall.headings``): the known-item signal of hybrid search."""
+"""Heading lines (``pagerecall.text.headings``): the known-item signal of hybrid search."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from pagerecall.headings import MAX_HEADING_CHARS, has_heading, heading_key
+from pagerecall.text.headings import MAX_HEADING_CHARS, has_heading, heading_key
 
 
 @pytest.mark.parametrize(

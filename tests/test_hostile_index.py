@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from pagerecall import indexing
-from pagerecall.cli import EXIT_BROKEN_PIPE, _Bars, main
+from pagerecall.ingest import pipeline as indexing
+from pagerecall.cli.commands import EXIT_BROKEN_PIPE, main
+from pagerecall.cli.progress import Bars
 from pagerecall.config import Settings
-from pagerecall.pdf import load_pymupdf, read_pdf
+from pagerecall.extract.pdf import load_pymupdf, read_pdf
 from pagerecall.verify import clear_cache
 from tests.conftest import shared_path
 
@@ -99,7 +100,7 @@ def test_a_miss_over_garbled_pages_is_never_trusted(index, capsys) -> None:
                                                                   "--file", "harbour.pdf"]])
 def test_output_into_a_closed_pipe_ends_quietly(index, argv) -> None:
     """``pagerecall search ... | head -1``: the reader is gone before we write."""
-    proc = subprocess.Popen([sys.executable, "-m", "pagerecall.cli", *argv, "--index", str(index)],
+    proc = subprocess.Popen([sys.executable, "-m", "pagerecall", *argv, "--index", str(index)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # no reader any more: every write gets EPIPE
     err = proc.stderr.read().decode()
@@ -154,7 +155,7 @@ def test_encrypted_pdf_indexed_read_and_verified_with_a_passwords_file(index, co
 
 def test_passwords_file_errors_never_quote_it(tmp_path) -> None:
     from pagerecall.errors import UsageError
-    from pagerecall.pdf_passwords import load_passwords, password_for
+    from pagerecall.extract.passwords import load_passwords, password_for
 
     bad = tmp_path / "pw.json"
     bad.write_text('{"a.pdf": "hunter2",')
@@ -175,7 +176,7 @@ def test_passwords_file_errors_never_quote_it(tmp_path) -> None:
 
 def test_embedding_progress_logged_every_30_seconds_without_a_tty(caplog) -> None:
     now = [0.0]
-    bars = _Bars(quiet=False, tty=False, clock=lambda: now[0])
+    bars = Bars(quiet=False, tty=False, clock=lambda: now[0])
     caplog.set_level(logging.INFO, logger="pagerecall")
     bars("files", 1, 4)
     for done in range(0, 5121, 256):  # 256 passages every 8 s: 32/s
@@ -187,7 +188,7 @@ def test_embedding_progress_logged_every_30_seconds_without_a_tty(caplog) -> Non
 
 
 def test_garbled_page_is_read_by_ocr_when_available(corpus) -> None:
-    from pagerecall.pdf import ocr_available
+    from pagerecall.extract.pdf import ocr_available
 
     if "eng" not in ocr_available():
         pytest.skip("needs Tesseract with the eng language data (absent here)")

@@ -33,7 +33,7 @@ MODEL = {"onnxruntime", "tokenizers"}
 
 PROBE = """
 import json, sys
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 code = main(sys.argv[1:])
 print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.modules)}), file=sys.stderr)
 """
@@ -41,7 +41,7 @@ print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.m
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> Path:
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     base = tmp_path_factory.mktemp("imports")
     corpus = base / "corpus"
@@ -67,7 +67,7 @@ def loaded(index: Path, *argv: str) -> set[str]:
     (["info"], NEVER | PDF | MODEL),
     (["page", "de/moewenhaken-dienstanweisung.txt", "1"], NEVER | PDF | MODEL | {"lance"}),
     # ``import pymupdf`` (2.0) would import its layout analyser and pymupdf4llm, which import
-    # onnxruntime: pagerecall.pdf.load_pymupdf hides both, so a PDF page read loads no model at all
+    # onnxruntime: pagerecall.extract.pdf.load_pymupdf hides both, so a PDF page read loads no model at all
     (["page", "en/harrow-point-manual.pdf", "1"], NEVER | MODEL | {"pymupdf4llm", "pymupdf_layout", "lance"}),
 ], ids=["search", "search-fulltext", "files", "info", "page-txt", "page-pdf"])
 def test_a_cold_command_imports_only_what_it_runs(index, argv, forbidden):
@@ -76,9 +76,9 @@ def test_a_cold_command_imports_only_what_it_runs(index, argv, forbidden):
 
 
 def test_the_read_path_never_imports_the_write_path():
-    code = ("import sys, pagerecall.search.searcher, pagerecall.index.snapshot, pagerecall.resident;"
+    code = ("import sys, pagerecall.search.searcher, pagerecall.index.snapshot, pagerecall.resident.server;"
             "print(sorted(m for m in sys.modules if m.startswith(('pagerecall.index.writer', "
-            "'pagerecall.index.verification', 'pagerecall.index.layout', 'pagerecall.indexing', 'lancedb'))))")
+            "'pagerecall.index.verification', 'pagerecall.index.layout', 'pagerecall.ingest.pipeline', 'lancedb'))))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 
@@ -86,7 +86,7 @@ def test_the_read_path_never_imports_the_write_path():
 EMBED_PROBE = """
 import json, sys
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder, preload
+from pagerecall.model.embedding import load_embedder, preload
 fut = preload(Settings.from_env())
 emb = load_embedder(Settings.from_env())
 assert fut.result() is emb

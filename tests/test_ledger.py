@@ -22,7 +22,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError
 from pagerecall.ledger import exchange, ledger_path, service
@@ -329,7 +329,7 @@ def _env() -> dict:
 
 WRITER = """
 import sys
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 index, corpus, agent, n, reviews = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
 base = ["--index", index, "--corpus", corpus, "-q"]
 for i in range(n):
@@ -443,7 +443,7 @@ def test_kill_9_during_writes_keeps_every_acknowledged_check(ledger):
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
     """A real index of the written corpus (real model), for the staleness and MCP tests."""
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     base = tmp_path_factory.mktemp("ledger-index")
     corpus = write_corpus(base / "corpus")
@@ -453,7 +453,7 @@ def indexed(tmp_path_factory):
 
 
 def test_staleness_after_update_rebuild_rollback_and_the_ledger_outlives_generations(indexed):
-    from pagerecall import indexing
+    from pagerecall.ingest import pipeline as indexing
 
     s, corpus = indexed
     log_file = corpus / "notes" / "harbour-log.txt"
@@ -504,7 +504,7 @@ def test_queries_never_load_the_ledger(indexed):
     s, _ = indexed
     code = (
         "import sys\n"
-        "from pagerecall.cli import main\n"
+        "from pagerecall.cli.commands import main\n"
         f"assert main(['search', 'storm', '--index', {str(s.index_dir)!r}, '--in-process', '-q', '--json']) == 0\n"
         f"assert main(['info', '--index', {str(s.index_dir)!r}, '--in-process', '--json']) == 0\n"
         "from pagerecall.mcp.server import create_server\n"
@@ -593,7 +593,7 @@ def test_eight_mcp_clients_over_http_write_and_review_at_once(indexed, tmp_path)
     shutil.copytree(s.index_dir, index, ignore=shutil.ignore_patterns("ledger.sqlite*"))
     port = _free_port()
     log = open(tmp_path / "server.log", "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "pagerecall.cli", "serve", "--http", "--port", str(port),
+    proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "serve", "--http", "--port", str(port),
                              "--no-resident", "--index", str(index), "--corpus", str(corpus)],
                             cwd=ROOT, env=_env(), stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:

@@ -93,7 +93,7 @@ def base_settings(index: Path, corpus: Path | None = None) -> Settings:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """``(settings, corpus_root)`` of a real index built once for this module."""
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     base = tmp_path_factory.mktemp("mcp")
     corpus = write_corpus(base / "corpus")
@@ -389,7 +389,7 @@ def test_one_searcher_per_server(built):
 
 
 def test_new_generation_visible_without_restart(tmp_path):
-    from pagerecall.indexing import build, update
+    from pagerecall.ingest.pipeline import build, update
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()

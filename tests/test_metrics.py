@@ -1,4 +1,4 @@
-"""pagerecall.metrics: hand-checked cases and agreement with ``ranx`` on random runs."""
+"""pagerecall.search.metrics: hand-checked cases and agreement with ``ranx`` on random runs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from pagerecall.metrics import dedupe, mean_metrics, mrr_at_k, ndcg_at_k, recall_at_k
+from pagerecall.search.metrics import dedupe, mean_metrics, mrr_at_k, ndcg_at_k, recall_at_k
 
 
 # ----------------------------------------------------------------- hand-checked cases

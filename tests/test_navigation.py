@@ -12,9 +12,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
-from pagerecall.outline import MAX_TITLE_CHARS, Outline, checked, section_path, text_outline
+from pagerecall.extract.outline import MAX_TITLE_CHARS, Outline, checked, section_path, text_outline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,7 +60,7 @@ def _bookmarked_pdf(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     base = tmp_path_factory.mktemp("outline")
     corpus = base / "corpus"
@@ -124,7 +124,7 @@ def test_an_older_index_gets_the_column_and_says_outlines_are_unknown(index, tmp
     import lancedb
 
     from pagerecall.index.layout import IndexStore
-    from pagerecall.indexing import update
+    from pagerecall.ingest.pipeline import update
 
     settings, corpus = index
     shutil.copytree(corpus, tmp_path / "corpus")  # this test touches a file: not the shared corpus
@@ -150,7 +150,7 @@ def test_real_bookmarks_of_the_demo_manuals(name):
     import pymupdf
 
     from conftest import shared_path
-    from pagerecall.outline import pdf_outline
+    from pagerecall.extract.outline import pdf_outline
 
     doc = pymupdf.open(shared_path("corpora", "demo", name))
     o = pdf_outline(doc, [doc[i].get_label() or None for i in range(doc.page_count)])

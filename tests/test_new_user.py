@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from pagerecall import indexing
-from pagerecall.cli import main
+from pagerecall.ingest import pipeline as indexing
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.search import Searcher
 
@@ -387,7 +387,7 @@ def test_7_real_queries_are_not_weak(built, query):
 def test_15_deep_mode_without_a_cross_encoder_says_so_in_one_short_line_once(built, tmp_path, caplog):
     import logging
 
-    from pagerecall import rerank
+    from pagerecall.model import rerank
 
     corpus, index = built
     # a cache folder of its own: the default cross-encoder is certainly not cached there
@@ -407,7 +407,7 @@ def test_15_deep_mode_without_a_cross_encoder_says_so_in_one_short_line_once(bui
 def test_15_model_conversion_does_not_relay_the_quantizer_hint(tmp_path, caplog):
     import logging
 
-    from pagerecall import _e5onnx
+    from pagerecall.model import converter as _e5onnx
 
     with caplog.at_level(logging.INFO):
         _e5onnx.ensure_converted(tmp_path, "int8")

@@ -20,7 +20,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.errors import IndexCorruptError, UsageError
 from pagerecall.index.storage import Storage, check_storage, read_storage
@@ -166,13 +166,14 @@ def test_cli_search_on_object_storage_equals_the_local_index(indexes, capsys):
 def test_resident_server_and_mcp_answer_from_object_storage(indexes, capsys):
     import mcp
 
-    from pagerecall import resident
+    from pagerecall.cli.forwarded import run_forwarded
+    from pagerecall.resident import server as resident
     from pagerecall.mcp.server import create_server
     from pagerecall.search.searcher import Searcher
 
     settings = indexes["remote"]
     in_process = _search(capsys, settings.index_dir, "--in-process")
-    server = resident.ResidentServer(settings, Searcher(settings)).start()
+    server = resident.ResidentServer(settings, Searcher(settings), forward=run_forwarded).start()
     try:
         code = main(["search", QUERY, "--json", "-k", "5", "--index", str(settings.index_dir)])
         out = capsys.readouterr()
@@ -190,7 +191,7 @@ def test_resident_server_and_mcp_answer_from_object_storage(indexes, capsys):
 
 @pytest.mark.slow
 def test_update_rollback_and_cleanup_on_object_storage(indexes, capsys):
-    from pagerecall.indexing import rollback, update
+    from pagerecall.ingest.pipeline import rollback, update
 
     settings, endpoint = indexes["remote"], indexes["endpoint"]
     idx, corpus = settings.index_dir, indexes["corpus"]

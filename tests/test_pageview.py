@@ -20,12 +20,12 @@ import pymupdf
 import pytest
 from rapidfuzz.distance import Indel
 
-from pagerecall import pageview
-from pagerecall.pageview import boxes
-from pagerecall.cli import main
+from pagerecall import verify as pageview
+from pagerecall.verify import boxes
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError, UsageError
-from pagerecall.pdf import read_pdf
+from pagerecall.extract.pdf import read_pdf
 from pagerecall.verify import normalise, read_page, verify_quote
 from tests.conftest import EXAMPLES, shared_path
 
@@ -160,7 +160,7 @@ def _ink(pix: pymupdf.Pixmap) -> float:
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory):
     """``(settings, index_dir)`` of a real index (bundled model) of the example corpus."""
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     index = tmp_path_factory.mktemp("pageview-index")
     settings = dataclasses.replace(Settings.from_env(), index_dir=index, ocr="off", corpus_root=None,
@@ -363,11 +363,12 @@ def test_image_only_page_is_rendered_with_a_note():
 
 def test_the_resident_server_gives_the_same_image_and_boxes(indexed, capsys, tmp_path):
     """``page --png`` and ``search --rects`` through a running resident server answer exactly as in process."""
-    from pagerecall import resident
+    from pagerecall.cli.forwarded import run_forwarded
+    from pagerecall.resident import server as resident
     from pagerecall.search import Searcher
 
     settings, index = indexed
-    srv = resident.ResidentServer(settings, Searcher(settings)).start()
+    srv = resident.ResidentServer(settings, Searcher(settings), forward=run_forwarded).start()
     try:
         outputs = []
         for extra in ([], ["--in-process"]):

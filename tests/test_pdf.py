@@ -9,7 +9,7 @@ import unicodedata
 import pytest
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError, UsageError
-from pagerecall.pdf import (
+from pagerecall.extract.pdf import (
     load_pymupdf,
     ocr_available,
     page_count,
@@ -17,7 +17,7 @@ from pagerecall.pdf import (
     read_pdf_page,
     resolve_ocr,
 )
-from pagerecall.sources import read_document, read_source_page
+from pagerecall.extract.sources import read_document, read_source_page
 from tests.conftest import shared_path
 
 PASSWORDS = {  # from ../shared/DATA.md

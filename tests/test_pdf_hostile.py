@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 
-from pagerecall import fulltext
+from pagerecall.index import fulltext
 from pagerecall.search.lexical import fulltext_search
 from pagerecall.search.snippets import snippet
-from pagerecall.pdf import load_pymupdf, read_pdf, read_pdf_page
-from pagerecall.pdf_text import clean_label
+from pagerecall.extract.pdf import load_pymupdf, read_pdf, read_pdf_page
+from pagerecall.extract.page_text import clean_label
 from pagerecall.verify import clear_cache, verify_quote
 from tests.conftest import shared_path
 

@@ -1,4 +1,4 @@
-"""OCR in a child interpreter (pagerecall.pdf_ocr): the same text as in-process OCR, the build's
+"""OCR in a child interpreter (pagerecall.extract.ocr): the same text as in-process OCR, the build's
 thread keeps running Python meanwhile, failures keep the page and warn. Real Tesseract on real
 PDFs from ../shared (skipped with a reason when either is absent)."""
 
@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from pagerecall.pdf import _extract_page, open_pdf, read_pdf, read_pdf_page, resolve_ocr
-from pagerecall.pdf_ocr import ocr_dicts, ocr_in_child, ocr_result
+from pagerecall.extract.pdf import _extract_page, open_pdf, read_pdf, read_pdf_page, resolve_ocr
+from pagerecall.extract.ocr import ocr_dicts, ocr_in_child, ocr_result
 from pagerecall.types import Page
 from tests.conftest import shared_path
 

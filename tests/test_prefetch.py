@@ -21,9 +21,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import batching, indexing, pdf_ocr, prefetch
+from pagerecall.ingest import embed_loop as batching
+from pagerecall.ingest import pipeline as indexing
+from pagerecall.extract import ocr as pdf_ocr
+from pagerecall.ingest import prefetch
 from pagerecall.config import Settings
-from pagerecall.pdf import resolve_ocr
+from pagerecall.extract.pdf import resolve_ocr
 from tests.conftest import shared_path
 
 TEXT_FILES = {"b-en.pdf": ("maint-guide.en.pdf", 8), "c-de.pdf": ("maint-guide.de.pdf", 6),
@@ -58,7 +61,7 @@ def corpus(tmp_path_factory) -> Path:
 
 
 def _embedder(settings: Settings):
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     return load_embedder(settings, purpose="index")  # the instance the build uses (cached per process)
 
@@ -169,8 +172,8 @@ def test_a_stopped_build_kills_its_ocr_child(corpus, monkeypatch):
     """Leaving the prepared-files loop early (an error or Ctrl-C in the embed loop) ends the
     worker and kills the OCR child at once, instead of waiting for its pages."""
     from pagerecall.index.corpus import scan_corpus
-    from pagerecall.preparing import start_file
-    from pagerecall.tokenization import file_sha256
+    from pagerecall.ingest.preparing import start_file
+    from pagerecall.paths import file_sha256
 
     settings = _settings(corpus.parent / "unused", "onnxruntime")
     files = list(scan_corpus(corpus).values())

@@ -1,6 +1,6 @@
 """A read-only model cache (a shared install, ``chmod -R a-w``) written by another onnxruntime version:
 the embedder runs from the unoptimised graph without saving, with one warning, and writes nothing
-(``pagerecall._ortsession``). Before the fix onnxruntime failed writing the optimised graph
+(``pagerecall.model.ort_session``). Before the fix onnxruntime failed writing the optimised graph
 (``ModelRequiresCompilation: SystemError : 13``) and the advice was to delete the model folder.
 
 The embedder runs in a child process whose writes the permissions really refuse: as root, the child
@@ -20,9 +20,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import _e5onnx, _ortsession, _wordtable
+from pagerecall.model import converter as _e5onnx
+from pagerecall.model import ort_session as _ortsession
+from pagerecall.model import word_table as _wordtable
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = ["Wie erstelle ich ein Debian-Paket?", "fog signal every sixty seconds", "霧信号"]
@@ -39,7 +41,7 @@ try:
 except OSError:
     pass
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 emb = load_embedder(Settings(cache_dir=cache))
 texts = json.loads(sys.argv[2])
 print(json.dumps({"enforced": True, "table": emb.encoder.table is not None,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pagerecall.config import Settings
-from pagerecall.registry import RegistryReport, normalize_path, read_registry
+from pagerecall.search.registry import RegistryReport, normalize_path, read_registry
 
 
 def write(tmp_path, data, name="degraded.json"):

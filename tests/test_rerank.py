@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from pagerecall.config import Settings
-from pagerecall.rerank import (
+from pagerecall.model.rerank import (
     DEFAULT_RERANKER,
     LEXICAL_WEIGHT,
     CrossEncoderReranker,
@@ -22,7 +22,7 @@ from pagerecall.rerank import (
     load_reranker,
     lexical_share,
 )
-from pagerecall.tokenization import bundled_e5_tokenizer_path
+from pagerecall.model.tokenization import bundled_e5_tokenizer_path
 
 VOCAB = 250002
 
@@ -66,7 +66,7 @@ def _tiny_cross_encoder(folder: Path, seed: int = 7) -> np.ndarray:
 def model_cache(tmp_path_factory) -> Path:
     """A cache dir sharing the converted embedding model with the default cache, and nothing else
     (so no cross-encoder is cached there, whatever this machine has downloaded)."""
-    from pagerecall import _e5onnx
+    from pagerecall.model import converter as _e5onnx
 
     default = Settings.from_env().cache_dir
     _e5onnx.ensure_converted(default, "int8")
@@ -155,7 +155,7 @@ def test_fallback_scores_with_the_index_families_query_embedder(model_cache):
     """Deep mode on an fp32-family index (built by OpenVINO) reranks with the q4f32 query embedder
     its queries already loaded, not a second (int8) model; an int8 index keeps the int8 one."""
     from pagerecall.config import DEFAULT_MODEL
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     settings = Settings(reranker="no-such-org/no-such-reranker", cache_dir=model_cache)
     fp32_index = {"model": DEFAULT_MODEL, "quantization": "fp32"}

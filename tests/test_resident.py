@@ -20,9 +20,11 @@ from pathlib import Path
 import anyio
 import pytest
 
-from pagerecall import _client, resident
-from pagerecall.cli import main
-from pagerecall.cli_serve import run_forwarded
+from pagerecall.cli.commands import main
+from pagerecall.cli.forwarded import run_forwarded
+from pagerecall.resident import client as _client
+from pagerecall.resident import protocol
+from pagerecall.resident import server as resident
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
 
@@ -32,7 +34,7 @@ CORPUS = ROOT / "examples" / "corpus"
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory) -> tuple[Settings, Path]:
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     base = tmp_path_factory.mktemp("resident")
     corpus = base / "corpus"
@@ -46,7 +48,7 @@ def index(tmp_path_factory) -> tuple[Settings, Path]:
 @pytest.fixture()
 def server(index):
     settings, _ = index
-    srv = resident.ResidentServer(settings, Searcher(settings)).start()
+    srv = resident.ResidentServer(settings, Searcher(settings), forward=run_forwarded).start()
     yield srv
     srv.stop()
 
@@ -82,7 +84,7 @@ def forwarded(capsys, *argv: str) -> tuple[int, str, str]:
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 @pytest.mark.parametrize("route", ["forwarded", "request"])
 def test_answers_through_the_server_are_byte_identical(index, server, capsys, argv, as_json, route):
-    """Both ways through the server (the console script forwards argv; ``pagerecall.cli.main``
+    """Both ways through the server (the console script forwards argv; ``pagerecall.cli.commands.main``
     sends a parsed request) print what the in-process answer prints, with the same exit code."""
     settings, _ = index
     common = ["--index", str(settings.index_dir)] + (["--json"] if as_json else [])
@@ -122,7 +124,7 @@ def test_a_forwarded_command_line_resolves_paths_against_the_client_directory(in
     settings, _ = index
     monkeypatch.chdir(tmp_path)  # the server's (this process's) directory is now elsewhere
     rel = settings.index_dir.name
-    base = {"pagerecall": resident._version(), "command": "cli", "cwd": str(settings.index_dir.parent),
+    base = {"pagerecall": protocol.version(), "command": "cli", "cwd": str(settings.index_dir.parent),
             "tty": False}
     for msg in ({"argv": ["files", "--index", rel], "env": {}},
                 {"argv": ["info"], "env": {"PAGERECALL_INDEX": rel}}):
@@ -146,10 +148,10 @@ def test_forwarded_settings_must_match_the_server(index, server, capsys, monkeyp
 
 def test_the_forwarding_client_imports_almost_nothing(index, server):
     """The client side of a warm command: no argparse, pathlib, logging, dataclasses, and nothing of
-    pagerecall but the package and ``_client`` (start-up cost, issue 13)."""
+    pagerecall but the package, ``resident.client`` and ``resident.protocol`` (start-up cost)."""
     settings, _ = index
     heavy = ("argparse", "pathlib", "logging", "dataclasses", "typing", "pagerecall")
-    probe = ("import sys; before = set(sys.modules); from pagerecall import _client;"
+    probe = ("import sys; before = set(sys.modules); from pagerecall.resident import client as _client;"
              "code = _client.forward(sys.argv[1:]);"
              f"print(code, sorted(m for m in set(sys.modules) - before if m.split('.')[0] in {heavy!r}),"
              "file=sys.stderr)")
@@ -158,7 +160,8 @@ def test_the_forwarding_client_imports_almost_nothing(index, server):
     code, mods = proc.stderr.strip().splitlines()[-1].split(" ", 1)
     assert code == "0" and "match by name" in proc.stdout, proc.stderr
     # (an editable install's import finder loads pathlib at start-up already: counted as "before")
-    assert eval(mods) == ["pagerecall", "pagerecall._client"], mods
+    assert eval(mods) == ["pagerecall", "pagerecall.resident", "pagerecall.resident.client",
+                          "pagerecall.resident.protocol"], mods
 
 
 def test_mcp_gives_the_same_hits_as_the_cli(index, server, capsys):
@@ -203,7 +206,7 @@ def test_other_settings_are_refused_and_answered_in_process(index, server, capsy
 
 def test_a_stale_socket_is_removed_and_the_answer_comes_in_process(index, capsys):
     settings, _ = index
-    path = resident.socket_path(settings.index_dir)
+    path = protocol.socket_path(settings.index_dir)
     dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     dead.bind(str(path))  # a socket file with nobody listening: what a killed server leaves
     dead.close()
@@ -215,14 +218,14 @@ def test_a_stale_socket_is_removed_and_the_answer_comes_in_process(index, capsys
 
 def test_a_long_index_path_gets_a_short_socket(tmp_path):
     deep = tmp_path / ("x" * 60) / ("y" * 60)
-    path = resident.socket_path(deep)
+    path = protocol.socket_path(deep)
     assert len(str(path)) <= 107 and path.name.endswith(".sock") and f"pagerecall-{os.getuid()}" in str(path)
 
 
 def test_background_server_starts_answers_and_stops(index):
     settings, _ = index
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    base = [sys.executable, "-m", "pagerecall.cli"]
+    base = [sys.executable, "-m", "pagerecall"]
     idx = ["--index", str(settings.index_dir)]
     start = subprocess.run([*base, "serve", "--background", "--idle-timeout", "5", *idx], env=env,
                            capture_output=True, text=True, timeout=300)
@@ -261,7 +264,7 @@ def test_an_early_error_of_a_cold_search_exits_cleanly(index):
     never onnxruntime's abort at interpreter shutdown (exit 134)."""
     settings, _ = index
     for _ in range(2):
-        proc = subprocess.run([sys.executable, "-m", "pagerecall.cli", "search", "fog signal", "--file", "nosuch",
+        proc = subprocess.run([sys.executable, "-m", "pagerecall", "search", "fog signal", "--file", "nosuch",
                                "--index", str(settings.index_dir), "--in-process"], cwd=ROOT, capture_output=True,
                               text=True, timeout=300)
         assert proc.returncode == 2 and "matches no indexed file" in proc.stderr, (proc.returncode, proc.stderr[-500:])

@@ -9,7 +9,7 @@ build (or an update) in a subprocess that SIGKILLs itself at a chosen point: aft
 returned the vectors of its N-th call (before they are stored), or at ``before_finalize`` /
 ``before_swap``; the next run in this process must embed exactly what the killed one had not
 stored, and end with the reference's chunk ids, pages, labels and texts, and its vectors: bit
-for bit for the int8 graph (batches are cached whole, see ``pagerecall.batching``), cosine >=
+for bit for the int8 graph (batches are cached whole, see ``pagerecall.ingest.embed_loop``), cosine >=
 0.9999 for a batch-invariant runtime (OpenVINO bf16 is not bitwise equal alone vs in a batch).
 """
 
@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import embedcache, indexing
+from pagerecall.ingest import resume_cache as embedcache
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.index.layout import IndexStore
 
@@ -44,7 +45,7 @@ import dataclasses, json, os, signal, sys
 from pathlib import Path
 from pagerecall import indexing
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 
 args = json.loads(sys.argv[1])
 note = Path(args["note"])
@@ -129,7 +130,7 @@ def ref(tmp_path_factory) -> dict:
     _make_corpus(corpus)
     index = base / "ref-index"
     rep = indexing.build(_settings(index), corpus)
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     invariant = bool(getattr(load_embedder(_settings(index), purpose="index"), "batch_invariant", False))
     return {"base": base, "corpus": corpus, "index": index, "report": rep, "invariant": invariant}
@@ -231,7 +232,7 @@ def test_a_killed_update_resumes_and_the_live_generation_stays(ref, tmp_path):
 def test_an_update_that_changes_nothing_writes_nothing(tmp_path, capsys):
     """Files that failed are retried by every update; failing again the same way, nothing is
     written (no generation), the CLI and --json say so, rollback still reaches the first build."""
-    from pagerecall.cli import main
+    from pagerecall.cli.commands import main
 
     corpus, index = tmp_path / "corpus", tmp_path / "index"
     corpus.mkdir()

@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pagerecall import _e5onnx, runtimes
+from pagerecall.model import converter as _e5onnx
+from pagerecall.model import runtimes
 from pagerecall.config import DEFAULT_MODEL, Settings
-from pagerecall.embedding import load_embedder, plan
+from pagerecall.model.embedding import load_embedder, plan
 from pagerecall.errors import ModelError, UsageError
 
 AMX = frozenset({"avx512f", "avx512_vnni", "amx_tile", "amx_int8", "amx_bf16", "avx512_bf16"})
@@ -144,8 +145,8 @@ def test_openvino_pads_batches_to_a_multiple_without_changing_vectors(cache, mon
     vectors equal the unpadded ones within the runtime's batch-mate noise, hidden states come back
     at the batch's own length, and the build's token count includes the padding."""
     pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
-    from pagerecall import _openvino
-    from pagerecall._bundled import pad_batch
+    from pagerecall.model import openvino_encoder as _openvino
+    from pagerecall.model.bundled import pad_batch
 
     ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
     assert ov.encoder.seq_multiple == _openvino.SEQ_MULTIPLE == 8
@@ -160,7 +161,7 @@ def test_openvino_pads_batches_to_a_multiple_without_changing_vectors(cache, mon
 
 
 def test_padded_tokens_counts_the_padding_to_a_multiple():
-    from pagerecall.batching import padded_tokens
+    from pagerecall.ingest.embed_loop import padded_tokens
 
     assert padded_tokens([3, 5, 9], 2) == 5 * 2 + 9
     assert padded_tokens([3, 5, 9], 2, multiple=8) == 8 * 2 + 16
@@ -172,7 +173,7 @@ def _build_and_query(tmp_path, runtime: str) -> tuple[dict, list]:
     import json
     from pathlib import Path
 
-    from pagerecall import indexing
+    from pagerecall.ingest import pipeline as indexing
     from pagerecall.search import Searcher
 
     corpus = Path(__file__).resolve().parent.parent / "examples" / "corpus"

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall.cli import main
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 
 from conftest import shared_path
@@ -33,7 +33,7 @@ def ray_cluster():
     pytest.importorskip("ray.data", reason="needs the ray extra (pip install -e '.[ray]')")
     import ray
 
-    from pagerecall.scaleout.ray_build import start_local_cluster
+    from pagerecall.ingest.ray_build import start_local_cluster
 
     start_local_cluster(num_cpus=2)
     yield ray

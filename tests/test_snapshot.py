@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.index.ann import ANN_MIN_ROWS
 from pagerecall.index.layout import IndexStore

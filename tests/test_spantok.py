@@ -1,4 +1,4 @@
-"""The build's light tokenizer (pagerecall._spantok) against the full tokenizer: the same token
+"""The build's light tokenizer (pagerecall.model.span_tokenizer) against the full tokenizer: the same token
 spans, ids, chunks and vectors on the real demo PDFs, and on random and adversarial texts.
 Real model and tokenizer, no mocks."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pagerecall.chunking import ChunkParams, chunk_document
+from pagerecall.ingest.chunking import ChunkParams, chunk_document
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 
 from tests.conftest import shared_path
 
@@ -18,7 +18,7 @@ DEMO = ["maint-guide.en.pdf", "maint-guide.de.pdf", "maint-guide.ja.pdf", "c03-2
 
 @pytest.fixture(scope="module")
 def emb():
-    from pagerecall._bundled import BundledEmbedder
+    from pagerecall.model.bundled import BundledEmbedder
 
     e = load_embedder(Settings.from_env())
     if not isinstance(e, BundledEmbedder) or e._query_tok is None:
@@ -27,15 +27,15 @@ def emb():
 
 
 def _fresh(emb):
-    from pagerecall._bundled import BundledEmbedder
+    from pagerecall.model.bundled import BundledEmbedder
 
     return BundledEmbedder(emb.name, emb.model_dir, emb.quantization, emb.converter_version, emb.encoder,
                            emb.query_prefix, emb.passage_prefix, query_tokenizer=emb._query_tok)
 
 
 def test_spans_ids_chunks_and_vectors_equal_the_full_tokenizers_on_the_demo_pdfs(emb):
-    from pagerecall._spantok import LightTokenizer
-    from pagerecall.pdf import read_pdf
+    from pagerecall.model.span_tokenizer import LightTokenizer
+    from pagerecall.extract.pdf import read_pdf
 
     paths = [shared_path("corpora", "demo", n) for n in DEMO]
     docs = [read_pdf(p, p.name, ocr="off") for p in paths]
@@ -88,7 +88,7 @@ def test_a_full_word_cache_is_cleared_without_losing_the_batchs_cached_words(emb
     cache, the cache was cleared after the batch's already-cached words had been looked up as
     "not new", and a KeyError failed the file. With a cache of 8 words, batches that share words
     and bring new ones must keep giving the full tokenizer's spans."""
-    import pagerecall._spantok as spantok
+    import pagerecall.model.span_tokenizer as spantok
 
     monkeypatch.setattr(spantok, "_WORD_CACHE", 8)
     light = _fresh(emb).tokenizer
@@ -148,7 +148,7 @@ from pathlib import Path
 import lance
 from pagerecall import indexing
 from pagerecall.config import Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 
 corpus, out = Path(sys.argv[1]), Path(sys.argv[2])
 

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pytest
 
 from conftest import rewrite_fulltext_as_schema_1
-from pagerecall import fulltext
-from pagerecall.headings import heading_keys
+from pagerecall.index import fulltext
+from pagerecall.text.headings import heading_keys
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, LockedError
 from pagerecall.index.ann import ANN_MIN_ROWS
 from pagerecall.index.layout import IndexStore
@@ -502,7 +502,7 @@ def test_ann_recall_at_10_against_exact(big, record_property):
 
 @pytest.mark.slow
 def test_real_embedder_round_trip(tmp_path):
-    embedding = pytest.importorskip("pagerecall.embedding")
+    embedding = pytest.importorskip("pagerecall.model.embedding")
     from pagerecall.config import Settings
 
     emb = embedding.load_embedder(Settings.from_env())  # the user's model cache: converted once

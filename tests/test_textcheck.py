@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pagerecall import indexing
-from pagerecall.cli import main
+from pagerecall.ingest import pipeline as indexing
+from pagerecall.cli.commands import main
 from pagerecall.config import Settings
-from pagerecall.pdf import load_pymupdf, ocr_available, read_pdf, read_pdf_page
-from pagerecall.pdf_fonts import lacks_char_map
+from pagerecall.extract.pdf import load_pymupdf, ocr_available, read_pdf, read_pdf_page
+from pagerecall.extract.fonts import lacks_char_map
 from pagerecall.text.quality import garbled_reason, signals
 from tests.conftest import shared_path
 

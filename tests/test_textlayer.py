@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from pagerecall.errors import ExtractionError, SourceNotFoundError
-from pagerecall.sources import SUPPORTED_SUFFIXES, is_supported, read_document, read_source_page
-from pagerecall.textlayer import read_textlayer
+from pagerecall.extract.sources import SUPPORTED_SUFFIXES, is_supported, read_document, read_source_page
+from pagerecall.extract.textlayer import read_textlayer
 
 
 def _write(tmp_path: Path, data: bytes | str, name: str = "doc.txt") -> Path:

@@ -26,7 +26,7 @@ from urllib.parse import urlencode
 import pymupdf
 import pytest
 
-from pagerecall import pageview
+from pagerecall import verify as pageview
 from pagerecall.config import Settings
 from pagerecall.verify import read_page
 from tests.conftest import shared_path
@@ -48,7 +48,7 @@ def _browser() -> str:
 def served(tmp_path_factory):
     """``(url, settings, corpus, browser)``: a ``pagerecall ui`` process over an index of pages 46-56
     of maint-guide.en.pdf (written with PyMuPDF into the tmp dir)."""
-    from pagerecall.indexing import build
+    from pagerecall.ingest.pipeline import build
 
     browser = _browser()
     source = shared_path("corpora", "demo", "maint-guide.en.pdf")
@@ -61,7 +61,7 @@ def served(tmp_path_factory):
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", ocr="off", corpus_root=None,
                                    degraded_registry=None)
     build(settings, corpus)
-    proc = subprocess.Popen([sys.executable, "-m", "pagerecall.cli", "ui", "--index", str(settings.index_dir),
+    proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "ui", "--index", str(settings.index_dir),
                              "--port", "0"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()

@@ -17,19 +17,14 @@ from hypothesis import strategies as st
 
 from pagerecall.errors import PathOutsideCorpusError, QueryError, SourceNotFoundError
 from pagerecall.verify import (
-    _DOTLESS,
-    _DROP,
-    _FOLD,
-    _SPACING_ACCENTS,
     FUZZY_MIN_CHARS,
     FUZZY_THRESHOLD,
-    _has_mark,
-    _is_wide,
     clear_cache,
     normalise,
     read_page,
     verify_quote,
 )
+from pagerecall.verify.normalise import _DOTLESS, _DROP, _FOLD, _SPACING_ACCENTS, _has_mark, _is_wide
 from tests.conftest import shared_path
 
 LIGATURES = "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
@@ -63,7 +58,7 @@ def body_slice(text: str, length: int, at: float = 0.5) -> str:
 
 def all_texts(root: Path, file: str) -> list[str]:
     """Every page's text, through the same (cached) whole-document read the verifier uses."""
-    from pagerecall.verify import _read_document
+    from pagerecall.verify.source import _read_document
 
     return [p.text for p in _read_document(root / file, file, "auto").pages]
 
@@ -443,10 +438,10 @@ def test_image_only_page_miss_says_it_proves_nothing(demo: Path) -> None:
 
 @pytest.mark.slow  # Tesseract on a full scanned page: ~30 s per read here
 def test_ocr_page_text_is_found_but_not_verbatim_citable(demo: Path) -> None:
-    from pagerecall.pdf import ocr_available
+    from pagerecall.extract.pdf import ocr_available
 
     if not ocr_available():
-        pytest.skip("needs Tesseract with language data (the OCR hook of pagerecall.pdf)")
+        pytest.skip("needs Tesseract with language data (the OCR hook of pagerecall.extract.pdf)")
     pt = read_page(demo, "c03-29.pdf", 1)
     assert pt.status == "ocr" and pt.ocr and "OCR" in pt.note
     words = pt.text.split()

@@ -1,4 +1,4 @@
-"""The word-embedding table outside the onnxruntime session (``pagerecall._wordtable``): the split
+"""The word-embedding table outside the onnxruntime session (``pagerecall.model.word_table``): the split
 graph gives the full graph's hidden states bit for bit, holds no table, and a damaged split folder
 falls back to the full graph."""
 
@@ -12,9 +12,11 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from pagerecall import _bundled, _e5onnx, _wordtable
+from pagerecall.model import bundled as _bundled
+from pagerecall.model import converter as _e5onnx
+from pagerecall.model import word_table as _wordtable
 from pagerecall.config import DEFAULT_MODEL, Settings
-from pagerecall.embedding import load_embedder
+from pagerecall.model.embedding import load_embedder
 from pagerecall.errors import ModelError
 
 TEXTS = [
@@ -104,7 +106,7 @@ def _truncate_table(split):
 def test_a_damaged_split_folder_falls_back_and_is_written_again(cache, tmp_path, caplog, damage):
     model_dir = _e5onnx.ensure_converted(cache, "int8")
     work = _linked_copy(model_dir, tmp_path)
-    with caplog.at_level(logging.INFO, logger="pagerecall._wordtable"):
+    with caplog.at_level(logging.INFO, logger="pagerecall.model.word_table"):
         split = _wordtable.ensure_split(work)
     assert split == work / "split", caplog.text
     assert (split / "word-table.bin").stat().st_size > 90_000_000
@@ -132,7 +134,7 @@ def test_a_split_graph_that_does_not_load_or_cannot_be_written_falls_back(cache,
     ids = np.array([[0, 35378, 12, 5, 2]], dtype=np.int64)
     feed = [(ids, np.ones_like(ids))]
     ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
-    with caplog.at_level(logging.WARNING, logger="pagerecall._bundled"):
+    with caplog.at_level(logging.WARNING, logger="pagerecall.model.bundled"):
         enc = _bundled._ort_encoder(work, "int8", None, passages=False)
     assert enc.table is None and "does not load" in caplog.text
     np.testing.assert_array_equal(enc.run(feed)[0], ref)
@@ -140,7 +142,7 @@ def test_a_split_graph_that_does_not_load_or_cannot_be_written_falls_back(cache,
     shutil.rmtree(split)
     (work / ".split.lock").unlink(missing_ok=True)
     (work / ".split.lock").mkdir()
-    with caplog.at_level(logging.INFO, logger="pagerecall._wordtable"):
+    with caplog.at_level(logging.INFO, logger="pagerecall.model.word_table"):
         assert _wordtable.ensure_split(work) is None
     assert "Cannot write the split graph" in caplog.text
     enc = _bundled._ort_encoder(work, "int8", None, passages=False)
@@ -162,7 +164,7 @@ def test_openvino_graph_split_is_bit_identical_under_onnxruntime(cache):
     got = _session(split / "model.onnx").run(None, {_wordtable.INPUT: table.lookup(ids), "attention_mask": mask})[0]
     np.testing.assert_array_equal(got, ref)
     pytest.importorskip("openvino", reason="the OpenVINO half needs pagerecall[openvino]")
-    from pagerecall._openvino import OVEncoder
+    from pagerecall.model.openvino_encoder import OVEncoder
 
     full = OVEncoder(model_dir / "model.onnx").run([(ids, mask)])[0]
     np.testing.assert_array_equal(OVEncoder(split / "model.onnx", table=table).run([(ids, mask)])[0], full)

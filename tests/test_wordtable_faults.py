@@ -1,5 +1,5 @@
 """A fresh model cache under faults of a real machine: the word table's split folder
-(``pagerecall._wordtable``) and the derived query tokenizer (``pagerecall._querytok``) when several
+(``pagerecall.model.word_table``) and the derived query tokenizer (``pagerecall.model.query_tokenizer``) when several
 processes use the cache at once, and a full disk (a small tmpfs in a private mount namespace;
 skipped, saying why, where mounting is not allowed)."""
 
@@ -18,7 +18,8 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 
-from pagerecall import _e5onnx, _wordtable
+from pagerecall.model import converter as _e5onnx
+from pagerecall.model import word_table as _wordtable
 from pagerecall.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,7 +146,7 @@ import logging, sys, time
 from pathlib import Path
 logging.basicConfig(level=logging.INFO, format="pagerecall: %(message)s", stream=sys.stderr)
 tok, go = Path(sys.argv[1]), Path(sys.argv[2])
-from pagerecall._querytok import QueryTokenizer
+from pagerecall.model.query_tokenizer import QueryTokenizer
 while not go.exists():
     time.sleep(0.005)
 print(QueryTokenizer(tok).ids(["query: Wie erstelle ich ein Debian-Paket?"])[0])
@@ -179,7 +180,7 @@ _ortsession.open_session(Path(sys.argv[1]), "int8", _e5onnx.CONVERTER_VERSION)
 
 
 def test_a_writer_killed_mid_save_leaves_a_temp_that_the_next_session_removes(model_dir, reference, tmp_path):
-    from pagerecall import _ortsession
+    from pagerecall.model import ort_session as _ortsession
 
     work = _fresh_model_folder(model_dir, tmp_path / "m")
     opt = _ortsession.optimized_graph_path(work, "int8", _e5onnx.CONVERTER_VERSION)

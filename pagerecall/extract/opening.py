@@ -50,7 +50,7 @@ def load_pymupdf() -> Any:
     *Measured*: ``import pymupdf`` took 3.0 s with the layout analyser, 1.0 s without, on this
     2-core machine; hiding ``pymupdf4llm`` too saves another 0.11 s of a cold ``pagerecall page``
     (``python -X importtime``, load ~15). Neither is used here (the analyser serves
-    ``page.get_layout()`` / pymupdf4llm; ``pagerecall.pdf_layout`` has its own reading order).
+    ``page.get_layout()`` / pymupdf4llm; ``pagerecall.extract.reading_order`` has its own reading order).
     *How*: a ``None`` entry in ``sys.modules`` makes those optional imports fail, which PyMuPDF
     expects (it catches the ImportError); the entries are removed again afterwards, so a later
     explicit ``import pymupdf4llm`` by other code still works. Only done when PyMuPDF is not

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pagerecall.errors import UsageError
-from pagerecall.tokenization import file_sha256
+from pagerecall.paths import file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
     (``path`` relative to ``root``). Raises ``UsageError`` when ``root`` is not a directory or
     cannot be resolved.
     """
-    from pagerecall.sources import SUPPORTED_SUFFIXES
+    from pagerecall.extract.sources import SUPPORTED_SUFFIXES
 
     root = Path(root)
     if not root.is_dir():

@@ -1,7 +1,7 @@
 """The index fingerprint: what must match between an index and the code that reads or updates it (layer 2).
 
 Stored in each generation's ``meta.json`` (``fingerprint``) by the write path and checked before
-any query (:mod:`pagerecall.search.searcher`) or update (:mod:`pagerecall.indexing`): a query
+any query (:mod:`pagerecall.search.searcher`) or update (:mod:`pagerecall.ingest.pipeline`): a query
 embedded by another model than the index's is refused with a message that says to rebuild.
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from pagerecall.errors import IndexMismatchError
 
-from .schema import SCHEMA_VERSION
+from pagerecall.index.schema import SCHEMA_VERSION
 
 EXTRACTION_VERSION = 1
 """Bumped when text extraction changes so that existing chunks would differ (rebuild)."""
@@ -40,21 +40,3 @@ def check_fingerprint(stored: dict, current: dict, what: str = "query") -> None:
 def query_fingerprint(fp: dict) -> dict:
     """The part of a fingerprint that matters for querying: all but the chunking parameters."""
     return {k: v for k, v in fp.items() if k != "chunking"}
-
-
-def model_fingerprint(emb: Any, tokenizer_sha256: str, max_tokens: int) -> dict:
-    """The embedder's part of the fingerprint (JSON-safe), the same keys for every embedder:
-    ``emb`` has ``name``, ``dim``, ``pooling``, ``query_prefix``, ``passage_prefix``,
-    ``quantization`` (the vector family) and ``converter_version``."""
-    return {
-        "model": emb.name,
-        "dim": emb.dim,
-        "pooling": emb.pooling,
-        "normalize": True,
-        "query_prefix": emb.query_prefix,
-        "passage_prefix": emb.passage_prefix,
-        "tokenizer_sha256": tokenizer_sha256,
-        "max_tokens": max_tokens,
-        "quantization": emb.quantization,
-        "converter_version": emb.converter_version,
-    }

@@ -9,7 +9,7 @@
       gen-NNNNNN/
         .building    present while the generation is being written (never swapped in)
         lance/       tables ``chunks`` and ``files`` (schemas: :mod:`pagerecall.index.schema`)
-        tantivy/     one document per chunk (schema in :mod:`pagerecall.fulltext`)
+        tantivy/     one document per chunk (schema in :mod:`pagerecall.index.fulltext`)
         meta.json    caller's fingerprint + counts per backend, built_at, versions, ANN params
 
 Write path: ``begin_generation(base)`` makes a new directory beside the live one (from a
@@ -45,11 +45,11 @@ from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError
 
 from pagerecall.paths import write_atomic
 
-from .schema import BUILDING, check_index_dir, now_iso
-from .storage import Storage, read_storage
+from pagerecall.index.schema import BUILDING, check_index_dir, now_iso
+from pagerecall.index.storage import Storage, read_storage
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .writer import GenerationWriter
+    from pagerecall.index.writer import GenerationWriter
 
 log = logging.getLogger(__name__)
 
@@ -232,11 +232,11 @@ class IndexStore:
             else:
                 (gdir / "lance").mkdir()
                 (gdir / "tantivy").mkdir()
-                from pagerecall import fulltext
+                from pagerecall.index import fulltext
 
                 fulltext.create_index(gdir / "tantivy")
             self._prepare_lance(name, base)
-            from .writer import GenerationWriter
+            from pagerecall.index.writer import GenerationWriter
 
             writer = GenerationWriter(self, name, base, dim)
         except BaseException:

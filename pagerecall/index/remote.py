@@ -27,8 +27,8 @@ from pagerecall.errors import UsageError
 
 from pagerecall.paths import write_atomic
 
-from .layout import IndexStore
-from .storage import STORAGE_FILE, Storage, check_storage, read_storage
+from pagerecall.index.layout import IndexStore
+from pagerecall.index.storage import STORAGE_FILE, Storage, check_storage, read_storage
 
 log = logging.getLogger(__name__)
 

@@ -73,7 +73,7 @@ FILES_SCHEMA = pa.schema(
 ``status`` is ``"ok"`` or ``"failed"`` (``error`` then says why and ``n_chunks`` is 0);
 ``size`` bytes, ``mtime`` POSIX seconds, ``pages`` physical page count; ``*_pages`` list
 1-based physical pages per degradation; ``indexed_at`` ISO-8601 UTC; ``outline`` the file's
-:class:`pagerecall.outline.Outline` as JSON (null for files indexed before outlines were stored:
+:class:`pagerecall.extract.outline.Outline` as JSON (null for files indexed before outlines were stored:
 the column is added to an older generation's table on its next write, see
 ``GenerationWriter``)."""
 

@@ -37,7 +37,7 @@ Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of 
   filling with the 397 MB IVF_SQ index as partitions are probed; nothing else grows); 60 hybrid
   queries +8; 3 deep searches (the reranker) +94: 1,060 MiB. At 100k the vector steps add 92 MiB
   with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run); at 1M 492 MiB with IVF_SQ and 170 MiB with
-  IVF_RQ 1-bit (load 9-10). The embedder's own split is in :mod:`pagerecall._bundled`.
+  IVF_RQ 1-bit (load 9-10). The embedder's own split is in :mod:`pagerecall.model.bundled`.
   With the server's malloc setting (``MALLOC_ARENA_MAX=2``; load 7-10, same day): 1M IVF_SQ 1,191-1,198
   MiB after the 180 queries (the vector steps +591 MiB, of which Lance's index cache holds 376 MiB,
   ``Session.index_cache_size_bytes``); 1M IVF_RQ 2-bit, the kind built from 500k rows, 679 MiB (+198);
@@ -56,12 +56,12 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from pagerecall import fulltext
+from pagerecall.index import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, PagerecallError
 
-from .ann import REFINE_FACTOR
-from .schema import CHUNK_COLUMNS, FILE_RECORD_COLUMNS, batched, check_index_dir, sql_in, sql_str
-from .storage import read_storage
+from pagerecall.index.ann import REFINE_FACTOR
+from pagerecall.index.schema import CHUNK_COLUMNS, FILE_RECORD_COLUMNS, batched, check_index_dir, sql_in, sql_str
+from pagerecall.index.storage import read_storage
 
 if TYPE_CHECKING:  # pragma: no cover
     import tantivy
@@ -253,12 +253,12 @@ class Snapshot:
 
     def title_index(self) -> dict[str, list[tuple[str, int]]]:
         """``{heading key of an outline title: [(file, physical page), ...]}`` over every file's
-        outline (``pagerecall.headings.heading_key``), built once per snapshot."""
+        outline (``pagerecall.text.headings.heading_key``), built once per snapshot."""
         with self._lock:
             if self._titles is not None:
                 return self._titles
-        from pagerecall.headings import heading_key
-        from pagerecall.outline import Outline
+        from pagerecall.text.headings import heading_key
+        from pagerecall.extract.outline import Outline
 
         titles: dict[str, list[tuple[str, int]]] = {}
         if "outline" in self.files.schema.names:
@@ -281,7 +281,7 @@ class Snapshot:
     def outlines(self, paths: Sequence[str]) -> dict[str, Any]:
         """``{path: Outline or None}`` for ``paths`` (None: indexed before outlines were stored, or
         not indexed); read once per path and snapshot."""
-        from pagerecall.outline import Outline
+        from pagerecall.extract.outline import Outline
 
         want = [p for p in dict.fromkeys(paths) if p not in self._outlines]
         if want:

@@ -26,20 +26,13 @@ This module is part of the read path: it imports neither ``lancedb`` nor ``lance
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pagerecall.errors import IndexCorruptError, UsageError
+from pagerecall.config import SCHEMES, check_storage  # noqa: F401 - re-exported
+from pagerecall.errors import IndexCorruptError
 
 STORAGE_FILE = "storage.json"
-SCHEMES = ("s3", "gs", "az", "abfs", "memory")
-"""Object-store URI schemes Lance reads and writes (``memory`` only for experiments)."""
-_SECRET = re.compile(r"secret|token|password|session|access_key|account_key|sas|credential|private_key",
-                     re.IGNORECASE)
-"""Option names that carry a credential: refused (they would be written to ``storage.json``)."""
-
-
 @dataclass(frozen=True)
 class Storage:
     """Where the Lance tables of an index live. ``uri`` None: inside each local generation folder."""
@@ -57,26 +50,6 @@ class Storage:
         if self.uri is None:
             return str(Path(root) / name / "lance")
         return f"{self.uri}/{name}"
-
-
-def check_storage(uri: str | None, options: dict[str, str], source: str = "flags") -> None:
-    """Raise ``UsageError`` unless ``uri`` is an object-store URI with a bucket (``s3://bucket[/prefix]``)
-    and ``options`` hold no credential (see the module docstring)."""
-    if uri is not None:
-        m = re.match(r"^([a-z0-9+]+)://([^/]+)(/.*)?$", uri)
-        if not m or m.group(1) not in SCHEMES:
-            raise UsageError(
-                f"--lance-uri / PAGERECALL_LANCE_URI is {uri!r}; it takes an object-store location "
-                f"({', '.join(s + '://' for s in SCHEMES[:3])}...), e.g. s3://bucket/prefix. Next: fix the {source} "
-                "value, or leave it out for an index wholly on this disk"
-            )
-    for key in options:
-        if _SECRET.search(key):
-            raise UsageError(
-                f"The storage option {key!r} is a credential: pagerecall would write it into the index folder. "
-                "Next: set it in the environment instead (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
-                "GOOGLE_APPLICATION_CREDENTIALS, AZURE_STORAGE_ACCOUNT_KEY), where Lance reads it"
-            )
 
 
 def read_storage(root: Path) -> Storage:

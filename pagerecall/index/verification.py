@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from pagerecall import fulltext
+from pagerecall.index import fulltext
 from pagerecall.errors import IndexCorruptError
 
-from .ann import ANN_MIN_ROWS
+from pagerecall.index.ann import ANN_MIN_ROWS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .layout import IndexStore
+    from pagerecall.index.layout import IndexStore
 
 
 @dataclass
@@ -55,7 +55,7 @@ def verify_generation(store: IndexStore, generation: str, probe_vector: np.ndarr
     t0 = time.perf_counter()
     import lancedb
 
-    from .snapshot import Snapshot
+    from pagerecall.index.snapshot import Snapshot
 
     reader = Snapshot(store.path, generation)  # the read path, as a query will see it
     problems: list[str] = []

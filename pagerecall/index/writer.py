@@ -19,12 +19,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pagerecall import fulltext
+from pagerecall.index import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, PagerecallError
 from pagerecall.paths import write_atomic
 
-from .ann import ANN_MIN_ROWS, ann_params, index_config
-from .schema import (
+from pagerecall.index.ann import ANN_MIN_ROWS, ann_params, index_config
+from pagerecall.index.schema import (
     BUILDING,
     CHUNK_COLUMNS,
     FILES_SCHEMA,
@@ -37,10 +37,10 @@ from .schema import (
     sql_str,
     to_table,
 )
-from .verification import VerifyReport, verify_generation
+from pagerecall.index.verification import VerifyReport, verify_generation
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .layout import IndexStore
+    from pagerecall.index.layout import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -380,7 +380,7 @@ class GenerationWriter:
         (:func:`~pagerecall.index.verification.probe_terms`: a Chinese or Japanese passage has
         character grams, not words; a passage of one over-long token has none). The first chunk's
         when none has; None when the generation has no chunks."""
-        from .verification import probe_terms
+        from pagerecall.index.verification import probe_terms
 
         self._flush()
         if self._chunks is None or not self._chunks.count_rows():

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .location import LEDGER_FILE, ledger_path
+from pagerecall.ledger.location import LEDGER_FILE, ledger_path
 
 __all__ = ["LEDGER_FILE", "ledger_path", "after_index_write"]
 
@@ -41,7 +41,7 @@ def after_index_write(settings, corpus_root: Path | str, moved: dict[str, str] |
 
     log = logging.getLogger(__name__)
     try:
-        from .staleness import refresh_staleness
+        from pagerecall.ledger.staleness import refresh_staleness
 
         rep = refresh_staleness(settings, Path(corpus_root), moved=moved)
     except Exception as exc:  # the index write succeeded; the ledger is checked again next time

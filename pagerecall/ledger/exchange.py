@@ -22,7 +22,7 @@ import io
 import json
 from typing import Any, Iterable
 
-from .models import (
+from pagerecall.ledger.models import (
     REVIEW_VERDICTS,
     VERDICTS,
     Check,

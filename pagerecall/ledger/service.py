@@ -25,9 +25,9 @@ import numpy as np
 
 from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, SourceNotFoundError
-from pagerecall.tokenization import file_sha256
+from pagerecall.paths import file_sha256
 
-from .models import (
+from pagerecall.ledger.models import (
     MAX_CLAIM_CHARS,
     REVIEW_VERDICTS,
     STATUSES,
@@ -47,8 +47,8 @@ from .models import (
     check_quote,
     now_iso,
 )
-from .location import ledger_path
-from .store import LedgerStore
+from pagerecall.ledger.location import ledger_path
+from pagerecall.ledger.store import LedgerStore
 
 log = logging.getLogger(__name__)
 
@@ -297,6 +297,6 @@ def _vectors(embedder, texts: list[str]) -> np.ndarray:
 
 
 def _default_embedder(settings: Settings):
-    from pagerecall.embedding import load_embedder
+    from pagerecall.model.embedding import load_embedder
 
     return load_embedder(settings)

@@ -25,10 +25,10 @@ from pagerecall.errors import (
     PathOutsideCorpusError,
     SourceNotFoundError,
 )
-from pagerecall.tokenization import file_sha256
+from pagerecall.paths import file_sha256
 
-from .models import now_iso
-from .service import open_store, pages_text_hash
+from pagerecall.ledger.models import now_iso
+from pagerecall.ledger.service import open_store, pages_text_hash
 
 log = logging.getLogger(__name__)
 

@@ -50,9 +50,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from .models import Check, CheckNotFoundError, LedgerRefusedError, Review, derive_status
+from pagerecall.ledger.models import Check, CheckNotFoundError, LedgerRefusedError, Review, derive_status
 
-from .location import LEDGER_FILE, ledger_path  # noqa: F401 - re-exported
+from pagerecall.ledger.location import LEDGER_FILE, ledger_path  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
 

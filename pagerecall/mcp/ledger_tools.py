@@ -18,8 +18,8 @@ from pydantic import BaseModel, Field
 
 from pagerecall.ledger import models as lm
 
-from .budget import RESPONSE_TOKEN_BUDGET, compact_json, estimate_tokens, tool_result
-from .schemas import model_of
+from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, compact_json, estimate_tokens, tool_result
+from pagerecall.mcp.schemas import model_of
 
 CHECK_FIELDS = {
     "id": "the check's id (chk-...): pass it to review_check",
@@ -128,7 +128,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         try:
             return searcher.embedder(searcher.snapshot())  # checked against the index's model
         except Exception:  # no index (a ledger with --corpus only): the configured model
-            from pagerecall.embedding import load_embedder
+            from pagerecall.model.embedding import load_embedder
 
             return load_embedder(settings)
 

@@ -19,7 +19,7 @@ from pagerecall.geometry import Geometry
 from pagerecall.types import DEGRADED_STATUSES, Hit, PageStatus
 from pagerecall.verify import QuoteCheck
 
-from .budget import page_ranges
+from pagerecall.mcp.budget import page_ranges
 
 
 def model_of(dc: type, name: str, doc: str, descriptions: dict[str, str],

@@ -43,7 +43,7 @@ import logging
 import sys
 import threading
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal
 
 from pydantic import Field
 
@@ -54,7 +54,7 @@ from pagerecall.errors import (
 )
 from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
 
-from .budget import (
+from pagerecall.mcp.budget import (
     MAX_PATH_CHARS,
     MAX_QUERY_CHARS,
     MAX_QUOTE_CHARS,
@@ -67,7 +67,7 @@ from .budget import (
     slim_envelope,
     tool_result,
 )
-from .descriptions import (
+from pagerecall.mcp.descriptions import (
     DEEP_DESC,
     EVIDENCE_DESC,
     FILES_DESC,
@@ -78,7 +78,7 @@ from .descriptions import (
     SEARCH_DESC,
     VERIFY_DESC,
 )
-from .schemas import (
+from pagerecall.mcp.schemas import (
     EvidenceOut,
     FileEntry,
     FilesOut,
@@ -88,7 +88,7 @@ from .schemas import (
     QuoteOut,
     SearchOut,
 )
-from .shaping import cap_dict, guard, page_out, prune_deepest, search_out, with_rects
+from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, search_out, with_rects
 
 log = logging.getLogger(__name__)
 
@@ -345,12 +345,12 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
         return guard(settings, run)
 
-    from .ledger_tools import register as register_ledger_tools
+    from pagerecall.mcp.ledger_tools import register as register_ledger_tools
 
     register_ledger_tools(server, settings, get_searcher, guard, read_only=read_only,
                           response_budget=response_budget)
 
-    from .view import register as register_view
+    from pagerecall.mcp.view import register as register_view
 
     register_view(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
@@ -358,7 +358,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False) -> None:
+          resident: bool = True, read_only: bool = False, forward: Callable | None = None) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -368,7 +368,9 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
     the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
     default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
-    (:mod:`pagerecall.resident`) while the server runs. ``read_only`` refuses the ledger's
+    (:mod:`pagerecall.resident.server`) while the server runs, and ``forward`` (the CLI's
+    :func:`~pagerecall.cli.forwarded.run_forwarded`, passed in by :mod:`pagerecall.app`) answers
+    the command lines the console script forwards. ``read_only`` refuses the ledger's
     writing tools (``record_check``, ``review_check``).
     """
     if not logging.getLogger("pagerecall").handlers:
@@ -389,10 +391,10 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     server = create_server(settings, searcher=searcher, warm_up=not http, read_only=read_only)
     listener = None
     if resident:
-        from pagerecall.resident import ResidentServer
+        from pagerecall.resident.server import ResidentServer
 
         try:
-            listener = ResidentServer(settings, searcher).start()
+            listener = ResidentServer(settings, searcher, forward=forward).start()
         except (PagerecallError, OSError) as exc:
             log.warning("not listening for the CLI: %s", exc)
     try:

@@ -20,7 +20,7 @@ from pagerecall.errors import (
     SourceNotFoundError,
 )
 
-from .budget import (
+from pagerecall.mcp.budget import (
     MAX_HIT_TEXT_CHARS,
     MAX_LIST_ITEMS,
     cap_lists,
@@ -30,7 +30,7 @@ from .budget import (
     slim_envelope,
     tool_hints,
 )
-from .schemas import (
+from pagerecall.mcp.schemas import (
     Envelope,
     HitOut,
     PageOut,
@@ -183,9 +183,9 @@ def prune_deepest(nodes: list[dict]) -> bool:
 
 
 def with_rects(searcher, d: dict, rects: bool) -> dict:
-    """``d`` (a search answer) with each hit's boxes when ``rects`` (:func:`pagerecall.pageview.add_rects`)."""
+    """``d`` (a search answer) with each hit's boxes when ``rects`` (:func:`pagerecall.verify.add_rects`)."""
     if rects:
-        from pagerecall.pageview import add_rects
+        from pagerecall.verify import add_rects
 
         add_rects(searcher.corpus_root(searcher.snapshot()), d.get("hits", []),
                   passwords_file=searcher.settings.passwords_path())

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from pagerecall.geometry import Geometry
 
-from .budget import MAX_PATH_CHARS, MAX_QUOTE_CHARS, compact_json, estimate_tokens
+from pagerecall.mcp.budget import MAX_PATH_CHARS, MAX_QUOTE_CHARS, compact_json, estimate_tokens
 
 IMAGE_MAX_EDGE_PX = 1568
 """Long edge of a page image, in pixels. Why: multimodal clients downscale larger images
@@ -100,7 +100,7 @@ def view_result(searcher: Any, file: str, page: int, *, highlight: str | None = 
     """The ``CallToolResult`` of ``view_page``: image content, then the JSON (also structured)."""
     from mcp.types import CallToolResult, ImageContent, TextContent
 
-    from pagerecall import pageview
+    from pagerecall import verify as pageview
 
     view = pageview.view_with_searcher(searcher, file, page, highlight=highlight, hit=hit, dpi=dpi,
                               fit_edge=IMAGE_MAX_EDGE_PX)

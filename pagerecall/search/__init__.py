@@ -14,7 +14,7 @@
 =====================  ==================================================================
 """
 
-from .results import SearchResult
-from .searcher import MAX_K, MODES, Searcher, default_searcher, search
+from pagerecall.search.results import SearchResult
+from pagerecall.search.searcher import MAX_K, MODES, Searcher, default_searcher, search
 
 __all__ = ["Searcher", "SearchResult", "default_searcher", "search", "MODES", "MAX_K"]

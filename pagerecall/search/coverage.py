@@ -103,7 +103,7 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
              weak: bool = False) -> dict:
     """The coverage envelope of an answer from ``snapshot`` (the one its hits came from).
 
-    ``registry`` is a :class:`pagerecall.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
+    ``registry`` is a :class:`pagerecall.search.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
     result. Sets ``degraded`` on the hits of degraded files. Keys: ``generation``, ``built_at``,
     ``model``, ``corpus_root``, ``files_indexed``, ``files_failed``, ``stale``,
     ``degraded_in_hits``, ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or

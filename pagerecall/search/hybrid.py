@@ -9,7 +9,7 @@ Lanes, each a ranked list of chunk ids from one snapshot:
 * ``filename``: the query's terms against file names: known-item lookup ("<title> <author>");
 * ``heading``: the full-text hits that have the query as a line of their own (:func:`heading_lane`).
 
-They are fused by :func:`pagerecall.fusion.weighted_rrf` with :data:`pagerecall.fusion.RRF_K`,
+They are fused by :func:`pagerecall.search.fusion.weighted_rrf` with :data:`pagerecall.search.fusion.RRF_K`,
 the weights :data:`LANE_WEIGHTS` and each full-text hit discounted by its term coverage.
 """
 
@@ -25,7 +25,7 @@ the full-text lane on titles and exact words, the vector lane on questions and o
 languages); the filename lane is a file-level signal, so half weight: enough to lift a titled
 file for a known-item query, not enough to drown the passage lanes. The heading lane holds the
 full-text hits that have the query as a line of their own, a section number before it ignored
-(``pagerecall.headings.has_heading``; tables of contents excluded; a running header only at its
+(``pagerecall.text.headings.has_heading``; tables of contents excluded; a running header only at its
 first passage, see :func:`heading_lane`): the passage that starts the section a title query names. It is
 empty for questions and sentences, so it only acts on title lookups, and there it must outweigh
 a wrong passage that both other lanes rank near the top (RRF rewards agreement): hence 2.
@@ -37,7 +37,7 @@ with linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); cove
 0.751 / 0.623 / 0.406.
 Heading lane (K=60, 200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926
 → 0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
-0.348); XQuAD is unchanged to the last digit (no question equals a line). K: see :data:`pagerecall.fusion.RRF_K`.
+0.348); XQuAD is unchanged to the last digit (no question equals a line). K: see :data:`pagerecall.search.fusion.RRF_K`.
 """
 
 COVERAGE_WEIGHTING = True
@@ -93,7 +93,7 @@ def outline_lane(snapshot: Any, title: str, scope: Sequence[str] | None) -> list
     """The passages that start the sections whose outline title has the heading key ``title``:
     per matching entry, the chunk on its page whose text has the title as a line, else the first
     chunk starting on that page, else the first covering it. Rows, in outline order."""
-    from pagerecall.headings import heading_keys
+    from pagerecall.text.headings import heading_keys
 
     allowed = set(scope) if scope else None
     out: list[dict] = []

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pagerecall.errors import UsageError
-from pagerecall.fulltext import analyze_path
+from pagerecall.index.fulltext import analyze_path
 from pagerecall.paths import nfc
 from pagerecall.text.fold import fold_name
 

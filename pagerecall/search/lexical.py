@@ -37,9 +37,9 @@ import tantivy
 from tantivy import Index, Occur, Query
 
 from pagerecall.errors import IndexCorruptError
-from pagerecall.fulltext import analyze_path, path_words, stored_heading_keys, stored_row, word_tokens
+from pagerecall.index.fulltext import analyze_path, path_words, stored_heading_keys, stored_row, word_tokens
 
-from .query import ParsedQuery, as_parsed, dedup
+from pagerecall.search.query import ParsedQuery, as_parsed, dedup
 
 MAX_QUERY_TERMS = 24
 """At most this many distinct terms per query take part (the rarest); bounds the tiers."""

@@ -1,7 +1,7 @@
 """A user query, parsed once per search (layer 3).
 
 :func:`parse_query` splits quoted phrases and analyses every word with the index's own analyzers
-(:mod:`pagerecall.fulltext`); the result (:class:`ParsedQuery`) is handed to the full-text lane,
+(:mod:`pagerecall.index.fulltext`); the result (:class:`ParsedQuery`) is handed to the full-text lane,
 the term coverage of the fusion, the filename lane, the phrase check and every snippet, so a query
 is analysed once, not 4 + k times.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pagerecall.fulltext import ngram_runs, word_tokens
+from pagerecall.index.fulltext import ngram_runs, word_tokens
 
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 

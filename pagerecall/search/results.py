@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pagerecall.types import Hit
 
-from .query import ParsedQuery
+from pagerecall.search.query import ParsedQuery
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +51,8 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
 def _add_sections(snapshot, hits: list[Hit]) -> None:
     """Each hit's section path at its first page, and whether it starts that section (its text has
     the title of an outline entry that starts on that page as a line)."""
-    from pagerecall.headings import heading_key, heading_keys
-    from pagerecall.outline import section_path, starts_on
+    from pagerecall.text.headings import heading_key, heading_keys
+    from pagerecall.extract.outline import section_path, starts_on
 
     if not hits:
         return
@@ -69,7 +69,7 @@ def _add_sections(snapshot, hits: list[Hit]) -> None:
 
 
 def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
-    from .snippets import snippet
+    from pagerecall.search.snippets import snippet
 
     for h in hits:
         try:

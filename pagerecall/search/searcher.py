@@ -24,10 +24,10 @@ from typing import Any, Sequence
 from pagerecall.config import Settings
 from pagerecall.errors import QueryError
 
-from .coverage import StaleCheck, detected, envelope, failed_files, iso
-from .deep import DEEP_CANDIDATES
-from . import hybrid
-from .hybrid import (
+from pagerecall.search.coverage import StaleCheck, detected, envelope, failed_files, iso
+from pagerecall.search.deep import DEEP_CANDIDATES
+from pagerecall.search import hybrid
+from pagerecall.search.hybrid import (
     COVERAGE_EXPONENT,
     COVERAGE_WEIGHTING,
     LANE_DEPTH,
@@ -36,9 +36,9 @@ from .hybrid import (
     heading_lane,
     phrase_first,
 )
-from .query import ParsedQuery, parse_query
-from .results import SearchResult, _add_sections, _add_snippets, _hit
-from .weak import NOISE_PROBES, no_evidence
+from pagerecall.search.query import ParsedQuery, parse_query
+from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit
+from pagerecall.search.weak import NOISE_PROBES, no_evidence
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ class Searcher:
         ``without_pandas``: import ``lance`` with pandas hidden
         (:func:`pagerecall.index.snapshot.import_lance_without_pandas`); only for a process that
         serves queries and never needs pandas (``pagerecall serve``)."""
-        from pagerecall.embedding import preload
+        from pagerecall.model.embedding import preload
         from pagerecall.index.schema import read_json
         from pagerecall.index.snapshot import read_current
 
@@ -137,7 +137,7 @@ class Searcher:
         """The query embedder for ``snapshot``'s vector family (``embedding.load_embedder`` keeps one
         per model and graph), checked against its fingerprint once per generation
         (``IndexMismatchError``: rebuild)."""
-        from pagerecall.embedding import load_embedder
+        from pagerecall.model.embedding import load_embedder
         from pagerecall.index.fingerprint import check_fingerprint, index_fingerprint, query_fingerprint
 
         stored_fp = dict(snapshot.meta.get("fingerprint", {}))
@@ -150,16 +150,16 @@ class Searcher:
         return emb
 
     def reranker(self, snapshot=None):
-        """The deep mode's scorer (``pagerecall.rerank.load_reranker``) for ``snapshot``'s vector
+        """The deep mode's scorer (``pagerecall.model.rerank.load_reranker``) for ``snapshot``'s vector
         family (the live generation's when None): the fallback scorer reuses the query embedder."""
-        from pagerecall.rerank import load_reranker
+        from pagerecall.model.rerank import load_reranker
 
         snapshot = snapshot or self.snapshot()
         return load_reranker(self.settings, dict(snapshot.meta.get("fingerprint", {})) or None)
 
     def resolve_scope(self, files: Sequence[str] | None, snapshot=None) -> list[str] | None:
         """Indexed file paths matching ``files`` (:func:`pagerecall.search.inventory.resolve_scope`)."""
-        from .inventory import resolve_scope
+        from pagerecall.search.inventory import resolve_scope
 
         if not files:
             return None
@@ -167,7 +167,7 @@ class Searcher:
         return resolve_scope(files, [r["path"] for r in snapshot.files_table()], self.corpus_root(snapshot))
 
     def _registry(self):
-        from pagerecall.registry import read_registry
+        from pagerecall.search.registry import read_registry
 
         return read_registry(self.settings.degraded_registry)
 
@@ -179,13 +179,13 @@ class Searcher:
         return hits
 
     def _fulltext_lane(self, q: _Query, depth: int, keys: dict[str, list[str]]) -> list[tuple[str, float]]:
-        from .lexical import _fulltext_errors, fulltext_search
+        from pagerecall.search.lexical import _fulltext_errors, fulltext_search
 
         with _fulltext_errors(q.snapshot):
             return fulltext_search(q.snapshot, q.parsed, depth, files=q.scope, rows=q.rows, heading_keys=keys)
 
     def _filename_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
-        from .lexical import _fulltext_errors, filename_search
+        from pagerecall.search.lexical import _fulltext_errors, filename_search
 
         with _fulltext_errors(q.snapshot):
             res = filename_search(q.snapshot, q.parsed, depth, rows=q.rows)
@@ -199,7 +199,7 @@ class Searcher:
         """Per-hit factor of the full-text lane in the fusion: the IDF-weighted share of the query's
         terms the chunk contains (:func:`pagerecall.search.lexical.term_coverage`), raised to
         ``COVERAGE_EXPONENT``."""
-        from .lexical import _fulltext_errors, term_coverage
+        from pagerecall.search.lexical import _fulltext_errors, term_coverage
 
         if not ids:
             return {}
@@ -221,8 +221,8 @@ class Searcher:
         ``UsageError`` for a scope that matches nothing, ``IndexNotFoundError``,
         ``IndexMismatchError`` (model differs: rebuild), ``IndexCorruptError`` (data unreadable).
         """
-        from pagerecall.fusion import RRF_K, weighted_rrf
-        from pagerecall.headings import has_heading, query_heading_key
+        from pagerecall.search.fusion import RRF_K, weighted_rrf
+        from pagerecall.text.headings import has_heading, query_heading_key
 
         query = (query or "").strip()
         if not query:
@@ -248,7 +248,7 @@ class Searcher:
         if text_lane is not None:
             lanes["fulltext"] = text_lane
             if q.parsed.phrases:  # quoted phrases that occur nowhere: the lane matched their words
-                from .lexical import _fulltext_errors, phrases_not_found
+                from pagerecall.search.lexical import _fulltext_errors, phrases_not_found
 
                 with _fulltext_errors(snapshot):
                     missing_phrases = phrases_not_found(snapshot, q.parsed, q.scope)
@@ -288,7 +288,7 @@ class Searcher:
         weak = bool(hits) and no_evidence(q, lanes, self._probe_vectors)
         scorer = None
         if deep:
-            from .deep import rerank
+            from pagerecall.search.deep import rerank
 
             hits, scorer = rerank(snapshot, self.reranker(snapshot), query, hits, k)
         for h in hits:
@@ -314,7 +314,7 @@ class Searcher:
 
         ``matched: 0`` is a definitive negative *by file name* only.
         """
-        from .inventory import files_inventory
+        from pagerecall.search.inventory import files_inventory
 
         out = dict(files_inventory(self.snapshot(), pattern))
         out["note"] = (
@@ -327,7 +327,7 @@ class Searcher:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages)."""
-        from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+        from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
         snapshot = self.snapshot()
         meta = snapshot.meta
@@ -357,7 +357,7 @@ class Searcher:
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
         """The best passages for ``query``, read from the source and packed into ``max_tokens``
         tokens (:func:`pagerecall.search.evidence.compose`)."""
-        from .evidence import compose
+        from pagerecall.search.evidence import compose
 
         return compose(self, query, max_tokens, files)
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pagerecall.fulltext import has_no_space_script, word_spans
+from pagerecall.index.fulltext import has_no_space_script, word_spans
 
-from .query import ParsedQuery, as_parsed
+from pagerecall.search.query import ParsedQuery, as_parsed
 
 OPEN_MARK = "\u00ab"
 CLOSE_MARK = "\u00bb"

@@ -6,7 +6,7 @@ that cannot be what a page shows (unmapped glyphs, byte-swapped UTF-16, a wrong 
 words mixing scripts).
 """
 
-from .fold import (
+from pagerecall.text.fold import (
     DOTLESS,
     MARKS_FOLD,
     NO_SPACE_RANGES,

@@ -3,7 +3,7 @@
 A PDF's text layer is only as good as its fonts' character mappings. When a mapping is missing
 or wrong, the text still extracts, but it is not what the page shows, and a search over it
 misses silently. :func:`garbled_reason` names the first of these kinds found in a page's text
-(``None`` for text that may be trusted); ``pagerecall.pdf`` marks such pages ``garbled``
+(``None`` for text that may be trusted); ``pagerecall.extract.pdf`` marks such pages ``garbled``
 (never indexed, OCR'd where OCR is available, a miss over them never trusted):
 
 * ``unmapped``: U+FFFD, control, surrogate or private-use characters (glyphs without a
@@ -30,7 +30,7 @@ import functools
 import re
 import unicodedata
 
-from .fold import is_no_space
+from pagerecall.text.fold import is_no_space
 
 __all__ = [
     "GARBLED_MIN_RATIO",

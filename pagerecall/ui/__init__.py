@@ -92,7 +92,7 @@ def create_app(searcher: Any) -> Any:
                                files=files or None, deep=q.get("deep") in ("1", "true", "on")).to_dict()
 
     def api_view(q: Any) -> dict:
-        from pagerecall.pageview import view_with_searcher
+        from pagerecall.verify import view_with_searcher
 
         dpi = q.get("dpi")
         view = view_with_searcher(searcher, q["file"], _int(q, "page"), highlight=q.get("highlight") or None,

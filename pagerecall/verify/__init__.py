@@ -51,27 +51,66 @@ Modules (one concept each; the public names are re-exported here, so
 * :mod:`~pagerecall.verify.source`: reading the source (cached), :class:`PageText`, :func:`read_page`;
 * :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages and page junctions;
 * :mod:`~pagerecall.verify.quote`: :func:`verify_quote` and :class:`QuoteCheck`.
+
+See the hit on the page (:mod:`~pagerecall.verify.boxes`, :mod:`~pagerecall.verify.render`):
+
+Boxes (:class:`~pagerecall.geometry.Geometry`: PDF points, page-relative, top-left origin of
+the page as displayed, one box per line; pages physical and 1-based) for
+
+* a search hit: its ``char_start``/``char_end`` on ``page_start``..``page_end``
+  (:func:`passage_geometry`);
+* a verified quote: the match's offsets (:func:`spans_geometry`, called by
+  :func:`pagerecall.verify.verify_quote` on every match);
+
+and a page image (PNG) with those boxes tinted (:func:`view_page`).
+
+Modules: :mod:`.boxes` (text offsets -> boxes; how, and the measured quality) and :mod:`.render`
+(PNG rendering, :func:`view_page`).
 """
 
 from __future__ import annotations
 
-# The underscored names are private; pageview and tests/test_verify.py import them from here.
-from .match import JUNCTION_WINDOW, NEIGHBOURS, SPLIT_MIN_CHARS, MatchKind
-from .normalise import (  # noqa: F401
-    _DOTLESS,
-    _DROP,
-    _FOLD,
-    _SPACING_ACCENTS,
-    Normalised,
-    _fold_case,
-    _has_mark,
-    _is_wide,
-    normalise,
+from pagerecall.verify import boxes as _boxes
+from pagerecall.verify import source as _source
+from pagerecall.verify.boxes import (
+    NO_GEOMETRY_TEXT_LAYER,
+    add_rects,
+    page_boxes_text,
+    page_size,
+    passage_geometry,
+    spans_geometry,
 )
-from .quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
-from .source import PageText, _read_document, password_for, clear_cache, read_page  # noqa: F401
+from pagerecall.verify.match import JUNCTION_WINDOW, NEIGHBOURS, SPLIT_MIN_CHARS, MatchKind
+from pagerecall.verify.normalise import Normalised, normalise
+from pagerecall.verify.quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
+from pagerecall.verify.render import (
+    DEFAULT_DPI,
+    MAX_DPI,
+    MIN_DPI,
+    PNG_LEVEL,
+    PageView,
+    render_page,
+    view_page,
+    view_with_searcher,
+)
+from pagerecall.verify.source import PageText, password_for, read_page
 
 __all__ = [
+    "DEFAULT_DPI",
+    "MAX_DPI",
+    "MIN_DPI",
+    "NO_GEOMETRY_TEXT_LAYER",
+    "PNG_LEVEL",
+    "PageView",
+    "add_rects",
+    "page_boxes_text",
+    "page_size",
+    "passage_geometry",
+    "password_for",
+    "render_page",
+    "spans_geometry",
+    "view_page",
+    "view_with_searcher",
     "FUZZY_MIN_CHARS",
     "FUZZY_THRESHOLD",
     "JUNCTION_WINDOW",
@@ -87,3 +126,9 @@ __all__ = [
     "verify_quote",
 ]
 
+
+def clear_cache() -> None:
+    """Forget the documents read for quotes (:mod:`~pagerecall.verify.source`) and for boxes
+    (:mod:`~pagerecall.verify.boxes`): the next call reads the files again."""
+    _source.clear_cache()
+    _boxes.clear_cache()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .normalise import _fold_case
-from .source import _Source
+from pagerecall.verify.normalise import _fold_case
+from pagerecall.verify.source import _Source
 
 MatchKind = Literal["exact", "normalised", "fuzzy", "not_found"]
 

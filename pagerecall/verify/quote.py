@@ -11,7 +11,7 @@ from pagerecall.geometry import Geometry
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import Page
 
-from .match import (
+from pagerecall.verify.match import (
     NEIGHBOURS,
     MatchKind,
     _Found,
@@ -22,8 +22,8 @@ from .match import (
     _match_single,
     _order,
 )
-from .normalise import _fold_case, normalise
-from .source import password_for, _Source
+from pagerecall.verify.normalise import _fold_case, normalise
+from pagerecall.verify.source import password_for, _Source
 
 FUZZY_THRESHOLD = 0.85
 """Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
@@ -264,13 +264,13 @@ def verify_quote(
 
 
 def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
-    """Where the match lies on its page(s) (:func:`pagerecall.pageview.spans_geometry`); a text
+    """Where the match lies on its page(s) (:func:`pagerecall.verify.spans_geometry`); a text
     layer has none. A failure here never costs the verdict: the note says why boxes are missing."""
     if not src.is_pdf:
-        from pagerecall.pageview.boxes import NO_GEOMETRY_TEXT_LAYER
+        from pagerecall.verify.boxes import NO_GEOMETRY_TEXT_LAYER
 
         return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
-    from pagerecall.pageview.boxes import spans_geometry
+    from pagerecall.verify.boxes import spans_geometry
 
     if found.page == found.page_end:
         spans = [(found.page, found.start, found.end)]

@@ -13,7 +13,7 @@ from pagerecall.errors import ExtractionError, SourceNotFoundError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import Document, Page
 
-from .normalise import Normalised, normalise
+from pagerecall.verify.normalise import Normalised, normalise
 
 
 @dataclass(slots=True)
@@ -54,7 +54,7 @@ def _doc_key(path: Path, ocr: str) -> tuple:
 def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> tuple[Document, dict[int, Normalised]]:
     """The whole document and its normalised pages (filled lazily), from a 4-entry LRU keyed
     on (path, mtime, size, ocr): an agent checks several quotes of one file in a row."""
-    from pagerecall.sources import read_document
+    from pagerecall.extract.sources import read_document
 
     key = _doc_key(path, ocr)
     with _cache_lock:
@@ -115,7 +115,7 @@ class _Source:
     def page_count(self) -> int:
         if self._count is None:
             if self.is_pdf:
-                from pagerecall.pdf import page_count
+                from pagerecall.extract.pdf import page_count
 
                 try:
                     self._count = page_count(self.path, self.password)
@@ -133,7 +133,7 @@ class _Source:
             got = self._pages.get(number)
         if got is None:
             if self.is_pdf and self._doc is None:
-                from pagerecall.sources import read_source_page
+                from pagerecall.extract.sources import read_source_page
 
                 key = (*_doc_key(self.path, self.ocr), number)
                 with _cache_lock:
@@ -183,7 +183,7 @@ def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> s
     ``(path, explicit)`` pair, or a path), or None."""
     if passwords_file is None:
         return None
-    from pagerecall.pdf_passwords import load_passwords, password_for
+    from pagerecall.extract.passwords import load_passwords, password_for
 
     path, explicit = passwords_file if isinstance(passwords_file, tuple) else (Path(passwords_file), True)
     return password_for(load_passwords(path, explicit), rel)
@@ -199,7 +199,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         page: physical page number, 1-based (not the printed label).
         ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
         passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
-            see :func:`pagerecall.pdf_passwords.load_passwords`); None: no passwords.
+            see :func:`pagerecall.extract.passwords.load_passwords`); None: no passwords.
 
     Returns:
         :class:`PageText`.

@@ -1,0 +1,93 @@
+"""The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
+
+Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
+not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments);
+3 ``verify`` found the quote, but not on the cited page (a wrong citation); 141 the reader of
+stdout went away (``| head -1``: ended quietly, no traceback).
+stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
+progress bars go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Callable, Mapping, Sequence
+
+from pagerecall.cli.output import print_json, print_report
+from pagerecall.cli.parser import build_parser
+from pagerecall.cli.progress import Bars
+from pagerecall.cli.running import (  # noqa: F401 - EXIT_BROKEN_PIPE: part of the CLI's contract
+    EXIT_BROKEN_PIPE,
+    guarded,
+    read_command,
+    settings_from_args,
+    setup_logging,
+)
+from pagerecall.config import Settings
+from pagerecall.errors import UsageError
+
+log = logging.getLogger("pagerecall")
+
+Launcher = Callable[[argparse.Namespace, Settings], int]
+"""Runs a server the CLI does not import (the MCP server, the web page): given the parsed
+arguments and the settings, returns the exit code. :mod:`pagerecall.app` passes them in."""
+
+
+def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = None) -> int:
+    """Run the parsed command ``args``; returns its exit code. Raises pagerecall's errors."""
+    settings = settings_from_args(args)
+    cmd = args.command
+    if cmd in ("build", "update", "rebuild"):
+        from pagerecall.ingest import pipeline as indexing
+
+        bars = Bars(args.quiet or args.json)
+        try:
+            if cmd == "build":
+                rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait, replace=args.replace)
+            elif cmd == "update":
+                rep = indexing.update(settings, bars, dry_run=args.dry_run, wait=not args.no_wait,
+                                      checksum=args.checksum)
+            else:
+                rep = indexing.rebuild(settings, bars, wait=not args.no_wait, dry_run=args.dry_run)
+        finally:
+            bars.close()
+        d = rep.to_dict()
+        print_json(d) if args.json else print_report(d)
+        return 0
+    if cmd == "rollback":
+        from pagerecall.ingest.pipeline import rollback
+
+        res = rollback(settings)
+        print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
+        return 0
+    if cmd == "serve":
+        from pagerecall.cli.serve import serve_command
+
+        return serve_command(args, settings, _launcher(launchers, "mcp"))
+    if cmd == "ledger":
+        from pagerecall.cli.ledger import run_ledger
+
+        return run_ledger(args, settings)
+    if cmd == "ui":
+        return _launcher(launchers, "ui")(args, settings)
+    return read_command(args, settings)
+
+
+def _launcher(launchers: Mapping[str, Launcher] | None, name: str) -> Launcher:
+    def missing(args: argparse.Namespace, settings: Settings) -> int:
+        raise UsageError(f"pagerecall {args.command} runs from the pagerecall command (pagerecall.app.main), "
+                         f"not from pagerecall.cli.main. Next: pagerecall {args.command} ...")
+
+    return (launchers or {}).get(name, missing)
+
+
+def main(argv: Sequence[str] | None = None, launchers: Mapping[str, Launcher] | None = None) -> int:
+    """The command line ``argv`` (default ``sys.argv[1:]``) run in this process; returns the exit
+    code. ``launchers`` start what the CLI does not import (``"mcp"``, ``"ui"``); the console
+    script (:func:`pagerecall.app.main`) passes them."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args)
+    return guarded(run, args, launchers)

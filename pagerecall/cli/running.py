@@ -1,0 +1,171 @@
+"""What every command shares: settings from flags, logging, errors as exit codes, and the read
+commands (through the resident server when one serves the index, else in this process)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import logging
+import os
+import sys
+
+from pagerecall.cli.output import ConsoleLogHandler, con, print_read
+from pagerecall.config import Settings
+from pagerecall.errors import PagerecallError, UsageError
+
+
+def settings_from_args(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
+    """Settings from ``env`` (``os.environ`` unless given) overridden by the flags in ``args``."""
+    s = Settings.from_env(env)
+    changes = {}
+    if getattr(args, "index", None):
+        changes["index_dir"] = args.index.expanduser().absolute()  # one absolute path for every part
+    if getattr(args, "model", None):
+        changes["model"] = args.model
+    if getattr(args, "cache_dir", None):
+        changes["cache_dir"] = args.cache_dir.expanduser()
+    if getattr(args, "corpus", None):
+        changes["corpus_root"] = args.corpus.expanduser()
+    if getattr(args, "ocr", None):
+        changes["ocr"] = args.ocr
+    if getattr(args, "runtime", None):
+        changes["runtime"] = args.runtime
+    for name in ("engine", "ray_address", "ray_workers", "ray_cpus_per_worker", "lance_uri"):
+        if getattr(args, name, None) is not None:
+            changes[name] = getattr(args, name)
+    if getattr(args, "storage_options", None):
+        pairs = []
+        for item in args.storage_options:
+            key, eq, value = item.partition("=")
+            if not eq or not key.strip():
+                raise UsageError(f"--storage-option {item!r} is not KEY=VALUE. Next: e.g. --storage-option "
+                                 "aws_region=eu-west-1")
+            pairs.append((key.strip(), value))
+        changes["storage_options"] = tuple(pairs)
+    return (dataclasses.replace(s, **changes) if changes else s).validate()
+
+
+def log_level(args: argparse.Namespace) -> int:
+    """``-q``: errors only; ``-v``: debug; else info."""
+    if getattr(args, "verbose", 0):
+        return logging.DEBUG
+    return logging.ERROR if getattr(args, "quiet", False) else logging.INFO
+
+
+def setup_logging(args: argparse.Namespace) -> None:
+    level = log_level(args)
+    handler = ConsoleLogHandler()
+    handler.setFormatter(logging.Formatter("pagerecall: %(message)s"))
+    root = logging.getLogger("pagerecall")
+    root.handlers[:] = [handler]
+    root.setLevel(level)
+    root.propagate = False
+
+
+def payload(args: argparse.Namespace) -> dict:
+    """The arguments of a read command, as the resident server and ``resident.run_command`` take them."""
+    cmd = args.command
+    if cmd == "search":
+        extra = {"rects": True} if args.rects else {}
+        return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
+    if cmd == "files":
+        return {"pattern": args.pattern}
+    if cmd == "page" and args.png is not None:
+        return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
+    if cmd == "page":
+        if args.highlight is not None or args.hit is not None or args.dpi is not None:
+            raise UsageError("--highlight, --hit and --dpi go with --png. Next: add --png OUT.png")
+        return {"file": args.file, "page": args.page}
+    if cmd == "verify":
+        return {"quote": args.quote, "file": args.file, "page": args.page}
+    if cmd == "outline":
+        return {"file": args.file}
+    if cmd == "evidence":
+        return {"query": args.query, "max_tokens": args.max_tokens, "files": args.files}
+    return {}
+
+
+def read_command(args: argparse.Namespace, settings: Settings) -> int:
+    """``search``, ``files``, ``info``, ``page``, ``verify``, ``outline``, ``evidence``: through the
+    resident server when one serves this index (warm), else in this process; printed the same
+    way either way."""
+    from pagerecall.resident import client
+
+    cmd, payload_ = args.command, payload(args)
+    if cmd == "page" and args.png is not None:
+        cmd = "view"
+    res = None
+    if not args.in_process:
+        try:
+            res = client.request(settings, cmd, payload_)
+        except client.Refused as exc:
+            con().err.write(f"note: resident server not used ({exc}); answering in this process\n")
+    if res is None:
+        return answer_read(args, settings, None)
+    return print_read(args, res)
+
+
+def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
+    """Answer a read command with ``searcher`` (a new in-process one when None) and print it."""
+    from pagerecall.resident.commands import run_command
+
+    cmd, payload_ = args.command, payload(args)
+    if cmd == "page" and args.png is not None:
+        cmd = "view"
+    loading = None
+    one_shot = searcher is None
+    if one_shot:
+        from pagerecall.search.searcher import Searcher
+
+        searcher = Searcher(settings)
+        if cmd == "search" and args.mode != "fulltext":
+            loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
+    try:
+        if one_shot and cmd not in ("page", "verify"):  # those read the source, not the tables
+            from pagerecall.index.snapshot import import_lance_without_pandas
+
+            import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``
+        res = run_command(searcher, cmd, payload_)
+    finally:
+        if loading is not None:
+            # never exit while the model loads in the background: onnxruntime aborts the process
+            # (exit 134) when the interpreter shuts down under a session being created
+            loading.join()
+    return print_read(args, res)
+
+
+def guarded(fn, *a) -> int:
+    """``fn(*a)``'s exit code, with pagerecall's errors turned into one line on this thread's
+    stderr: 2 for a usage mistake, 1 for any other named error, 130 on Ctrl-C, 141 when the reader
+    of stdout went away."""
+    try:
+        return fn(*a)
+    except UsageError as exc:
+        con().err.write(f"pagerecall: {exc}\n")
+        return 2
+    except PagerecallError as exc:
+        con().err.write(f"pagerecall: {exc}\n")
+        return 1
+    except KeyboardInterrupt:
+        con().err.write("pagerecall: interrupted; the live index is unchanged\n")
+        return 130
+    except BrokenPipeError:
+        return _broken_pipe()
+
+
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what a shell reports for a Unix tool whose reader went away (``| head -1``)."""
+
+
+def _broken_pipe() -> int:
+    """The reader of stdout went away (``pagerecall search ... | head -1``): end quietly, as
+    Unix tools do. stdout is pointed at /dev/null so that the interpreter's final flush of the
+    buffered output cannot raise again at exit (the Python documentation's recipe, "Note on
+    SIGPIPE" in the ``signal`` module)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout without a file descriptor (tests capturing it)
+        pass
+    return EXIT_BROKEN_PIPE

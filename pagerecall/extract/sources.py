@@ -1,0 +1,89 @@
+"""One entry point from a source file on disk to pages, dispatching on the file suffix.
+
+``.pdf`` goes to :mod:`pagerecall.extract.pdf`, ``.txt`` to :mod:`pagerecall.extract.textlayer` (suffixes
+compared case-insensitively). Both modules import PyMuPDF / charset_normalizer lazily, so
+importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pagerecall.errors import ExtractionError
+from pagerecall.types import Document, Page
+
+__all__ = ["SUPPORTED_SUFFIXES", "draft_document", "is_supported", "read_document", "read_source_page"]
+
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".pdf", ".txt"})
+"""Lower-case suffixes of the files pagerecall reads."""
+
+
+def is_supported(path: Path | str) -> bool:
+    """True when ``path``'s suffix (any case) is one of :data:`SUPPORTED_SUFFIXES`."""
+    return Path(path).suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None) -> Document:
+    """Read the source file at ``path`` into a :class:`~pagerecall.types.Document`.
+
+    ``rel`` is its path relative to the corpus root (``/`` separators), used in the Document and
+    in errors. ``ocr`` (``auto``/``on``/``off``) and ``password`` (of an encrypted PDF, see
+    :func:`pagerecall.extract.passwords.password_for`) apply to PDFs only. Pages are physical and 1-based.
+
+    Raises :class:`~pagerecall.errors.ExtractionError` for a file that cannot be read (reason
+    ``"unsupported"`` for an unknown suffix; other reasons from :func:`pagerecall.extract.pdf.read_pdf`
+    and :func:`pagerecall.extract.textlayer.read_textlayer`) and
+    :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode (or ``ocr="on"`` without
+    Tesseract).
+    """
+    suffix = Path(path).suffix.lower()
+    if suffix == ".pdf":
+        from pagerecall.extract.pdf import read_pdf
+
+        return read_pdf(Path(path), rel, ocr=ocr, password=password)
+    if suffix == ".txt":
+        from pagerecall.extract.textlayer import read_textlayer
+
+        return read_textlayer(Path(path), rel)
+    raise ExtractionError(
+        rel, "unsupported", f"suffix {suffix or '(none)'!r} is not one of {', '.join(sorted(SUPPORTED_SUFFIXES))}"
+    )
+
+
+def draft_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None):
+    """:func:`read_document` up to OCR: the :class:`~pagerecall.types.Document`, or for a PDF
+    with pages that need OCR a :class:`pagerecall.extract.ocr.PdfDraft` (``draft.finish(
+    draft.start().result())`` is the Document :func:`read_document` returns). A build uses it
+    to go on with other files while the OCR runs (:mod:`pagerecall.ingest.prefetch`). Raises as
+    :func:`read_document`."""
+    if Path(path).suffix.lower() == ".pdf":
+        from pagerecall.extract.pdf import read_pdf_draft
+
+        return read_pdf_draft(Path(path), rel, ocr=ocr, password=password)
+    return read_document(path, rel, ocr=ocr, password=password)
+
+
+def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None,
+                     password: str | None = None) -> Page:
+    """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
+
+    A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); a text layer is read
+    whole and the page picked. Raises :class:`~pagerecall.errors.SourceNotFoundError` when
+    ``page`` is out of range and :class:`~pagerecall.errors.ExtractionError` when the file
+    cannot be read.
+    """
+    from pagerecall.errors import SourceNotFoundError
+
+    rel = rel or str(path)
+    suffix = Path(path).suffix.lower()
+    if suffix == ".pdf":
+        from pagerecall.extract.pdf import read_pdf_page
+
+        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password)
+    doc = read_document(Path(path), rel, ocr=ocr)
+    if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(doc.pages):
+        n = len(doc.pages)
+        raise SourceNotFoundError(
+            f"{rel}: page {page!r} is out of range (pages 1-{n}, physical). Next: ask for a page in 1-{n}"
+        )
+    return doc.pages[page - 1]

@@ -1,0 +1,326 @@
+"""Split a document into passages sized in the embedding model's own tokens, mapped to pages.
+
+Pure: no I/O, no model; it needs only a ``Tokenizer`` (``pagerecall.types``) giving character
+spans of tokens.
+
+How a document is cut
+=====================
+
+1. **Contributing pages.** Pages whose status is ``image_only``, ``empty`` or ``garbled``, and
+   pages whose text is only whitespace, contribute no text: they are skipped (a chunk may still
+   *span* them, e.g. ``page_start=3, page_end=5`` around an image-only page 4).
+2. **Tokens, page by page.** Each contributing page is tokenised on its own, in batches
+   (``token_spans_batch``), never the whole document at once (DATA.md: one call over a 2,400-page
+   manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers. A
+   page that begins with a control character the normalizer drops (U+000B, U+0008, ...) is
+   tokenised with a space in front, because the tokenizer's offsets leave such characters out
+   (``_chunkplan._page_spans``).
+3. **The joined text.** Conceptually the contributing pages are joined by a single ``"\\n"``
+   (never ``"\\f"``: PyMuPDF text contains form feeds inside pages). A chunk spanning pages
+   ``a < b`` has the text ``"\\n".join([A[char_start:], *middle_texts, B[:char_end]])`` where
+   ``A``/``B`` are the texts of ``page_start``/``page_end`` and ``middle_texts`` the *full*
+   texts of the contributing pages in between (skipped pages add nothing, not even a
+   separator). A one-page chunk is ``A[char_start:char_end]``. Chunk texts never start or end
+   with whitespace.
+4. **Ends.** A chunk has at most ``B = min(params.max_tokens, tokenizer.max_tokens -
+   tokenizer.overhead)`` tokens. Its end is the last *sentence end* found in the final quarter
+   of that window (``B // 4`` tokens); failing that, the last word end there; failing that, the
+   token boundary at ``B``. Sentence ends (see ``_chunkplan.sentence_breaks``): ``. ! ? …`` followed by
+   optional closing quotes/brackets and then whitespace or the end of the page; the CJK and
+   other full stops ``。！？．｡`` (no space needed) plus ``। ؟ ۔``; and paragraph breaks (a
+   blank line). Abbreviations (``e.g. x``) are taken as sentence ends: a known, cheap error.
+5. **Overlap.** The next chunk starts about ``params.overlap_tokens`` tokens before the end of
+   the previous one, at a sentence start if one lies within ``overlap ± overlap/2`` tokens,
+   else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.
+6. **Minimum size.** A tail shorter than ``params.min_tokens`` is never emitted on its own: the
+   chunk before it ends early enough to leave the tail at least ``min_tokens`` new tokens, and
+   the last chunk starts at least ``min_tokens`` tokens before the end. Those are planned
+   counts (tokens in context); a tail that starts inside a word (``"…ですdonnées"``: 3 pieces
+   in context, 1 alone) can re-tokenise below ``min_tokens``. Such a tail is merged into the
+   chunk before it when the merged text fits ``B``; otherwise that chunk ends earlier by the
+   missing tokens and the plan resumes from there. Only if that would leave the chunk before
+   below ``min_tokens`` itself, or no earlier end re-tokenises within ``min_tokens..B``, is a
+   short tail kept. Likewise a chunk before the tail that
+   re-tokenises below ``min_tokens`` (e.g. cut inside a word, or on a page whose characters the
+   normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
+   ``min_tokens`` gives one chunk; one with no text gives none.
+7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
+   at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
+   normalizer leaves alone (``_chunkplan._REGULAR_RE``), that count equals the planned one (the tokenizer
+   splits words there; checked once per tokenizer by ``_chunkplan._whitespace_exact`` and for the bundled
+   one by the tests) and re-tokenising is skipped: it saves most of a second tokenising pass
+   (R refman: 24 s -> 18 s, on a loaded machine). Every other chunk (CJK cuts, cuts inside words, odd characters) is re-tokenised in
+   batches; one over ``B`` is shortened (again at a sentence or word end) and the plan
+   continues from its new end. So ``n_tokens <= params.max_tokens`` and
+   ``n_tokens + tokenizer.overhead <= tokenizer.max_tokens`` hold for every chunk, exactly.
+
+Coverage: characters the tokenizer drops (e.g. U+FEFF, combining marks merged by NFKC) belong
+to the chunk of the following token, and each page's trailing characters to the chunk of its
+last token, so the chunks together cover every non-whitespace character of every contributing
+page; nothing is truncated (CJK text without spaces included).
+
+Decision record: default ``ChunkParams`` (max 200 / overlap 40 / min 32 tokens)
+==============================================================================
+
+Why
+    multilingual-e5-small reads at most 512 tokens, but its passages/s fall with length
+    (attention) and a long chunk blurs a pointer to many topics. The upstream tool used
+    120-token chunks (section recall@10 0.815 on the demo set, DATA.md) and reached 5.2 pages/s;
+    the embedding cost is per passage plus per token, so fewer, longer chunks buy pages/s. 200
+    tokens is about a paragraph or two of a manual (one third of a typical page), still a
+    precise pointer. Overlap 40 (20 %) keeps a sentence cut at a boundary findable from either
+    side; min 32 stops a page-end crumb (a running footer, a lone heading) from becoming its
+    own near-empty passage.
+Measured (2-core machine shared with other jobs, load average ~10, so absolute rates are low
+    and only ratios between settings mean much; ``bench/bench_chunking.py``; PDF text by plain
+    PyMuPDF ``get_text()``; figures for 120/24/24 -> 200/40/32 -> 256/48/32):
+    chunks per page: R refman (2,415 pages) 6.56 -> 3.89 -> 2.96; lshort-en 5.65 -> 3.33 ->
+    2.53; lshort-ja 8.41 -> 4.97 -> 3.79; lshort-zh-cn 7.17 -> 4.23 -> 3.22 (mean 188-191
+    tokens per chunk at 200). Chunk + embed (bundled int8 e5, first 30 pages): lshort-en 0.56
+    -> 0.72 pages/s, lshort-ja 0.64 -> 0.85 pages/s (+29-33 % for 200 over 120) while
+    passages/s fall 3.6 -> 2.7 -> 1.9; on refman 256 was no faster than 200 (0.10 vs 0.11
+    pages/s: the per-token cost takes over). Chunking alone at
+    200/40/32: 134-165 pages/s on refman (peak RSS +54 MB over the extracted text; Python
+    allocations peak at 32 MB, chunks included), 64-103 pages/s on lshort en/ja/zh-cn (CJK cuts
+    are re-tokenised); tokenising is ~2/3 of the time. That is a few percent of a 10 pages/s
+    pipeline. Retrieval quality per chunk size is for the
+    evaluation harness (``bench/``), not measured here.
+Less overlap (issue 23, "fewer tokens for the same recall"; ``bench/eval.py --overlap``, OpenVINO
+    bf16 builds of the demo corpus, Intel Xeon (AMX), 2 shared cores, load 16-24): overlap 40 ->
+    0 embeds 912 passages instead of 1,169 (-22 %) and 174,257 tokens instead of 222,534 (-22 %,
+    prefix and special tokens included). nDCG@10: demo-section vector 0.516 -> 0.514, hybrid
+    0.990 -> 0.992; demo-cross vector 0.308 -> 0.313 (recall@50 0.612 -> 0.669), hybrid 0.473 ->
+    0.467 (-0.006, beyond the 0.005 issue 23 allows; every cell noise by ``bench/compare_eval.py``); with table-of-contents hits dropped
+    (``demo-*-body``) section vector 0.827 -> 0.838, hybrid 0.992 -> 0.996, cross vector 0.501 ->
+    0.498, hybrid 0.592 -> 0.583 (-0.009). Overlap 20: 1,021 passages, 195,375 tokens (-12 %);
+    demo-section vector 0.516 -> 0.489 (-0.026, systematic), hybrid 0.990 -> 0.986; demo-cross
+    vector 0.308 -> 0.312, hybrid 0.473 -> 0.481; body sets: section vector 0.827 -> 0.794,
+    cross vector 0.501 -> 0.500, cross hybrid 0.592 -> 0.607. Kept 40: neither 0 nor 20 stays
+    within 0.005 on every demo cell. XQuAD and SciFact not measured for overlap (their
+    documents are mostly one or two passages, so overlap matters less there). A new overlap changes the fingerprint's
+    ``chunking``: an update of an index chunked otherwise is refused ("rebuild";
+    ``tests/test_end_to_end.py``); queries do not depend on it.
+Rejected
+    512-token chunks (the model's limit): a third as many passages but pointers to whole pages
+    or more and a slower embedder per passage; fixed character windows (the upstream CJK record:
+    character counts truncate CJK, whose tokens per character are ~3x Latin); sentence-splitter
+    libraries (pysbd, nltk punkt): per-language models, slower, and not needed to find a break
+    within a 50-token window.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pagerecall.ingest.chunk_plan import _NONSPACE_RE, WINDOW_CHARS, _Planner
+from pagerecall.config import ChunkParams
+from pagerecall.errors import UsageError
+from pagerecall.text.fold import NO_SPACE_CHAR
+from pagerecall.types import Chunk, Document, Page, Tokenizer
+
+log = logging.getLogger(__name__)
+
+SKIPPED_STATUSES: frozenset[str] = frozenset({"image_only", "empty", "garbled"})
+"""Page statuses whose text is ignored by the chunker (their text is ``""`` or junk)."""
+
+PAGE_JOIN = "\n"
+"""Separator between the texts of consecutive contributing pages inside one chunk."""
+
+_VERIFY_BATCH = 64  # planned chunks re-tokenised per tokenizer call
+
+
+def contributing_pages(doc: Document) -> list[Page]:
+    """The pages whose text the chunker uses: status not in ``SKIPPED_STATUSES`` and with at
+    least one non-whitespace character, in document order."""
+    return [p for p in doc.pages if p.status not in SKIPPED_STATUSES and _NONSPACE_RE.search(p.text)]
+
+
+def _validate(params: ChunkParams, tokenizer: Tokenizer) -> int:
+    budget = min(params.max_tokens, tokenizer.max_tokens - tokenizer.overhead)
+    if budget < 1:
+        raise UsageError(
+            f"Chunk size {params.max_tokens} leaves no room in the model's {tokenizer.max_tokens} tokens "
+            f"(overhead {tokenizer.overhead}). Next: choose max_tokens >= 1."
+        )
+    if not 0 <= params.overlap_tokens < params.max_tokens:
+        raise UsageError(
+            f"overlap_tokens={params.overlap_tokens} must be >= 0 and < max_tokens={params.max_tokens}. "
+            "Next: lower the overlap (default 40)."
+        )
+    if not 0 <= params.min_tokens <= params.max_tokens:
+        raise UsageError(
+            f"min_tokens={params.min_tokens} must be >= 0 and <= max_tokens={params.max_tokens}. "
+            "Next: lower min_tokens (default 32)."
+        )
+    return budget
+
+
+def _render(texts: list[str], ps: int, cs: int, pe: int, ce: int) -> str:
+    if ps == pe:
+        return texts[ps][cs:ce]
+    return PAGE_JOIN.join([texts[ps][cs:], *texts[ps + 1 : pe], texts[pe][:ce]])
+
+
+def _mend_short_tail(
+    plan: _Planner,
+    texts: list[str],
+    tokenizer: Tokenizer,
+    budget: int,
+    spans_out: list[tuple[int, int, int, int, str, int]],
+    toks_out: list[tuple[int, int]],
+    tail: tuple[int, int, int, int, str, int],
+) -> int | None:
+    """Deal with a last chunk whose re-tokenised count ``tail[5]`` is below ``plan.min``.
+
+    The planner counts tokens in context; a tail that starts inside a word (CJK followed by
+    Latin, no space) re-tokenises to fewer pieces. First choice: merge it into the previous
+    chunk (``spans_out[-1]`` is replaced; returns None). If the merged text exceeds ``budget``:
+    end the previous chunk earlier by the missing tokens (at a sentence or word end when there
+    is one) and return the token where the plan resumes (the previous chunk is replaced). If
+    that would leave the previous chunk below ``plan.min`` too, return -1: the tail is kept as
+    it is (the only case where a chunk below ``min_tokens`` is emitted beside others).
+    """
+    ps, cs, pe, ce, text, n = tail
+    pps, pcs, _, _, _, _ = spans_out[-1]
+    pa, pb = toks_out[-1]
+    merged = _render(texts, pps, pcs, pe, ce)
+    mn = len(tokenizer.token_spans(merged))
+    if mn <= budget:
+        spans_out[-1] = (pps, pcs, pe, ce, merged, mn)
+        toks_out[-1] = (pa, plan.N)
+        return None
+    limit = pb - (plan.min - n)
+    if limit - pa < plan.min:
+        return -1
+    nb = plan.choose_end(pa, limit=limit)
+    npe, nce, _ = plan.char_end(nb)
+    if nb >= pb or (npe, nce) <= (pps, pcs):
+        return -1
+    ptext = _render(texts, pps, pcs, npe, nce)
+    pn = len(tokenizer.token_spans(ptext))
+    if not plan.min <= pn <= budget:
+        return -1
+    spans_out[-1] = (pps, pcs, npe, nce, ptext, pn)
+    toks_out[-1] = (pa, nb)
+    nxt = plan.next_start(pa, nb)
+    return -1 if nxt is None else nxt
+
+
+def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None,
+                   window: int = WINDOW_CHARS) -> list[Chunk]:
+    """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
+
+    Returns chunks with ``seq`` 0..n-1 in document order; ``page_start``/``page_end`` are
+    physical 1-based page numbers (``Page.number``) with their labels; ``char_start`` indexes
+    the text of ``page_start``, ``char_end`` (exclusive) that of ``page_end``; ``text`` is the
+    slice of the pages joined as described in the module docstring; ``n_tokens`` counts the
+    tokenizer's tokens of ``text`` (no prefix, no special tokens); ``ocr`` is True when any
+    spanned contributing page has status ``"ocr"``. A document with no usable text gives ``[]``.
+
+    ``window``: characters tokenised per call (:data:`~pagerecall.ingest.chunk_plan.WINDOW_CHARS`; tests pass a small one).
+
+    Raises ``UsageError`` when ``params`` are inconsistent (overlap >= max, min > max) or leave
+    no room in the model's window.
+    """
+    params = params or ChunkParams()
+    budget = _validate(params, tokenizer)
+    pages = contributing_pages(doc)
+    if not pages:
+        return []
+    texts = [p.text for p in pages]
+    plan = _Planner(texts, tokenizer, budget, params, window)
+
+    spans_out: list[tuple[int, int, int, int, str, int]] = []
+    toks_out: list[tuple[int, int]] = []  # planned token range [a, b) of each entry of spans_out
+    if plan.N == 0:  # text the tokenizer ignores entirely: keep it as one chunk, not lost
+        ps, cs = 0, _NONSPACE_RE.search(texts[0]).start()
+        pe = len(texts) - 1
+        ce = len(texts[pe].rstrip())
+        text = _render(texts, ps, cs, pe, ce)
+        spans_out.append((ps, cs, pe, ce, text, len(tokenizer.token_spans(text))))
+        toks_out.append((0, 0))
+    s: int | None = 0
+    while s is not None and plan.N:
+        planned: list[tuple[int, int]] = []
+        cur: int | None = s
+        while cur is not None and len(planned) < _VERIFY_BATCH:
+            e = plan.choose_end(cur)
+            planned.append((cur, e))
+            cur = plan.next_start(cur, e)
+        rendered = []
+        check: list[int] = []  # chunks whose token count must be measured by re-tokenising
+        for i, (a, b) in enumerate(planned):
+            start = plan.char_start(a)
+            pe, ce, clean_end = plan.char_end(b)
+            if start is None or (start[0], start[1]) >= (pe, ce):
+                rendered.append(None)  # whitespace-only tokens: no text, nothing to keep
+                continue
+            ps, cs, clean_start = start
+            rendered.append((ps, cs, pe, ce, _render(texts, ps, cs, pe, ce)))
+            if not (clean_start and clean_end and all(plan.regular[ps : pe + 1])) or NO_SPACE_CHAR.match(
+                    rendered[-1][4]):
+                # a text that starts in a script written without spaces gets a separate "▁" token of
+                # its own when tokenised alone ("中文" after a space: 1 token in context, 2 alone)
+                check.append(i)
+        counts = [b - a for a, b in planned]
+        if check:
+            for i, spans in zip(check, tokenizer.token_spans_batch([rendered[i][4] for i in check])):
+                counts[i] = len(spans)
+        for (a, b), r, n in zip(planned, rendered, counts):
+            if r is None:
+                continue
+            ps, cs, pe, ce, text = r
+            if n <= budget and b >= plan.N and n < plan.min and spans_out:
+                # a tail that re-tokenised below min (cut inside a word: "すdonnées" -> "données"
+                # loses pieces): merge it into the previous chunk, or end that one earlier
+                redo = _mend_short_tail(plan, texts, tokenizer, budget, spans_out, toks_out, (ps, cs, pe, ce, text, n))
+                if redo is None or redo >= 0:  # merged (the end), or re-plan from `redo`
+                    cur = redo
+                    break
+            if b < plan.N and n < plan.min:
+                # re-tokenised below min (a cut inside a word or on a page whose offsets the
+                # normalizer shifts): end it later by the missing tokens, if that fits
+                nb = plan.choose_end(a, floor=b + plan.min - n)
+                npe, nce, _ = plan.char_end(nb)
+                ntext = _render(texts, ps, cs, npe, nce)
+                nn = len(tokenizer.token_spans(ntext))
+                if nb > b and plan.min <= nn <= budget:
+                    spans_out.append((ps, cs, npe, nce, ntext, nn))
+                    toks_out.append((a, nb))
+                    cur = plan.next_start(a, nb)
+                    break
+            if n <= budget:
+                spans_out.append((ps, cs, pe, ce, text, n))
+                toks_out.append((a, b))
+                continue
+            while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
+                b = plan.choose_end(a, limit=b - (n - budget))
+                pe, ce, _ = plan.char_end(b)
+                text = _render(texts, ps, cs, pe, ce)
+                n = len(tokenizer.token_spans(text))
+            log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
+            spans_out.append((ps, cs, pe, ce, text, n))
+            toks_out.append((a, b))
+            cur = plan.next_start(a, b)
+            break
+        s = cur
+
+    chunks = []
+    for seq, (ps, cs, pe, ce, text, n) in enumerate(spans_out):
+        first, last = pages[ps], pages[pe]
+        chunks.append(
+            Chunk(
+                file=doc.path,
+                seq=seq,
+                page_start=first.number,
+                page_end=last.number,
+                char_start=cs,
+                char_end=ce,
+                text=text,
+                n_tokens=n,
+                label_start=first.label,
+                label_end=last.label,
+                ocr=any(p.status == "ocr" for p in pages[ps : pe + 1]),
+            )
+        )
+    return chunks

@@ -1,0 +1,364 @@
+"""The embed loop: prepared files in, chunk rows with vectors out (layer 3).
+
+What it does with the passages of a write (build, update, rebuild):
+
+* **Identical passages embedded once** (issue 23.5). Running headers, boilerplate, the same
+  manual in several files: a passage text is embedded once per write and every row keeps its own
+  pointer (chunk id, file, pages). Within a file always; across files through the resume cache
+  (a text, or for the int8 graph a whole batch, already embedded in this write is taken from it).
+* **Resume** (issue 15.6). Every embedded unit goes to the resume cache
+  (:mod:`pagerecall.ingest.resume_cache`) before its rows are written; a killed or failed write's vectors
+  are found there by the next one.
+* **Batches** (issue 23.4). Passages are sorted by token length before they are cut into batches
+  of :data:`EMBED_BATCH` (less padding). How batches are formed depends on whether the
+  embedder's vectors depend on their batch mates (``embedder.batch_invariant``):
+
+  - batch-invariant (OpenVINO bf16; the fp32, q4 and q4f32 graphs; cosine 0.999995 alone vs in
+    a batch of 16 for OpenVINO bf16, ``bench/batching.py``): batches span files. Files are taken
+    in path order until :data:`EMBED_GROUP` passages wait; their distinct texts not yet cached are
+    embedded in one call (the embedder sorts them by length), so corpora of many small files fill
+    their batches.
+    A file with pages in OCR comes out of path order (:mod:`pagerecall.ingest.prefetch`: the build goes
+    on while its OCR child runs), so its passages are embedded in a group of their own, with
+    resume-cache keys of their own: the groups of the other files are those of path order, and
+    no vector depends on when an OCR ended (``tests/test_prefetch.py`` compares two builds whose
+    OCR ended at different points, bit for bit). Such a file shares identical passages with no
+    other file (they are few: its text comes from Tesseract).
+  - the int8 graph (dynamic quantisation scales activations per batch: cosine 0.993 min / 0.997
+    mean alone vs in a batch of 16, ``bench/batching.py``): batches never span files. A file's
+    distinct passages, stably sorted by token count, are cut into batches of
+    :data:`EMBED_BATCH`: a file's vectors are a function of its own text only, so the same corpus
+    gives the same index, an update gives the vectors a rebuild gives, and a resumed build gives
+    bit-identical vectors (the cache keeps whole batches).
+    Rejected: batching int8 passages across files. Deterministic for one corpus, but a changed
+    file would move the vectors of its batch mates in other files at the next rebuild, while
+    an update would keep them (update and rebuild would differ; the 0.1 measurement saw near-tied
+    hits reorder). Rejected: batch size 1 (batch-invariant for int8): +33 % CPU per token
+    against batches of 32 (0.736 vs 0.554 CPU-ms per token, ``bench/batching.py``, load 12).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pagerecall.config import Settings
+from pagerecall.errors import ExtractionError
+from pagerecall.index.corpus import DiskFile
+from pagerecall.memory import release_free_heap
+from pagerecall.ingest.prefetch import prepare_ahead
+from pagerecall.ingest.preparing import PendingFile, Prepared, file_record, rows_of, start_file
+from pagerecall.paths import file_sha256
+
+log = logging.getLogger(__name__)
+
+EMBED_BATCH = 32
+"""Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
+
+EMBED_GROUP = 256
+"""Passages handed to the embedder at a time (a multiple of :data:`EMBED_BATCH`), and for a
+batch-invariant embedder the passages that wait (from several files) before they are embedded.
+The progress callback comes after each group (6-13 s at the measured 20-41 passages/s)."""
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class EmbedStats:
+    """Counts of one write's embed loop. ``embedded``: passages the model embedded;
+    ``from_cache``: rows whose vector came from the resume cache (written by an earlier,
+    interrupted write); ``duplicates``: rows whose text (int8: whose batch) was already embedded
+    in this write; ``tokens``: tokens the model computed, padding included (each passage counted
+    as ``n_tokens + tokenizer.overhead``, the chunker's count, times the longest in its batch);
+    ``seconds``: wall time inside the embedder."""
+
+    embedded: int = 0
+    from_cache: int = 0
+    duplicates: int = 0
+    tokens: int = 0
+    seconds: float = 0.0
+    rows: int = 0
+    stored_now: set = field(default_factory=set, repr=False)
+
+
+def padded_tokens(lengths: Sequence[int], batch: int, multiple: int = 1) -> int:
+    """Tokens a model computes for passages of ``lengths`` tokens batched ``batch`` at a time after
+    a stable sort by length (each batch padded to its longest, rounded up to a multiple of
+    ``multiple``: the embedder's ``seq_multiple``, 8 for OpenVINO)."""
+    ls = sorted(lengths)
+    return sum(-(-max(ls[a : a + batch]) // multiple) * multiple * len(ls[a : a + batch])
+               for a in range(0, len(ls), batch))
+
+
+class EmbedLoop:
+    """Vectors for prepared files (see the module docstring).
+
+    ``embedder``: an ``embedding.Embedder``; ``cache``: an ``embedcache.EmbedCache`` or None (then
+    nothing survives an interrupted write, and identical passages are shared within a group only);
+    ``progress(stage, done, total)`` gets ``"passages"`` with rows done and rows known so far.
+    ``vectors(files)`` returns one float32 ``(len(p.chunks), dim)`` array per file, rows
+    L2-normalised, in chunk order; ``vectors([p], own_group=True)`` embeds one file in a group
+    of its own (an OCR'd file that came out of path order, ``Prepared.own_group``): for a
+    batch-invariant embedder its resume-cache keys are its own too (the file's chunk prefix is
+    part of them), so its vectors and those of the other files do not depend on which was
+    embedded first; it shares identical passages within itself only. The int8 graph's
+    per-file batches need no such care (a batch's vectors depend on its texts only).
+    """
+
+    def __init__(self, embedder: Any, cache: Any, progress: Progress) -> None:
+        self.embedder = embedder
+        self.cache = cache
+        self.progress = progress
+        self.invariant = bool(getattr(embedder, "batch_invariant", False))
+        # int8: EMBED_BATCH always (its cache keys are whole batches); batch-invariant runtimes
+        # take their own size (OpenVINO: 16, pagerecall.model.openvino_encoder.OVEncoder.preferred_batch)
+        self.batch = int(getattr(embedder, "preferred_batch", EMBED_BATCH)) if self.invariant else EMBED_BATCH
+        tok = getattr(embedder, "tokenizer", None)
+        self.overhead = int(getattr(tok, "overhead", 0) or 0)
+        self.seq_multiple = int(getattr(getattr(embedder, "encoder", None), "seq_multiple", 1) or 1)
+        self.stats = EmbedStats()
+        self._known = 0
+
+    # ------------------------------------------------------------------ public
+    def vectors(self, files: Sequence[Prepared], own_group: bool = False) -> list[np.ndarray]:
+        self._known += sum(len(p.chunks) for p in files)
+        if self.invariant:
+            if own_group and len(files) != 1:
+                raise ValueError("own_group takes one file")
+            return self._invariant(files, files[0].record["chunk_prefix"] if own_group else None)
+        return [self._per_file(p) for p in files]
+
+    # ------------------------------------------------------------------ helpers
+    def _embed(self, texts: list[str], lengths: list[int], batch: int) -> np.ndarray:
+        t0 = time.perf_counter()
+        vecs = self.embedder.embed_passages(texts, batch_size=batch)
+        self.stats.seconds += time.perf_counter() - t0
+        self.stats.embedded += len(texts)
+        self.stats.tokens += padded_tokens([n + self.overhead for n in lengths], batch, self.seq_multiple)
+        return np.asarray(vecs, dtype=np.float32)
+
+    def _take(self, keys: list[bytes], sizes: list[int]) -> dict[bytes, np.ndarray]:
+        """Cached units among ``keys`` (``sizes``: rows each unit stands for), counted as
+        duplicates (stored by this write) or as resumed work."""
+        if self.cache is None:
+            return {}
+        found = self.cache.get_many(keys)
+        for k, n in zip(keys, sizes):
+            if k in found:
+                if k in self.stats.stored_now:
+                    self.stats.duplicates += n
+                else:
+                    self.stats.from_cache += n
+        return found
+
+    def _store(self, items: list[tuple[bytes, np.ndarray]]) -> None:
+        if self.cache is not None:
+            self.cache.put(items)
+            self.stats.stored_now.update(k for k, _ in items)
+
+    def _tick(self, rows: int) -> None:
+        self.stats.rows += rows
+        self.progress("passages", self.stats.rows, self._known)
+
+    # ------------------------------------------------------------------ int8: per file, per batch
+    def _per_file(self, p: Prepared) -> np.ndarray:
+        dim = self.embedder.dim
+        out = np.empty((len(p.chunks), dim), dtype=np.float32)
+        if not p.chunks:
+            return out
+        first: dict[str, int] = {}
+        lengths: list[int] = []
+        for c in p.chunks:
+            if c.text not in first:
+                first[c.text] = len(first)
+                lengths.append(c.n_tokens)
+        uniq = list(first)
+        self.stats.duplicates += len(p.chunks) - len(uniq)
+        order = sorted(range(len(uniq)), key=lambda i: lengths[i])  # stable: ties keep text order
+        batches = [order[a : a + EMBED_BATCH] for a in range(0, len(order), EMBED_BATCH)]
+        keys = [self.cache.key([uniq[i] for i in b]) for b in batches] if self.cache is not None else []
+        found = self._take(keys, [len(b) for b in batches]) if keys else {}
+        vecs = np.empty((len(uniq), dim), dtype=np.float32)
+        done_in_file = 0
+        per_tick = EMBED_GROUP // EMBED_BATCH
+        for j, b in enumerate(batches):
+            key = keys[j] if keys else None
+            if key is not None and key in found:
+                vecs[b] = found[key]
+            else:
+                vecs[b] = self._embed([uniq[i] for i in b], [lengths[i] for i in b], len(b))
+                if key is not None:
+                    self._store([(key, vecs[b])])
+            done_in_file += len(b)
+            if (j + 1) % per_tick == 0 and j + 1 < len(batches):  # progress on one huge file too
+                self.progress("passages", self.stats.rows + done_in_file, self._known)
+        for r, c in enumerate(p.chunks):
+            out[r] = vecs[first[c.text]]
+        self._tick(len(p.chunks))
+        return out
+
+    # ------------------------------------------------------------------ batch-invariant: across files
+    def _invariant(self, files: Sequence[Prepared], own: str | None = None) -> list[np.ndarray]:
+        dim = self.embedder.dim
+        first: dict[str, int] = {}
+        lengths: list[int] = []
+        for p in files:
+            for c in p.chunks:
+                if c.text not in first:
+                    first[c.text] = len(first)
+                    lengths.append(c.n_tokens)
+        uniq = list(first)
+        self.stats.duplicates += sum(len(p.chunks) for p in files) - len(uniq)
+        vecs = np.empty((len(uniq), dim), dtype=np.float32)
+        if self.cache is None:
+            keys = []
+        elif own is None:
+            keys = [self.cache.key([t]) for t in uniq]
+        else:  # a unit of two texts: never the key of a shared passage (one text) or an int8 batch
+            keys = [self.cache.key([t, f"\0own group {own}"]) for t in uniq]
+        found = self._take(keys, [1] * len(keys)) if keys else {}
+        missing = [i for i in range(len(uniq)) if not keys or keys[i] not in found]
+        for i in range(len(uniq)):
+            if keys and keys[i] in found:
+                vecs[i] = found[keys[i]][0]
+        rows = sum(len(p.chunks) for p in files)
+        self.stats.rows += rows - len(missing)
+        for a in range(0, len(missing), EMBED_GROUP):  # slices: progress on one huge file too
+            part = missing[a : a + EMBED_GROUP]
+            got = self._embed([uniq[i] for i in part], [lengths[i] for i in part], self.batch)
+            vecs[part] = got
+            if keys:
+                self._store([(keys[i], got[k : k + 1]) for k, i in enumerate(part)])
+            self._tick(len(part))
+        if not missing:
+            self._tick(0)
+        out = []
+        for p in files:
+            out.append(np.stack([vecs[first[c.text]] for c in p.chunks]) if p.chunks
+                       else np.empty((0, dim), dtype=np.float32))
+        return out
+
+
+# --------------------------------------------------------------------------- files to rows
+
+WRITE_BATCH = 2048
+"""Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
+
+
+@dataclass
+class WriteStats:
+    """What ``index_files`` did: files ok / failed, pages read, and the embed loop's counts
+    (:class:`pagerecall.ingest.embed_loop.EmbedStats`)."""
+
+    files_ok: int = 0
+    files_failed: int = 0
+    pages: int = 0
+    embed: EmbedStats = field(default_factory=EmbedStats)
+
+    @property
+    def chunks_embedded(self) -> int:
+        """Passages the model embedded (``embed.embedded``; settable: the Ray engine counts its own)."""
+        return self.embed.embedded
+
+    @chunks_embedded.setter
+    def chunks_embedded(self, n: int) -> None:
+        self.embed.embedded = n
+
+    @property
+    def seconds_embedding(self) -> float:
+        """Seconds in the model (``embed.seconds``; settable like ``chunks_embedded``)."""
+        return self.embed.seconds
+
+    @seconds_embedding.setter
+    def seconds_embedding(self, s: float) -> None:
+        self.embed.seconds = s
+
+
+def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
+                settings: Settings, progress: Progress, cache=None) -> WriteStats:
+    """Extract, chunk, embed and write ``files`` into an open generation writer.
+
+    Files are prepared ahead in a worker thread (:func:`pagerecall.ingest.prefetch.prepare_ahead`:
+    extraction overlaps embedding, and a file waiting for OCR does not hold up the files after
+    it); their vectors come from :class:`pagerecall.ingest.embed_loop.EmbedLoop` (identical passages
+    once, the resume ``cache``, batches sorted by length; across files only for
+    batch-invariant embedders, and then in groups fixed by path order: the files that need no
+    OCR in path order, each OCR'd file in a group of its own when its OCR is done, so the index
+    does not depend on timing). File records are written after their chunks, so a record with
+    ``status='ok'`` always has its rows. Rows and records are appended in the order files are
+    embedded (an OCR'd file's after those embedded while its OCR ran): nothing reads them by
+    position (chunk ids, file names and the scalar indexes do).
+    """
+    stats = WriteStats()
+    loop = EmbedLoop(embedder, cache, progress)
+    stats.embed = loop.stats
+    pending_rows: list[dict] = []
+    pending_records: list[dict] = []
+    total = len(files)
+
+    def flush() -> None:
+        if pending_rows:
+            writer.add_chunks(pending_rows)
+            pending_rows.clear()
+            release_free_heap()  # the written batch's rows and Arrow buffers (pagerecall.memory)
+        if pending_records:
+            writer.upsert_file_records(pending_records)
+            pending_records.clear()
+
+    def start(f: DiskFile) -> Prepared | PendingFile:
+        try:
+            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
+        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
+            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
+            log.warning("failed: %s", err)
+            return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
+        return start_file(root, f, sha, embedder.tokenizer, settings)
+
+    waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
+
+    def embed(group: list[Prepared], own_group: bool = False) -> None:
+        for p, vecs in zip(group, loop.vectors(group, own_group=own_group)):
+            if p.chunks:
+                pending_rows.extend(rows_of(p, vecs))
+            pending_records.append(p.record)  # after its rows: an 'ok' record always has them
+        group.clear()
+
+    done = 0
+    for p in prepare_ahead(files, start):
+        stats.pages += p.record["pages"]
+        if p.record["status"] == "ok":
+            stats.files_ok += 1
+        else:
+            stats.files_failed += 1
+        done += 1
+        progress("files", done, total)
+        if p.own_group:
+            embed([p], own_group=True)  # out of path order: a group of its own (see above)
+        else:
+            waiting.append(p)
+            if not loop.invariant or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
+                embed(waiting)  # per file unless batch-invariant: see pagerecall.ingest.embed_loop
+        if len(pending_rows) >= WRITE_BATCH:
+            flush()
+    embed(waiting)
+    flush()
+    return stats
+
+
+class LazyTokenizer:
+    """A tokenizer loaded on first use (``load()`` returns it): retrying files that still fail to
+    open needs no model (a no-op update, issue 15.8)."""
+
+    def __init__(self, load: Callable[[], object]) -> None:
+        self._load = load
+        self._tok = None
+
+    def __getattr__(self, name: str):
+        if self._tok is None:
+            self._tok = self._load()
+        return getattr(self._tok, name)

@@ -1,0 +1,319 @@
+"""The chunker's and the build's tokenizer without the 250k-piece vocabulary in memory (issue 13.4).
+
+Why: a build tokenises every page (token spans for the chunker) and every passage (ids for the
+model). With ``tokenizers`` loading the full multilingual-e5 ``tokenizer.json`` that costs
+~288 MB of RSS for the whole build (the Unigram vocabulary and its trie). As in
+:mod:`pagerecall.model.query_tokenizer`, a Unigram segmentation of a text can only use pieces that are
+substrings of its normalised, pre-tokenised words, so a ``tokenizers`` Unigram over those pieces
+alone (same scores, same minimum score, ids 0-3 in place, pieces in id order) segments the text
+exactly as the full one: the same tokens, hence the same ids and the same character offsets
+(normaliser and pre-tokeniser are the full tokenizer's own, from the skeleton).
+
+How: a batch of texts (the chunker's 64 pages, or a group of passages) gets one small Unigram
+over the union of its words' pieces. Each word's pieces are found once (vectorised binary search
+in the memory-mapped sorted vocabulary) and kept in a bounded per-word cache, since the words of
+a corpus repeat. A text holding an added token (``<s>``, ``<mask>``...), for which the skeleton
+would not reproduce the full tokenizer, goes to the full tokenizer, loaded on first need.
+
+Added tokens: a text holding ``<s>``, ``</s>``, ``<pad>``, ``<unk>`` or ``<mask>`` in its raw
+characters is cut at them as the full tokenizer cuts it (leftmost-longest match on the raw text;
+multilingual-e5's five are plain, non-normalised tokens whose contents are vocabulary pieces): each
+part between them is encoded alone through the small Unigram, the token keeps its id, then specials
+and truncation. Before, such a text loaded the full tokenizer, which then stayed for the rest of the
+build: on the whole bench corpus page 298 of ``manuals-misc/gnuplot.pdf`` prints ``<s>`` twice, and
+from that file on the build held +265 MB more (see "Whole bench corpus" below).
+
+Exactness: ``tests/test_spantok.py`` checks spans, ids, chunks and vectors against the full
+tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adversarial texts
+(texts holding added tokens among them, and a real build of a text layer that prints them);
+whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,
+offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
+
+Where a build's memory goes (3 maint-guide PDFs, 1,149 passages; Intel Xeon with AMX, 2 cores;
+RSS sampled every 20 ms and charged to the stages running, ``/tmp``-probe of 2026-12-02, load 6-19):
+    model loaded (OpenVINO f32e8 compiled, or onnxruntime int8 session): ~290-305 MB;
+    full tokenizer, loaded by the embed loop before the first file: +315 MB (gone with this module;
+    the light one costs a few MB: word cache, 1 MB inverse permutation, memory-mapped arrays);
+    extraction + chunking of the first file alongside: +40-50 MB;
+    embedding: OpenVINO grows to +520 MB over the build (2 streams of batches of 32 x up to 200
+    tokens, plus malloc fragmentation across its threads: ``MALLOC_ARENA_MAX=2`` took 36 MB off
+    the peak in one run), onnxruntime int8 +190-280 MB;
+    Lance appends and ``finalize`` (IVF training, compaction, scalar indexes): +60-80 MB;
+    the verification probe and swap after it: +80 MB (OpenVINO run).
+    Peak (``ru_maxrss``), before -> after this module, one concurrent run of both:
+    OpenVINO 1,390 -> 1,176 MB, onnxruntime int8 1,071 -> 879 MB.
+Cost: tokenising is slower per page (spans of the 132 maint-guide en+ja pages: 2.0 CPU-s against
+0.42 with the full tokenizer, word cache cold; Python enumerates each word's substrings), a few
+percent of a build whose time is the model's; the builds' wall times were equal within the noise.
+Whole bench corpus (85 PDFs, 12,065 pages, 55,650 passages, OCR off; Intel Xeon with AMX, 2 cores,
+2026-12-02, load 1-13; ``/tmp`` probes, RSS and glibc's ``mallinfo2`` sampled every second):
+    what grows with the corpus: nothing per passage to speak of. The step: +265 MB of malloc'd
+    memory within one second at ``gnuplot.pdf`` (file 54 of 85), held to the end: the full
+    tokenizer, loaded for its ``<s>`` (fixed here). With the model's work replaced by hashed
+    vectors (real extraction, chunking, Lance, Tantivy, finalize) the build peaked at 1,390 MB
+    before this fix; its RSS rose 575 -> 722 MB over the first 34k passages (not split further;
+    Tantivy's writer heap fills towards its 128 MB budget), 722 -> 993 MB at the step, then flat to the
+    end of the loop (1,029 MB), and finalize + verification added 330 MB (without the malloc tuning
+    of ``pagerecall.memory``, which came in the same day). The same run with that tuning, before and
+    after this fix side by side (load 7-11): peak 1,060 MB before (the 268 MB step at file 54), 808 MB
+    after (no step; 665 MB at the end of the embed loop, finalize and verification the rest). PyMuPDF's page objects do not stay (the
+    largest PDFs: +10 MB while read, back after); pyarrow's pool held 0-3 MB throughout (Lance
+    allocates on its own); the resume cache's SQLite page cache has SQLite's default bound (2 MB) and the
+    "stored in this write" key set holds 4.8 MB at 56k passages (tracemalloc); OCR runs in a child
+    process (``pagerecall.extract.ocr``), whose RSS is not the build's.
+    Lance + Tantivy alone (the 55,650 rows appended 2,048 at a time, then finalize and verification,
+    with the malloc tuning): +180 MB while appending, finalize peaks 20 MB above that (IVF training,
+    compaction, scalar indexes), verification below it (reading Tantivy's document store maps its
+    files: RssFile +40-80 MB).
+    OpenVINO's working set: +280 MB on top of the compiled model with a fixed 1 MiB mmap threshold
+    (1,024 bench passages in groups of 256, batches of 16), +410-430 MB without.
+Rejected: a smaller Tantivy writer heap (57,000 chunk documents: +55 MB RSS at the 128 MB heap,
++70 MB at 32 MB: more segments to merge).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from pagerecall.model.query_tokenizer import QueryTokenizer
+
+_WORD_CACHE = 50_000
+"""Words whose candidate pieces are kept (cleared when full; a few MB at this size)."""
+_CACHE_WORD_CHARS = 64
+"""Longer words (CJK lines without spaces) are not cached: they rarely repeat."""
+
+
+class LightTokenizer:
+    """The chunker's ``Tokenizer`` protocol (``token_spans``, ``token_spans_batch``, ``count``,
+    ``ids``, ``max_tokens``, ``overhead``, ``passage_prefix``, ``sha256``, ``path``) plus
+    ``passage_ids`` (model input ids), equal to ``tokenization.HFTokenizer`` on the same
+    ``tokenizer.json`` without loading its vocabulary.
+
+    ``query_tok``: an open :class:`pagerecall.model.query_tokenizer.QueryTokenizer` (its derived arrays and
+    skeleton); ``full``: a callable returning the full ``HFTokenizer`` (called only for texts
+    holding an added token that :meth:`_encode` cannot cut out itself: none for multilingual-e5).
+    Offsets are character offsets (Python ``str`` indices); ids int.
+    Thread-safe.
+    """
+
+    def __init__(self, query_tok: QueryTokenizer, full: Callable[[], object], max_tokens: int = 512,
+                 passage_prefix: str = "") -> None:
+        from tokenizers import Tokenizer
+
+        from pagerecall.paths import file_sha256
+
+        self._q = query_tok
+        self._full_loader = full
+        self._full = None
+        self.path = Path(query_tok.path)
+        self.max_tokens = max_tokens
+        self.passage_prefix = passage_prefix
+        text = query_tok._tok.to_str()  # the skeleton: normaliser, pre-tokeniser, post-processor
+        self._spans_tok = Tokenizer.from_str(text)
+        self._spans_tok.no_truncation()
+        self._spans_tok.no_padding()
+        self._ids_tok = Tokenizer.from_str(text)
+        self._ids_tok.no_padding()
+        self._ids_tok.enable_truncation(max_length=max_tokens, direction="right")
+        self._norm = self._spans_tok.normalizer
+        self._pre = self._spans_tok.pre_tokenizer
+        self._inv = np.empty(len(query_tok._ids), dtype=np.int32)  # original id -> sorted position
+        self._inv[np.asarray(query_tok._ids)] = np.arange(len(query_tok._ids), dtype=np.int32)
+        self._words: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()
+        self.sha256 = file_sha256(self.path)
+        self._added = self._added_tokens()
+        self._added_re = (re.compile("|".join(re.escape(t) for t in sorted(self._added, key=len, reverse=True)))
+                          if self._added else None)
+        probe = self._encode(["a"], False, self._spans_tok)[0][0]
+        framed = self._encode(["a"], True, self._spans_tok)[0][0]
+        k = next(i for i in range(len(framed)) if framed[i : i + len(probe)] == probe)
+        self._pre_ids, self._post_ids = framed[:k], framed[k + len(probe) :]  # XLM-R: [0], [2]
+        specials = len(self._encode([""], True, self._spans_tok)[0][0])
+        prefix = len(self._encode([passage_prefix], False, self._spans_tok)[0][0]) if passage_prefix else 0
+        self.overhead = specials + prefix
+
+    # ------------------------------------------------------------------ internals
+    def _added_tokens(self) -> dict[str, int]:
+        """The added tokens this module splits out itself: content -> the full tokenizer's id.
+
+        Only tokens matched on the raw text as plain substrings (``normalized``, ``lstrip``,
+        ``rstrip`` and ``single_word`` all false, as in multilingual-e5's five) whose content is a
+        vocabulary piece (its id is then the piece's id: ``<mask>`` 250001). Texts holding any
+        other added token go to the full tokenizer."""
+        q = self._q
+        out: dict[str, int] = {}
+        for tok in self._spans_tok.get_added_tokens_decoder().values():
+            if tok.normalized or tok.lstrip or tok.rstrip or tok.single_word:
+                continue
+            b = tok.content.encode("utf-8")
+            if not b or len(b) > q._width:
+                continue
+            pos = min(int(np.searchsorted(q._pieces, np.array([b], dtype=f"S{q._width}"))[0]), len(q._pieces) - 1)
+            if q._pieces[pos] == b:
+                out[tok.content] = int(q._ids[pos])
+        return out
+
+    def _split_added(self, text: str) -> list[tuple[int, str, int | None]] | None:
+        """``text`` cut at its added tokens as the full tokenizer cuts it (leftmost-longest
+        match on the raw text): ``(start, part, id)``, ``id`` None for text between added
+        tokens. None when the text holds an added token this module does not handle."""
+        if any(t in text for t in self._q._added if t not in self._added):
+            return None
+        parts: list[tuple[int, str, int | None]] = []
+        at = 0
+        for m in self._added_re.finditer(text) if self._added_re is not None else ():
+            if m.start() > at:
+                parts.append((at, text[at : m.start()], None))
+            parts.append((m.start(), m.group(), self._added[m.group()]))
+            at = m.end()
+        if at < len(text):
+            parts.append((at, text[at:], None))
+        return parts
+
+    def full(self):
+        """The full ``HFTokenizer`` (loaded on first call: 0.8-1.4 s, +288 MB)."""
+        if self._full is None:
+            self._full = self._full_loader()
+        return self._full
+
+    def _word_pieces(self, words: set[str]) -> np.ndarray:
+        """Original ids (int64, unique) of every vocabulary piece occurring in any of ``words``."""
+        q = self._q
+        m, width = q._max_chars, q._width
+        cached = {w: self._words[w] for w in words if w in self._words}  # before a clear below
+        new = [w for w in words if w not in cached]
+        if new:
+            subs: list[bytes] = []
+            owner: list[int] = []
+            for k, w in enumerate(new):
+                n = len(w)
+                for i in range(n):
+                    for j in range(i + 1, min(n, i + m) + 1):
+                        b = w[i:j].encode("utf-8")
+                        if len(b) <= width:
+                            subs.append(b)
+                            owner.append(k)
+            found: list[list[int]] = [[] for _ in new]
+            if subs:
+                cand = np.array(subs, dtype=f"S{width}")
+                pos = np.minimum(np.searchsorted(q._pieces, cand), len(q._pieces) - 1)
+                hit = np.flatnonzero(q._pieces[pos] == cand)
+                ids = np.asarray(q._ids[pos[hit]], dtype=np.int32)
+                for h, i in zip(hit.tolist(), ids.tolist()):
+                    found[owner[h]].append(i)
+            if len(self._words) + len(new) > _WORD_CACHE:
+                self._words.clear()
+            per = {w: np.array(f, dtype=np.int32) for w, f in zip(new, found)}
+            for w, a in per.items():
+                if len(w) <= _CACHE_WORD_CHARS:
+                    self._words[w] = a
+        else:
+            per = {}
+        parts = [cached[w] if w in cached else per[w] for w in words]
+        return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
+
+    def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list]]:
+        """(ids, offsets) of each text through a Unigram over the batch's candidate pieces.
+
+        A text holding an added token (``<s>``, ``<mask>``, ... in the raw text; e.g. a manual
+        that prints ``<s>``) is cut at them as the full tokenizer cuts it: each part between them
+        is encoded alone (normaliser and pre-tokeniser run per part there too), the added token
+        keeps its own id and offsets, then specials and truncation are applied as ``tok``
+        applies them. Texts this cannot reproduce are left as None (the caller uses the full
+        tokenizer, +288 MB for the rest of the process)."""
+        from tokenizers.models import Unigram
+
+        q = self._q
+        plans: list = []  # per text: "whole", a list of parts, or None
+        units: list[str] = []  # texts encoded by tok as given (exact) ...
+        pieces: list[str] = []  # ... and parts between added tokens, encoded without specials
+        for t in texts:
+            if q.exact_for(t):
+                plans.append("whole")
+                units.append(t)
+                continue
+            parts = self._split_added(t)
+            plans.append(parts)
+            if parts is not None:
+                pieces.extend(p for _, p, i in parts if i is None)
+        words: set[str] = set()
+        for t in units + pieces:
+            norm = self._norm.normalize_str(t) if self._norm else t
+            for w, _ in (self._pre.pre_tokenize_str(norm) if self._pre else [(norm, None)]):
+                words.add(w)
+        with self._lock:
+            ids = self._word_pieces(words)
+            subset = np.unique(np.concatenate([q._always_ids, ids]))  # sorted: ids 0-3 stay first
+            rows = self._inv[subset]
+            vocab = [(q._pieces[r].decode("utf-8"), float(q._scores[i])) for r, i in zip(rows.tolist(), subset.tolist())]
+            tok.model = Unigram(vocab, q._unk_id, False)
+            encs = iter(tok.encode_batch(units, add_special_tokens=add_special_tokens) if units else [])
+            if pieces and tok is not self._spans_tok:
+                self._spans_tok.model = tok.model  # parts: no specials, no truncation (_assemble)
+            part_encs = iter(self._spans_tok.encode_batch(pieces, add_special_tokens=False) if pieces else [])
+        out: list = []
+        for plan in plans:
+            if plan == "whole":
+                e = next(encs)
+                out.append((subset[np.asarray(e.ids, dtype=np.int64)].tolist(), e.offsets))
+            elif plan is None:
+                out.append(None)
+            else:
+                out.append(self._assemble(plan, part_encs, subset, add_special_tokens, tok))
+        return out
+
+    def _assemble(self, parts, part_encs, subset: np.ndarray, add_special_tokens: bool, tok) -> tuple[list[int], list]:
+        """The (ids, offsets) of a text cut at added tokens (:meth:`_encode`): parts' tokens with
+        their offsets moved to the text's, added tokens in between, then ``tok``'s truncation
+        (right, counting the specials) and specials (offsets ``(0, 0)``)."""
+        ids: list[int] = []
+        offs: list[tuple[int, int]] = []
+        for start, part, added in parts:
+            if added is not None:
+                ids.append(added)
+                offs.append((start, start + len(part)))
+                continue
+            e = next(part_encs)
+            ids.extend(subset[np.asarray(e.ids, dtype=np.int64)].tolist())
+            offs.extend((start + a, start + b) for a, b in e.offsets)
+        if add_special_tokens:
+            trunc = tok.truncation
+            if trunc:
+                keep = max(0, int(trunc["max_length"]) - len(self._pre_ids) - len(self._post_ids))
+                ids, offs = ids[:keep], offs[:keep]
+            ids = self._pre_ids + ids + self._post_ids
+            offs = [(0, 0)] * len(self._pre_ids) + offs + [(0, 0)] * len(self._post_ids)
+        return ids, offs
+
+    # ------------------------------------------------------------------ the Tokenizer protocol
+    def token_spans_batch(self, texts: Sequence[str]) -> list[list[tuple[int, int]]]:
+        """Character spans of the tokens of each text (no special tokens), one batch."""
+        texts = list(texts)
+        res = self._encode(texts, False, self._spans_tok)
+        return [list(r[1]) if r is not None else self.full().token_spans(t) for t, r in zip(texts, res)]
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """Character spans of the tokens of ``text`` (no special tokens)."""
+        return self.token_spans_batch([text])[0]
+
+    def count(self, text: str, with_overhead: bool = False) -> int:
+        """Number of tokens of ``text``; with ``with_overhead`` as the model will see it."""
+        n = len(self.token_spans(text))
+        return n + self.overhead if with_overhead else n
+
+    def ids(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        """Token ids of ``text`` (not truncated)."""
+        r = self._encode([text], add_special_tokens, self._spans_tok)[0]
+        return r[0] if r is not None else self.full().ids(text, add_special_tokens)
+
+    def passage_ids(self, texts: Sequence[str]) -> list[list[int] | None]:
+        """Model input ids of each text (special tokens added, truncated at ``max_tokens``), or
+        None for a text the full tokenizer must encode (an added token :meth:`_encode` does not
+        handle)."""
+        return [r[0] if r is not None else None for r in self._encode(list(texts), True, self._ids_tok)]
