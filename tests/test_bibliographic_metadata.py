@@ -210,3 +210,14 @@ def test_read_path_does_not_import_the_parsers(lib):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "HEAVY []" in r.stderr and json.loads(r.stdout)["matched"] == 1
+
+
+def test_hits_and_evidence_carry_the_reference(lib):
+    works, corpus, bib, zdir, settings, report = lib
+    w = next(w for w in works if w.in_bib and w.lang == "de")
+    s = Searcher(settings)
+    hit = s.search("Feldkampagne Unsicherheit", k=3, mode="fulltext", files=[w.key]).hits[0]
+    assert hit.reference["key"] == w.key and hit.to_dict()["reference"]["doi"] == w.doi
+    assert hit.reference["citation"].endswith(str(w.year))
+    ev = s.evidence("Feldkampagne Unsicherheit", 400, files=[w.key])
+    assert ev["passages"] and ev["passages"][0]["reference"]["key"] == w.key

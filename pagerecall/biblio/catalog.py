@@ -75,6 +75,22 @@ def sources_read(catalog: dict) -> list[str]:
     return out
 
 
+def references_of(gen_dir: Path | str, paths: Iterable[str]) -> dict[str, dict]:
+    """``{path: reference}`` (:func:`pagerecall.biblio.record.reference_of`) for those of ``paths``
+    that have metadata in the generation's catalog."""
+    from .record import reference_of
+
+    files = read_catalog(gen_dir).get("files") or {}
+    return {p: reference_of(files[p]) for p in paths if p in files}
+
+
+def add_references(gen_dir: Path | str, hits: Sequence) -> None:
+    """Set ``hit.reference`` on each hit whose file has metadata (one ``stat`` without a catalog)."""
+    refs = references_of(gen_dir, [h.file for h in hits])
+    for h in hits:
+        h.reference = refs.get(h.file)
+
+
 # ------------------------------------------------------------------------------ write path
 
 

@@ -72,6 +72,7 @@ HIT_FIELDS = {
     "section": "titles of the outline entries in force at page_start, outermost first (null: outline unknown)",
     "section_start": "a section of the outline starts on page_start with this passage",
     "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
+    "reference": "the file's bibliographic reference (key, citation like 'Moreau & Tanaka 2019', title, doi), if known",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
@@ -176,10 +177,14 @@ class FileEntry(BaseModel):
         description=f"physical page ranges per degradation ({', '.join(sorted(DEGRADED_STATUSES))}), e.g. '1-3, 7'",
     )
     repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
-    why: str | None = Field(None, description="why it matched: file_name, exact_key, doi, arxiv, author_year, title")
-    confidence: float | None = Field(None, description="how sure the match is, 0..1 (1.0: name or identifier)")
+    # absent (not null) on an index without bibliographic metadata: the answer stays as it was
+    why: str | None = Field(None, exclude_if=lambda v: v is None,
+                            description="why it matched: file_name, exact_key, doi, arxiv, author_year, title")
+    confidence: float | None = Field(None, exclude_if=lambda v: v is None,
+                                     description="how sure the match is, 0..1 (1.0: name or identifier)")
     reference: dict[str, Any] | None = Field(
-        None, description="the file's bibliographic reference: key, citation ('Moreau & Tanaka 2019'), title, doi")
+        None, exclude_if=lambda v: v is None,
+        description="the file's bibliographic reference: key, citation ('Moreau & Tanaka 2019'), title, doi")
 
     @classmethod
     def from_record(cls, rec: Any) -> "FileEntry":
@@ -268,6 +273,8 @@ class EvidencePassage(BaseModel):
     tokens: int = Field(description="tokens of text, counted by the tokenizer the answer names")
     chunk_ids: list[str]
     text: str = Field(description="read from the source pages (not the index): quotable after verify_quote")
+    reference: dict[str, Any] | None = Field(
+        None, description="the file's bibliographic reference (key, citation, title, doi), if known")
 
 
 class EvidenceOut(BaseModel):

@@ -130,13 +130,16 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None, catalog
     else:
         want = set(analyze_path(pattern))
         folded = _fold(pattern)
-        if meta:
+        if meta:  # without metadata the records stay as they were (no why / confidence)
             from pagerecall.biblio.match import match_pattern
 
             why = match_pattern(meta, pattern)
         matched = []
         for r in records:
             if (want and want <= set(analyze_path(r["path"]))) or (folded and folded in _fold(r["path"])):
+                if not meta:
+                    matched.append(r)
+                    continue
                 why[r["path"]] = ("file_name", 1.0) if r["path"] not in why or why[r["path"]][1] < 1.0 \
                     else why[r["path"]]
             if r["path"] in why:

@@ -297,6 +297,9 @@ class Searcher:
         for h in hits:
             h.weak = weak
         _add_sections(snapshot, hits)
+        from pagerecall.biblio.catalog import add_references
+
+        add_references(snapshot.path, hits)
         _add_snippets(q.parsed, hits)
         env = envelope(snapshot, hits, q.scope, self._registry(),
                        self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
