@@ -92,6 +92,7 @@ def make_works(n: int, seed: int = 33) -> list[Work]:
     rng = random.Random(seed)
     works = []
     keys: set[str] = set()
+    zkeys: set[str] = set()
     for i in range(n):
         lang = ("en", "de", "ja")[i % 3]
         k = rng.randint(1, 4)
@@ -110,7 +111,10 @@ def make_works(n: int, seed: int = 33) -> list[Work]:
         while key in keys:
             key += "a"
         keys.add(key)
-        zkey = "".join(rng.choice("ABCDEFGHIJKLMNPQRSTUVWXYZ23456789") for _ in range(8))
+        zkey = "".join(rng.choice("ABCDEFGHIJKLMNPRSTUVWXYZ23456789") for _ in range(8))  # no Q: parents' keys
+        while zkey[1:] in zkeys:
+            zkey = zkey[0] + "".join(rng.choice("ABCDEFGHIJKLMNPRSTUVWXYZ23456789") for _ in range(7))
+        zkeys.add(zkey[1:])
         works.append(Work(i=i, lang=lang, key=key, title=title, authors=authors, year=year,
                           journal=rng.choice(JOURNALS[lang]), volume=rng.randint(1, 60), issue=rng.randint(1, 6),
                           first_page=rng.randint(1, 900), n_pages=2, doi=f"10.5555/rl.{year}.{i:04d}", zkey=zkey,
@@ -212,7 +216,7 @@ def write_zotero(db: Path, works: list[Work]) -> None:
         item_id += 1
         parent = item_id
         con.execute("INSERT INTO items (itemID, itemTypeID, libraryID, key) VALUES (?, 2, 1, ?)",
-                    (parent, f"P{w.zkey[1:]}"))
+                    (parent, f"Q{w.zkey[1:]}"))
         data = {"title": w.title, "date": f"{w.year}-00-00 {w.year}", "publicationTitle": w.journal,
                 "volume": str(w.volume), "issue": str(w.issue), "pages": w.pages, "DOI": w.doi,
                 "extra": f"Citation Key: {w.key}" if w.in_bib else ""}
