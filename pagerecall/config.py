@@ -123,6 +123,14 @@ class Settings:
     ``lance_uri``, as ``(key, value)`` pairs; credentials come from the store's own environment
     variables (``AWS_ACCESS_KEY_ID``...), never from here."""
 
+    bibliographies: tuple[Path, ...] = ()
+    """Bibliographies (BibTeX/BibLaTeX ``.bib`` or CSL-JSON ``.json``), most trusted first, whose
+    entries give the indexed files their metadata (``pagerecall.biblio.catalog``); empty: those
+    the live index recorded (none at a first build)."""
+    zotero_dir: Path | None = None
+    """A Zotero data directory (``zotero.sqlite`` is read immutable, never written); None: the one
+    the live index recorded, if any."""
+
     def passwords_path(self) -> tuple[Path, bool]:
         """``(path, explicit)``: the passwords file to read, and whether it was set
         (``PAGERECALL_PASSWORDS``) rather than the default ``INDEX/passwords.json`` (a missing
@@ -165,6 +173,10 @@ class Settings:
             kwargs["ray_address"] = v
         if v := _first(env, "PAGERECALL_LANCE_URI"):
             kwargs["lance_uri"] = v
+        if v := _first(env, "PAGERECALL_BIBLIOGRAPHY"):
+            kwargs["bibliographies"] = tuple(Path(p).expanduser() for p in v.split(os.pathsep) if p.strip())
+        if v := _first(env, "PAGERECALL_ZOTERO"):
+            kwargs["zotero_dir"] = Path(v).expanduser()
         return cls(**kwargs).validate(source="environment")
 
     def validate(self, source: str = "flags") -> "Settings":

@@ -116,6 +116,9 @@ class Hit:
     """True when a section of the outline starts on ``page_start`` and this passage holds its title."""
     weak: bool = False
     """No lane had evidence for the query (``envelope.weak``): the nearest passage to nothing."""
+    reference: dict | None = None
+    """The file's bibliographic reference ``{"key", "citation", "title", "doi"}`` when the index holds
+    metadata for it (:func:`pagerecall.biblio.record.reference_of`), else None."""
 
     def to_dict(self) -> dict:
         return asdict(self)

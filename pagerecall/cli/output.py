@@ -317,9 +317,10 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "files":
         if not args.json:
             for f in res["files"]:
-                con().out.write(f"{f['path'] if isinstance(f, dict) else f}\n")
+                con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}\n")
             note = f" ({res['note']})" if res["matched"] == 0 else ""
-            con().out.write(f"{res['matched']} of {res['total']} files match by name{note}\n")
+            by = "by name or metadata" if res.get("sources") else "by name"
+            con().out.write(f"{res['matched']} of {res['total']} files match {by}{note}\n")
         return 0
     if cmd == "info":
         if not args.json:
@@ -332,6 +333,17 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             if not d["text"].strip():
                 con().err.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
                                  f"{d.get('note') or ''}\n")
+        return 0
+    if cmd == "resolve":
+        if not args.json:
+            for c in res["candidates"]:
+                ref = c.get("reference") or {}
+                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}-{p['page_end']} ({p['how']})"
+                                  if p.get("page_start") else f"printed {p['cited']}: physical page unknown"
+                                  for p in c.get("pages") or [])
+                con().out.write(f"{c['file']}  [{c['why']} {c['confidence']:.2f}]  {ref.get('citation') or ''}"
+                                f"{'  ' + pages if pages else ''}\n")
+            con().out.write(f"{res['matched']} candidate(s); {res['note']}\n")
         return 0
     if cmd == "outline":
         if not args.json:
@@ -363,3 +375,12 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
+
+
+def _ref_suffix(f) -> str:
+    """``  [why 0.90] Moreau & Tanaka 2019`` after a path in ``pagerecall files`` (metadata matches)."""
+    if not isinstance(f, dict) or not (f.get("reference") or f.get("why")):
+        return ""
+    why = f" [{f['why']} {f.get('confidence', 0):.2f}]" if f.get("why") and f.get("why") != "file_name" else ""
+    cite = (f.get("reference") or {}).get("citation") or ""
+    return f"  {why.strip()} {cite}".rstrip() if (why or cite) else ""

@@ -42,6 +42,12 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
     p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
                    help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
+    g = p.add_argument_group("bibliographic metadata (issue 33)")
+    g.add_argument("--bibliography", action="append", type=Path, metavar="FILE", dest="bibliographies",
+                   help="BibTeX/BibLaTeX or CSL-JSON whose entries' file fields name indexed files (repeatable, "
+                        "most trusted first; env PAGERECALL_BIBLIOGRAPHY; default: the ones recorded)")
+    g.add_argument("--zotero", type=Path, metavar="DIR", dest="zotero_dir",
+                   help="Zotero data directory, read read-only (env PAGERECALL_ZOTERO; default: the one recorded)")
     g = p.add_argument_group("scale-out (docs/scale-out.md)")
     g.add_argument("--engine", choices=["local", "ray"],
                    help="what extracts and embeds: this process, or a Ray cluster (env PAGERECALL_ENGINE; "
@@ -106,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
     p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("resolve", parents=[common, reader],
+                       help="find the files and pages a reference (as a manuscript prints it) points to")
+    p.add_argument("text", metavar="REFERENCE", help="one reference, or a DOI / arXiv id / citation key")
+    p.add_argument("--top", type=int, default=5, help="at most this many candidates (default 5)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("info", parents=[common, reader], help="what is indexed; failed, degraded and stale files")

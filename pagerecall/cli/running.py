@@ -33,6 +33,10 @@ def settings_from_args(args: argparse.Namespace, env: dict[str, str] | None = No
     for name in ("engine", "ray_address", "ray_workers", "ray_cpus_per_worker", "lance_uri"):
         if getattr(args, name, None) is not None:
             changes[name] = getattr(args, name)
+    if getattr(args, "bibliographies", None):
+        changes["bibliographies"] = tuple(p.expanduser() for p in args.bibliographies)
+    if getattr(args, "zotero_dir", None):
+        changes["zotero_dir"] = args.zotero_dir.expanduser()
     if getattr(args, "storage_options", None):
         pairs = []
         for item in args.storage_options:
@@ -80,6 +84,8 @@ def payload(args: argparse.Namespace) -> dict:
         return {"quote": args.quote, "file": args.file, "page": args.page}
     if cmd == "outline":
         return {"file": args.file}
+    if cmd == "resolve":
+        return {"text": args.text, "top": args.top}
     if cmd == "evidence":
         return {"query": args.query, "max_tokens": args.max_tokens, "files": args.files}
     return {}

@@ -91,6 +91,12 @@ class WriteReport:
     """True when the live generation's full-text index had an older schema
     (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages
     (in a dry run: would rebuild it)."""
+    bibliography: dict | None = None
+    """Bibliographic metadata of the new generation (:func:`pagerecall.biblio.catalog.summary`):
+    sources read with their problems, files with metadata per source, dangling entries; in an
+    update that wrote nothing, None. ``bibliography_changed``: an update found a bibliography or
+    the Zotero database changed and refreshed the metadata (nothing re-embedded)."""
+    bibliography_changed: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -153,6 +159,9 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     if hasattr(embedder, "runtime_info"):  # which runtime embedded, and why (pagerecall.model.runtimes)
         meta["embedding_runtime"] = embedder.runtime_info()
     writer.finalize(meta)
+    from pagerecall.biblio.catalog import refresh_generation
+
+    writer.bibliography = refresh_generation(store, writer.name, root, settings)  # pagerecall.biblio
     _probe(writer, embedder)
     hook("before_swap")
     store.swap(writer.name)
@@ -255,7 +264,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
         failed=_failed(records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in records),
         pages_embedded=stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
-        **_embed_fields(stats),
+        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats),
     )
 
 
@@ -348,16 +357,20 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     moved_root = root != recorded_root
     if moved_root:
         base_report["corpus_moved"] = {"from": str(recorded_root), "to": str(root)}
+    from pagerecall.biblio.catalog import read_catalog, sources_changed
+
+    biblio_changed = sources_changed(read_catalog(live.path), settings.bibliographies, settings.zotero_dir)
+    base_report["bibliography_changed"] = biblio_changed
     from pagerecall.model.embedding import load_embedder
 
     still_failing = 0
-    if not (dry_run or fulltext_outdated or moved_root) and delta.retry and only_retries(delta):
+    if not (dry_run or fulltext_outdated or moved_root or biblio_changed) and delta.retry and only_retries(delta):
         # issue 15.8: retried files that fail again the same way change nothing: write nothing
         tok = LazyTokenizer(lambda: load_embedder(settings, index_fingerprint=meta.get("fingerprint"),
                                                    purpose="index").tokenizer)
         if all(fails_the_same(root, disk[p], delta.hashes.get(p), records[p], tok, settings) for p in delta.retry):
             still_failing = len(delta.retry)
-    if dry_run or still_failing or (delta.empty and not fulltext_outdated and not moved_root):
+    if dry_run or still_failing or (delta.empty and not fulltext_outdated and not moved_root and not biblio_changed):
         if still_failing:
             log.info("update: %d failed file(s) retried, still failing the same way: nothing changed, "
                      "no generation written", still_failing)
@@ -414,7 +427,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
-        **_embed_fields(stats), **base_report,
+        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats), **base_report,
     )
 
 

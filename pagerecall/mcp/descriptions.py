@@ -51,9 +51,12 @@ build (stale). Call it to judge how far a search miss can be trusted.
 """
 
 FILES_DESC = """\
-Inventory of the indexed files by NAME: `pattern` is words of a file name (matched by stem) or a
-glob ('*.pdf', 'reports/2021/*'); '*' lists everything. Returns {total, matched, files}.
-`matched: 0` is a definitive negative BY FILE NAME: no indexed file is named like that. It says
+Inventory of the indexed files by NAME and METADATA: `pattern` is words of a file name (matched by
+stem), a glob ('*.pdf', 'reports/2021/*'), or, where the index holds bibliographic metadata, a
+citation key, a DOI (any form), 'Moreau 2019' / 'Moreau et al. 2019', or title words; '*' lists
+everything. Returns {total, matched, files}, best first, each with `why` and `confidence`.
+`matched: 0` is a definitive negative BY FILE NAME and by the metadata read (the note names the
+sources): no indexed file is named or catalogued like that. It says
 nothing about the text inside the files, and search cannot prove absence either. Use the paths
 it returns as the `file` argument of read_page / verify_quote and in semantic_search's `files`.
 """

@@ -72,6 +72,7 @@ HIT_FIELDS = {
     "section": "titles of the outline entries in force at page_start, outermost first (null: outline unknown)",
     "section_start": "a section of the outline starts on page_start with this passage",
     "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
+    "reference": "the file's bibliographic reference (key, citation like 'Moreau & Tanaka 2019', title, doi), if known",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
@@ -153,6 +154,9 @@ class InfoOut(BaseModel):
     )
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
+    bibliography: dict[str, Any] | None = Field(
+        None, description="metadata sources read (with problems), files with metadata per source, bibliography "
+                          "entries whose file is not in the corpus (dangling)")
     truncated: bool = False
 
 
@@ -173,6 +177,14 @@ class FileEntry(BaseModel):
         description=f"physical page ranges per degradation ({', '.join(sorted(DEGRADED_STATUSES))}), e.g. '1-3, 7'",
     )
     repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
+    # absent (not null) on an index without bibliographic metadata: the answer stays as it was
+    why: str | None = Field(None, exclude_if=lambda v: v is None,
+                            description="why it matched: file_name, exact_key, doi, arxiv, author_year, title")
+    confidence: float | None = Field(None, exclude_if=lambda v: v is None,
+                                     description="how sure the match is, 0..1 (1.0: name or identifier)")
+    reference: dict[str, Any] | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the file's bibliographic reference: key, citation ('Moreau & Tanaka 2019'), title, doi")
 
     @classmethod
     def from_record(cls, rec: Any) -> "FileEntry":
@@ -184,14 +196,16 @@ class FileEntry(BaseModel):
             if pages:
                 degraded[status] = page_ranges(pages)
         return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
-                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")))
+                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
+                   why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"))
 
 
 class FilesOut(BaseModel):
     """Answer of ``library_files``."""
 
     total: int = Field(description="files in the index")
-    matched: int = Field(description="files whose name matches; 0 is a definitive negative BY FILE NAME")
+    matched: int = Field(description="files whose name or metadata match; 0 is a definitive negative BY FILE NAME "
+                                     "and by the metadata the index holds (see note)")
     files: list[FileEntry]
     truncated: bool = Field(False, description="fewer files listed than matched (raise limit or narrow the pattern)")
     note: str = ""
@@ -259,6 +273,8 @@ class EvidencePassage(BaseModel):
     tokens: int = Field(description="tokens of text, counted by the tokenizer the answer names")
     chunk_ids: list[str]
     text: str = Field(description="read from the source pages (not the index): quotable after verify_quote")
+    reference: dict[str, Any] | None = Field(
+        None, description="the file's bibliographic reference (key, citation, title, doi), if known")
 
 
 class EvidenceOut(BaseModel):

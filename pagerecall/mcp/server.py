@@ -8,13 +8,14 @@ Tools (names kept from the upstream design):
 ``semantic_search``        hybrid / vector / full-text search: pointers + coverage envelope
 ``semantic_search_deep``   recall wide, widen to neighbouring chunks, rerank; says which scorer ran
 ``semantic_search_info``   generation, model, counts, build time, failed / degraded / stale files
-``library_files``          inventory by file name (``matched: 0`` is definitive *by name*)
+``library_files``          inventory by file name and metadata (``matched: 0`` is definitive for both)
 ``read_page``              the verbatim text of one source page (from the source, not the index)
 ``verify_quote``           is this quote in the source, on which page, how faithfully
 ``record_check`` ...       the citation ledger: record, review, find, list checks
                            (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
 ``view_page``              the page as an image, a quote or hit highlighted (:mod:`.view`)
 ``document_outline``       a file's table of contents from the index (bookmarks or detected headings)
+``resolve_reference``      a reference as printed -> candidate files, metadata, pages (:mod:`.references`)
 ``compose_evidence``       the best source passages for a query within a token budget
 =========================  ====================================================================
 
@@ -353,6 +354,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     from pagerecall.mcp.view import register as register_view
 
     register_view(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
+    from pagerecall.mcp.references import register as register_references
+
+    register_references(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
 

@@ -128,6 +128,9 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     if skipped_changed:
         notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
                      "(run pagerecall update)")
+    from pagerecall.biblio.catalog import references_of
+
+    references = references_of(searcher.snapshot().path, [p.file for p in taken])
     return {
         "query": res.query,
         "max_tokens": max_tokens,
@@ -135,7 +138,8 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         "tokenizer": f"{searcher.settings.model} (tokens of the passage texts, no special tokens)",
         "passages": [{"file": p.file, "page_start": p.page_start, "page_end": p.page_end,
                       "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
-                      "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text}
+                      "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text,
+                      "reference": references.get(p.file)}
                      for p in taken],
         "left_out": left_out,
         "notes": notes,

@@ -34,12 +34,15 @@ def glob_match(path: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(path.lower(), pat) or fnmatch.fnmatchcase(path.rsplit("/", 1)[-1].lower(), pat)
 
 
-def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_root: Path | None) -> list[str] | None:
+def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_root: Path | None,
+                  catalog: dict | None = None) -> list[str] | None:
     """Indexed file paths matching ``files`` (the scope of a search), sorted; None without ``files``.
 
     Each entry is a relative path, a bare file name, a folder (``fr`` or ``fr/``: every file
     under it), a glob (:func:`glob_match`), or an absolute path inside ``corpus_root``; names are
-    compared in Unicode NFC (:func:`pagerecall.paths.nfc`: an NFD name on disk is found as typed). Raises
+    compared in Unicode NFC (:func:`pagerecall.paths.nfc`: an NFD name on disk is found as typed). An
+    entry that names no file by path may be a citation key or a DOI of the bibliographic ``catalog``
+    (:mod:`pagerecall.biblio`): it then names the files that record belongs to. Raises
     ``UsageError`` when the scope matches no indexed file (the message says how to list the
     names: ``pagerecall files``).
     """
@@ -62,7 +65,8 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
             chosen += [p for p in indexed if norm[p] == pat]
         else:
             folder = pat.rstrip("/") + "/"
-            chosen += [p for p in indexed if norm[p].rsplit("/", 1)[-1] == pat or norm[p].startswith(folder)]
+            by_name = [p for p in indexed if norm[p].rsplit("/", 1)[-1] == pat or norm[p].startswith(folder)]
+            chosen += by_name or _by_identifier(catalog, pat, indexed)
     chosen = sorted(set(chosen))
     if not chosen:
         raise UsageError(
@@ -72,8 +76,20 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
     return chosen
 
 
-def files_inventory(reader: Any, pattern: str, limit: int | None = None) -> dict:
-    """Which indexed files match ``pattern`` by file name: a definitive answer.
+def _by_identifier(catalog: dict | None, pattern: str, indexed: Sequence[str]) -> list[str]:
+    """Indexed files whose citation key, DOI or arXiv id is ``pattern`` (a scope entry)."""
+    files = (catalog or {}).get("files") or {}
+    if not files:
+        return []
+    from pagerecall.biblio.match import match_pattern
+
+    have = set(indexed)
+    return [p for p, (why, _c) in match_pattern(files, pattern).items()
+            if why in ("exact_key", "doi", "arxiv") and p in have]
+
+
+def files_inventory(reader: Any, pattern: str, limit: int | None = None, catalog: dict | None = None) -> dict:
+    """Which indexed files match ``pattern`` by file name or by their metadata: a definitive answer.
 
     ``reader`` has ``files_table()`` (a ``Snapshot``) or is a list of file
     records (dicts with at least ``path``). ``pattern``:
@@ -83,7 +99,15 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None) -> dict
       against the base name (``*.pdf``, ``debian-*``);
     * otherwise words: a file matches when every analysed word (stemmed, so a singular
       finds a plural; case- and accent-folded) is among its path's words, or when the
-      folded pattern is a substring of the folded path.
+      folded pattern is a substring of the folded path; and, with a bibliographic ``catalog``
+      (:mod:`pagerecall.biblio.catalog`; read from the snapshot's generation when not given),
+      when the metadata match (:func:`pagerecall.biblio.match.match_pattern`: citation key, DOI,
+      arXiv id, author-year, title words). Each record then says ``why`` (``file_name``,
+      ``exact_key``, ``doi``, ``arxiv``, ``author_year``, ``title``) and ``confidence`` (0..1),
+      and the list is sorted best first (then by path).
+
+    Every returned record with metadata carries ``reference`` (``{"key", "citation", "title",
+    "doi"}``) and ``metadata`` (the whole record, with the source of each field).
 
     Returns ``{"total": int, "matched": int, "files": [record, ...]}`` sorted by path,
     records as in the ``files`` table (failed files included, with ``status`` and
@@ -92,7 +116,13 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None) -> dict
     negative *by file name*.
     """
     records = reader.files_table() if hasattr(reader, "files_table") else list(reader)
+    if catalog is None and hasattr(reader, "path"):
+        from pagerecall.biblio.catalog import read_catalog
+
+        catalog = read_catalog(reader.path)
+    meta = (catalog or {}).get("files") or {}
     pattern = (pattern or "").strip()
+    why: dict[str, tuple[str, float]] = {}
     if not pattern or pattern == "*":
         matched = list(records)
     elif is_glob(pattern):
@@ -100,15 +130,40 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None) -> dict
     else:
         want = set(analyze_path(pattern))
         folded = _fold(pattern)
-        matched = [
-            r
-            for r in records
-            if (want and want <= set(analyze_path(r["path"])))
-            or (folded and folded in _fold(r["path"]))
-        ]
-    matched.sort(key=lambda r: r["path"])
+        if meta:  # without metadata the records stay as they were (no why / confidence)
+            from pagerecall.biblio.match import match_pattern
+
+            why = match_pattern(meta, pattern)
+        matched = []
+        for r in records:
+            if (want and want <= set(analyze_path(r["path"]))) or (folded and folded in _fold(r["path"])):
+                if not meta:
+                    matched.append(r)
+                    continue
+                why[r["path"]] = ("file_name", 1.0) if r["path"] not in why or why[r["path"]][1] < 1.0 \
+                    else why[r["path"]]
+            if r["path"] in why:
+                matched.append(r)
+    matched.sort(key=lambda r: (-why[r["path"]][1], r["path"]) if why else r["path"])
     files = matched if limit is None else matched[:limit]
+    if why or meta:
+        files = [_with_metadata(r, why.get(r["path"]), meta.get(r["path"])) for r in files]
     return {"total": len(records), "matched": len(matched), "files": files}
+
+
+def _with_metadata(rec: dict, why: tuple[str, float] | None, meta: dict | None) -> dict:
+    """A copy of a ``files`` record with ``why`` / ``confidence`` and ``reference`` / ``metadata``."""
+    if why is None and meta is None:
+        return rec
+    from pagerecall.biblio.record import reference_of
+
+    out = dict(rec)
+    if why is not None:
+        out["why"], out["confidence"] = why
+    if meta is not None:
+        out["reference"] = reference_of(meta)
+        out["metadata"] = {k: v for k, v in meta.items() if k != "match" and v not in (None, [], "")}
+    return out
 
 
 _fold = fold_name  # file names: lower case, accents removed (text.fold)

@@ -163,8 +163,11 @@ class Searcher:
 
         if not files:
             return None
+        from pagerecall.biblio.catalog import read_catalog
+
         snapshot = snapshot or self.snapshot()
-        return resolve_scope(files, [r["path"] for r in snapshot.files_table()], self.corpus_root(snapshot))
+        return resolve_scope(files, [r["path"] for r in snapshot.files_table()], self.corpus_root(snapshot),
+                             read_catalog(snapshot.path))
 
     def _registry(self):
         from pagerecall.search.registry import read_registry
@@ -294,6 +297,9 @@ class Searcher:
         for h in hits:
             h.weak = weak
         _add_sections(snapshot, hits)
+        from pagerecall.biblio.catalog import add_references
+
+        add_references(snapshot.path, hits)
         _add_snippets(q.parsed, hits)
         env = envelope(snapshot, hits, q.scope, self._registry(),
                        self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
@@ -316,12 +322,32 @@ class Searcher:
         """
         from pagerecall.search.inventory import files_inventory
 
-        out = dict(files_inventory(self.snapshot(), pattern))
-        out["note"] = (
-            "matched: 0 is a definitive negative by file name; it says nothing about the text"
-            if out.get("matched") == 0 else "matches by file name"
-        )
+        from pagerecall.biblio.catalog import read_catalog, sources_read
+
+        snapshot = self.snapshot()
+        catalog = read_catalog(snapshot.path)
+        out = dict(files_inventory(snapshot, pattern, catalog=catalog))
+        srcs = sources_read(catalog)
+        if not srcs:
+            out["note"] = (
+                "matched: 0 is a definitive negative by file name; it says nothing about the text"
+                if out.get("matched") == 0 else "matches by file name"
+            )
+        else:
+            out["note"] = (
+                f"matched: 0 is a definitive negative by file name and by the metadata the index holds (read: "
+                f"{', '.join(srcs)}); it says nothing about the text"
+                if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
+            )
+        out["sources"] = srcs
         return out
+
+    def resolve_reference(self, text: str, top: int = 5) -> dict:
+        """Candidate files for a whole reference string, with metadata and the pages it names
+        (:func:`pagerecall.biblio.resolve.resolve_reference`)."""
+        from pagerecall.biblio.resolve import resolve_reference
+
+        return resolve_reference(self.snapshot(), text, top)
 
     def info(self) -> dict:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
@@ -352,6 +378,7 @@ class Searcher:
             "degraded_detected": degraded,
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
+            "bibliography": _bibliography(snapshot),
         }
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
@@ -410,6 +437,15 @@ class Searcher:
 
         return verify_quote(self.source_root(), quote, file, page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path())
+
+
+def _bibliography(snapshot) -> dict | None:
+    """``info``'s ``bibliography``: sources read, files with metadata per source, dangling entries
+    (:func:`pagerecall.biblio.catalog.summary`); None for a generation built without a catalog."""
+    from pagerecall.biblio.catalog import read_catalog, summary
+
+    catalog = read_catalog(snapshot.path)
+    return summary(catalog) if catalog else None
 
 
 def _previous_name(index_dir: Path) -> str | None:
