@@ -19,7 +19,8 @@ where, and what to do next ("Next: ...").
      ├── ExtractionError          one source file cannot be read (carries the reason)
      ├── SourceNotFoundError      a file named by the user is not in the corpus
      ├── CheckNotFoundError       no check with this id in the citation ledger
-     └── LedgerRefusedError       a ledger request refused (own review, read-only server)
+     ├── LedgerRefusedError       a ledger request refused (own review, read-only server)
+     └── Cancelled                a server's request stopped because its client went away
 """
 
 from __future__ import annotations
@@ -135,3 +136,8 @@ def running_writer(index_dir: object) -> str | None:
         except OSError:  # exists, another user's: alive
             pass
     return info[:300]
+
+
+class Cancelled(PagerecallError):
+    """A server stopped work for a request whose client went away (an OCR child was killed);
+    nothing of it is kept or cached."""

@@ -34,6 +34,8 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -170,6 +172,31 @@ def ocr_dicts(path: Path, password: str | None, indexes: list[int], language: st
     a failing child.
     """
     return OcrRun(path, password, indexes, language, tessdata, dpi, timeout).result()
+
+
+CANCEL: ContextVar[threading.Event | None] = ContextVar("pagerecall_ocr_cancel", default=None)
+"""Set by a server for the request it answers: when the event is set (its client went away),
+:func:`ocr_page_cancellable` kills the OCR child and raises :class:`~pagerecall.errors.Cancelled`."""
+
+
+def ocr_page_cancellable(path: Path, password: str | None, index: int, ocr_cfg: OcrConfig) -> dict | str:
+    """OCR page ``index`` (0-based) of the PDF at ``path`` in a child interpreter (:class:`OcrRun`)
+    and wait for it: the page's ``extractDICT()`` or a ``"Type: message"`` failure, as
+    :func:`ocr_dicts`. The caller's thread holds no GIL meanwhile, so a server's other requests
+    go on (in process, Tesseract holds the GIL for the whole page, ~11 s). When :data:`CANCEL`
+    is set for this request and its event fires, the child is killed and
+    :class:`~pagerecall.errors.Cancelled` raised."""
+    run = OcrRun(path, password, [index], ocr_cfg.language, ocr_cfg.tessdata, ocr_cfg.dpi)
+    cancel = CANCEL.get()
+    while True:
+        try:
+            return run.result(timeout=0.2)[index]
+        except FutureTimeout:
+            if cancel is not None and cancel.is_set():
+                run.cancel()
+                from pagerecall.errors import Cancelled
+
+                raise Cancelled(f"page {index + 1} of {path.name}: OCR stopped, the client went away") from None
 
 
 class OcrRun:

@@ -37,7 +37,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from pagerecall.errors import ExtractionError, SourceNotFoundError
+from pagerecall.errors import Cancelled, ExtractionError, SourceNotFoundError
 from pagerecall.extract.opening import (  # noqa: F401 - the OCR names are re-exported
     DEFAULT_OCR_LANGUAGES,
     OCR_DPI,
@@ -200,9 +200,13 @@ def read_pdf_page(
 ) -> Page:
     """One physical page (1-based) of a PDF, extracted exactly as :func:`read_pdf` does.
 
+    A page that needs OCR is OCR'd in a child interpreter (:func:`pagerecall.extract.ocr.ocr_page_cancellable`:
+    the same text as in process, without holding the GIL, so a server answers its other clients meanwhile).
+
     Raises :class:`~pagerecall.errors.SourceNotFoundError` when ``page`` is out of range,
     :class:`~pagerecall.errors.ExtractionError` when the file or that page cannot be read
-    (reasons as in :func:`read_pdf`; ``page_tree_error`` for a page that does not load).
+    (reasons as in :func:`read_pdf`; ``page_tree_error`` for a page that does not load),
+    :class:`~pagerecall.errors.Cancelled` when the request's client went away during OCR.
     """
     rel = rel or str(path)
     ocr_cfg = resolve_ocr(ocr, ocr_language)
@@ -214,14 +218,20 @@ def read_pdf_page(
                 raise SourceNotFoundError(
                     f"{rel}: page {page} is out of range (the PDF has pages 1-{n}). Next: ask for a page in 1-{n}"
                 )
+            ocr_later: list[int] = []
             try:
-                result, _note = _extract_page(doc, page - 1, ocr_cfg)
+                result, _note = _extract_page(doc, page - 1, ocr_cfg, None, ocr_later)
             except Exception as exc:
                 raise ExtractionError(rel, "page_tree_error", f"page {page}: {type(exc).__name__}: {exc}") from exc
+            if ocr_later and ocr_cfg is not None:  # OCR in a child: this thread leaves the GIL to others
+                from pagerecall.extract.ocr import ocr_page_cancellable, ocr_result
+
+                data = ocr_page_cancellable(Path(path), password, page - 1, ocr_cfg)
+                result, _note = ocr_result(doc.load_page(page - 1), result.label, result, data)
             return result
         finally:
             doc.close()
-    except (ExtractionError, SourceNotFoundError):
+    except (ExtractionError, SourceNotFoundError, Cancelled):
         raise
     except Exception as exc:
         raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import select
 import socket
 import struct
 import sys
@@ -199,15 +200,48 @@ class ResidentServer:
                 data = read_line(conn)
                 if not data:
                     return
-                reply = self._answer(json.loads(data))
+                reply = self._answer_while_connected(conn, json.loads(data))
             except Exception as exc:  # noqa: BLE001 - a bad request must not kill the server
                 log.debug("resident server: bad request", exc_info=True)
                 reply = {"ok": False, "refused": f"bad request ({type(exc).__name__}: {exc})"}
+            if reply is None:  # the client went away: nobody to answer
+                return
             try:
                 conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
             except OSError:
                 pass
             self._last = time.monotonic()
+
+    def _answer_while_connected(self, conn: socket.socket, msg: dict) -> dict | None:
+        """:meth:`_answer` in a worker thread while this one watches the connection: when the client
+        closes it before the answer (Ctrl-C, a timeout), the request's cancel event is set, so an
+        OCR child it waits for is killed (:data:`pagerecall.extract.ocr.CANCEL`). Returns the reply,
+        or None when the client went away. Each connection has its own thread, and slow work (OCR)
+        runs in a child process, so no client waits for another's."""
+        from pagerecall.extract.ocr import CANCEL
+
+        cancel = threading.Event()
+        box: dict = {}
+
+        def work() -> None:
+            CANCEL.set(cancel)
+            try:
+                box["reply"] = self._answer(msg)
+            except BaseException as exc:  # noqa: BLE001 - reported to the client as a refusal
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="pagerecall-resident-request", daemon=True)
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.2)
+            if worker.is_alive() and _peer_closed(conn):
+                log.info("resident server: the client went away; stopping its request")
+                cancel.set()
+                worker.join()
+                return None
+        if "error" in box:
+            raise box["error"]
+        return box["reply"]
 
     def _answer(self, msg: dict) -> dict:
         from pagerecall.errors import PagerecallError
@@ -233,6 +267,15 @@ class ResidentServer:
             return {"ok": True, "result": run_command(self.searcher, command, msg.get("args") or {})}
         except PagerecallError as exc:
             return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
+
+
+def _peer_closed(conn: socket.socket) -> bool:
+    """Whether the peer has closed ``conn`` (readable with nothing to read); never blocks."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
 
 
 def start_background(settings: Any, idle_minutes: float, argv_settings: list[str], wait: float = 60.0) -> dict:
