@@ -4,7 +4,7 @@ Why: PyMuPDF's ``page.get_textpage_ocr`` runs Tesseract inside MuPDF *holding th
 "active+gil" in ``fz_write_pixmap_as_pdfocr``) for about 11 s per page with ``eng+deu+jpn``.
 A build extracts files in a prefetch thread (:mod:`pagerecall.ingest.prefetch`) while the main thread
 embeds (:mod:`pagerecall.ingest.embed_loop`); in-process OCR kept the main thread from submitting batches
-(issue 23: the whole-bench build ran at about 1.1 of 2 cores for most of an hour).
+(the whole-bench build ran at about 1.1 of 2 cores for most of an hour).
 
 How: :func:`ocr_dicts` starts one fresh interpreter per document that needs OCR
 (``python -m pagerecall.extract.ocr``, not :mod:`multiprocessing`: no re-import of the user's

@@ -13,7 +13,7 @@ reading the files it opened).
 This module never imports the write path (:mod:`pagerecall.index.writer`, :mod:`lancedb`).
 
 Lance is read with ``pylance`` (``import lance``), not ``lancedb``, whose import pulls in a REST
-client for remote catalogues and costs a cold query over a second; the on-disk format stays
+client for remote catalogues (several times the cost of ``import lance``); the on-disk format stays
 LanceDB's (the write path still uses ``lancedb``); ``tests/test_snapshot.py`` checks that both read
 the same rows and the same vector-search hits.
 

@@ -2,14 +2,14 @@
 
 What it does with the passages of a write (build, update, rebuild):
 
-* **Identical passages embedded once** (issue 23.5). Running headers, boilerplate, the same
+* **Identical passages embedded once**. Running headers, boilerplate, the same
   manual in several files: a passage text is embedded once per write and every row keeps its own
   pointer (chunk id, file, pages). Within a file always; across files through the resume cache
   (a text, or for the int8 graph a whole batch, already embedded in this write is taken from it).
-* **Resume** (issue 15.6). Every embedded unit goes to the resume cache
+* **Resume**. Every embedded unit goes to the resume cache
   (:mod:`pagerecall.ingest.resume_cache`) before its rows are written; a killed or failed write's vectors
   are found there by the next one.
-* **Batches** (issue 23.4). Passages are sorted by token length before they are cut into batches
+* **Batches**. Passages are sorted by token length before they are cut into batches
   of :data:`EMBED_BATCH` (less padding). How batches are formed depends on whether the
   embedder's vectors depend on their batch mates (``embedder.batch_invariant``):
 
@@ -352,7 +352,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
 
 class LazyTokenizer:
     """A tokenizer loaded on first use (``load()`` returns it): retrying files that still fail to
-    open needs no model (a no-op update, issue 15.8)."""
+    open needs no model (an update with nothing to change loads none)."""
 
     def __init__(self, load: Callable[[], object]) -> None:
         self._load = load

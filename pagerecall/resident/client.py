@@ -16,7 +16,7 @@ same note as before when a server refuses.
 Decision record
     Why forward argv rather than the parsed request: parsing (argparse, the ``Settings``
     dataclass, ``pathlib``, logging) and printing cost the client 60-90 ms of imports on this
-    machine against ~20 ms for a bare interpreter, more than the warm answer itself (issue 13:
+    machine against ~20 ms for a bare interpreter, more than the warm answer itself (target:
     a warm CLI query in at most 100 ms). The server already holds those modules.
     Safety is unchanged: the server re-derives the settings from the forwarded argv and
     environment and refuses unless they equal its own (:func:`pagerecall.resident.protocol.answer_settings`); the
