@@ -54,7 +54,7 @@ about 1.4 CPU-s here; Tesseract's language data load)."""
 
 OCR_SECONDS_PER_PAGE = 180.0
 """Per-page part of the child's CPU-time limit, CPU seconds. Why: measured 5-18 CPU-s per page
-at 300 dpi (``DEFAULT_OCR_LANGUAGES`` decision record in :mod:`pagerecall.extract.pdf`); 10x that
+at 300 dpi (docs/decisions/ocr-languages.md); 10x that
 only stops a runaway Tesseract. The limit is CPU time (``RLIMIT_CPU``, set by the child), not
 wall time, so that a busy machine (a niced build at load 12 got 1.4 CPU-s in 2 minutes here)
 does not turn slow OCR into failed OCR."""
