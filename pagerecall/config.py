@@ -73,7 +73,7 @@ class ChunkParams:
 
     ``max_tokens`` bounds the chunk text alone; the embedder's prefix and special tokens are
     added on top and must still fit the model's maximum length (checked by the chunker).
-    Why 200/40/32: see ``pagerecall.ingest.chunking`` (decision record).
+    Why 200/40/32: docs/decisions/chunk-size.md.
     """
 
     max_tokens: int = 200

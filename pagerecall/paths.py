@@ -12,8 +12,8 @@ read ``/etc/passwd`` or ``~/.ssh`` for it. So a file argument is refused when it
 one that would stay inside: there is one spelling per file), contains a NUL byte, is empty, or
 resolves (following symlinks in the file *or any parent*) outside the resolved root. Symlinks
 that stay inside the root are followed.
-An absolute path *inside* the root is accepted and turned into its relative spelling (issue 18:
-``search --file`` took one and ``page`` refused it; one rule for both). It is safe for the same
+An absolute path *inside* the root is accepted and turned into its relative spelling (``search
+--file`` took one and ``page`` refused it; one rule for both). It is safe for the same
 reason as a relative one: the resolved path must still lie inside the resolved root.
 A name that does not exist as typed is looked up by its Unicode NFC form (:func:`nfc`), and a
 name too long for the file system is simply "not found" (:class:`SourceNotFoundError`).

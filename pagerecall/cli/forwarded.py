@@ -28,7 +28,7 @@ _FORWARD_PARSER_LOCK = threading.Lock()
 def _parse_forwarded(argv: list[str]) -> argparse.Namespace:
     """``build_parser().parse_args(argv)`` on one parser kept by the resident server: building it
     costs 7-18 ms (one ``add_parser`` per command), a tenth of a warm answer's 100 ms budget
-    (issue 13). Parsing holds a lock: each connection has its own thread, and argparse does not
+    (target: a warm CLI query in 100 ms). Parsing holds a lock: each connection has its own thread, and argparse does not
     promise that one parser may parse in two threads at once (parsing takes ~0.3 ms). Usage
     errors and ``--help`` print to the calling thread's console (``cli.parser._ArgumentParser._print_message``),
     which the caller's ``capture`` holds. Raises ``SystemExit`` as ``parse_args`` does."""

@@ -13,7 +13,7 @@ log = logging.getLogger("pagerecall")
 class Bars:
     """Renders ``progress(stage, done, total)`` callbacks: tqdm bars on a terminal; in a log
     (stderr not a TTY) a line per 10 % of the files, and during embedding a line at least every
-    :data:`LOG_EVERY` seconds with the passages done, the rate and an ETA (issue 15: a big file
+    :data:`LOG_EVERY` seconds with the passages done, the rate and an ETA (without them a big file
     was 20 silent minutes). For ``"passages"`` the total is the passages known so far (it
     grows file by file), so the ETA is for the file(s) being embedded."""
 

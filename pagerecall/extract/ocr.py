@@ -4,7 +4,7 @@ Why: PyMuPDF's ``page.get_textpage_ocr`` runs Tesseract inside MuPDF *holding th
 "active+gil" in ``fz_write_pixmap_as_pdfocr``) for about 11 s per page with ``eng+deu+jpn``.
 A build extracts files in a prefetch thread (:mod:`pagerecall.ingest.prefetch`) while the main thread
 embeds (:mod:`pagerecall.ingest.embed_loop`); in-process OCR kept the main thread from submitting batches
-(issue 23: the whole-bench build ran at about 1.1 of 2 cores for most of an hour).
+(the whole-bench build ran at about 1.1 of 2 cores for most of an hour).
 
 How: :func:`ocr_dicts` starts one fresh interpreter per document that needs OCR
 (``python -m pagerecall.extract.ocr``, not :mod:`multiprocessing`: no re-import of the user's
@@ -56,7 +56,7 @@ about 1.4 CPU-s here; Tesseract's language data load)."""
 
 OCR_SECONDS_PER_PAGE = 180.0
 """Per-page part of the child's CPU-time limit, CPU seconds. Why: measured 5-18 CPU-s per page
-at 300 dpi (``DEFAULT_OCR_LANGUAGES`` decision record in :mod:`pagerecall.extract.pdf`); 10x that
+at 300 dpi (docs/decisions/ocr-languages.md); 10x that
 only stops a runaway Tesseract. The limit is CPU time (``RLIMIT_CPU``, set by the child), not
 wall time, so that a busy machine (a niced build at load 12 got 1.4 CPU-s in 2 minutes here)
 does not turn slow OCR into failed OCR."""

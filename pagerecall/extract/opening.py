@@ -27,30 +27,20 @@ OCR_MODES = ("auto", "on", "off")
 
 DEFAULT_OCR_LANGUAGES = ("eng", "deu", "jpn")
 """Tesseract languages used by default, restricted to the installed packs (``osd`` is never a
-language). Decision record. *Measured* with ``bench/ocr_cer.py`` (maint-guide pages 7-12
-rasterised, 300 dpi; CER on whitespace-free text): en 0.008 with ``eng`` / 0.007 with
-``eng+deu+jpn``; de 0.011 ``deu`` / 0.012 default; ja 0.030 ``jpn`` / 0.019 default (the
-Latin words on Japanese pages need ``eng``). Cost, CPU seconds for one page: en 5.2 ``eng``
-vs 7.8 default; ja 10.3 ``jpn`` vs 18.0 default. *Why*: one setting that reads all three
-corpus languages at the best or near-best error rate; scans are rare, so the 1.5-1.8x CPU
-is acceptable. *Rejected*: one language per file (unknown for a scan without text)."""
+language): one setting that reads all three corpus languages at the best or near-best error
+rate, at more CPU per page than one language. Why: docs/decisions/ocr-languages.md."""
 
 OCR_DPI = 300
-"""Rendering resolution for OCR. Why: Tesseract's guidance is at least 300 dpi. Measured:
-200 dpi gave the same CER (en 0.008, de 0.011, ja 0.029 with its own language) for 10-20 %
-less CPU on these clean rasters; 300 is kept for real scans with small print."""
+"""Rendering resolution for OCR. Why: Tesseract's guidance is at least 300 dpi; kept for real scans with
+small print. Why: docs/decisions/ocr-languages.md."""
 
 
 def load_pymupdf() -> Any:
     """Import PyMuPDF without its optional layout analyser.
 
-    Decision record. *Why*: PyMuPDF 2.0 imports ``pymupdf.layout`` (the ``pymupdf_layout``
-    package, pulled in as a dependency) on ``import pymupdf``, which loads an ONNX layout model,
-    and then ``pymupdf4llm`` (which imports onnxruntime) for its ``to_markdown`` helpers.
-    *Measured*: ``import pymupdf`` took 3.0 s with the layout analyser, 1.0 s without, on this
-    2-core machine; hiding ``pymupdf4llm`` too saves another 0.11 s of a cold ``pagerecall page``
-    (``python -X importtime``, load ~15). Neither is used here (the analyser serves
-    ``page.get_layout()`` / pymupdf4llm; ``pagerecall.extract.reading_order`` has its own reading order).
+    PyMuPDF 2.0 imports ``pymupdf.layout`` (an ONNX layout model) and ``pymupdf4llm`` (which
+    imports onnxruntime) on ``import pymupdf``; pagerecall uses neither, and they cost a cold
+    command seconds. Why: docs/decisions/pymupdf-import.md.
     *How*: a ``None`` entry in ``sys.modules`` makes those optional imports fail, which PyMuPDF
     expects (it catches the ImportError); the entries are removed again afterwards, so a later
     explicit ``import pymupdf4llm`` by other code still works. Only done when PyMuPDF is not

@@ -12,38 +12,17 @@ reading the files it opened).
 
 This module never imports the write path (:mod:`pagerecall.index.writer`, :mod:`lancedb`).
 
-Decision record (reading Lance with ``pylance`` instead of ``lancedb``)
-    Why: ``import lancedb`` pulls in a generated REST client for remote catalogues
-    (``lance_namespace_urllib3_client``), 5.7 of its 8.6 s under load 9 (ARCHITECTURE.md);
-    ``import lance`` (the format's own package, which LanceDB's tables are written in) does not.
-    Measured on this machine (Intel Xeon with AMX, 2 cores, load ~2): ``import lancedb`` 1.75 s,
-    ``import lance`` 0.31 s. The on-disk format stays LanceDB's (the write path still uses
-    ``lancedb``); ``tests/test_snapshot.py`` checks that both read the same rows and the same
-    vector-search hits.
-    Rejected: stubbing the REST client module out of ``sys.modules`` (fragile across lancedb
-    releases).
+Lance is read with ``pylance`` (``import lance``), not ``lancedb``, whose import pulls in a REST
+client for remote catalogues (several times the cost of ``import lance``); the on-disk format stays
+LanceDB's (the write path still uses ``lancedb``); ``tests/test_snapshot.py`` checks that both read
+the same rows and the same vector-search hits.
 
 Scoped vector search: an exact, prefiltered scan (``use_index: False``) using the BTREE index on
-  ``file``. Why: post-filtering an ANN result returns nothing when the scope is a small part of
-  the index; prefiltered ANN is right only while nprobes covers the scope's partitions. Measured
-  at 20k rows (load ~10): a scope of 43 rows answers in 5.5 ms p50; a scope covering all 20k rows
-  in 34-69 ms (an exact scan); tests/test_store.py checks a 3-row file among 20,000.
+  ``file``: post-filtering an ANN result returns nothing when the scope is a small part of the
+  index, and prefiltered ANN is right only while nprobes covers the scope's partitions.
 
-Where a warm server's memory goes (``python bench/ann_ab.py rss INDEX``: RSS of one process after
-  each step, psutil; 1M synthetic passages, IVF_SQ; Intel Xeon with AMX, 2 cores, load ~3,
-  2026-12-02): Python 23 MiB; ``import lance, pyarrow`` +112; open the snapshot +20; the query
-  embedder (onnxruntime int8 session, query tokenizer) +172; 60 full-text queries (Tantivy's
-  searcher and caches) +144; the first vector query +281 and 59 more +202 (Lance's index cache
-  filling with the 397 MB IVF_SQ index as partitions are probed; nothing else grows); 60 hybrid
-  queries +8; 3 deep searches (the reranker) +94: 1,060 MiB. At 100k the vector steps add 92 MiB
-  with IVF_SQ and 65 MiB with IVF_PQ 96x8 (same run); at 1M 492 MiB with IVF_SQ and 170 MiB with
-  IVF_RQ 1-bit (load 9-10). The embedder's own split is in :mod:`pagerecall.model.bundled`.
-  With the server's malloc setting (``MALLOC_ARENA_MAX=2``; load 7-10, same day): 1M IVF_SQ 1,191-1,198
-  MiB after the 180 queries (the vector steps +591 MiB, of which Lance's index cache holds 376 MiB,
-  ``Session.index_cache_size_bytes``); 1M IVF_RQ 2-bit, the kind built from 500k rows, 679 MiB (+198);
-  100k IVF_SQ 493 MiB (with the word-embedding table on disk, load 4-6: 588 and 406 MiB). Lance's caches are left at their defaults: capping the index cache
-  (``lance.dataset(..., index_cache_size_bytes=...)``) was measured and rejected, and the metadata
-  cache holds under 1 MiB at 1M (decision record: :mod:`pagerecall.index.ann`).
+Why: docs/decisions/read-path-lance.md; where a warm server's memory goes:
+docs/decisions/ann-at-scale.md.
 """
 
 from __future__ import annotations
@@ -187,8 +166,7 @@ class Snapshot:
     ) -> tuple[list[tuple[str, float]], dict[str, dict]]:
         """Nearest chunks by cosine: ``([(chunk_id, cosine similarity), ...], rows)``, best first,
         with ``rows`` the hits' rows (all columns but ``vector``) by ``chunk_id``, read in the same
-        query (1-2 ms more than ids alone against 7-8 ms for a separate read of 50 ids, measured on a
-        13,842-chunk index).
+        query (cheaper than a separate read: docs/decisions/read-path-lance.md).
 
         ``vec`` float32 (dim,). Without ``files``: the ANN index (IVF_SQ, IVF_PQ or IVF_RQ, as
         the generation's ``ann`` meta says, with its ``approx_mode`` when set) with exact re-scoring (its refine_factor), else an exact

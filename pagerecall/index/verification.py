@@ -79,7 +79,7 @@ def verify_generation(store: IndexStore, generation: str, probe_vector: np.ndarr
         problems.append(f"duplicate chunk ids in Lance: {dups}")
     # chunk ids with their live document counts from the term dictionary: no stored document
     # is read (reading all 56k of the whole bench corpus mapped ~80 MiB of the doc store and
-    # built 56k Python documents at the build's peak, issue 13.4)
+    # built 56k Python documents at the build's peak; docs/decisions/build-peak-memory.md)
     tantivy_terms = [(c, n) for c, n in searcher.terms_with_prefix("chunk_id", "", filter_query=_all_query())
                      if n > 0]
     tantivy_set = {c for c, _ in tantivy_terms}

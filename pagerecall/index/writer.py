@@ -49,8 +49,8 @@ FLUSH_ROWS = 4_096
 ``add`` makes a Lance version and a fragment; adding per file (a few dozen rows) made 20k rows
 take ~10 s instead of ~1 s. An ``add`` holds several times its rows' Arrow size while it
 encodes: with 8,192 rows buffered and no upper bound, the 9,400 rows of R's reference manual
-went into one ``add`` of ~17k rows, the peak of the whole-bench build (issue 13.4; figures in
-:mod:`pagerecall.memory`)."""
+went into one ``add`` of ~17k rows, the peak of the whole-bench build.
+Why: docs/decisions/build-peak-memory.md."""
 
 TANTIVY_SLICE = 1_024
 """Chunk rows turned into Python dicts and Tantivy documents at a time (:meth:`GenerationWriter._add_tantivy`)."""
@@ -146,7 +146,7 @@ class GenerationWriter:
 
         Rows become Python dicts :data:`TANTIVY_SLICE` at a time: a file of 9,000 passages (R's
         reference manual) as one list of dicts set the peak RSS of the whole-bench build
-        (issue 13.4; measured in :mod:`pagerecall.memory`)."""
+        (docs/decisions/build-peak-memory.md)."""
         if table.num_rows == 0:
             return
         mins = table.select(["file", "seq"]).group_by("file").aggregate([("seq", "min")])

@@ -24,7 +24,7 @@ from pagerecall.types import Tokenizer
 
 _PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of span tuples
 WINDOW_CHARS = 65_536
-"""At most this many characters are tokenised in one call (issue 18.11). A page longer than that (a
+"""At most this many characters are tokenised in one call. A page longer than that (a
 20 MB text file on one line is one page) is tokenised window by window, each cut just before a
 whitespace character near the limit (the tokenizer splits words there, so the tokens are those
 of the whole page; checked by ``tests/test_chunking.py``), or, with no whitespace in the last
@@ -32,7 +32,7 @@ of the whole page; checked by ``tests/test_chunking.py``), or, with no whitespac
 and then every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
 batched up to the same number of characters.
 Why: tokenising a 20 MB page in one call built ~5 M offset tuples and the tokenizer's own
-per-token strings: 3.47 GB RSS and no progress for 15 minutes (issue 18.11); per window the
+per-token strings: 3.47 GB RSS and no progress for 15 minutes; per window the
 intermediate objects stay at one window's worth, and what grows with the page is the compact
 token buffers (``array('i')``: 13 bytes per token) and the chunks themselves."""
 _WINDOW_SLACK = 4096  # how far back from the limit a window looks for whitespace to cut before

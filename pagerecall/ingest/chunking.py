@@ -59,53 +59,11 @@ to the chunk of the following token, and each page's trailing characters to the 
 last token, so the chunks together cover every non-whitespace character of every contributing
 page; nothing is truncated (CJK text without spaces included).
 
-Decision record: default ``ChunkParams`` (max 200 / overlap 40 / min 32 tokens)
-==============================================================================
-
-Why
-    multilingual-e5-small reads at most 512 tokens, but its passages/s fall with length
-    (attention) and a long chunk blurs a pointer to many topics. The upstream tool used
-    120-token chunks (section recall@10 0.815 on the demo set, DATA.md) and reached 5.2 pages/s;
-    the embedding cost is per passage plus per token, so fewer, longer chunks buy pages/s. 200
-    tokens is about a paragraph or two of a manual (one third of a typical page), still a
-    precise pointer. Overlap 40 (20 %) keeps a sentence cut at a boundary findable from either
-    side; min 32 stops a page-end crumb (a running footer, a lone heading) from becoming its
-    own near-empty passage.
-Measured (2-core machine shared with other jobs, load average ~10, so absolute rates are low
-    and only ratios between settings mean much; ``bench/bench_chunking.py``; PDF text by plain
-    PyMuPDF ``get_text()``; figures for 120/24/24 -> 200/40/32 -> 256/48/32):
-    chunks per page: R refman (2,415 pages) 6.56 -> 3.89 -> 2.96; lshort-en 5.65 -> 3.33 ->
-    2.53; lshort-ja 8.41 -> 4.97 -> 3.79; lshort-zh-cn 7.17 -> 4.23 -> 3.22 (mean 188-191
-    tokens per chunk at 200). Chunk + embed (bundled int8 e5, first 30 pages): lshort-en 0.56
-    -> 0.72 pages/s, lshort-ja 0.64 -> 0.85 pages/s (+29-33 % for 200 over 120) while
-    passages/s fall 3.6 -> 2.7 -> 1.9; on refman 256 was no faster than 200 (0.10 vs 0.11
-    pages/s: the per-token cost takes over). Chunking alone at
-    200/40/32: 134-165 pages/s on refman (peak RSS +54 MB over the extracted text; Python
-    allocations peak at 32 MB, chunks included), 64-103 pages/s on lshort en/ja/zh-cn (CJK cuts
-    are re-tokenised); tokenising is ~2/3 of the time. That is a few percent of a 10 pages/s
-    pipeline. Retrieval quality per chunk size is for the
-    evaluation harness (``bench/``), not measured here.
-Less overlap (issue 23, "fewer tokens for the same recall"; ``bench/eval.py --overlap``, OpenVINO
-    bf16 builds of the demo corpus, Intel Xeon (AMX), 2 shared cores, load 16-24): overlap 40 ->
-    0 embeds 912 passages instead of 1,169 (-22 %) and 174,257 tokens instead of 222,534 (-22 %,
-    prefix and special tokens included). nDCG@10: demo-section vector 0.516 -> 0.514, hybrid
-    0.990 -> 0.992; demo-cross vector 0.308 -> 0.313 (recall@50 0.612 -> 0.669), hybrid 0.473 ->
-    0.467 (-0.006, beyond the 0.005 issue 23 allows; every cell noise by ``bench/compare_eval.py``); with table-of-contents hits dropped
-    (``demo-*-body``) section vector 0.827 -> 0.838, hybrid 0.992 -> 0.996, cross vector 0.501 ->
-    0.498, hybrid 0.592 -> 0.583 (-0.009). Overlap 20: 1,021 passages, 195,375 tokens (-12 %);
-    demo-section vector 0.516 -> 0.489 (-0.026, systematic), hybrid 0.990 -> 0.986; demo-cross
-    vector 0.308 -> 0.312, hybrid 0.473 -> 0.481; body sets: section vector 0.827 -> 0.794,
-    cross vector 0.501 -> 0.500, cross hybrid 0.592 -> 0.607. Kept 40: neither 0 nor 20 stays
-    within 0.005 on every demo cell. XQuAD and SciFact not measured for overlap (their
-    documents are mostly one or two passages, so overlap matters less there). A new overlap changes the fingerprint's
-    ``chunking``: an update of an index chunked otherwise is refused ("rebuild";
-    ``tests/test_end_to_end.py``); queries do not depend on it.
-Rejected
-    512-token chunks (the model's limit): a third as many passages but pointers to whole pages
-    or more and a slower embedder per passage; fixed character windows (the upstream CJK record:
-    character counts truncate CJK, whose tokens per character are ~3x Latin); sentence-splitter
-    libraries (pysbd, nltk punkt): per-language models, slower, and not needed to find a break
-    within a 50-token window.
+Default ``ChunkParams``: max 200 / overlap 40 / min 32 tokens. 200 tokens is about a paragraph
+or two of a manual, still a precise pointer; overlap 40 keeps a sentence cut at a boundary findable
+from either side; min 32 stops a page-end crumb from becoming its own near-empty passage. A new
+overlap changes the fingerprint's ``chunking``: an update of an index chunked otherwise is refused.
+Why: docs/decisions/chunk-size.md.
 """
 
 from __future__ import annotations

@@ -2,19 +2,18 @@
 
 What it does with the passages of a write (build, update, rebuild):
 
-* **Identical passages embedded once** (issue 23.5). Running headers, boilerplate, the same
+* **Identical passages embedded once**. Running headers, boilerplate, the same
   manual in several files: a passage text is embedded once per write and every row keeps its own
   pointer (chunk id, file, pages). Within a file always; across files through the resume cache
   (a text, or for the int8 graph a whole batch, already embedded in this write is taken from it).
-* **Resume** (issue 15.6). Every embedded unit goes to the resume cache
+* **Resume**. Every embedded unit goes to the resume cache
   (:mod:`pagerecall.ingest.resume_cache`) before its rows are written; a killed or failed write's vectors
   are found there by the next one.
-* **Batches** (issue 23.4). Passages are sorted by token length before they are cut into batches
+* **Batches**. Passages are sorted by token length before they are cut into batches
   of :data:`EMBED_BATCH` (less padding). How batches are formed depends on whether the
   embedder's vectors depend on their batch mates (``embedder.batch_invariant``):
 
-  - batch-invariant (OpenVINO bf16; the fp32, q4 and q4f32 graphs; cosine 0.999995 alone vs in
-    a batch of 16 for OpenVINO bf16, ``bench/batching.py``): batches span files. Files are taken
+  - batch-invariant (OpenVINO bf16; the fp32, q4 and q4f32 graphs): batches span files. Files are taken
     in path order until :data:`EMBED_GROUP` passages wait; their distinct texts not yet cached are
     embedded in one call (the embedder sorts them by length), so corpora of many small files fill
     their batches.
@@ -24,17 +23,13 @@ What it does with the passages of a write (build, update, rebuild):
     no vector depends on when an OCR ended (``tests/test_prefetch.py`` compares two builds whose
     OCR ended at different points, bit for bit). Such a file shares identical passages with no
     other file (they are few: its text comes from Tesseract).
-  - the int8 graph (dynamic quantisation scales activations per batch: cosine 0.993 min / 0.997
-    mean alone vs in a batch of 16, ``bench/batching.py``): batches never span files. A file's
+  - the int8 graph (dynamic quantisation scales activations per batch): batches never span files. A file's
     distinct passages, stably sorted by token count, are cut into batches of
     :data:`EMBED_BATCH`: a file's vectors are a function of its own text only, so the same corpus
     gives the same index, an update gives the vectors a rebuild gives, and a resumed build gives
     bit-identical vectors (the cache keeps whole batches).
-    Rejected: batching int8 passages across files. Deterministic for one corpus, but a changed
-    file would move the vectors of its batch mates in other files at the next rebuild, while
-    an update would keep them (update and rebuild would differ; the 0.1 measurement saw near-tied
-    hits reorder). Rejected: batch size 1 (batch-invariant for int8): +33 % CPU per token
-    against batches of 32 (0.736 vs 0.554 CPU-ms per token, ``bench/batching.py``, load 12).
+  Why (batch dependence measured, batching int8 across files and batch size 1 rejected):
+  docs/decisions/embed-batching.md.
 """
 
 from __future__ import annotations
@@ -58,7 +53,7 @@ from pagerecall.paths import file_sha256
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
-"""Passages per model call: the batch size measured in ARCHITECTURE.md (int8, ~136 tokens)."""
+"""Passages per model call (docs/decisions/embed-batching.md)."""
 
 EMBED_GROUP = 256
 """Passages handed to the embedder at a time (a multiple of :data:`EMBED_BATCH`), and for a
@@ -352,7 +347,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
 
 class LazyTokenizer:
     """A tokenizer loaded on first use (``load()`` returns it): retrying files that still fail to
-    open needs no model (a no-op update, issue 15.8)."""
+    open needs no model (an update with nothing to change loads none)."""
 
     def __init__(self, load: Callable[[], object]) -> None:
         self._load = load

@@ -12,8 +12,8 @@ Every write follows one path (ARCHITECTURE.md, "The index on disk"):
 
 A crash at any point before step 4 leaves the previous generation serving, untouched, and keeps
 the vectors embedded so far in the resume cache (:mod:`pagerecall.ingest.resume_cache`): the next write takes
-them instead of embedding again (issue 15.6). An update with nothing to change writes nothing, also
-when its only work was retrying failed files that fail the same way again (issue 15.8).
+them instead of embedding again. An update with nothing to change writes nothing, also
+when its only work was retrying failed files that fail the same way again.
 The embed loop (identical passages once, batches): :mod:`pagerecall.ingest.embed_loop`.
 
 Change detection: :mod:`pagerecall.index.corpus`. The fingerprint: :mod:`pagerecall.index.fingerprint`.
@@ -365,7 +365,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     still_failing = 0
     if not (dry_run or fulltext_outdated or moved_root or biblio_changed) and delta.retry and only_retries(delta):
-        # issue 15.8: retried files that fail again the same way change nothing: write nothing
+        # retried files that fail again the same way change nothing: write nothing
         tok = LazyTokenizer(lambda: load_embedder(settings, index_fingerprint=meta.get("fingerprint"),
                                                    purpose="index").tokenizer)
         if all(fails_the_same(root, disk[p], delta.hashes.get(p), records[p], tok, settings) for p in delta.retry):
@@ -445,7 +445,7 @@ def rollback(settings: Settings, *, wait: bool = True) -> dict:
 
 def _ledger_after_write(settings: Settings, root: Path, moved: dict[str, str] | None = None) -> None:
     """Mark citation-ledger checks whose cited pages changed, or whose file is gone, stale
-    (issue 22). One ``stat`` when there is no ledger; never raises (see ``pagerecall.ledger``)."""
+    (the ledger's staleness). One ``stat`` when there is no ledger; never raises (see ``pagerecall.ledger``)."""
     from pagerecall.ledger import after_index_write
 
     after_index_write(settings, root, moved)

@@ -7,12 +7,12 @@ prepared. A file with pages to OCR (a :class:`pagerecall.ingest.preparing.Pendin
 child process (:class:`pagerecall.extract.ocr.OcrRun`) and the worker goes on with the next
 files; the OCR'd file comes out when its child has ended, after files that follow it.
 
-Why (issue 23, "Keep: the overlap of extraction and embedding"): the whole-bench build with OCR
+Why (the overlap of extraction and embedding is kept): the whole-bench build with OCR
 on (4,613 s) spent 25+ minutes with the worker waiting for the OCR of lshort-ru's 138 garbled
 pages (then lshort-th's) and the main thread waiting for the worker (py-spy): the model was idle
 while one core ran Tesseract. Now one core runs Tesseract while the other embeds the files after it.
 
-Bounds (issue 13: a build's peak RSS):
+Bounds (target: a build's peak RSS at most 1.0 GB on the whole bench corpus):
 
 * prepared files that wait for the main thread: at most :data:`PREFETCH_PASSAGES` passages, or
   one file of any size (the worker blocks until the main thread takes them);

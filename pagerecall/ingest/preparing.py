@@ -5,7 +5,7 @@ chunks), never raising for a bad file (the record says why it failed). A build u
 halves instead: ``start_file`` gives the :class:`Prepared` of a file that needs no OCR, or a
 :class:`PendingFile` whose OCR runs in a child process while the build goes on
 (:func:`pagerecall.ingest.prefetch.prepare_ahead`), finished by ``PendingFile.finish``.
-Moved out of :mod:`pagerecall.ingest.pipeline` (issue 15/23 work on the embed loop) to keep modules small.
+Moved out of :mod:`pagerecall.ingest.pipeline` (with the embed loop's resume and batching) to keep modules small.
 """
 
 from __future__ import annotations

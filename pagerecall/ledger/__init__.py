@@ -1,4 +1,4 @@
-"""The citation ledger (issue 22): checks that agents record, review, find, and that go stale.
+"""The citation ledger: checks that agents record, review, find, and that go stale.
 
 A *check* is one agent's verdict on a claim against a cited source passage (file, physical
 pages, quote). It lives in ``INDEX/ledger.sqlite``, beside the generations and never inside one:

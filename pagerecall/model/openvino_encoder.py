@@ -7,26 +7,10 @@ the plugin's streams (``PERFORMANCE_HINT=THROUGHPUT`` + ``AsyncInferQueue``), re
 ``last_hidden_state`` of each, in order. The compiled model is cached by OpenVINO itself in
 ``<cache_dir>/openvino`` (``CACHE_DIR``), so later starts skip most of the compilation.
 
-Why bf16 on the fp32 graph and not OpenVINO on the int8 graph: see ``pagerecall.model.runtimes``; why
-the int8 word table: see ``pagerecall.model.converter.QUANTIZATIONS``.
-Compilation (fresh process, 2 shared cores, load 10-14): 13 s without OpenVINO's model cache,
-3.6 s with it (the fp32 graph); the f32e8 graph compiles in 7-8 s uncached.
-Batch independence: bf16 inference has no per-batch activation scale; a passage alone vs in a
-batch of 16 gives cosine 1.00000 (``tests/test_embedding.py``).
-
-Where the time goes (``PERF_COUNT``, one thread, a batch of 16 x 202 tokens, Intel Xeon model 207
-with AMX, 2026-12-02, quiet): 772 ms per batch, 0.24 ms per token; fully connected layers 51 %
-(``brgemm_avx512_amx_bf16``: the Q/K/V/output products run at ~340 GMAC/s, the FFN's at 180-280,
-the exact-erf GELU being fused into the first), the attention subgraph 35 % (``Subgraph``,
-``jit_avx512_bf16``: 17-19 ms per layer for 0.5 GMAC, ~30 GMAC/s: softmax over 202 keys and
-products with a head size of 32), transposes, adds, layer norms and reorders the rest.
-Tried and rejected, each against the same batches in one interleaved run (2 shared cores, load
-2-5, CPU-ms per real token): the attention as one ``ScaledDotProductAttention`` op (the CPU plugin
-decomposes it back into the same subgraph: 0.223-0.243 against 0.203-0.279); Q, K and V as one
-384 x 1152 product (0.157-0.231 against 0.161-0.214, cosine 0.99997); static shapes per batch
-length (0.142-0.217 against 0.157-0.202); snippets off (``SNIPPETS_MODE=DISABLE``: the attention
-runs as AMX MatMuls plus a separate softmax, no faster in total). Batches of 16/24/64, the LATENCY
-hint and 4 streams: no gain end to end (CHANGELOG).
+Compilation takes seconds; OpenVINO's model cache makes later starts shorter. bf16 inference has
+no per-batch activation scale: a passage alone and in a batch give the same vector.
+Why: docs/decisions/openvino-encoder.md (the profile, the graph rewrites rejected, the batch size);
+why OpenVINO bf16 at all: docs/decisions/embedding-runtime.md.
 """
 
 from __future__ import annotations
@@ -44,14 +28,9 @@ from pagerecall.errors import ModelError
 SEQ_MULTIPLE = 8
 """Batches are right-padded (``<pad>``, mask 0) to a multiple of this many tokens.
 
-Why: the CPU plugin keeps compiled executors per input shape (``CPU_RUNTIME_CACHE_CAPACITY``,
-5,000 shapes by default), about 1 MiB each, and a build meets a new shape for nearly every
-(batch size, longest passage) pair. Measured (``bench/ov_shapes.py``, 450 batches of 16
-passages of 6-150 words in random order, malloc tuned as in a build, Intel Xeon with AMX):
-RSS grew from 301 to 782 MiB with every length; the whole-bench build's RSS kept growing
-for the hour it ran (425 to 700 MiB anonymous). Capping the cache instead (0 or 32 shapes)
-held RSS at 617-626 MiB but recompiled at most shapes: +35-44 % CPU. Padding costs the
-padded positions only (masked in attention and pooling)."""
+The CPU plugin keeps a compiled executor (about 1 MiB) per input shape; padding bounds the shapes
+a build meets, at the cost of the padded positions only (masked in attention and pooling).
+Why: docs/decisions/openvino-padding.md."""
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +43,8 @@ class OVEncoder:
     (a group of 256 passages of ~200 tokens: 0.4 MB instead of ~79 MB). Thread-safe (one ``run``
     at a time).
 
-    ``preferred_batch`` = 16: half the activations of batches of 32 on each of the plugin's
-    streams, at the same speed (``embed_passages`` on 512 bench passages, interleaved, Intel Xeon
-    with AMX, 2 cores, load 14: CPU 18.3-26.0 s at 32 against 19.1-23.8 s at 16; a bare
-    THROUGHPUT session measured 0.135-0.148 CPU-ms per token at 16 against 0.177-0.183 at 32).
+    ``preferred_batch`` = 16 passages: half the activations of batches of 32 on each of the
+    plugin's streams, at the same speed. Why: docs/decisions/openvino-encoder.md.
 
     Raises ``ModelError`` when OpenVINO is missing or cannot compile the graph.
     """

@@ -6,11 +6,9 @@ Saved optimised graph
     a name keyed by onnxruntime's version, the converter version, the quantisation and a hash of
     the CPU's flags (the saved graph may hold CPU-specific kernels), written atomically, and
     loaded with graph optimisation disabled.
-    Measured: session creation 0.39 CPU-s (0.35-0.52 wall) from ``model.onnx`` at ORT_ENABLE_ALL
-    vs 0.29 CPU-s (0.25-0.47 wall) from the saved graph; outputs bit-identical. Saving it costs
-    0.8 s once.
-    Rejected: the ORT flatbuffer format (``.ort``): no faster here (0.30-0.70 CPU-s), and
-    ``use_ort_model_bytes_directly`` crashed onnxruntime 1.32 on this graph.
+    Session creation from the saved graph costs less CPU than optimising again; outputs are
+    bit-identical.
+    Why: docs/decisions/onnxruntime-session.md.
 
 A cache that cannot be written (a shared install, ``chmod -R a-w``, a full disk)
     The saved graph is a speed-up, never a condition: when none fits this onnxruntime (another
@@ -88,8 +86,8 @@ def _session_options(threads: int | None, passages: bool = False):
     if threads is not None:
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = threads
-    # Measured: steady RSS 283 MB instead of ~570 MB after batches of 32 x 60-200 tokens, same
-    # CPU time (onnxruntime's arena keeps its high-water mark).
+    # Off: onnxruntime's arena keeps its high-water mark, so the steady RSS would stay at the peak
+    # of the largest batch; the same CPU time. Why: docs/decisions/onnxruntime-session.md.
     so.enable_cpu_mem_arena = False
     so.log_severity_level = 3  # the "hardware specific optimizations" warning on saving
     return so

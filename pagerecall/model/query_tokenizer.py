@@ -1,6 +1,6 @@
 """A light tokenizer for short texts (queries) that gives the same ids as the model's full one.
 
-Why: loading the multilingual-e5 ``tokenizer.json`` (a 250,002-piece Unigram vocabulary) with
+Loading the multilingual-e5 ``tokenizer.json`` (a 250,002-piece Unigram vocabulary) with
 ``tokenizers`` costs 0.8-1.4 s and ~288 MB of RSS (the vocabulary trie), more than the int8 ONNX
 session itself (0.25-0.45 s, ~135 MB). A query needs none of that: a Unigram segmentation of a
 text can only use pieces that are substrings of its normalised, pre-tokenised words. So this
@@ -8,14 +8,10 @@ module keeps the vocabulary as a sorted, memory-mapped array, finds the pieces t
 text (vectorised binary search), builds a ``tokenizers`` Unigram over that small subset (same
 scores, same minimum score, so the same unknown-token penalty) and maps the ids back.
 
-Measured (Intel Xeon with AMX, 2 cores shared, load 3-5; ``tests/test_embedding.py`` checks the
-ids on multilingual, adversarial and random texts):
-    full ``Tokenizer.from_file``: 0.81-1.42 s wall, +288 MB RSS.
-    this module, cold (arrays already derived): a few ms to open, ~1 ms per query, a few MB.
-    Deriving the arrays once per model folder (json parse of 17 MB + sort): ~1 s, cached next to
-    ``tokenizer.json`` and rebuilt when that file's size or mtime changes.
-Rejected: loading the full tokenizer in a background thread (``Tokenizer.from_file`` keeps
-    the GIL for part of its work and the 288 MB stay); a smaller vocabulary (ids would differ).
+The arrays are derived once per model folder, cached next to ``tokenizer.json`` and rebuilt when
+that file's size or mtime changes; ``tests/test_embedding.py`` checks the ids on multilingual,
+adversarial and random texts.
+Why: docs/decisions/light-query-tokenizer.md (the figures, and the options rejected).
 
 Exactness conditions (each checked; when one fails the caller falls back to the full tokenizer):
 the tokenizer is a Unigram model without byte fallback, its normaliser runs on the whole text

@@ -1,4 +1,4 @@
-"""The chunker's and the build's tokenizer without the 250k-piece vocabulary in memory (issue 13.4).
+"""The chunker's and the build's tokenizer without the 250k-piece vocabulary in memory.
 
 Why: a build tokenises every page (token spans for the chunker) and every passage (ids for the
 model). With ``tokenizers`` loading the full multilingual-e5 ``tokenizer.json`` that costs
@@ -20,8 +20,7 @@ characters is cut at them as the full tokenizer cuts it (leftmost-longest match 
 multilingual-e5's five are plain, non-normalised tokens whose contents are vocabulary pieces): each
 part between them is encoded alone through the small Unigram, the token keeps its id, then specials
 and truncation. Before, such a text loaded the full tokenizer, which then stayed for the rest of the
-build: on the whole bench corpus page 298 of ``manuals-misc/gnuplot.pdf`` prints ``<s>`` twice, and
-from that file on the build held +265 MB more (see "Whole bench corpus" below).
+build (+265 MB from one file that prints ``<s>`` on the whole bench corpus).
 
 Exactness: ``tests/test_spantok.py`` checks spans, ids, chunks and vectors against the full
 tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adversarial texts
@@ -29,46 +28,9 @@ tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adv
 whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,
 offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
 
-Where a build's memory goes (3 maint-guide PDFs, 1,149 passages; Intel Xeon with AMX, 2 cores;
-RSS sampled every 20 ms and charged to the stages running, ``/tmp``-probe of 2026-12-02, load 6-19):
-    model loaded (OpenVINO f32e8 compiled, or onnxruntime int8 session): ~290-305 MB;
-    full tokenizer, loaded by the embed loop before the first file: +315 MB (gone with this module;
-    the light one costs a few MB: word cache, 1 MB inverse permutation, memory-mapped arrays);
-    extraction + chunking of the first file alongside: +40-50 MB;
-    embedding: OpenVINO grows to +520 MB over the build (2 streams of batches of 32 x up to 200
-    tokens, plus malloc fragmentation across its threads: ``MALLOC_ARENA_MAX=2`` took 36 MB off
-    the peak in one run), onnxruntime int8 +190-280 MB;
-    Lance appends and ``finalize`` (IVF training, compaction, scalar indexes): +60-80 MB;
-    the verification probe and swap after it: +80 MB (OpenVINO run).
-    Peak (``ru_maxrss``), before -> after this module, one concurrent run of both:
-    OpenVINO 1,390 -> 1,176 MB, onnxruntime int8 1,071 -> 879 MB.
-Cost: tokenising is slower per page (spans of the 132 maint-guide en+ja pages: 2.0 CPU-s against
-0.42 with the full tokenizer, word cache cold; Python enumerates each word's substrings), a few
-percent of a build whose time is the model's; the builds' wall times were equal within the noise.
-Whole bench corpus (85 PDFs, 12,065 pages, 55,650 passages, OCR off; Intel Xeon with AMX, 2 cores,
-2026-12-02, load 1-13; ``/tmp`` probes, RSS and glibc's ``mallinfo2`` sampled every second):
-    what grows with the corpus: nothing per passage to speak of. The step: +265 MB of malloc'd
-    memory within one second at ``gnuplot.pdf`` (file 54 of 85), held to the end: the full
-    tokenizer, loaded for its ``<s>`` (fixed here). With the model's work replaced by hashed
-    vectors (real extraction, chunking, Lance, Tantivy, finalize) the build peaked at 1,390 MB
-    before this fix; its RSS rose 575 -> 722 MB over the first 34k passages (not split further;
-    Tantivy's writer heap fills towards its 128 MB budget), 722 -> 993 MB at the step, then flat to the
-    end of the loop (1,029 MB), and finalize + verification added 330 MB (without the malloc tuning
-    of ``pagerecall.memory``, which came in the same day). The same run with that tuning, before and
-    after this fix side by side (load 7-11): peak 1,060 MB before (the 268 MB step at file 54), 808 MB
-    after (no step; 665 MB at the end of the embed loop, finalize and verification the rest). PyMuPDF's page objects do not stay (the
-    largest PDFs: +10 MB while read, back after); pyarrow's pool held 0-3 MB throughout (Lance
-    allocates on its own); the resume cache's SQLite page cache has SQLite's default bound (2 MB) and the
-    "stored in this write" key set holds 4.8 MB at 56k passages (tracemalloc); OCR runs in a child
-    process (``pagerecall.extract.ocr``), whose RSS is not the build's.
-    Lance + Tantivy alone (the 55,650 rows appended 2,048 at a time, then finalize and verification,
-    with the malloc tuning): +180 MB while appending, finalize peaks 20 MB above that (IVF training,
-    compaction, scalar indexes), verification below it (reading Tantivy's document store maps its
-    files: RssFile +40-80 MB).
-    OpenVINO's working set: +280 MB on top of the compiled model with a fixed 1 MiB mmap threshold
-    (1,024 bench passages in groups of 256, batches of 16), +410-430 MB without.
-Rejected: a smaller Tantivy writer heap (57,000 chunk documents: +55 MB RSS at the 128 MB heap,
-+70 MB at 32 MB: more segments to merge).
+Cost: tokenising is slower per page than the full tokenizer (Python enumerates each word's
+substrings), a few percent of a build whose time is the model's.
+Why: docs/decisions/light-build-tokenizer.md (where a build's memory goes, before and after).
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The word-embedding table read from a file per query instead of held in the onnxruntime session.
 
-Why (issue 13, footprint): the bundled graphs' 250,002 x 384 word-embedding table is most of each
-graph (int8 graph: 96.0 of 117.8 MB; ``q4f32``: 51.0 of 74.3 MB; ``fp32``: 384 of 470 MB), and
-onnxruntime copies it onto the heap, although a query reads a few dozen of its rows. Here the
+The bundled graphs' 250,002 x 384 word-embedding table is most of each graph, and onnxruntime
+copies it onto the heap, although a query reads a few dozen of its rows. Here the
 ``Gather`` (and the int8 graph's ``DequantizeLinear``) is cut out of the graph; the graph takes the
 gathered rows as its input ``emb_word`` float32 ``(batch, seq, 384)``, and :class:`WordTable`
 reads the rows a batch uses from ``word-table.bin`` with ``os.pread``: the rows sit in the page
@@ -18,10 +17,10 @@ are bit-identical to the full graph's (``tests/test_wordtable.py``, every bundle
 * ``f32e8`` (OpenVINO's graph): int8 codes, one scale per row: ``float32(q) * scale[row]``.
 * ``fp32``: the rows as stored.
 
-Measured (a fresh process, one query of 24 tokens then 30 more, onnxruntime 1.32, Intel Xeon, 2
-cores, load 1-3): the int8 graph's session 158 MB anonymous RSS against 68 MB split (VmRSS 199
-against 141 MB); outputs bit-identical. The split graph is written once beside ``model.onnx``
+The split graph is written once beside ``model.onnx``
 (``split/``, atomically, under a file lock), so an old model folder gains it on first use.
+
+Why: docs/decisions/word-table-from-disk.md (the session's RSS with and without the table).
 
 Integrity: ``word-table.json`` holds a hash of its own fields and the table file's size and
 modification time as written; each load checks them, and a first batch of two tokens runs through

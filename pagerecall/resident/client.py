@@ -13,14 +13,12 @@ stale socket file, a server of other settings or another version,
 ``page --png``, ``--in-process``) is answered in process (:func:`pagerecall.app.main`), which prints the
 same note as before when a server refuses.
 
-Decision record
-    Why forward argv rather than the parsed request: parsing (argparse, the ``Settings``
-    dataclass, ``pathlib``, logging) and printing cost the client 60-90 ms of imports on this
-    machine against ~20 ms for a bare interpreter, more than the warm answer itself (issue 13:
-    a warm CLI query in at most 100 ms). The server already holds those modules.
-    Safety is unchanged: the server re-derives the settings from the forwarded argv and
-    environment and refuses unless they equal its own (:func:`pagerecall.resident.protocol.answer_settings`); the
-    socket's mode 0600 and ``SO_PEERCRED`` check still decide who may connect.
+The client forwards the raw command line, not a parsed request: parsing and printing would cost the
+client more imports than the warm answer itself (target: a warm CLI query in at most 100 ms). The
+server re-derives the settings from the forwarded argv and environment and refuses unless they equal
+its own (:func:`pagerecall.resident.protocol.answer_settings`); the socket's mode 0600 and
+``SO_PEERCRED`` check still decide who may connect.
+Why: docs/decisions/resident-server.md.
 """
 
 from __future__ import annotations

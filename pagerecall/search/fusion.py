@@ -13,7 +13,7 @@ The paper's ``k = 60`` comes from Cormack, Clarke & Büttcher, "Reciprocal Rank 
 Condorcet and individual Rank Learning Methods", SIGIR 2009: they fixed k = 60 in a pilot
 and found it near-optimal across TREC collections; LanceDB's and Elasticsearch's RRF use the
 same default. A larger k flattens the difference between ranks; a smaller k rewards the top
-of each lane: pagerecall uses :data:`RRF_K` = 10 (measured, see there).
+of each lane: pagerecall uses :data:`RRF_K` = 10 (see there).
 
 Deterministic tie-breaking, in order: higher score; then the better (lower) best rank in any
 lane with a positive weight; then the id in ascending string order. Scores are summed in
@@ -37,13 +37,9 @@ default stays the paper's, :data:`PAPER_RRF_K` = 60.
 
 Why 10: with K=60 the first ranks of a lane are nearly equal (1/61 against 1/62), so a weak
 full-text match that shares a name or a number with a question in another language reorders the
-vector lane's top; a smaller K keeps each lane's own order at its head. Measured
-(bench/tune_weights.py, 200 queries per set, heading lane on, nDCG@10, K = 60 / 30 / 20 / 10):
-xquad-cross 0.755 / 0.767 / 0.772 / 0.774 (vector lane alone 0.777), demo-section 0.961 / 0.960
-/ 0.961 / 0.961, demo-cross 0.489 / 0.486 / 0.483 / 0.479 (best lane alone 0.348), xquad-mono
-(heading lane off) 0.947 / 0.954 / 0.953 / 0.954 (vector alone 0.940). K=10 is the only value
-with hybrid at least as good as the best single lane on every set, up to 0.003 on xquad-cross;
-K=5 starts to lose recall@10 on demo-section (0.980 against 0.995)."""
+vector lane's top; a smaller K keeps each lane's own order at its head. K=10 is the only value
+measured with hybrid at least as good as the best single lane on every evaluation set.
+Why: docs/decisions/rrf-k.md."""
 
 
 @dataclass(frozen=True, slots=True)

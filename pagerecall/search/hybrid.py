@@ -29,15 +29,8 @@ full-text hits that have the query as a line of their own, a section number befo
 first passage, see :func:`heading_lane`): the passage that starts the section a title query names. It is
 empty for questions and sentences, so it only acts on title lookups, and there it must outweigh
 a wrong passage that both other lanes rank near the top (RRF rewards agreement): hence 2.
-Measured at K=60 (bench/tune_weights.py, 150 queries per set, nDCG@10; vector / fulltext lane
-alone in brackets): with coverage² the hybrid scores xquad-mono 0.965 (0.951 / 0.719),
-xquad-cross 0.754 (0.767 / 0.170), demo-section 0.623 (0.523 / 0.651), demo-cross 0.413 (0.348 /
-0.347). Rejected: plain RRF (no coverage): 0.905 / 0.663 / 0.614 / 0.403; full-text weight 0.3
-with linear coverage: 0.963 / 0.762 / 0.594 / 0.378 (loses the title sets); coverage³: 0.967 /
-0.751 / 0.623 / 0.406.
-Heading lane (K=60, 200 queries per set): weight 0 → 1 → 2 → 3 moves demo-section 0.619 → 0.926
-→ 0.961 → 0.961 and demo-cross 0.403 → 0.475 → 0.489 → 0.490 (the full-text lane alone: 0.666 /
-0.348); XQuAD is unchanged to the last digit (no question equals a line). K: see :data:`pagerecall.search.fusion.RRF_K`.
+Why: docs/decisions/lane-weights.md (the weights, coverage and the heading lane as measured);
+K: :data:`pagerecall.search.fusion.RRF_K`.
 """
 
 COVERAGE_WEIGHTING = True
@@ -45,8 +38,7 @@ COVERAGE_WEIGHTING = True
 
 Why: RRF rewards any chunk that two lanes both return, and the relaxed full-text lane returns
 chunks that share only one or two words with a long question (or, across languages, almost
-none): those outranked the vector lane's correct passage. Measured: see README
-"Retrieval quality"."""
+none): those outranked the vector lane's correct passage. Why: docs/decisions/lane-weights.md."""
 
 COVERAGE_EXPONENT = 2.0
 """The coverage factor is ``coverage ** COVERAGE_EXPONENT`` (1 = linear; tuned in bench/tune_weights.py)."""
@@ -82,8 +74,7 @@ OUTLINE_TITLES = True
 ``heading_key``) adds the passage that starts that section, on the entry's page, to the lane.
 Why: the full-text-based heading lane needs the title as a line of its own in the extracted text;
 extraction can glue the number, the title and the first sentence into one line, and a title
-query then lands on the table of contents. Measured (bench/eval.py, demo sets, 270 queries each, the same
-index, off → on): demo-section hybrid nDCG@10 0.969 → 0.992 (ja 0.944 → 0.992), demo-cross 0.476 → 0.480."""
+query then lands on the table of contents. Why: docs/decisions/lane-weights.md."""
 
 MAX_OUTLINE_MATCHES = 20
 """Outline entries taken per query (a title such as "Introduction" recurs in every manual)."""
@@ -110,7 +101,7 @@ def outline_lane(snapshot: Any, title: str, scope: Sequence[str] | None) -> list
 
 
 PHRASE_BONUS = 1.0
-"""Added to the fused score of every hit that contains the query's quoted phrases (issue 18.8).
+"""Added to the fused score of every hit that contains the query's quoted phrases.
 
 Why: a user who quotes a phrase or a title asks for passages that contain it; RRF let a passage
 that only resembles it (a table of contents whose dot leaders the vector lane likes) outrank the
@@ -139,7 +130,7 @@ answers (each keeps its own pointer and ``char_start``)."""
 def collapse_same_page(ranked: Sequence[tuple[str, float]], rows: dict[str, dict], k: int
                        ) -> list[tuple[str, float]]:
     """The first ``k`` of ``ranked`` (``(chunk_id, score)``, best first) without a passage that
-    points at pages already pointed at by a better hit (issue 18.9): one of the same file whose
+    points at pages already pointed at by a better hit: one of the same file whose
     pages lie within the better hit's pages, and, when both start on the same page, whose start is
     within :data:`SAME_PAGE_CHARS` of it. The best passage stands for the page; overlapping
     passages (chunks share a 40-token overlap) and other passages of the same page add no pointer.

@@ -31,7 +31,7 @@ unmarked; the envelope says only what it can tell."""
 
 
 def no_evidence(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors: Callable[[Any], Any]) -> bool:
-    """True when no lane has evidence for the query (issue 18.7): no word of it matched (the
+    """True when no lane has evidence for the query: no word of it matched (the
     full-text, filename and heading lanes are empty or did not run) and its best passage is
     no closer to it than meaningless text is: ``best cosine - max cosine to NOISE_PROBES <
     NOISE_MARGIN``. The hits are then the nearest passages to nothing in particular

@@ -1,7 +1,7 @@
 """The one folding table: what pagerecall treats as "the same text" when it matches (layer 0).
 
 Every module that compares text typed by a user with text extracted from a source folds both
-sides with the tables here, so the concepts cannot drift apart again (issue 12 found the split
+sides with the tables here, so the concepts cannot drift apart again (a review found the split
 accents written twice, one copy without U+00AF, and the scripts without spaces written twice,
 one copy without Thai, Lao, Khmer and Myanmar):
 

@@ -23,26 +23,10 @@ normalised tiers are tried on the whole document before the fuzzy tier is tried 
 verbatim occurrence on another page beats a near miss on the cited one. ``candidate_pages``
 (e.g. from a fulltext search of the quote) are tried before the whole document.
 
-Latency, measured (2 cores, shared machine; ``cold`` = document not yet read, median of 5
-``warm`` calls = document and its normalised pages in the 4-entry LRU):
-
-==================================  ===========================  =========================
-case                                R-exts.pdf, 236 pages (en)   lshort-fr.pdf, 184 pages
-==================================  ===========================  =========================
-exact, right page cited             111 ms / warm 44 ms          64 ms / 19 ms
-exact, no page (whole scan)         4.3 s / 65 ms                1.7 s / 17 ms
-exact, wrong page cited             5.3 s / 71 ms                1.2 s / 12 ms
-exact, wrong page + candidate page  0.52 s / 95 ms               0.13 s / 12 ms
-fuzzy (one word dropped), cited     5.2 s / 123 ms               1.8 s / 41 ms
-not_found, no page                  6.2 s / 192 ms               2.4 s / 82 ms
-==================================  ===========================  =========================
-
-A cold whole-document scan is the PDF extraction itself (~20-25 ms a page with column order and
-de-hyphenation); a fuzzy or missing quote always costs one, because "not verbatim here"
-needs every page. Rejected: a pre-pass over PyMuPDF's raw ``get_text()`` to find the page
-first (measured 1.7 s for R-exts: it saves ~3 s on a hit elsewhere but adds 1.7 s to every
-miss, and its reading order differs on two-column pages); the index's pages, passed as
-``candidate_pages``, do the same job for ~0.1 s a page.
+A cold whole-document scan is the PDF extraction itself; a fuzzy or missing quote always costs
+one, because "not verbatim here" needs every page. The index's pages, passed as
+``candidate_pages``, narrow it. Why (the latencies measured, and the pre-pass rejected):
+docs/decisions/quote-verification-latency.md.
 
 Modules (one concept each; the public names are re-exported here, so
 ``from pagerecall.verify import verify_quote`` keeps working):

@@ -67,7 +67,7 @@ def normalise(text: str) -> Normalised:
     from a hard hyphen that fell at a line end (``two-\\ncolumn``) without a dictionary; doing
     the same on both sides makes ``hyphenated``, ``two-column`` and their broken forms equal.
     Why across any whitespace, not only a line break: a quote copied from a page turns the
-    line break after ``1-`` or an em dash into a space (issue 15: ``1- Indicar`` was only
+    line break after ``1-`` or an em dash into a space (``1- Indicar`` was only
     ``fuzzy`` against ``1-\\nIndicar``).
     Rejected: a dictionary (language-dependent, large).
 
