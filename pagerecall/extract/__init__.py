@@ -1,0 +1,1 @@
+"""Turning source files into pages: PDF and text-layer extraction."""
