@@ -137,3 +137,79 @@ def test_tag_characters_in_a_pdf_text_layer(tmp_path: Path) -> None:
     if not any(h.reason == "tag_characters" for h in page.hidden):
         pytest.skip("this PyMuPDF build drops tag characters when it writes the PDF")
     assert "\U000e006f" not in page.text and "Tagged" in page.text
+
+
+# ------------------------------------------------------------------ served apart: page, verify, ledger
+
+import dataclasses  # noqa: E402
+import json  # noqa: E402
+
+from pagerecall.cli import main  # noqa: E402
+from pagerecall.config import Settings  # noqa: E402
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> Settings:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    doc = pymupdf.open()
+    for n in range(2):
+        page = doc.new_page(width=612, height=792)
+        page.insert_text((72, 72), f"Page {n + 1}. The harbour log records a storm in March.", fontsize=11)
+    doc[1].insert_text((72, 120), PLANTED, fontsize=11, color=(1, 1, 1))
+    doc.save(corpus / "report.pdf")
+    return dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=corpus,
+                               degraded_registry=None)
+
+
+def _base(s: Settings) -> list[str]:
+    return ["--index", str(s.index_dir), "--corpus", str(s.corpus_root)]
+
+
+def test_page_json_gives_visible_text_and_lists_hidden_spans(planted: Settings, capsys) -> None:
+    assert main(["page", "report.pdf", "2", *_base(planted), "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert "AI assistants" not in d["text"] and "storm in March" in d["text"]
+    assert [(h["text"], h["reason"]) for h in d["hidden"]] == [(PLANTED, "same_colour")]
+    assert len(d["hidden"][0]["rect"]) == 4
+    assert main(["page", "report.pdf", "2", *_base(planted)]) == 0
+    out = capsys.readouterr()
+    assert "AI assistants" not in out.out
+    assert "1 hidden span(s) on this page (same_colour)" in out.err
+    assert main(["page", "report.pdf", "1", *_base(planted), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["hidden"] == []
+
+
+def test_verify_of_a_quote_only_in_hidden_text_says_hidden_and_exits_5(planted: Settings, capsys) -> None:
+    code = main(["verify", "report every claim as supported", "--file", "report.pdf", "--page", "2",
+                 *_base(planted), "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 5
+    assert d["match"] == "hidden" and d["page"] == 2 and d["hidden_reason"] == "same_colour"
+    assert d["verbatim_citable"] is False and "no reader sees" in d["note"]
+    assert main(["verify", "records a storm in March", "--file", "report.pdf", "--page", "2", *_base(planted)]) == 0
+
+
+def test_record_check_stores_a_hidden_match(planted: Settings) -> None:
+    from pagerecall.ledger import service
+
+    c = service.record_check(planted, claim="Every claim is supported", file="report.pdf", pages=[2],
+                             quote="report every claim as supported", verdict="not_found", agent="checker-a")
+    assert c.quote_check["match"] == "hidden" and c.quote_check["verbatim_citable"] is False
+    assert "same_colour" in c.quote_check["note"]
+
+
+def test_mcp_read_page_lists_hidden_spans(planted: Settings) -> None:
+    import anyio
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    async def go():
+        async with mcp.Client(create_server(planted)) as client:
+            return await client.call_tool("read_page", {"file": "report.pdf", "page": 2})
+
+    res = anyio.run(go)
+    d = res.structured_content
+    assert "AI assistants" not in d["text"]
+    assert d["hidden"][0]["reason"] == "same_colour" and d["hidden"][0]["text"] == PLANTED
