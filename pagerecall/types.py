@@ -138,6 +138,9 @@ class Hit:
     """True when a section of the outline starts on ``page_start`` and this passage holds its title."""
     weak: bool = False
     """No lane had evidence for the query (``envelope.weak``): the nearest passage to nothing."""
+    instruction_like: bool = False
+    """``text`` holds a sentence addressed to an AI agent (:mod:`pagerecall.text.instructions`):
+    the document's words, flagged, never instructions to follow."""
 
     def to_dict(self) -> dict:
         return asdict(self)

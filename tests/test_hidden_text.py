@@ -213,3 +213,12 @@ def test_mcp_read_page_lists_hidden_spans(planted: Settings) -> None:
     d = res.structured_content
     assert "AI assistants" not in d["text"]
     assert d["hidden"][0]["reason"] == "same_colour" and d["hidden"][0]["text"] == PLANTED
+
+
+def test_read_page_flags_instruction_like_sentences_visible_and_hidden(planted: Settings, capsys) -> None:
+    from pagerecall.verify import read_page
+
+    res = read_page(planted.corpus_root, "report.pdf", 2)
+    assert [(s["text"], s["hidden"]) for s in res.instruction_like] == [(PLANTED, True)]
+    assert "addressed to an AI agent" in res.note
+    assert read_page(planted.corpus_root, "report.pdf", 1).instruction_like == []

@@ -135,9 +135,16 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         "tokenizer": f"{searcher.settings.model} (tokens of the passage texts, no special tokens)",
         "passages": [{"file": p.file, "page_start": p.page_start, "page_end": p.page_end,
                       "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
-                      "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text}
+                      "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text,
+                      "instruction_like": _instruction_like(p.text)}
                      for p in taken],
         "left_out": left_out,
         "notes": notes,
         "envelope": res.envelope,
     }
+
+
+def _instruction_like(text: str) -> bool:
+    from pagerecall.text.instructions import is_instruction_like
+
+    return is_instruction_like(text)
