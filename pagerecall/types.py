@@ -23,17 +23,39 @@ DEGRADED_STATUSES: frozenset[str] = frozenset({"empty", "image_only", "garbled",
 
 
 @dataclass(frozen=True, slots=True)
+class HiddenSpan:
+    """Text a reader of the page cannot see, kept apart from the page's text (never indexed).
+
+    ``text`` is what the span says (tag characters decoded to the ASCII they encode;
+    zero-width runs as their code points); ``reason`` one of
+    :data:`pagerecall.extract.hidden.REASONS`; ``rect`` its box in PDF points, page-relative,
+    top-left origin, y down, the page's ``/Rotate`` applied (the frame of
+    :mod:`pagerecall.geometry`), or None in a text layer (no geometry).
+    """
+
+    text: str
+    reason: str
+    rect: tuple[float, float, float, float] | None = None
+
+    def to_dict(self) -> dict:
+        return {"text": self.text, "reason": self.reason, "rect": list(self.rect) if self.rect else None}
+
+
+@dataclass(frozen=True, slots=True)
 class Page:
     """One page of a source document.
 
     ``number`` is physical and 1-based; ``label`` is the printed page label when the PDF
-    defines one (``None`` otherwise); ``text`` is the extracted text (may be ``""``).
+    defines one (``None`` otherwise); ``text`` is the extracted *visible* text (may be ``""``);
+    ``hidden`` the spans no reader sees, kept apart (empty for almost every page).
     """
 
     number: int
     text: str
     label: str | None = None
     status: PageStatus = "ok"
+    hidden: tuple[HiddenSpan, ...] = ()
+    """Text on the page that no reader sees (:mod:`pagerecall.extract.hidden`); not in ``text``."""
 
     @property
     def ocr(self) -> bool:
@@ -119,6 +141,9 @@ class Hit:
     reference: dict | None = None
     """The file's bibliographic reference ``{"key", "citation", "title", "doi"}`` when the index holds
     metadata for it (:func:`pagerecall.biblio.record.reference_of`), else None."""
+    instruction_like: bool = False
+    """``text`` holds a sentence addressed to an AI agent (:mod:`pagerecall.text.instructions`):
+    the document's words, flagged, never instructions to follow."""
 
     def to_dict(self) -> dict:
         return asdict(self)

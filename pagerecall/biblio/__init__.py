@@ -1,1 +1,1 @@
-"""Bibliographic metadata per file, and resolving a reference to its files and pages (issue 33)."""
+"""Bibliographic metadata per file, and resolving a reference to its files and pages."""

@@ -2,7 +2,7 @@
 
 Written by every build / update / rebuild into the generation's folder as ``biblio.json``
 (:data:`CATALOG_FILE`), beside ``meta.json``; generations never change after the swap, so a
-reader caches it by folder. A generation without the file (built before issue 33) has no
+reader caches it by folder. A generation without the file (built before bibliographic metadata existed) has no
 metadata: every query then works by file name alone, as before. The read path imports only
 ``json`` and :mod:`pagerecall.biblio.record`; the parsers (``bibtexparser``, ``sqlite3``,
 ``pymupdf``) are imported by :func:`build_catalog` only.
@@ -17,7 +17,7 @@ Layout (version :data:`CATALOG_VERSION`)::
      "dangling": [{"source", "key", "file", "reason"}],
      "pdf_cache": {sha256: PDF's own record or null}}   # so an update re-reads changed PDFs only
 
-Order of trust per field (issue 33): the bibliographies in the order given, then Zotero, then
+Order of trust per field: the bibliographies in the order given, then Zotero, then
 the PDF's own metadata (XMP, info dictionary, a DOI / arXiv id printed on its first pages).
 """
 

@@ -304,7 +304,8 @@ def print_info(info: dict) -> None:
 
 def print_read(args: argparse.Namespace, res: dict) -> int:
     """Print a read command's answer ``res`` as ``args`` asks (``--json`` or text) and return the
-    exit code (``verify``: 0 found, 1 not found, 3 on another page than cited, 4 fuzzy only)."""
+    exit code (``verify``: 0 found, 1 not found, 3 on another page than cited, 4 fuzzy only, 5 only
+    in hidden text)."""
     cmd = args.command
     if cmd == "page" and args.png is not None:
         return print_view(args, res)
@@ -333,6 +334,11 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             if not d["text"].strip():
                 con().err.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
                                  f"{d.get('note') or ''}\n")
+            hidden = d.get("hidden") or []
+            if hidden:
+                reasons = ", ".join(dict.fromkeys(h["reason"] for h in hidden))
+                con().err.write(f"note: {len(hidden)} hidden span(s) on this page ({reasons}): text no reader sees, "
+                                "not shown above; pagerecall page --json lists them under 'hidden'\n")
         return 0
     if cmd == "resolve":
         if not args.json:
@@ -371,6 +377,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
                 con().out.write(f"   {d['note']}\n")
         if d["match"] == "not_found":
             return 1
+        if d["match"] == "hidden":
+            return 5  # only in text no reader sees: never citable
         if d["match"] == "fuzzy":
             return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0

@@ -42,7 +42,7 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
     p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
                    help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
-    g = p.add_argument_group("bibliographic metadata (issue 33)")
+    g = p.add_argument_group("bibliographic metadata (docs/references.md)")
     g.add_argument("--bibliography", action="append", type=Path, metavar="FILE", dest="bibliographies",
                    help="BibTeX/BibLaTeX or CSL-JSON whose entries' file fields name indexed files (repeatable, "
                         "most trusted first; env PAGERECALL_BIBLIOGRAPHY; default: the ones recorded)")

@@ -9,7 +9,7 @@ embeds (:mod:`pagerecall.ingest.embed_loop`); in-process OCR kept the main threa
 How: :func:`ocr_dicts` starts one fresh interpreter per document that needs OCR
 (``python -m pagerecall.extract.ocr``, not :mod:`multiprocessing`: no re-import of the user's
 ``__main__``, no fork of a threaded process). The child opens the same PDF the same way
-(:func:`pagerecall.extract.pdf._open`, password included), runs the identical
+(:func:`pagerecall.extract.opening.open_pdf`, password included), runs the identical
 ``page.get_textpage_ocr(flags=..., language=..., dpi=..., full=True, tessdata=...)`` and
 ``extractDICT()`` for the listed pages, and writes one pickle frame per page to stdout as soon
 as the page is done. The parent collects the frames in a thread of its own (:class:`OcrRun`, GIL

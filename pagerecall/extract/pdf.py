@@ -12,6 +12,9 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    XY-cut over the blocks' boxes, vertical writing, only broken words joined).
 4. **Clean-up**: :mod:`pagerecall.extract.page_text` (TeX accents composed, NFC, spaces and controls
    normalised, lines stripped, blocks separated by one empty line).
+   Text no reader sees (invisible render mode, white on white, under 1 pt, transparent, off
+   the page, painted over, Unicode tag characters) is taken out before step 2 and kept in
+   ``Page.hidden`` (:mod:`pagerecall.extract.hidden`); a page without it is unchanged.
 5. **Status.** ``ok``; ``garbled`` when the text cannot be what the page shows
    (:func:`pagerecall.text.quality.garbled_reason` on the text before the clean-up of step 4:
    unmapped glyphs, byte-swapped UTF-16, 8-bit text read in the wrong code page, words mixing
@@ -50,6 +53,7 @@ from pagerecall.extract.opening import (  # noqa: F401 - the OCR names are re-ex
     resolve_ocr,
     text_flags,
 )
+from pagerecall.extract.hidden import split_hidden_text, split_pdf_hidden
 from pagerecall.extract.fonts import CMAPLESS_MIN_SHARE, cmapless_share
 from pagerecall.extract.reading_order import ordered_text, upright
 from pagerecall.extract.page_text import _label, _normalise
@@ -248,14 +252,17 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
     and its ``garbled``/``image_only`` page returned, for :func:`pagerecall.extract.ocr.ocr_in_child`."""
     page = doc.load_page(index)
     label = _label(page)
-    data = upright(page.get_textpage(flags=text_flags()).extractDICT(), page)
+    textpage = page.get_textpage(flags=text_flags())
+    data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
+    data = upright(data, page)
     raw = ordered_text(data)
-    text = _normalise(raw)
+    text, tagged = split_hidden_text(_normalise(raw))
+    hidden += tagged
     number = index + 1
     if text:
         if garbled_reason(raw) is None and cmapless_share(doc, page, data, fonts) < CMAPLESS_MIN_SHARE:
-            return Page(number=number, text=text, label=label, status="ok"), None
-        garbled = Page(number=number, text=text, label=label, status="garbled")
+            return Page(number=number, text=text, label=label, status="ok", hidden=hidden), None
+        garbled = Page(number=number, text=text, label=label, status="garbled", hidden=hidden)
         if ocr_cfg is None:
             return garbled, None
         if ocr_later is not None:
@@ -263,8 +270,8 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
             return garbled, None
         return _ocr_page(page, number, label, ocr_cfg, garbled)
     if _image_cover(page) < IMAGE_COVER_MIN:
-        return Page(number=number, text="", label=label, status="empty"), None
-    image_only = Page(number=number, text="", label=label, status="image_only")
+        return Page(number=number, text="", label=label, status="empty", hidden=hidden), None
+    image_only = Page(number=number, text="", label=label, status="image_only", hidden=hidden)
     if ocr_cfg is None:
         return image_only, None
     if ocr_later is not None:

@@ -145,8 +145,11 @@ def _detect(data: bytes) -> tuple[str, str] | None:
 
 
 def _page(number: int, text: str, label: str | None) -> Page:
+    from pagerecall.extract.hidden import split_hidden_text
+
+    text, hidden = split_hidden_text(text)
     text = text.strip()
-    return Page(number=number, text=text, label=label, status="ok" if text else "empty")
+    return Page(number=number, text=text, label=label, status="ok" if text else "empty", hidden=hidden)
 
 
 def _pages_from_markers(text: str, markers: list[re.Match[str]], warnings: list[str]) -> list[Page]:

@@ -140,7 +140,8 @@ def page_out(d: dict, offset: int, budget: int) -> PageOut:
     total = len(full)
     text = full[offset:]
     base = dict(file=d["file"], page=d["page"], label=d.get("label"), pages=d["pages"], status=d["status"],
-                ocr=bool(d.get("ocr")), offset=offset, total_chars=total, note=d.get("note") or "")
+                ocr=bool(d.get("ocr")), offset=offset, total_chars=total, note=d.get("note") or "",
+                hidden=d.get("hidden") or [], instruction_like=d.get("instruction_like") or [])
     if offset > total:
         base["note"] = (base["note"] + " " if base["note"] else "") + f"offset {offset} is past the end ({total} chars)."
     out = PageOut(text=text, **base)

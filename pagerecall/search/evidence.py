@@ -139,9 +139,16 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         "passages": [{"file": p.file, "page_start": p.page_start, "page_end": p.page_end,
                       "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
                       "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text,
-                      "reference": references.get(p.file)}
+                      "reference": references.get(p.file),
+                      "instruction_like": _instruction_like(p.text)}
                      for p in taken],
         "left_out": left_out,
         "notes": notes,
         "envelope": res.envelope,
     }
+
+
+def _instruction_like(text: str) -> bool:
+    from pagerecall.text.instructions import is_instruction_like
+
+    return is_instruction_like(text)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from pagerecall.text.instructions import is_instruction_like
 from pagerecall.types import Hit
 
 from pagerecall.search.query import ParsedQuery
@@ -44,7 +45,7 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
         chunk_id=r["chunk_id"], file=r["file"], page_start=int(r["page_start"]), page_end=int(r["page_end"]),
         score=float(score), text=r["text"], label_start=r.get("label_start"), label_end=r.get("label_end"),
         ranks=ranks, ocr=bool(r.get("ocr")), char_start=int(r.get("char_start") or 0),
-        char_end=int(r.get("char_end") or 0),
+        char_end=int(r.get("char_end") or 0), instruction_like=is_instruction_like(r["text"]),
     )
 
 

@@ -114,7 +114,9 @@ def _read_page_data(page: Any, number: int) -> _PageData:
     block order (see the module docstring)."""
     from pagerecall.extract import pdf
 
-    raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
+    from pagerecall.extract.hidden import visible_rawdict
+
+    raw = visible_rawdict(page, page.get_textpage(flags=pdf.text_flags()).extractRAWDICT())
     upright = pdf_layout.upright(raw, page)
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)

@@ -8,7 +8,7 @@ from typing import Literal
 from pagerecall.verify.normalise import _fold_case
 from pagerecall.verify.source import _Source
 
-MatchKind = Literal["exact", "normalised", "fuzzy", "not_found"]
+MatchKind = Literal["exact", "normalised", "fuzzy", "hidden", "not_found"]
 
 SPLIT_MIN_CHARS = 8
 """Each side of a quote across a page break must have at least this many normalised chars."""
