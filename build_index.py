@@ -5,7 +5,7 @@ Thin entry point; the logic lives in ``pagerecall.ingest.pipeline``. Same as ``p
 """
 import sys
 
-from pagerecall.cli.commands import main
+from pagerecall.app import main
 
 if __name__ == "__main__":
     sys.exit(main(["build", *sys.argv[1:]]))

@@ -5,7 +5,7 @@ Thin entry point; same as ``pagerecall update``. Exit 0 on success, 1 on an erro
 """
 import sys
 
-from pagerecall.cli.commands import main
+from pagerecall.app import main
 
 if __name__ == "__main__":
     sys.exit(main(["update", *sys.argv[1:]]))

@@ -6,7 +6,7 @@ generation is verified; ``pagerecall rollback`` returns to the previous one.
 """
 import sys
 
-from pagerecall.cli.commands import main
+from pagerecall.app import main
 
 if __name__ == "__main__":
     sys.exit(main(["rebuild", *sys.argv[1:]]))

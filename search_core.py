@@ -12,6 +12,6 @@ from pagerecall.search import search
 __all__ = ["search"]
 
 if __name__ == "__main__":
-    from pagerecall.cli.commands import main
+    from pagerecall.app import main
 
     sys.exit(main(["search", *sys.argv[1:]]))

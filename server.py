@@ -5,7 +5,7 @@ Thin entry point; same as ``pagerecall serve``.
 """
 import sys
 
-from pagerecall.cli.commands import main
+from pagerecall.app import main
 
 if __name__ == "__main__":
     sys.exit(main(["serve", *sys.argv[1:]]))

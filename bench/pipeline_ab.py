@@ -29,7 +29,7 @@ from pathlib import Path
 CHILD = r"""
 import dataclasses, json, resource, shutil, sys, time
 from pathlib import Path
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 corpus, index, runtime = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
 shutil.rmtree(index, ignore_errors=True)

@@ -160,7 +160,7 @@ def _prefix_related(a: list[str], b: list[str]) -> bool:
 WRITER = r"""
 import dataclasses, json, sys
 from pathlib import Path
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 settings = dataclasses.replace(Settings.from_env(), index_dir=Path(sys.argv[1]))
 u = indexing.update(settings)

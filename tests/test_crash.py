@@ -61,7 +61,7 @@ EXTRA = (
 CHILD = r"""
 import dataclasses, json, os, signal, sys, threading, time
 from pathlib import Path
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 
 args = json.loads(sys.argv[1])

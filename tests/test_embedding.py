@@ -475,7 +475,7 @@ def test_passages_embed_without_loading_the_full_tokenizer(converted):
 @pytest.mark.slow
 def test_a_converter_killed_mid_way_leaves_a_folder_that_the_next_conversion_removes(tmp_path):
     models = tmp_path / "models"
-    child = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; from pagerecall import _e5onnx; "
+    child = subprocess.Popen([sys.executable, "-c", "import sys; from pathlib import Path; from pagerecall.model import converter as _e5onnx; "
                               "_e5onnx.ensure_converted(Path(sys.argv[1]), 'int8')", str(tmp_path)])
     deadline = time.monotonic() + 300
     while child.poll() is None and time.monotonic() < deadline and not list(models.glob(".*.tmp-*/tokenizer.json")):

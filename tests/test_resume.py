@@ -43,7 +43,7 @@ pytestmark = pytest.mark.skipif(not DEMO.is_dir(), reason="needs ../shared/corpo
 CHILD = r"""
 import dataclasses, json, os, signal, sys
 from pathlib import Path
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder
 

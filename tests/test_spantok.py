@@ -146,7 +146,7 @@ BUILD_CHILD = r"""
 import dataclasses, json, resource, sys
 from pathlib import Path
 import lance
-from pagerecall import indexing
+from pagerecall.ingest import pipeline as indexing
 from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder
 

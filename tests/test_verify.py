@@ -389,7 +389,7 @@ def test_fuzzy_threshold_separates_misquotes_from_unrelated_text(demo: Path, adv
     """A small rerun of the measurement behind FUZZY_THRESHOLD (see its docstring)."""
     from rapidfuzz import fuzz
 
-    from pagerecall.verify import _fold_case
+    from pagerecall.verify.normalise import _fold_case
 
     en = [_fold_case(normalise(t).text) for t in all_texts(demo, "maint-guide.en.pdf")]
     other = [_fold_case(normalise(t).text) for t in all_texts(adversarial, "tracemonkey.pdf")]

@@ -33,7 +33,7 @@ logging.basicConfig(level=logging.WARNING, format="pagerecall: %(message)s", str
 work, go = Path(sys.argv[1]), Path(sys.argv[2])
 while not go.exists():
     time.sleep(0.01)
-from pagerecall import _bundled
+from pagerecall.model import bundled as _bundled
 ids = np.array(json.loads(sys.argv[3]), dtype=np.int64)
 enc = _bundled._ort_encoder(work, "int8", 1, passages=False)
 hidden = enc.run([(ids, (ids != 1).astype(np.int64))])[0]
@@ -100,7 +100,7 @@ from pathlib import Path
 import numpy as np
 logging.basicConfig(level=logging.INFO, format="pagerecall: %(name)s: %(message)s", stream=sys.stderr)
 work = Path(sys.argv[1])
-from pagerecall import _bundled
+from pagerecall.model import bundled as _bundled
 ids = np.array(json.loads(sys.argv[2]), dtype=np.int64)
 enc = _bundled._ort_encoder(work, "int8", 1, passages=False)
 hidden = enc.run([(ids, (ids != 1).astype(np.int64))])[0]
@@ -174,7 +174,7 @@ def test_processes_on_a_fresh_cache_derive_the_query_tokenizer_once(model_dir, t
 SAVING_CHILD = """
 import sys
 from pathlib import Path
-from pagerecall import _ortsession, _e5onnx
+from pagerecall.model import ort_session as _ortsession; from pagerecall.model import converter as _e5onnx
 _ortsession.open_session(Path(sys.argv[1]), "int8", _e5onnx.CONVERTER_VERSION)
 """
 
