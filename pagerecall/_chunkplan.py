@@ -44,6 +44,14 @@ _SENTENCE_RE = re.compile(
     r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
 )
 _NONSPACE_RE = re.compile(r"\S")
+_PAGE_NUMBER_TAIL_RE = re.compile(
+    r"\n[^\S\n]*[-–—(\[]?[^\S\n]*(?:(?:page|p\.|seite|pág\.?)[^\S\n]*)?"
+    r"(?:\d{1,5}|[ivxlcdm]{1,8})(?:[^\S\n]*(?:/|of)[^\S\n]*\d{1,5})?[^\S\n]*[-–—)\]]?\s*\Z",
+    re.IGNORECASE,
+)
+"""A page's last line when it is only a page number ("43", "xii", "- 7 -", "Page 12", "3 / 40"):
+a printed folio, or the last page number of a table of contents. See ``_Planner.next_start``."""
+_TAIL_CHARS = 96  # how much of a page's end is searched for that line
 # Whitespace at which the multilingual-e5 (XLM-R) tokenizer always splits words, so that a
 # text cut there re-tokenises to exactly the tokens it had in context (measured over every
 # ``str.isspace`` character: U+000B, U+001C-U+001F and U+0085 are dropped or kept inside a
@@ -291,9 +299,29 @@ class _Planner:
                     if self._word_end(j - 1) and (best is None or abs(j - target) < abs(best - target)):
                         best = j
             t = best if best is not None else max(s + 1, target)
+            t = self._past_page_number(t, e)
         if N - t <= self.B:  # t starts the last chunk: give it at least `min` tokens
             t = min(t, max(s + 1, N - self.min))
         return t
+
+    def _past_page_number(self, t: int, e: int) -> int:
+        """``t``, or the first token of the next page when ``t`` lies in its page's trailing
+        page-number line (issue 36.3: a sentence starts after "…dusk.", so the overlap picked the
+        lone "43" at the page's end, and the chunk's pointer began one page before its text).
+        Moved only while the chunk still starts at or before ``e``, the previous chunk's end, so
+        the number stays in that chunk and every character stays covered."""
+        p = self.page[t]
+        if p + 1 >= len(self.first_tok):
+            return t
+        nxt = self.first_tok[p + 1]
+        if not t < nxt <= e:
+            return t
+        text = self.texts[p]
+        lo = max(0, len(text) - _TAIL_CHARS)
+        m = _PAGE_NUMBER_TAIL_RE.search(text, lo)
+        if m is None or self.start[t] < m.start() or not text[:m.start()].strip():
+            return t
+        return nxt
 
     # -- character positions -----------------------------------------------------------
     def char_start(self, s: int) -> tuple[int, int, bool] | None:

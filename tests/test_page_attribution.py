@@ -1,0 +1,64 @@
+"""A passage's pointer starts on the page where its text starts (issue 36.3).
+
+A page whose last line is a page number ("…end of a sentence.\\n43") gave the next chunk a start
+at that number (a sentence starts after the "."), so the chunk ran from the number on page p
+into page p + 1 and its pointer said page p: one page early. The real case: maint-guide.en.pdf,
+the table of contents of physical page 5 ends with a lone "43". Real tokenizer, real PDF.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from pagerecall.chunking import chunk_document
+from pagerecall.config import ChunkParams
+from pagerecall.tokenization import load_default_tokenizer
+from pagerecall.types import Document, Page
+from tests.conftest import shared_path
+
+TOK = load_default_tokenizer()
+
+NUMBER_ONLY = re.compile(r"[\s\-–—()\[\]]*(?:page\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})[\s\-–—()\[\]]*", re.I)
+
+
+def _early(doc: Document, chunks) -> list[tuple[int, int, int, str]]:
+    """Chunks spanning pages whose part on their first page is only a page number."""
+    pages = {p.number: p for p in doc.pages}
+    out = []
+    for c in chunks:
+        if c.page_start < c.page_end:
+            head = pages[c.page_start].text[c.char_start:]
+            if NUMBER_ONLY.fullmatch(head):
+                out.append((c.seq, c.page_start, c.page_end, head.strip()))
+    return out
+
+
+def _sentences(n: int, word: str) -> str:
+    return " ".join(f"The {word} keeper writes entry {i} in the station journal before dusk." for i in range(n))
+
+
+@pytest.mark.parametrize("number", ["43", "xii", "- 7 -", "Page 12"])
+def test_a_trailing_page_number_does_not_pull_the_pointer_one_page_early(number: str) -> None:
+    doc = Document(path="log.txt", kind="txt", pages=(
+        Page(1, _sentences(6, "lamp") + "\n" + number, "1", "ok"),
+        Page(2, _sentences(9, "bell"), "2", "ok"),
+    ))
+    params = ChunkParams(max_tokens=120, overlap_tokens=24, min_tokens=16)
+    chunks = chunk_document(doc, TOK, params)
+    assert len(chunks) > 1
+    assert _early(doc, chunks) == []
+    # the number itself is still in a passage (the one before, which ends on page 2)
+    assert any(number in c.text for c in chunks)
+
+
+def test_real_manual_pointers_start_where_the_text_starts() -> None:
+    from pagerecall.sources import read_document
+
+    pdf = shared_path("corpora", "demo", "maint-guide.en.pdf")
+    doc = read_document(Path(pdf), "maint-guide.en.pdf", ocr="off")
+    doc = Document(path=doc.path, kind=doc.kind, pages=doc.pages[:12])
+    chunks = chunk_document(doc, TOK)
+    assert _early(doc, chunks) == []
