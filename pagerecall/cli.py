@@ -248,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     if cmd in ("build", "update", "rebuild"):
         from . import indexing
 
-        bars = _Bars(args.quiet or args.json)
+        bars = _Bars(args.quiet)  # stderr: --json keeps progress, only stdout is the JSON (issue 36.5)
         try:
             if cmd == "build":
                 rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait, replace=args.replace)

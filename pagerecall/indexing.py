@@ -59,6 +59,9 @@ class WriteReport:
     action: str
     generation: str | None
     previous: str | None
+    """The generation ``rollback`` makes live after this write (in a dry run: would make live): the one
+    that was live before a write that swapped, ``PREVIOUS`` unchanged when nothing was written (issue
+    36.5: a no-op update reported the live generation here)."""
     corpus_root: str
     delta: dict
     files_ok: int
@@ -328,8 +331,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     disk = scan_corpus(root, skipped=skipped)
     delta = compute_delta(root, disk, records, checksum=checksum)
     delta.skipped[:0] = skipped
+    live_name = store.current_name()
     base_report = dict(
-        action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
+        action="update", previous=live_name, corpus_root=str(root), delta=delta.to_dict(),
         failed=_failed(list(records.values())), skipped=delta.skipped,
     )
     from .fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
@@ -362,6 +366,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         if still_failing:
             log.info("update: %d failed file(s) retried, still failing the same way: nothing changed, "
                      "no generation written", still_failing)
+        if still_failing or (delta.empty and not fulltext_outdated and not moved_root):
+            base_report["previous"] = store.previous_name()  # nothing swapped: rollback's target stays
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
@@ -375,7 +381,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
     with ExitStack() as held:
         held.enter_context(store.lock(wait=wait))
-        if store.current_name() != base_report["previous"]:
+        if store.current_name() != live_name:
             # another writer swapped while we scanned: start over on the new live generation,
             # after releasing the lock: the restart takes it through its own IndexStore, and
             # while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
