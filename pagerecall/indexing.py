@@ -95,6 +95,11 @@ class WriteReport:
     """True when the live generation's full-text index had an older schema
     (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages
     (in a dry run: would rebuild it)."""
+    interrupted: dict | None = None
+    """What an interrupted write had left when this command started (resume cache, half-written
+    generations, what to run: :func:`pagerecall.ingest.leftovers.interrupted_write`), None when
+    nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
+    killed build or rebuild finishes that write; issue 36.1)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -164,22 +169,38 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                 settings: Settings, progress: Progress, hook) -> tuple[WriteStats, str]:
+                 settings: Settings, progress: Progress, hook, action: str = "update") -> tuple[WriteStats, str]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.embedcache`) is deleted after the swap (its vectors are live
-    now) and kept when anything fails before it (the next write resumes from it)."""
+    now) and kept when anything fails before it (the next write resumes from it); it records
+    ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
+    what died. What was reused from it is logged after the embed loop, not what it holds."""
+    import os
+    import socket
+
     from . import embedcache
+    from .index.schema import now_iso
 
     cache = None
+    held = 0
     indexer = _indexer(settings)
     if files and indexer is index_files:  # the Ray engine has no resume cache
         cache = embedcache.open_cache(store.path, embedcache.model_id(embedder, embedder.fingerprint()),
                                       embedder.dim)
-        if cache is not None and cache.units:
-            log.info("resuming: %d batch(es) of an interrupted write are in %s", cache.units, cache.path)
+        if cache is not None:
+            held = cache.units
+            cache.note_write({"action": action, "generation": writer.name, "corpus_root": str(root),
+                              "started": now_iso(), "pid": os.getpid(), "host": socket.gethostname()})
     try:
         if indexer is index_files:
             stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
+            if held:  # issue 36.1: say what was taken, not what the cache held ("resuming: 39" and 0 reused)
+                if stats.embed.from_cache:
+                    log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "
+                             "embedded now", stats.embed.from_cache, stats.embed.embedded)
+                else:
+                    log.info("the resume cache held %d batch(es) of an interrupted write; none matched this "
+                             "%s's passages: nothing reused", held, action)
         else:
             stats = indexer(writer, root, files, hashes, embedder, settings, progress)
         name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
@@ -247,7 +268,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
             stats, name = _write_files(store, writer, root, list(disk.values()), {}, embedder, settings, progress,
-                                       hook)
+                                       hook, action)
         except BaseException:
             writer.abort()
             raise
@@ -314,6 +335,14 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
     store = _open_store(settings)
+    from .ingest.leftovers import interrupted_write, resumable
+
+    interrupted = interrupted_write(store.path)
+    if resumable(interrupted) and not dry_run:
+        with store.lock(wait=wait):  # judged again with the lock held: no writer runs now
+            interrupted = interrupted_write(store.path)
+        if resumable(interrupted):
+            return _resume(settings, store, interrupted, progress, wait, crash_hook)
     if not store.exists():
         raise IndexNotFoundError.at(settings.index_dir)
     from .index.snapshot import open_snapshot
@@ -334,7 +363,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     live_name = store.current_name()
     base_report = dict(
         action="update", previous=live_name, corpus_root=str(root), delta=delta.to_dict(),
-        failed=_failed(list(records.values())), skipped=delta.skipped,
+        failed=_failed(list(records.values())), skipped=delta.skipped, interrupted=interrupted,
     )
     from .fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
@@ -417,12 +446,34 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         new_records = _live_files(store)
     _ledger_after_write(settings, root, dict(delta.moved))
     base_report["failed"] = _failed(new_records)
+    if interrupted is not None:
+        base_report["interrupted"] = dict(interrupted, resumed=stats.embed.from_cache > 0)
     return WriteReport(
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
         **_embed_fields(stats), **base_report,
     )
+
+
+def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wait: bool, crash_hook) -> WriteReport:
+    """Finish the build or rebuild that ``interrupted`` describes (issue 36.1: ``update`` after a
+    killed ``rebuild`` said "nothing changed": its delta against the live generation cannot see a
+    rebuild's purpose). Runs that command again over the corpus it recorded (or
+    ``settings.corpus_root``): every file is read and chunked again, the cached batches are taken,
+    only the rest is embedded. Returns its report, ``interrupted["resumed"]`` True."""
+    action = interrupted["action"]
+    recorded = interrupted.get("corpus_root")  # the folder that write was indexing
+    root = Path(settings.corpus_root or recorded or _live_meta(store)["corpus_root"])
+    cache = interrupted.get("cache") or {}
+    log.info("update: resuming the %s interrupted since %s (%d passage(s) in the resume cache); every file is "
+             "read again, only what is not cached is embedded", action, interrupted.get("started") or "?",
+             cache.get("passages") or 0)
+    # replace: a build of another corpus got as far as caching vectors only with --replace
+    rep = build(settings, root, progress, wait=wait, action=action, crash_hook=crash_hook,
+                replace=bool(recorded) and _same_folder(root, Path(recorded)))
+    rep.interrupted = dict(interrupted, resumed=True)
+    return rep
 
 
 def rollback(settings: Settings, *, wait: bool = True) -> dict:

@@ -153,6 +153,8 @@ class InfoOut(BaseModel):
     )
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
+    interrupted: dict[str, Any] | None = Field(
+        None, description="a killed build/update/rebuild left its resume cache or a partial generation: what, and `next`")
     truncated: bool = False
 
 

@@ -1,0 +1,1 @@
+"""Ingestion: reading, chunking and embedding a corpus into an index generation."""
