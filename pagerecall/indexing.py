@@ -344,7 +344,11 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         if resumable(interrupted):
             return _resume(settings, store, interrupted, progress, wait, crash_hook)
     if not store.exists():
-        raise IndexNotFoundError.at(settings.index_dir)
+        err = IndexNotFoundError.at(settings.index_dir)
+        if interrupted is not None and interrupted["running"] is None:
+            err = IndexNotFoundError(f"{err} (an interrupted {interrupted['action'] or 'write'} left "
+                                     f"leftovers: {interrupted['next']})")
+        raise err
     from .index.snapshot import open_snapshot
 
     live = open_snapshot(store.path)

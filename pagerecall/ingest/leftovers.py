@@ -76,28 +76,19 @@ def _cache_state(path: Path) -> dict | None:
 
 
 def _running(index_dir: Path) -> dict | None:
-    """The writer holding the lock, from ``lock.info`` (``{"pid", "host", "since"}``), when its
-    process is alive on this host and is not this one (another host's pid cannot be checked:
-    taken as running)."""
-    text = _read_name(index_dir / "lock.info")
+    """The writer holding the lock (``{"pid", "host", "since"}``) as
+    :func:`pagerecall.errors.running_writer` judges it from ``lock.info``, unless it is this process
+    (``update`` judging with the lock held)."""
+    from pagerecall.errors import running_writer
+
+    text = running_writer(index_dir)
     if not text:
         return None
     fields = dict(part.split("=", 1) for part in text.split() if "=" in part)
-    try:
-        pid = int(fields.get("pid", ""))
-    except ValueError:
+    pid = int(fields["pid"]) if fields.get("pid", "").isdigit() else None
+    if pid == os.getpid() and fields.get("host") == socket.gethostname():
         return None
-    host = fields.get("host")
-    if host == socket.gethostname():
-        if pid == os.getpid():
-            return None  # this process holds the lock (``update`` judging with it held): no other writer
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return None
-        except PermissionError:
-            pass  # alive, another user's
-    return {"pid": pid, "host": host, "since": fields.get("since")}
+    return {"pid": pid, "host": fields.get("host"), "since": fields.get("since")}
 
 
 def interrupted_write(index_dir: Path | str) -> dict | None:
@@ -164,8 +155,9 @@ def _next(action: str | None, passages: int, running: dict | None, partial: list
     if action in FROM_SCRATCH:
         return (f"the interrupted {action} stored no vectors. Next: pagerecall {action} to start it again; any "
                 "write removes the partial generation")
-    if action == "update" or (action is None and passages):
-        return ("pagerecall update resumes an interrupted update (it takes what the cache holds); "
-                + ("an interrupted build or rebuild: run pagerecall rebuild" if action is None else
-                   "the partial generation is removed by the next write"))
+    if action == "update":
+        return "pagerecall update resumes it (it takes what the cache holds); the next write removes the partial generation"
+    if passages:  # a cache of a version that did not record the command
+        return ("the command that was interrupted is not recorded. Next: run it again (pagerecall rebuild, or "
+                "pagerecall update): it takes from the cache what it needs")
     return "the next write (pagerecall update with a change, or pagerecall rebuild) removes the partial generation"
