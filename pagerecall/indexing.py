@@ -399,7 +399,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         if still_failing:
             log.info("update: %d failed file(s) retried, still failing the same way: nothing changed, "
                      "no generation written", still_failing)
-        if still_failing or (delta.empty and not fulltext_outdated and not moved_root):
+        if still_failing or (delta.empty and not fulltext_outdated and not moved_root and not resumable(interrupted)):
             base_report["previous"] = store.previous_name()  # nothing swapped: rollback's target stays
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
