@@ -21,7 +21,7 @@ from tests.conftest import shared_path
 
 TOK = load_default_tokenizer()
 
-NUMBER_ONLY = re.compile(r"[\s\-–—()\[\]]*(?:page\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})[\s\-–—()\[\]]*", re.I)
+NUMBER_ONLY = re.compile(r"[\s\-–—()\[\]]*(?:page\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})[\s\-–—()\[\]]*", re.IGNORECASE)
 
 
 def _early(doc: Document, chunks) -> list[tuple[int, int, int, str]]:
