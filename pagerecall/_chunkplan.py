@@ -44,14 +44,14 @@ _SENTENCE_RE = re.compile(
     r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
 )
 _NONSPACE_RE = re.compile(r"\S")
-_PAGE_NUMBER_TAIL_RE = re.compile(
-    r"\n[^\S\n]*[-–—(\[]?[^\S\n]*(?:(?:page|p\.|seite|pág\.?)[^\S\n]*)?"
-    r"(?:\d{1,5}|[ivxlcdm]{1,8})(?:[^\S\n]*(?:/|of)[^\S\n]*\d{1,5})?[^\S\n]*[-–—)\]]?\s*\Z",
+_PAGE_NUMBER_RE = re.compile(
+    r"[-–—(\[]?\s*(?:(?:page|p\.|seite|pág\.?)\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})"
+    r"(?:\s*(?:/|of)\s*\d{1,5})?\s*[-–—)\]]?",
     re.IGNORECASE,
 )
-"""A page's last line when it is only a page number ("43", "xii", "- 7 -", "Page 12", "3 / 40"):
-a printed folio, or the last page number of a table of contents. See ``_Planner.next_start``."""
-_TAIL_CHARS = 96  # how much of a page's end is searched for that line
+"""A page number alone ("43", "xii", "- 7 -", "Page 12", "3 / 40"): a printed folio at a page's end,
+or the page number ending a table of contents' last line. See ``_Planner._past_page_number``."""
+_TAIL_CHARS = 96  # a page's rest longer than this is not a page number alone
 # Whitespace at which the multilingual-e5 (XLM-R) tokenizer always splits words, so that a
 # text cut there re-tokenises to exactly the tokens it had in context (measured over every
 # ``str.isspace`` character: U+000B, U+001C-U+001F and U+0085 are dropped or kept inside a
@@ -305,9 +305,10 @@ class _Planner:
         return t
 
     def _past_page_number(self, t: int, e: int) -> int:
-        """``t``, or the first token of the next page when ``t`` lies in its page's trailing
-        page-number line (issue 36.3: a sentence starts after "…dusk.", so the overlap picked the
-        lone "43" at the page's end, and the chunk's pointer began one page before its text).
+        """``t``, or the first token of the next page when what is left of ``t``'s page from ``t`` on
+        is a page number alone (issue 36.3: a sentence starts after "…dusk." or a table of
+        contents' leader dots ". . .", so the overlap picked the "43" at the page's end, and the
+        chunk's pointer began one page before its text).
         Moved only while the chunk still starts at or before ``e``, the previous chunk's end, so
         the number stays in that chunk and every character stays covered."""
         p = self.page[t]
@@ -317,9 +318,8 @@ class _Planner:
         if not t < nxt <= e:
             return t
         text = self.texts[p]
-        lo = max(0, len(text) - _TAIL_CHARS)
-        m = _PAGE_NUMBER_TAIL_RE.search(text, lo)
-        if m is None or self.start[t] < m.start() or not text[:m.start()].strip():
+        at = self.start[t]
+        if len(text) - at > _TAIL_CHARS or not text[:at].strip() or not _PAGE_NUMBER_RE.fullmatch(text[at:].strip()):
             return t
         return nxt
 

@@ -62,3 +62,15 @@ def test_real_manual_pointers_start_where_the_text_starts() -> None:
     doc = Document(path=doc.path, kind=doc.kind, pages=doc.pages[:12])
     chunks = chunk_document(doc, TOK)
     assert _early(doc, chunks) == []
+
+
+def test_a_table_of_contents_line_ending_a_page_does_not_pull_the_pointer_early() -> None:
+    """gnuplot's manual: page 11 ends with "Locale . . . . . 167"; the leader dots end a
+    "sentence", so the overlap started at "167" and the chunk pointed at page 11."""
+    from pagerecall.sources import read_document
+
+    pdf = shared_path("corpora", "bench", "manuals-misc", "gnuplot.pdf")
+    doc = read_document(Path(pdf), "gnuplot.pdf", ocr="off")
+    doc = Document(path=doc.path, kind=doc.kind, pages=doc.pages[:14])
+    chunks = chunk_document(doc, TOK)
+    assert _early(doc, chunks) == []
