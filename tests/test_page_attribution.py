@@ -74,3 +74,32 @@ def test_a_table_of_contents_line_ending_a_page_does_not_pull_the_pointer_early(
     doc = Document(path=doc.path, kind=doc.kind, pages=doc.pages[:14])
     chunks = chunk_document(doc, TOK)
     assert _early(doc, chunks) == []
+
+
+def test_pages_ending_in_page_numbers_keep_every_chunk_invariant() -> None:
+    """The chunker's invariants (sizes, slicing, labels, order, coverage of every character) and
+    the overlap window hold on pages that all end with their page number, and a pointer starts
+    early only where the rule cannot move it (hypothesis over ``tests/test_chunking.py``'s strategies)."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from tests.test_chunking import PROPS, chunk_params, check_invariants, documents, g_span, global_offsets, joined
+
+    @PROPS
+    @given(documents(), chunk_params(), st.sampled_from(["\n{n}", "\n- {n} -", "\nPage {n}"]))
+    def run(doc: Document, params: ChunkParams, folio: str) -> None:
+        doc = Document(path=doc.path, kind=doc.kind, pages=tuple(
+            Page(p.number, p.text + folio.format(n=p.number), p.label, p.status) for p in doc.pages))
+        chunks = chunk_document(doc, TOK, params)
+        check_invariants(doc, chunks, params)
+        offsets, text, o = global_offsets(doc), joined(doc), params.overlap_tokens
+        for a, b in zip(chunks, chunks[1:]):
+            (_, a_end), (b_start, _) = g_span(offsets, a), g_span(offsets, b)
+            shared = len(TOK.token_spans(text[b_start:a_end])) if b_start < a_end else 0
+            assert shared <= o + o // 2 + 2
+        for seq, start, _end, _head in _early(doc, chunks):
+            # only where moving would lose the number (the chunk before ends on this page: no
+            # overlap to keep it), or for the last chunk, which starts min_tokens before the end
+            assert seq == 0 or chunks[seq - 1].page_end == start or seq == len(chunks) - 1, (seq, start)
+
+    run()
