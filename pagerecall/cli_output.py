@@ -287,6 +287,9 @@ def _interrupted_line(it: dict, rep: dict | None = None) -> str:
     left = "; ".join(parts) or "nothing cached"
     if it.get("resumed"):
         return f"interrupted {what}: resumed ({left})"
+    gone = it.get("removed") or {}
+    if gone.get("cache") or gone.get("generations"):
+        return f"interrupted {what}: {left}; nothing to resume, removed. {it.get('next')}"
     if rep is not None and rep.get("dry_run") and it.get("resumable"):
         return f"interrupted {what}: {left}. pagerecall update would resume it (the whole corpus, only uncached passages embedded)"
     return f"interrupted {what}: {left}. {it.get('next')}"

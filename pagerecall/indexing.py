@@ -327,6 +327,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     the verification probe) and ``fulltext_rebuilt`` is True; or unless the corpus was found at
     another folder (``settings.corpus_root``, a moved corpus): then a new generation records the
     new place (nothing re-embedded) and ``corpus_moved`` says so.
+    A build or rebuild that was killed with vectors in the resume cache is finished instead (the
+    whole corpus, cached batches taken: :func:`_resume`, issue 36.1); other leftovers of a killed
+    write are reported in ``interrupted`` and, when there is nothing to write, removed.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
@@ -401,6 +404,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
                      "no generation written", still_failing)
         if still_failing or (delta.empty and not fulltext_outdated and not moved_root and not resumable(interrupted)):
             base_report["previous"] = store.previous_name()  # nothing swapped: rollback's target stays
+        if not dry_run and interrupted is not None and interrupted["running"] is None:
+            base_report["interrupted"] = _remove_leftovers(settings, store, interrupted)
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
@@ -458,6 +463,35 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
         **_embed_fields(stats), **base_report,
     )
+
+
+def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
+    """Remove what an interrupted write left that nothing will resume, when an update has nothing
+    to write (a write's own cleanup would have removed it; a no-op update writes nothing, so the
+    debris stayed, issue 36.1): its partial generations, and its resume cache when that holds no
+    vectors or an update's (this update found nothing to change, so they are of no use). A cache
+    of a command that was not recorded is kept (it may be a rebuild's: ``next`` says to run it).
+    Skipped when another writer holds the lock. Returns ``interrupted`` with ``removed``:
+    ``{"cache": bool, "generations": [...]}``."""
+    from . import embedcache
+    from .errors import LockedError
+
+    cache = interrupted.get("cache") or {}
+    drop_cache = bool(cache) and (not cache.get("passages") or interrupted.get("action") == "update")
+    removed: dict = {"cache": False, "generations": []}
+    try:
+        with store.lock(wait=False):
+            removed["generations"] = store.cleanup(keep=settings.keep_generations)
+            if drop_cache:
+                embedcache.remove(store.path)
+                removed["cache"] = True
+    except LockedError:
+        return interrupted
+    if removed["cache"] or removed["generations"]:
+        log.info("update: removed what an interrupted %s left (%s)", interrupted.get("action") or "write",
+                 ", ".join((["its empty resume cache" if not cache.get("passages") else "its resume cache"]
+                            if removed["cache"] else []) + removed["generations"]))
+    return dict(interrupted, removed=removed)
 
 
 def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wait: bool, crash_hook) -> WriteReport:

@@ -115,3 +115,30 @@ def test_update_without_a_live_index_names_the_leftovers(tmp_path: Path) -> None
     with pytest.raises(IndexNotFoundError) as exc:
         indexing.update(settings)
     assert "interrupted build" in str(exc.value) and "pagerecall build to start it again" in str(exc.value)
+
+
+def test_an_update_with_nothing_to_do_removes_leftovers_nothing_will_resume(tmp_path: Path, capsys) -> None:
+    """A rebuild killed before its first batch (an empty cache, a half-written generation) beside a
+    real index: the update writes nothing, says what the dead rebuild was and what to run, and
+    removes the debris (before, it stayed on disk unmentioned)."""
+    from pagerecall import indexing
+    from pagerecall.cli import main
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "log.txt").write_text("The keeper trimmed the wick and wound the clockwork at dusk.\f", encoding="utf-8")
+    index = tmp_path / "index"
+    settings = dataclasses.replace(Settings.from_env(), index_dir=index)
+    first = indexing.build(settings, corpus)
+    gen = index / "gen-000002"
+    (gen / "lance").mkdir(parents=True)
+    (gen / ".building").write_text("pid=1\n", encoding="utf-8")
+    _cache(index, "rebuild", 0)
+
+    assert main(["update", "--index", str(index)]) == 0
+    out = capsys.readouterr().out
+    assert "no generation written" in out
+    assert "interrupted rebuild started 2026-12-03T10:00:00+00:00" in out and "removed" in out
+    assert "Next: pagerecall rebuild to start it again" in out
+    assert interrupted_write(index) is None and not gen.exists() and not embedcache.path_of(index).exists()
+    assert (index / "CURRENT").read_text().strip() == first.generation
