@@ -153,11 +153,11 @@ def _next(action: str | None, passages: int, running: dict | None, partial: list
                 f"again and only passages not in the resume cache are embedded ({passages} are). To drop it "
                 f"instead, delete {cache}")
     if action in FROM_SCRATCH:
-        return (f"the interrupted {action} stored no vectors. Next: pagerecall {action} to start it again; any "
-                "write removes the partial generation")
+        return (f"the interrupted {action} stored no vectors. Next: pagerecall {action} to start it again "
+                "(pagerecall update removes the partial generation)")
     if action == "update":
         return "pagerecall update resumes it (it takes what the cache holds); the next write removes the partial generation"
     if passages:  # a cache of a version that did not record the command
         return ("the command that was interrupted is not recorded. Next: run it again (pagerecall rebuild, or "
                 "pagerecall update): it takes from the cache what it needs")
-    return "the next write (pagerecall update with a change, or pagerecall rebuild) removes the partial generation"
+    return "nothing to resume. Next: pagerecall update removes the partial generation"
