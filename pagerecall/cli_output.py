@@ -228,6 +228,9 @@ def print_report(rep: dict) -> None:
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
+        elif (rep.get("interrupted") or {}).get("resumable"):
+            out.write(f"An update would finish the interrupted {rep['interrupted']['action']} (below) instead; the "
+                      "changes on disk since the live generation:\n")
         else:
             out.write("An update would make these changes:\n")
     if rep["action"] == "update":
