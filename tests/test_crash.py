@@ -171,6 +171,7 @@ def _info(searcher: Searcher) -> dict:
     assert counts["lance_chunks"] == counts["tantivy_docs"] == counts["files_n_chunks"] == info["chunks"] > 0
     assert info["files_indexed"] == counts["files"] - counts["files_failed"] == 3
     info.pop("stale")  # extra.txt changes on disk before every crash: reported, as it should be
+    info.pop("interrupted")  # the crashed run's leftovers: reported after a kill (checked in the test)
     return info
 
 
@@ -236,6 +237,8 @@ def test_kill_leaves_live_generation_serving(state, op, point):
     assert _answers(searcher) == before
     assert _answers(Searcher(settings)) == before
     assert _info(searcher) == info_before
+    left = searcher.info()["interrupted"]  # issue 36.1: what the dead writer left is reported
+    assert [g["name"] for g in left["partial_generations"]] == sorted(crashed) and left["running"] is None
     assert _marker_files(searcher, old) == ["extra.txt"] and _marker_files(searcher, new) == []
     # the OS released the dead writer's lock
     with store.lock(wait=False):

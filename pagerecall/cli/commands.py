@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
     if cmd in ("build", "update", "rebuild"):
         from pagerecall.ingest import pipeline as indexing
 
-        bars = Bars(args.quiet or args.json)
+        bars = Bars(args.quiet)  # stderr: --json keeps progress; only stdout is the JSON
         try:
             if cmd == "build":
                 rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait, replace=args.replace)

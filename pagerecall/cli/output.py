@@ -228,6 +228,9 @@ def print_report(rep: dict) -> None:
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
+        elif (rep.get("interrupted") or {}).get("resumable"):
+            out.write(f"An update would finish the interrupted {rep['interrupted']['action']} (below) instead; the "
+                      "changes on disk since the live generation:\n")
         else:
             out.write("An update would make these changes:\n")
     if rep["action"] == "update":
@@ -265,10 +268,34 @@ def print_report(rep: dict) -> None:
             f"{rep['chunks_embedded']} passages embedded{extra}, {rep['chunks_total']} in the index, "
             f"{rep['seconds']} s\n"
         )
+    if rep.get("interrupted"):
+        out.write(_interrupted_line(rep["interrupted"], rep) + "\n")
     for f in rep.get("failed", []):
         out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
     for f in rep.get("skipped", []):
         out.write(f"  SKIPPED {f['path']}: {f['reason']} (not indexed; fix it and run pagerecall update)\n")
+
+
+def _interrupted_line(it: dict, rep: dict | None = None) -> str:
+    """One line about an interrupted write's leftovers (``pagerecall.index.leftovers``)."""
+    what = f"{it.get('action') or 'a write'}" + (f" started {it['started']}" if it.get("started") else "")
+    cache = it.get("cache") or {}
+    parts = []
+    if cache:
+        parts.append(f"{cache.get('passages', 0)} passage(s) in {cache.get('batches', 0)} batch(es) in the resume "
+                     f"cache ({cache.get('bytes', 0) / 2**20:.1f} MiB)")
+    gens = it.get("partial_generations") or []
+    if gens:
+        parts.append("partial generation(s) " + ", ".join(f"{g['name']} ({g['bytes'] / 2**20:.1f} MiB)" for g in gens))
+    left = "; ".join(parts) or "nothing cached"
+    if it.get("resumed"):
+        return f"interrupted {what}: resumed ({left})"
+    gone = it.get("removed") or {}
+    if gone.get("cache") or gone.get("generations"):
+        return f"interrupted {what}: {left}; nothing to resume, removed. {it.get('next')}"
+    if rep is not None and rep.get("dry_run") and it.get("resumable"):
+        return f"interrupted {what}: {left}. pagerecall update would resume it (the whole corpus, only uncached passages embedded)"
+    return f"interrupted {what}: {left}. {it.get('next')}"
 
 
 def print_info(info: dict) -> None:
@@ -300,6 +327,8 @@ def print_info(info: dict) -> None:
             out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
     for f in st.get("skipped", []):
         out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
+    if info.get("interrupted"):
+        out.write(f"leftovers   {_interrupted_line(info['interrupted'])}\n")
 
 
 def print_read(args: argparse.Namespace, res: dict) -> int:

@@ -13,6 +13,7 @@
 ``ann``                the ANN index's tuning record
 ``fingerprint``        what must match between an index and the code that reads it
 ``corpus``             the corpus on disk: scan, delta
+``leftovers``          what a killed write left (resume cache, partial generations), what to run
 =====================  ==================================================================
 
 Nothing is imported here, so ``import pagerecall.index.snapshot`` loads no write-path module.

@@ -60,7 +60,10 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
     """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
 
     Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
-    ``root`` (a corpus must not reach out of itself). A bad entry (a symlink loop, a dangling
+    ``root`` (a corpus must not reach out of itself; the read path refuses such files too).
+    Folder symlinks that stay inside ``root`` are followed (issue 36.4: they were ignored
+    silently), their files listed under the link's path; one that leads back to a folder it sits
+    in is a symlink loop. A bad entry (a symlink loop, a dangling
     link, a name that is not valid UTF-8, a file that cannot be stat'ed) is skipped too: it never
     stops a build or a read. Each skip is logged (at debug level when ``quiet``: the read path's
     stale check) and, when ``skipped`` is given, appended to it as ``{"path", "reason"}``
@@ -82,8 +85,10 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
         if skipped is not None:
             skipped.append({"path": rel.encode("utf-8", "replace").decode("utf-8"), "reason": reason})
 
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+    chains = {root: frozenset({str(real_root)})}  # real folders from the root down to each walked folder
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames[:] = _walkable(Path(dirpath), sorted(d for d in dirnames if not d.startswith(".")), real_root,
+                                chains, skip)
         for name in sorted(filenames):
             if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
@@ -107,6 +112,35 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
                 continue
             found[rel] = DiskFile(rel, st.st_size, st.st_mtime)
     return found
+
+
+def _walkable(parent: Path, names: list[str], real_root: Path, chains: dict[Path, frozenset[str]], skip) -> list[str]:
+    """The sub-folders of ``parent`` (walked with ``followlinks=True``) to descend into. A folder
+    symlink is followed only when its target lies inside ``real_root``, is not a folder that holds
+    the link (really: the link's real parent or above) and is not one of the real folders on the
+    way down to it (``chains``: walk path -> those real folders; an entry per folder to walk,
+    removed once walked), so every walk ends; the others are passed to ``skip(path,
+    reason)``. Every folder found under a followed link is walked, so a file reached through two
+    paths is listed under both, as for file symlinks."""
+    chain = chains.pop(parent, frozenset())
+    keep = []
+    for name in names:
+        full = parent / name
+        try:
+            real = full.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # 3.11: RuntimeError for a symlink loop
+            skip(full, _why(exc))
+            continue
+        if full.is_symlink():
+            if not real.is_relative_to(real_root):
+                skip(full, "symlink leaves the corpus root")
+                continue
+            if str(real) in chain or full.parent.resolve().is_relative_to(real):
+                skip(full, "symlink loop")
+                continue
+        keep.append(name)
+        chains[full] = chain | {str(real)}
+    return keep
 
 
 @dataclass

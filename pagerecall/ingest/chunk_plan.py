@@ -44,6 +44,14 @@ _SENTENCE_RE = re.compile(
     r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
 )
 _NONSPACE_RE = re.compile(r"\S")
+_PAGE_NUMBER_RE = re.compile(
+    r"[-–—(\[]?\s*(?:(?:page|p\.|seite|pág\.?)\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})"
+    r"(?:\s*(?:/|of)\s*\d{1,5})?\s*[-–—)\]]?",
+    re.IGNORECASE,
+)
+"""A page number alone ("43", "xii", "- 7 -", "Page 12", "3 / 40"): a printed folio at a page's end,
+or the page number ending a table of contents' last line. See ``_Planner._past_page_number``."""
+_TAIL_CHARS = 96  # a page's rest longer than this is not a page number alone
 # Whitespace at which the multilingual-e5 (XLM-R) tokenizer always splits words, so that a
 # text cut there re-tokenises to exactly the tokens it had in context (measured over every
 # ``str.isspace`` character: U+000B, U+001C-U+001F and U+0085 are dropped or kept inside a
@@ -291,9 +299,29 @@ class _Planner:
                     if self._word_end(j - 1) and (best is None or abs(j - target) < abs(best - target)):
                         best = j
             t = best if best is not None else max(s + 1, target)
+            t = self._past_page_number(t, e)
         if N - t <= self.B:  # t starts the last chunk: give it at least `min` tokens
             t = min(t, max(s + 1, N - self.min))
         return t
+
+    def _past_page_number(self, t: int, e: int) -> int:
+        """``t``, or the first token of the next page when what is left of ``t``'s page from ``t`` on
+        is a page number alone (issue 36.3: a sentence starts after "…dusk." or a table of
+        contents' leader dots ". . .", so the overlap picked the "43" at the page's end, and the
+        chunk's pointer began one page before its text).
+        Moved only while the chunk still starts at or before ``e``, the previous chunk's end, so
+        the number stays in that chunk and every character stays covered."""
+        p = self.page[t]
+        if p + 1 >= len(self.first_tok):
+            return t
+        nxt = self.first_tok[p + 1]
+        if not t < nxt <= e:
+            return t
+        text = self.texts[p]
+        at = self.start[t]
+        if len(text) - at > _TAIL_CHARS or not text[:at].strip() or not _PAGE_NUMBER_RE.fullmatch(text[at:].strip()):
+            return t
+        return nxt
 
     # -- character positions -----------------------------------------------------------
     def char_start(self, s: int) -> tuple[int, int, bool] | None:

@@ -32,6 +32,8 @@ How a document is cut
 5. **Overlap.** The next chunk starts about ``params.overlap_tokens`` tokens before the end of
    the previous one, at a sentence start if one lies within ``overlap ± overlap/2`` tokens,
    else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.
+   A start inside a page's trailing page-number line ("…dusk.\\n43") moves to the next page's first
+   token while the chunk before still covers the number, so the pointer starts where the text does.
 6. **Minimum size.** A tail shorter than ``params.min_tokens`` is never emitted on its own: the
    chunk before it ends early enough to leave the tail at least ``min_tokens`` new tokens, and
    the last chunk starts at least ``min_tokens`` tokens before the end. Those are planned

@@ -58,6 +58,9 @@ class WriteReport:
     action: str
     generation: str | None
     previous: str | None
+    """The generation ``rollback`` makes live after this write (in a dry run: would make live): the one
+    that was live before a write that swapped, ``PREVIOUS`` unchanged when nothing was written (issue
+    36.5: a no-op update reported the live generation here)."""
     corpus_root: str
     delta: dict
     files_ok: int
@@ -97,6 +100,11 @@ class WriteReport:
     update that wrote nothing, None. ``bibliography_changed``: an update found a bibliography or
     the Zotero database changed and refreshed the metadata (nothing re-embedded)."""
     bibliography_changed: bool = False
+    interrupted: dict | None = None
+    """What an interrupted write had left when this command started (resume cache, half-written
+    generations, what to run: :func:`pagerecall.index.leftovers.interrupted_write`), None when
+    nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
+    killed build or rebuild finishes that write; issue 36.1)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -169,22 +177,38 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                 settings: Settings, progress: Progress, hook) -> tuple[WriteStats, str]:
+                 settings: Settings, progress: Progress, hook, action: str = "update") -> tuple[WriteStats, str]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
-    now) and kept when anything fails before it (the next write resumes from it)."""
+    now) and kept when anything fails before it (the next write resumes from it); it records
+    ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
+    what died. What was reused from it is logged after the embed loop, not what it holds."""
+    import os
+    import socket
+
+    from pagerecall.index.schema import now_iso
     from pagerecall.ingest import resume_cache as embedcache
 
     cache = None
+    held = 0
     indexer = _indexer(settings)
     if files and indexer is index_files:  # the Ray engine has no resume cache
         cache = embedcache.open_cache(store.path, embedcache.model_id(embedder, embedder.fingerprint()),
                                       embedder.dim)
-        if cache is not None and cache.units:
-            log.info("resuming: %d batch(es) of an interrupted write are in %s", cache.units, cache.path)
+        if cache is not None:
+            held = cache.units
+            cache.note_write({"action": action, "generation": writer.name, "corpus_root": str(root),
+                              "started": now_iso(), "pid": os.getpid(), "host": socket.gethostname()})
     try:
         if indexer is index_files:
             stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
+            if held:  # issue 36.1: say what was taken, not what the cache held ("resuming: 39" and 0 reused)
+                if stats.embed.from_cache:
+                    log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "
+                             "embedded now", stats.embed.from_cache, stats.embed.embedded)
+                else:
+                    log.info("the resume cache held %d batch(es) of an interrupted write; none matched this "
+                             "%s's passages: nothing reused", held, action)
         else:
             stats = indexer(writer, root, files, hashes, embedder, settings, progress)
         name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
@@ -252,7 +276,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         writer.crash_hook = crash_hook  # "lance_written", inside finalize
         try:
             stats, name = _write_files(store, writer, root, list(disk.values()), {}, embedder, settings, progress,
-                                       hook)
+                                       hook, action)
         except BaseException:
             writer.abort()
             raise
@@ -311,6 +335,9 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     the verification probe) and ``fulltext_rebuilt`` is True; or unless the corpus was found at
     another folder (``settings.corpus_root``, a moved corpus): then a new generation records the
     new place (nothing re-embedded) and ``corpus_moved`` says so.
+    A build or rebuild that was killed with vectors in the resume cache is finished instead (the
+    whole corpus, cached batches taken: :func:`_resume`, issue 36.1); other leftovers of a killed
+    write are reported in ``interrupted`` and, when there is nothing to write, removed.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
@@ -319,8 +346,20 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
     store = _open_store(settings)
+    from pagerecall.index.leftovers import interrupted_write, resumable
+
+    interrupted = interrupted_write(store.path)
+    if resumable(interrupted) and not dry_run:
+        with store.lock(wait=wait):  # judged again with the lock held: no writer runs now
+            interrupted = interrupted_write(store.path)
+        if resumable(interrupted):
+            return _resume(settings, store, interrupted, progress, wait, crash_hook)
     if not store.exists():
-        raise IndexNotFoundError.at(settings.index_dir)
+        err = IndexNotFoundError.at(settings.index_dir)
+        if interrupted is not None and interrupted["running"] is None:
+            err = IndexNotFoundError(f"{err} (an interrupted {interrupted['action'] or 'write'} left "
+                                     f"leftovers: {interrupted['next']})")
+        raise err
     from pagerecall.index.snapshot import open_snapshot
 
     live = open_snapshot(store.path)
@@ -336,9 +375,10 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     disk = scan_corpus(root, skipped=skipped)
     delta = compute_delta(root, disk, records, checksum=checksum)
     delta.skipped[:0] = skipped
+    live_name = store.current_name()
     base_report = dict(
-        action="update", previous=store.current_name(), corpus_root=str(root), delta=delta.to_dict(),
-        failed=_failed(list(records.values())), skipped=delta.skipped,
+        action="update", previous=live_name, corpus_root=str(root), delta=delta.to_dict(),
+        failed=_failed(list(records.values())), skipped=delta.skipped, interrupted=interrupted,
     )
     from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
@@ -374,6 +414,10 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         if still_failing:
             log.info("update: %d failed file(s) retried, still failing the same way: nothing changed, "
                      "no generation written", still_failing)
+        if still_failing or (delta.empty and not fulltext_outdated and not moved_root and not resumable(interrupted)):
+            base_report["previous"] = store.previous_name()  # nothing swapped: rollback's target stays
+        if not dry_run and interrupted is not None and interrupted["running"] is None:
+            base_report["interrupted"] = _remove_leftovers(settings, store, interrupted)
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
@@ -387,7 +431,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
     with ExitStack() as held:
         held.enter_context(store.lock(wait=wait))
-        if store.current_name() != base_report["previous"]:
+        if store.current_name() != live_name:
             # another writer swapped while we scanned: start over on the new live generation,
             # after releasing the lock: the restart takes it through its own IndexStore, and
             # while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
@@ -423,12 +467,63 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         new_records = _live_files(store)
     _ledger_after_write(settings, root, dict(delta.moved))
     base_report["failed"] = _failed(new_records)
+    if interrupted is not None:
+        base_report["interrupted"] = dict(interrupted, resumed=stats.embed.from_cache > 0)
     return WriteReport(
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
         bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats), **base_report,
     )
+
+
+def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
+    """Remove what an interrupted write left that nothing will resume, when an update has nothing
+    to write (a write's own cleanup would have removed it; a no-op update writes nothing, so the
+    debris stayed, issue 36.1): its partial generations, and its resume cache when that holds no
+    vectors or an update's (this update found nothing to change, so they are of no use). A cache
+    of a command that was not recorded is kept (it may be a rebuild's: ``next`` says to run it).
+    Skipped when another writer holds the lock. Returns ``interrupted`` with ``removed``:
+    ``{"cache": bool, "generations": [...]}``."""
+    from pagerecall.ingest import resume_cache as embedcache
+    from pagerecall.errors import LockedError
+
+    cache = interrupted.get("cache") or {}
+    drop_cache = bool(cache) and (not cache.get("passages") or interrupted.get("action") == "update")
+    removed: dict = {"cache": False, "generations": []}
+    try:
+        with store.lock(wait=False):
+            removed["generations"] = store.cleanup(keep=settings.keep_generations)
+            if drop_cache:
+                embedcache.remove(store.path)
+                removed["cache"] = True
+    except LockedError:
+        return interrupted
+    if removed["cache"] or removed["generations"]:
+        log.info("update: removed what an interrupted %s left (%s)", interrupted.get("action") or "write",
+                 ", ".join((["its empty resume cache" if not cache.get("passages") else "its resume cache"]
+                            if removed["cache"] else []) + removed["generations"]))
+    return dict(interrupted, removed=removed)
+
+
+def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wait: bool, crash_hook) -> WriteReport:
+    """Finish the build or rebuild that ``interrupted`` describes (issue 36.1: ``update`` after a
+    killed ``rebuild`` said "nothing changed": its delta against the live generation cannot see a
+    rebuild's purpose). Runs that command again over the corpus it recorded (or
+    ``settings.corpus_root``): every file is read and chunked again, the cached batches are taken,
+    only the rest is embedded. Returns its report, ``interrupted["resumed"]`` True."""
+    action = interrupted["action"]
+    recorded = interrupted.get("corpus_root")  # the folder that write was indexing
+    root = Path(settings.corpus_root or recorded or _live_meta(store)["corpus_root"])
+    cache = interrupted.get("cache") or {}
+    log.info("update: resuming the %s interrupted since %s (%d passage(s) in the resume cache); every file is "
+             "read again, only what is not cached is embedded", action, interrupted.get("started") or "?",
+             cache.get("passages") or 0)
+    # replace: a build of another corpus got as far as caching vectors only with --replace
+    rep = build(settings, root, progress, wait=wait, action=action, crash_hook=crash_hook,
+                replace=bool(recorded) and _same_folder(root, Path(recorded)))
+    rep.interrupted = dict(interrupted, resumed=True)
+    return rep
 
 
 def rollback(settings: Settings, *, wait: bool = True) -> dict:

@@ -161,6 +161,15 @@ class EmbedCache:
         self.units += len(rows)
         self.stores += len(rows)
 
+    def note_write(self, write: dict) -> None:
+        """Record which command this cache's vectors are for (``{"action", "generation",
+        "corpus_root", "started", "pid", "host"}``): ``info`` and ``update`` read it when the write
+        dies (:mod:`pagerecall.index.leftovers`, issue 36.1). One transaction; replaces the last."""
+        from pagerecall.index.leftovers import WRITE_KEY
+
+        with self._tx():
+            self._db.execute("INSERT OR REPLACE INTO info VALUES (?, ?)", (WRITE_KEY, json.dumps(write, sort_keys=True)))
+
     def _size(self) -> int:
         size = 0
         for p in (self.path, self.path.with_name(self.path.name + "-wal")):

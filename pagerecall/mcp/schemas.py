@@ -163,6 +163,8 @@ class InfoOut(BaseModel):
     bibliography: dict[str, Any] | None = Field(
         None, description="metadata sources read (with problems), files with metadata per source, bibliography "
                           "entries whose file is not in the corpus (dangling)")
+    interrupted: dict[str, Any] | None = Field(
+        None, description="a killed build/update/rebuild left its resume cache or a partial generation: what, and `next`")
     truncated: bool = False
 
 

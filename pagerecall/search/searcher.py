@@ -352,7 +352,8 @@ class Searcher:
     def info(self) -> dict:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
-        ``pagerecall update`` rebuilds it from the stored passages)."""
+        ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
+        write left its resume cache or a partial generation (what it was, and what to run)."""
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
         snapshot = self.snapshot()
@@ -379,6 +380,7 @@ class Searcher:
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
             "bibliography": _bibliography(snapshot),
+            "interrupted": _interrupted(self.settings.index_dir),
         }
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
@@ -453,6 +455,14 @@ def _previous_name(index_dir: Path) -> str | None:
         return (Path(index_dir) / "PREVIOUS").read_text(encoding="utf-8").strip() or None
     except OSError:
         return None
+
+
+def _interrupted(index_dir: Path) -> dict | None:
+    """Leftovers of an interrupted write (resume cache, partial generations) and what to run
+    (:func:`pagerecall.index.leftovers.interrupted_write`; issue 36.1), None when there are none."""
+    from pagerecall.index.leftovers import interrupted_write
+
+    return interrupted_write(index_dir)
 
 
 _default_searchers: dict[tuple, Searcher] = {}
