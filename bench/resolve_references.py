@@ -1,6 +1,6 @@
 """Resolution accuracy of references to files (issue 33): ``python bench/resolve_references.py [N]``.
 
-Generates the library of ``tests/biblio_library.py`` (N works, default 210: Zotero storage folders,
+Generates the library of ``tests/biblio/library.py`` (N works, default 210: Zotero storage folders,
 zotero.sqlite, a Better BibTeX export of half of them, publisher-id file names; English, German,
 Japanese), builds its bibliographic catalog as a write would (``pagerecall.biblio.catalog``; no
 embedding: resolution reads the catalog only), resolves each work's reference in 4 styles (APA,
@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT)]
 
-from biblio_library import STYLES, make_library  # noqa: E402
+from tests.biblio.library import STYLES, make_library  # noqa: E402
 
 from pagerecall.biblio.catalog import build_catalog  # noqa: E402
 from pagerecall.biblio.match import resolve  # noqa: E402

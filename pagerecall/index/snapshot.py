@@ -4,7 +4,7 @@ A :class:`Snapshot` is one generation opened once: its meta, its Lance ``chunks`
 tables, its Tantivy index and searcher, its file records. It never changes after it is opened:
 a query takes one snapshot at its start and hands it to every lane, the fusion, the envelope and
 the snippets, so an answer is wholly from one generation even when ``CURRENT`` is swapped while
-it runs (``tests/test_snapshot.py`` swaps generations under running queries). A
+it runs (``tests/index/test_snapshot.py`` swaps generations under running queries). A
 :class:`LiveIndex` follows ``CURRENT``: :meth:`LiveIndex.snapshot` costs one ``stat`` when nothing
 changed and opens a *new* snapshot when it did; snapshots held by queries in flight stay valid
 (cleanup never removes CURRENT or PREVIOUS, and an open Lance dataset or Tantivy searcher keeps
@@ -14,7 +14,7 @@ This module never imports the write path (:mod:`pagerecall.index.writer`, :mod:`
 
 Lance is read with ``pylance`` (``import lance``), not ``lancedb``, whose import pulls in a REST
 client for remote catalogues (several times the cost of ``import lance``); the on-disk format stays
-LanceDB's (the write path still uses ``lancedb``); ``tests/test_snapshot.py`` checks that both read
+LanceDB's (the write path still uses ``lancedb``); ``tests/index/test_snapshot.py`` checks that both read
 the same rows and the same vector-search hits.
 
 Scoped vector search: an exact, prefiltered scan (``use_index: False``) using the BTREE index on

@@ -27,7 +27,7 @@ WINDOW_CHARS = 65_536
 """At most this many characters are tokenised in one call. A page longer than that (a
 20 MB text file on one line is one page) is tokenised window by window, each cut just before a
 whitespace character near the limit (the tokenizer splits words there, so the tokens are those
-of the whole page; checked by ``tests/test_chunking.py``), or, with no whitespace in the last
+of the whole page; checked by ``tests/ingest/test_chunking.py``), or, with no whitespace in the last
 4,096 characters of the window (CJK without spaces, one enormous token), at the limit itself,
 and then every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
 batched up to the same number of characters.
@@ -64,7 +64,7 @@ _CLEAN_WS = frozenset(
 # unchanged (or, for _CLEAN_WS, maps to one space): on a page made only of these, token offsets
 # are exact. Derived from candidate blocks (Latin, Greek, Cyrillic, punctuation, arrows/math,
 # box drawing, CJK punctuation, kana, CJK ideographs, Hangul syllables) by normalising each
-# character; ``tests/test_chunking.py`` re-derives it. Pages with any other character (soft
+# character; ``tests/ingest/test_chunking.py`` re-derives it. Pages with any other character (soft
 # hyphens, combining marks, control characters, compatibility forms, ...) are re-tokenised.
 _REGULAR_RE = re.compile(
     "["
@@ -110,7 +110,7 @@ def _page_spans(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[tuple[i
     characters after the first are counted correctly. So a text whose first character is
     outside ``_REGULAR_RE`` is tokenised with a space in front (the same tokens: the
     Metaspace pre-tokenizer puts a "▁" before every text that lacks one; the token counts were
-    equal for every first character in that range, and ``tests/test_chunking.py`` checks the
+    equal for every first character in that range, and ``tests/ingest/test_chunking.py`` checks the
     BMP) and its offsets are moved back by one (the space itself maps to offset 0). Other
     texts are tokenised as they are.
     """

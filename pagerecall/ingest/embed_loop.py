@@ -20,7 +20,7 @@ What it does with the passages of a write (build, update, rebuild):
     A file with pages in OCR comes out of path order (:mod:`pagerecall.ingest.prefetch`: the build goes
     on while its OCR child runs), so its passages are embedded in a group of their own, with
     resume-cache keys of their own: the groups of the other files are those of path order, and
-    no vector depends on when an OCR ended (``tests/test_prefetch.py`` compares two builds whose
+    no vector depends on when an OCR ended (``tests/ingest/test_prefetch.py`` compares two builds whose
     OCR ended at different points, bit for bit). Such a file shares identical passages with no
     other file (they are few: its text comes from Tesseract).
   - the int8 graph (dynamic quantisation scales activations per batch): batches never span files. A file's

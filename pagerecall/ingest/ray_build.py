@@ -16,7 +16,7 @@ probe, then swapped in. Only the work per file moves:
   driver adds them through the writer (Lance rows, then Tantivy documents, record after its rows).
 
 Same chunk ids, pages, labels and vectors as a local build; failed files come back as failed
-records, reported the same way (tests/test_scaleout.py).
+records, reported the same way (tests/ingest/test_ray_build.py).
 
 Decision record
     Why the driver writes: the writer's guarantees (verified generation, one commit point,

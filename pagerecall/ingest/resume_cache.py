@@ -28,7 +28,7 @@ re-embeds what did not fit, nothing is wrong. Durability: each :meth:`EmbedCache
 transaction; WAL with ``synchronous=NORMAL`` keeps every committed transaction across a killed
 process (only a power loss can drop the last ones; the database stays consistent either way).
 
-Measured (kill -9 tests, ``tests/test_resume.py``): the resumed build embeds only the batches
+Measured (kill -9 tests, ``tests/ingest/test_resume.py``): the resumed build embeds only the batches
 that were not committed and ends with the same chunk ids, pages, labels and bit-identical int8
 vectors as an uninterrupted build.
 """

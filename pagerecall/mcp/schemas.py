@@ -81,7 +81,7 @@ HIT_FIELDS = {
     "instruction_like": INSTRUCTION_LIKE,
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
-the dataclass's own: ``tests/test_mcp_server.py`` checks that no field goes undescribed)."""
+the dataclass's own: ``tests/mcp/test_mcp_tools.py`` checks that no field goes undescribed)."""
 
 HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", HIT_FIELDS, extra={
     "truncated": (bool, Field(False, description="text was cut to keep the response small")),

@@ -34,7 +34,7 @@ to the index.
 stdout: on stdio, the protocol owns stdout. The SDK (mcp 2.3, ``mcp.server.stdio``) points fd 1
 at stderr while it serves and writes JSON-RPC to a private duplicate, so stray writes of
 libraries (onnxruntime, tqdm, model conversion) during tool calls cannot corrupt the wire; this
-module prints nothing at import time and logs to stderr only (``tests/test_mcp_server.py``
+module prints nothing at import time and logs to stderr only (``tests/mcp/test_mcp_tools.py``
 parses every stdout line of a real subprocess, with a model conversion on first use, as JSON-RPC).
 """
 

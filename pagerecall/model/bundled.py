@@ -4,7 +4,7 @@ Why: ``import fastembed`` costs 0.7-3.3 s and a cold ``pagerecall search`` must 
 (the cold-query target). fastembed's custom-model path did only this: tokenise (truncate at 512, pad to the
 longest of the batch with ``<pad>``=1), run the ONNX graph, mean-pool over the attention mask in
 float64, L2-normalise, cast to float32. ``BundledEmbedder`` does the same, step for step, so its
-vectors equal fastembed's (``tests/test_embedding.py``: max abs diff 0 on several texts, lengths
+vectors equal fastembed's (``tests/model/test_embedding.py``: max abs diff 0 on several texts, lengths
 and batch sizes, while fastembed is installed).
 
 Saved optimised graph
@@ -74,7 +74,7 @@ def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = Tru
     With ``pad=False`` it only truncates (``pad_batch`` pads each batch the same way).
 
     Why: the 250k-piece unigram model costs ~288 MB RSS per copy (docs/decisions/bundled-embedder.md).
-    ``tests/test_embedding.py`` checks that its ids equal fastembed's own tokenizer's.
+    ``tests/model/test_embedding.py`` checks that its ids equal fastembed's own tokenizer's.
     """
     from tokenizers import Tokenizer
 

@@ -17,7 +17,7 @@ A cache that cannot be written (a shared install, ``chmod -R a-w``, a full disk)
     ORT_ENABLE_ALL, bit-identical outputs) without saving, and one warning per graph and process
     says how to make the saving possible. Before, onnxruntime failed writing the file
     (``ModelRequiresCompilation: SystemError : 13``) and the advice was to delete the model folder,
-    which a user of a read-only cache cannot do (``tests/test_readonly_cache.py``).
+    which a user of a read-only cache cannot do (``tests/model/test_read_only_cache.py``).
 
 A writer killed mid-save
     leaves its temporary file (``.<graph>.tmp-<pid>-<thread>``, up to the graph's size) in

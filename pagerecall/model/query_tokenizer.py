@@ -9,7 +9,7 @@ text (vectorised binary search), builds a ``tokenizers`` Unigram over that small
 scores, same minimum score, so the same unknown-token penalty) and maps the ids back.
 
 The arrays are derived once per model folder, cached next to ``tokenizer.json`` and rebuilt when
-that file's size or mtime changes; ``tests/test_embedding.py`` checks the ids on multilingual,
+that file's size or mtime changes; ``tests/model/test_embedding.py`` checks the ids on multilingual,
 adversarial and random texts.
 Why: docs/decisions/light-query-tokenizer.md (the figures, and the options rejected).
 

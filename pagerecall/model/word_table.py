@@ -8,7 +8,7 @@ reads the rows a batch uses from ``word-table.bin`` with ``os.pread``: the rows 
 cache, not in the process's RSS, and a build's batches read a few thousand rows each.
 
 Arithmetic: the rows are de-quantised exactly as onnxruntime's kernels do it, so the hidden states
-are bit-identical to the full graph's (``tests/test_wordtable.py``, every bundled graph):
+are bit-identical to the full graph's (``tests/model/test_word_table.py``, every bundled graph):
 
 * ``int8`` (``quantize_dynamic``): uint8 codes, one scale and zero point for the whole table:
   ``float32(q - zero_point) * scale``.

@@ -5,7 +5,7 @@ and ``pagerecall serve --background`` runs one without MCP (``--stop`` ends it; 
 itself after ``--idle-timeout`` minutes without a request). ``search``, ``files``, ``info``,
 ``page`` and ``verify`` send their request there first and print the answer exactly as they print
 an in-process one (the same dict, the same printer: ``--json`` output is byte-identical either
-way, ``tests/test_resident.py``); with no server they run in process.
+way, ``tests/resident/test_resident_server.py``); with no server they run in process.
 
 Protocol: :mod:`pagerecall.resident.protocol` (one JSON line each way). The server imports no
 interface: a forwarded command line is answered by the function its starter passes in

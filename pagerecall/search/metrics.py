@@ -4,7 +4,7 @@ A *run* for one query is a ranked list of item ids (best first, no duplicates: a
 maps passages to documents keeps each document's first occurrence). *Qrels* for one query map
 item ids to graded relevance (``int``; ``> 0`` is relevant, ``0`` or absent is not).
 ``k`` cuts the run to its first ``k`` items. Definitions follow trec_eval and ``ranx``
-(tests/test_metrics.py checks every function against ``ranx`` on random runs):
+(tests/search/test_metrics.py checks every function against ``ranx`` on random runs):
 
 * ``recall@k = |relevant ∩ run[:k]| / |relevant|``;
 * ``MRR@k = 1 / rank`` of the first relevant item within the first ``k`` (0 when none);

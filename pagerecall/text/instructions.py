@@ -19,7 +19,7 @@ Why this shape: a manual is full of imperatives for its human reader ("Ignore th
 "Run make install as root"); without an AI addressee or an override of *instructions* they are
 never flagged. Languages: English, German, French, Spanish, Italian, Portuguese, Dutch, Russian,
 Japanese, Chinese (the bench corpus's main languages). Measured precision and recall on the
-labelled set in ``tests/test_instruction_like.py`` and on the bench corpus: see the CHANGELOG.
+labelled set in ``tests/text/test_instruction_like.py`` and on the bench corpus: see the CHANGELOG.
 """
 
 from __future__ import annotations

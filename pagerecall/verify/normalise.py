@@ -73,7 +73,7 @@ def normalise(text: str) -> Normalised:
 
     Speed: runs of characters that no step changes (most of a Latin or CJK page) are copied
     in bulk (one regex over a table of the BMP built on first use, ~0.1 s); everything else
-    goes through the per-grapheme path. ``tests/test_verify.py`` checks, with hypothesis,
+    goes through the per-grapheme path. ``tests/verify/test_quotes.py`` checks, with hypothesis,
     that the result equals a plain per-character reference implementation.
     """
     stable = _stable_run_re()
