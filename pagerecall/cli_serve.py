@@ -69,7 +69,7 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
         finally:
             server.stop()
         return 0
-    from .mcp.server import serve
+    from .mcp.launch import serve
 
     serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident,
           read_only=args.read_only)

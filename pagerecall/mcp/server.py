@@ -196,9 +196,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @asynccontextmanager
     async def lifespan(_server):
-        if warm_up:
-            get_searcher().preload(open_index=True, without_pandas=True)
-        yield {}
+        loading = get_searcher().preload(open_index=True, without_pandas=True) if warm_up else None
+        try:
+            yield {}
+        finally:
+            _wait_for_loading(loading)  # before the interpreter may finalize: see serve()
 
     server = MCPServer(
         name="pagerecall",
@@ -358,7 +360,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False) -> None:
+          resident: bool = True, read_only: bool = False, front=None) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -369,7 +371,15 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
     default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
     (:mod:`pagerecall.resident`) while the server runs. ``read_only`` refuses the ledger's
-    writing tools (``record_check``, ``review_check``).
+    writing tools (``record_check``, ``review_check``). ``front``: the
+    :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
+    handshake (:func:`pagerecall.mcp.launch.serve`); stdio is then served through it.
+
+    Shutdown waits for the background load to finish before returning: a daemon thread still
+    inside onnxruntime's session constructor (which releases the GIL) when the interpreter
+    finalizes is ended by ``pthread_exit`` on retaking the GIL, whose forced unwind through a
+    ``noexcept`` C++ frame called ``std::terminate`` ("terminate called without an active
+    exception", exit -6) in 3 of 8 stdio sessions closed right after a quick tool call (issue 35).
     """
     if not logging.getLogger("pagerecall").handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -379,14 +389,13 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").propagate = False
     from pagerecall.search.searcher import Searcher
 
-    # The index and the model load in the background, so a first search waits only for what is
-    # still missing. Over HTTP from the first moment (while the SDK imports); over stdio only once
-    # the SDK owns stdout (the lifespan), because anything a loader writes to stdout before that
-    # would corrupt the JSON-RPC stream.
+    # The index and the model load in the background from the first moment (while the SDK
+    # imports), so a first search waits only for what is still missing. Over stdio only when
+    # something already owns stdout (the front; else the SDK's lifespan), because anything a
+    # loader writes to stdout before that would corrupt the JSON-RPC stream.
     searcher = Searcher(settings)
-    if http:
-        searcher.preload(open_index=True, without_pandas=True)
-    server = create_server(settings, searcher=searcher, warm_up=not http, read_only=read_only)
+    loading = searcher.preload(open_index=True, without_pandas=True) if http or front is not None else None
+    server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
     listener = None
     if resident:
         from pagerecall.resident import ResidentServer
@@ -396,10 +405,25 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         except (PagerecallError, OSError) as exc:
             log.warning("not listening for the CLI: %s", exc)
     try:
-        _run(server, settings, http, host, port)
+        if front is not None:
+            log.info("MCP over stdio (index %s)", settings.index_dir)
+            front.run(server)
+        else:
+            _run(server, settings, http, host, port)
     finally:
         if listener is not None:
             listener.stop()
+        _wait_for_loading(loading)
+
+
+def _wait_for_loading(thread: threading.Thread | None) -> None:
+    """Join the background load (``Searcher.preload``'s thread) before the interpreter may
+    finalize (see :func:`serve`). It ends by itself: the model load takes about a second, a
+    first-use model conversion a minute or two."""
+    if thread is None or not thread.is_alive():
+        return
+    log.info("waiting for the index and model to finish loading before exit")
+    thread.join()
 
 
 def _run(server, settings: Settings, http: bool, host: str, port: int) -> None:
