@@ -36,7 +36,6 @@ Decision record
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -50,24 +49,37 @@ log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1
 """Version of the hello cache's layout (part of :func:`code_fingerprint`)."""
+KEEP_CACHE_FILES = 8
+"""Hello cache files kept (the newest): one per code version and ``read_only``, so that two
+installs or ``serve`` with and without ``--read-only`` sharing a cache do not evict each other."""
 _PRIVATE_ID = "pagerecall-front-tools-list"
 """The id of the ``tools/list`` request the front sends the SDK itself to learn the tool list."""
 
 
 def code_fingerprint(read_only: bool) -> str:
-    """A hash (24 hex digits) of what decides the handshake's answers: pagerecall's version and
+    """A key (16 hex digits) of what decides the handshake's answers: pagerecall's version and
     every ``.py`` file of the package (the tool signatures, descriptions and output models),
     the installed versions of the MCP SDK and pydantic (their ``*.dist-info`` folder names),
-    Python's version, and ``read_only``. Costs a few milliseconds (about 1.2 MB of source)."""
+    Python's version, and ``read_only``. Costs a few milliseconds (about 1.2 MB of source).
+
+    CRC-32 and Adler-32 (``zlib``), not ``hashlib``: importing ``hashlib`` loads OpenSSL, the
+    largest import of this start-up path; a cache key needs no cryptographic strength."""
     import importlib.util
+    import zlib
 
     from pagerecall import __version__
 
-    h = hashlib.sha256(f"{CACHE_FORMAT}|{__version__}|{read_only}|{sys.version}".encode())
+    crc = adler = 1
+
+    def feed(data: bytes) -> None:
+        nonlocal crc, adler
+        crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
+
+    feed(f"{CACHE_FORMAT}|{__version__}|{read_only}|{sys.version}".encode())
     pkg = Path(__file__).resolve().parent.parent
     for path in sorted(pkg.rglob("*.py")):
-        h.update(str(path.relative_to(pkg)).encode())
-        h.update(path.read_bytes())
+        feed(str(path.relative_to(pkg)).encode())
+        feed(path.read_bytes())
     spec = importlib.util.find_spec("mcp")
     if spec is not None and spec.origin:
         site = Path(spec.origin).parent.parent
@@ -76,8 +88,8 @@ def code_fingerprint(read_only: bool) -> str:
                            if n.endswith(".dist-info") and n.lower().startswith(("mcp", "pydantic")))
         except OSError:
             names = []
-        h.update("|".join([str(site), *names]).encode())
-    return h.hexdigest()[:24]
+        feed("|".join([str(site), *names]).encode())
+    return f"{crc:08x}{adler:08x}"
 
 
 def hello_cache_file(cache_dir: Path, read_only: bool) -> Path:
@@ -106,7 +118,7 @@ class _SdkOutput:
     ``stdio_server`` writes ``json + "\\n"`` and then flushes), passed to the wire unless the
     front is waiting for it (:meth:`StdioFront._from_sdk`)."""
 
-    def __init__(self, front: "StdioFront"):
+    def __init__(self, front: StdioFront):
         self._front = front
 
     def write(self, text: str) -> int:
@@ -144,7 +156,7 @@ class StdioFront:
 
     # ------------------------------------------------------------------ setup
     @classmethod
-    def claim(cls, cache_file: Path | None) -> "StdioFront":
+    def claim(cls, cache_file: Path | None) -> StdioFront:
         """Take fd 0 and fd 1 for the wire (private duplicates), point fd 0 at the null device and
         fd 1 at stderr, and start answering. Raises ``OSError`` when a descriptor cannot be
         duplicated; nothing is changed then."""
@@ -213,6 +225,9 @@ class StdioFront:
             tmp = self._cache_file.with_name(f"{self._cache_file.name}.{os.getpid()}.tmp")
             tmp.write_text(text, encoding="utf-8")
             os.replace(tmp, self._cache_file)
+            others = sorted(self._cache_file.parent.glob("hello-*.json"), key=lambda p: p.stat().st_mtime)
+            for stale in others[:-KEEP_CACHE_FILES]:
+                stale.unlink(missing_ok=True)
         except OSError as exc:  # a read-only cache: every start answers at the SDK's pace
             log.debug("cannot remember the MCP handshake in %s: %s", self._cache_file, exc)
 
@@ -296,6 +311,9 @@ class StdioFront:
                     method, version, drop, sent = entry
                     if "result" in msg:
                         self._learn(method, version, msg["result"], sent)
+                    elif drop and method == "initialize":
+                        log.warning("the MCP SDK refused the client's initialize that was answered from "
+                                    "the cache: %s", text.strip()[:300])
                     if drop:
                         return
         self._send(text if text.endswith("\n") else text + "\n")
