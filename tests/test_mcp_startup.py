@@ -119,3 +119,83 @@ def test_handshake_is_the_sdks_and_imports_nothing_heavy(index, tmp_path):
     assert [a["result"] for a in second] == [a["result"] for a in first]
     names = {t["name"] for t in second[1]["result"]["tools"]}
     assert {"semantic_search", "read_page", "verify_quote", "library_files", "document_outline"} <= names
+
+
+def _sdk_answers(index: Path, calls: list[tuple[str, dict]]) -> list[dict]:
+    """The SDK's answers to ``calls`` (in process, ``mcp.Client``), as wire-shaped dicts."""
+    import dataclasses
+
+    import anyio
+    import mcp
+
+    from pagerecall.config import Settings
+    from pagerecall.mcp.server import create_server
+
+    settings = dataclasses.replace(Settings.from_env(_env()), index_dir=index)
+
+    async def go() -> list[dict]:
+        out = []
+        async with mcp.Client(create_server(settings)) as client:
+            for name, args in calls:
+                r = await client.call_tool(name, args)
+                out.append({"isError": r.is_error, "text": r.content[0].text,
+                            "structuredContent": r.structured_content})
+        return out
+
+    return anyio.run(go)
+
+
+def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(index):
+    """Issue 34: until the SDK is loaded the front runs the tools itself (same functions, no SDK
+    import) and its answers equal the SDK's; a call it cannot answer cleanly (here ``k`` out of
+    bounds) is left to the SDK, which refuses it in its own words."""
+    first = _sdk_answers(index, [("library_files", {"pattern": "*"})])[0]["structuredContent"]["files"][0]["path"]
+    page = _sdk_answers(index, [("read_page", {"file": first, "page": 1})])[0]["structuredContent"]["text"]
+    quote = " ".join(page.split()[:8])
+    calls = [("semantic_search", {"query": "storm at the lighthouse", "k": 3}),
+             ("read_page", {"file": first, "page": 1}),
+             ("verify_quote", {"quote": quote, "file": first}),
+             ("library_files", {"pattern": "*"}),
+             ("document_outline", {"file": first}),
+             ("semantic_search_info", {})]
+    refused = ("semantic_search", {"query": "storm", "k": 0})
+    script = textwrap.dedent("""
+        import json, sys
+        from pagerecall.config import Settings
+        from pagerecall.mcp.front import StdioFront, hello_cache_file
+        settings = Settings.from_env()
+        front = StdioFront.claim(hello_cache_file(settings.cache_dir, False))
+        from pagerecall.mcp.server import create_server
+        from pagerecall.search.searcher import Searcher
+        front.set_tools(create_server(settings, searcher=Searcher(settings), sdk=False))
+        front._reader.join()  # until the client closes stdin; the SDK is never loaded here
+        queued = []
+        while front._inbox.qsize():
+            queued.append(front._inbox.get())
+        sys.stderr.write(json.dumps({"mcp": "mcp" in sys.modules, "answered": front.answered,
+                                     "queued": queued}) + "\\n")
+    """)
+
+    def front_only(call_list):
+        msgs = [INIT, INITIALIZED, TOOLS_LIST] + [
+            {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(call_list)]
+        proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=_env(PAGERECALL_INDEX=str(index)),
+                              input=b"".join(json.dumps(m).encode() + b"\n" for m in msgs), capture_output=True,
+                              timeout=300, check=False)
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+        return proc, json.loads(proc.stderr.decode().strip().splitlines()[-1])
+
+    _, report = front_only([refused])
+    assert report["answered"]["tools/call"] == 0
+    assert any('"k": 0' in q for q in report["queued"])  # the refusal is the SDK's to give
+    proc, report = front_only(calls)
+    assert report["mcp"] is False  # answered without importing the SDK
+    assert report["answered"]["tools/call"] == len(calls)
+    got = {m["id"]: m["result"] for m in map(json.loads, proc.stdout.splitlines()) if m.get("id", 0) >= 10}
+    assert sorted(got) == list(range(10, 10 + len(calls)))
+    for i, want in enumerate(_sdk_answers(index, calls)):
+        have = got[10 + i]
+        assert have["isError"] is False and want["isError"] is False
+        assert have["structuredContent"] == want["structuredContent"], calls[i][0]
+        assert have["content"] == [{"type": "text", "text": want["text"]}], calls[i][0]

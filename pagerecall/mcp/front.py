@@ -14,7 +14,12 @@ stdin and stdout from the first moment of ``serve``:
   and ``notifications/initialized`` (replayed, the SDK's duplicate answer dropped), so the SDK's
   session state is exactly what it would have been;
 * on a cache miss (first start after an install or a change of pagerecall, the SDK or pydantic)
-  the SDK answers the handshake itself and the front remembers its answers for the next start.
+  the SDK answers the handshake itself and the front remembers its answers for the next start;
+* until the SDK is attached it answers ``tools/call`` of the tools in a
+  :class:`~pagerecall.mcp.tooltable.ToolTable` (the same tool functions, built without the SDK)
+  when they succeed; anything else (a refusal, the ledger's tools, ``view_page``) waits for the
+  SDK. The server imports the SDK only once the index and the model are loaded
+  (``pagerecall.mcp.server.serve``), so an agent's first call competes with nothing.
 
 While it runs, fd 1 points at stderr and fd 0 at the null device, as the SDK's own stdio
 transport does (``mcp.server.stdio``), so whatever a library prints during start-up or a tool
@@ -30,8 +35,14 @@ Decision record
     Why remember the SDK's answers rather than ship them: they are the SDK's own serialisation of
     the tool schemas pydantic derives from the tool signatures; a stored copy could drift from
     the code, a learned one is keyed by a hash of the code (:func:`code_fingerprint`).
-    Rejected: dispatching ``tools/call`` in the front too, which would duplicate the SDK's
-    argument validation, error shaping and result conversion.
+    Why the front also runs the first tool calls: the SDK's import costs as much CPU as the
+    whole search core, under the same GIL, so a first call that waits for both took 1.7-2.3x a
+    cold CLI search. The front reuses the tool functions (``create_server(sdk=False)``) and
+    answers only their clean successes, whose wire form is fixed (``content`` = the compact JSON
+    text, ``structuredContent``, ``isError: false``; ``tests/test_mcp_startup.py`` compares it
+    with the SDK's answers); argument validation errors and tool errors go to the SDK, so no
+    refusal is worded twice. Rejected: answering refusals in the front as well (a second copy
+    of the SDK's error shaping).
 """
 
 from __future__ import annotations
@@ -151,7 +162,10 @@ class StdioFront:
         self._watch: dict[str, tuple[str, str, bool, Any]] = {}  # id -> (method, version, drop, answer sent)
         self._version: str | None = None  # protocol version the client asked for in initialize
         self._attached = threading.Event()
-        self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0}
+        self._table = None  # a ToolTable (pagerecall.mcp.tooltable) once the tools are defined
+        self._tools_ready = threading.Event()  # set with the table, or when the SDK takes over
+        self._calls: list[threading.Thread] = []
+        self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
         self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
 
     # ------------------------------------------------------------------ setup
@@ -181,6 +195,17 @@ class StdioFront:
         front = cls(wire_in, wire_out, cache_file, restore=[(wire_in, 0), (wire_out, 1)])
         front._reader.start()
         return front
+
+    def set_tools(self, table) -> None:
+        """Answer ``tools/call`` of the tools in ``table`` (a
+        :class:`~pagerecall.mcp.tooltable.ToolTable`) until the SDK is attached; None: leave every
+        call to the SDK. Calls that arrived before are answered now."""
+        self._table = table
+        self._tools_ready.set()
+
+    def remembers_handshake(self) -> bool:
+        """Whether answers of an earlier run were found (else the SDK must answer the handshake)."""
+        return bool(self._cache["initialize"])
 
     def close(self) -> None:
         """Point fd 0 and fd 1 back at the wire (the client's pipes). Idempotent."""
@@ -255,6 +280,8 @@ class StdioFront:
         except (OSError, ValueError) as exc:
             log.debug("stdin: %s", exc)
         finally:
+            for call in list(self._calls):  # a call it cannot answer still goes to the SDK
+                call.join()
             self._inbox.put("")  # the SDK reads the end of input
 
     def _from_client(self, line: str) -> None:
@@ -295,7 +322,26 @@ class StdioFront:
             self._answer(rid, {})
             self.answered["ping"] += 1
             return
+        elif method == "tools/call" and self._version is not None and not self._attached.is_set():
+            self._tools_ready.wait()  # the tool functions are defined a fraction of a second after start
+            table = self._table
+            if table is not None and not self._attached.is_set() and params.get("name") in table.tools:
+                call = threading.Thread(target=self._call, args=(table, rid, params, line),
+                                        name="pagerecall-mcp-front-call", daemon=True)
+                self._calls.append(call)
+                call.start()
+                return
         self._inbox.put(line)
+
+    def _call(self, table, rid: Any, params: dict, line: str) -> None:
+        """Run one ``tools/call`` without the SDK; on anything but a clean result, queue it for
+        the SDK (which answers every refusal in its own words)."""
+        result = table.call(params.get("name"), params.get("arguments"))
+        if result is None:
+            self._inbox.put(line)
+            return
+        self._answer(rid, result)
+        self.answered["tools/call"] += 1
 
     def _from_sdk(self, text: str) -> None:
         """One message written by the SDK: remembered when the front waits for it (a handshake
@@ -332,10 +378,13 @@ class StdioFront:
             async with stdio_server(stdin=anyio.wrap_file(_SdkInput(self._inbox)),
                                     stdout=anyio.wrap_file(_SdkOutput(self))) as (read, write):
                 self._attached.set()
+                self._tools_ready.set()
                 low = server._lowlevel_server
                 await low.run(read, write, low.create_initialization_options())
 
         try:
             anyio.run(main)
         finally:
+            for call in self._calls:  # never exit under a tool running in native code (issue 35)
+                call.join()
             self.close()

@@ -123,9 +123,10 @@ def _check_args(**args: Any) -> None:
     MAX_SCOPE_ITEMS paths of 1..MAX_PATH_CHARS characters, ``file`` and ``pattern``
     1..MAX_PATH_CHARS characters, ``quote`` 1..MAX_QUOTE_CHARS characters, ``page`` >= 1,
     ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
-    from mcp.server.mcpserver.exceptions import ToolError
 
     def fail(what: str, step: str) -> None:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         raise ToolError(f"{what}. Next: {step}.")
 
     listed = "pass a path relative to the corpus root, as library_files lists it"
@@ -162,7 +163,7 @@ def _check_args(**args: Any) -> None:
 
 
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
-                  response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False):
+                  response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False, sdk: bool = True):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
 
     Args:
@@ -177,11 +178,16 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         read_only: refuse the ledger's writing tools too (``serve --read-only``); the ledger
             (:mod:`pagerecall.mcp.ledger_tools`) is the only thing the server ever writes.
 
+        sdk: False builds the same tools on a :class:`~pagerecall.mcp.tooltable.ToolTable`
+            without importing the SDK (for :mod:`pagerecall.mcp.front`; no ledger tools, no
+            ``view_page``).
+
     Returns:
         The server; ``mcp.Client(server)`` talks to it in process, ``server.run()`` on stdio.
     """
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
+    if sdk:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
 
     state: dict[str, Any] = {"searcher": searcher}
     state_lock = threading.Lock()
@@ -202,14 +208,20 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         finally:
             _wait_for_loading(loading)  # before the interpreter may finalize: see serve()
 
-    server = MCPServer(
-        name="pagerecall",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        lifespan=lifespan,
-        log_level="WARNING",
-    )
-    ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    if not sdk:
+        from .tooltable import ToolTable
+
+        server, ro = ToolTable(), None
+    else:
+        server = MCPServer(
+            name="pagerecall",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            lifespan=lifespan,
+            log_level="WARNING",
+        )
+        ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                             open_world_hint=False)
 
     @server.tool(description=SEARCH_DESC, annotations=ro, structured_output=True)
     def semantic_search(
@@ -347,6 +359,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
         return guard(settings, run)
 
+    if not sdk:
+        server.pagerecall_searcher = get_searcher
+        return server
     from .ledger_tools import register as register_ledger_tools
 
     register_ledger_tools(server, settings, get_searcher, guard, read_only=read_only,
@@ -395,6 +410,19 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     # loader writes to stdout before that would corrupt the JSON-RPC stream.
     searcher = Searcher(settings)
     loading = searcher.preload(open_index=True, without_pandas=True) if http or front is not None else None
+    if front is not None:
+        # The front answers the tools' calls itself until the SDK is attached; the SDK's import
+        # (0.53 s of CPU, as much as the whole search core) waits until the index and model are
+        # loaded, so that an agent's first call is not slowed down by it (pagerecall.mcp.front).
+        table = None
+        try:
+            table = create_server(settings, searcher=searcher, read_only=read_only, sdk=False)
+        except Exception as exc:  # noqa: BLE001 - the SDK answers every call then
+            log.debug("the front answers no tool calls: %s", exc)
+        finally:
+            front.set_tools(table)
+        if front.remembers_handshake() and loading is not None:
+            loading.join(timeout=SDK_AFTER_LOAD_S)
     server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
     listener = None
     if resident:
@@ -414,6 +442,11 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         if listener is not None:
             listener.stop()
         _wait_for_loading(loading)
+
+
+SDK_AFTER_LOAD_S = 10.0
+"""Seconds the stdio server waits for the index and model before importing the SDK (whatever
+is not done by then, a first-use model conversion, goes on beside it)."""
 
 
 def _wait_for_loading(thread: threading.Thread | None) -> None:
