@@ -388,7 +388,9 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     (:mod:`pagerecall.resident`) while the server runs. ``read_only`` refuses the ledger's
     writing tools (``record_check``, ``review_check``). ``front``: the
     :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
-    handshake (:func:`pagerecall.mcp.launch.serve`); stdio is then served through it.
+    handshake (:func:`pagerecall.mcp.launch.serve`); it is given the tools (built without the
+    SDK) to answer the first calls, the SDK is imported once the index and model are loaded, and
+    stdio is then served through the front.
 
     Shutdown waits for the background load to finish before returning: a daemon thread still
     inside onnxruntime's session constructor (which releases the GIL) when the interpreter
