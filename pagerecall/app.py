@@ -24,8 +24,12 @@ if TYPE_CHECKING:  # pragma: no cover
 def serve_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """``pagerecall serve`` without ``--resident``/``--background``: the MCP server (stdio, or HTTP
     with ``--http``), the CLI's resident server beside it unless ``--no-resident``. Blocks; returns 0."""
-    from pagerecall.cli.forwarded import run_forwarded
-    from pagerecall.mcp.server import serve
+    from pagerecall.mcp.launch import serve  # answers the handshake before the rest loads
+
+    def run_forwarded(msg: dict, searcher, expected: dict) -> dict:  # imported when a command line arrives
+        from pagerecall.cli.forwarded import run_forwarded as run
+
+        return run(msg, searcher, expected)
 
     serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident,
           read_only=args.read_only, forward=run_forwarded)

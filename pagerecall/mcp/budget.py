@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 from typing import Any
 
 from pydantic import BaseModel
@@ -76,11 +77,21 @@ def tool_result(model: BaseModel):
     """A ``CallToolResult`` carrying ``model`` as structured content and as compact JSON text.
 
     The SDK validates ``structured_content`` against the tool's output model before sending it.
+    While :data:`PLAIN_RESULTS` is true in the calling context (the stdio front answering a call
+    before the SDK is loaded, :mod:`pagerecall.mcp.front`), the same result as the wire's JSON
+    object (``content``, ``isError``, ``structuredContent``), without importing the SDK.
     """
+    data = model.model_dump(mode="json")
+    if PLAIN_RESULTS.get():
+        return {"content": [{"type": "text", "text": compact_json(data)}], "isError": False,
+                "structuredContent": data}
     from mcp.types import CallToolResult, TextContent
 
-    data = model.model_dump(mode="json")
     return CallToolResult(content=[TextContent(type="text", text=compact_json(data))], structured_content=data)
+
+
+PLAIN_RESULTS: contextvars.ContextVar[bool] = contextvars.ContextVar("pagerecall_mcp_plain_results", default=False)
+"""Set in the threads where :mod:`pagerecall.mcp.front` runs a tool without the SDK."""
 
 
 def cut_text(text: str, limit: int) -> tuple[str, bool]:

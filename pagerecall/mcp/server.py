@@ -124,9 +124,10 @@ def _check_args(**args: Any) -> None:
     MAX_SCOPE_ITEMS paths of 1..MAX_PATH_CHARS characters, ``file`` and ``pattern``
     1..MAX_PATH_CHARS characters, ``quote`` 1..MAX_QUOTE_CHARS characters, ``page`` >= 1,
     ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
-    from mcp.server.mcpserver.exceptions import ToolError
 
     def fail(what: str, step: str) -> None:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         raise ToolError(f"{what}. Next: {step}.")
 
     listed = "pass a path relative to the corpus root, as library_files lists it"
@@ -163,7 +164,7 @@ def _check_args(**args: Any) -> None:
 
 
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
-                  response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False):
+                  response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False, sdk: bool = True):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
 
     Args:
@@ -178,11 +179,16 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         read_only: refuse the ledger's writing tools too (``serve --read-only``); the ledger
             (:mod:`pagerecall.mcp.ledger_tools`) is the only thing the server ever writes.
 
+        sdk: False builds the same tools on a :class:`~pagerecall.mcp.tooltable.ToolTable`
+            without importing the SDK (for :mod:`pagerecall.mcp.front`; no ledger tools, no
+            ``view_page``).
+
     Returns:
         The server; ``mcp.Client(server)`` talks to it in process, ``server.run()`` on stdio.
     """
-    from mcp.server.mcpserver import MCPServer
-    from mcp.types import ToolAnnotations
+    if sdk:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.types import ToolAnnotations
 
     state: dict[str, Any] = {"searcher": searcher}
     state_lock = threading.Lock()
@@ -197,18 +203,26 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @asynccontextmanager
     async def lifespan(_server):
-        if warm_up:
-            get_searcher().preload(open_index=True, without_pandas=True)
-        yield {}
+        loading = get_searcher().preload(open_index=True, without_pandas=True) if warm_up else None
+        try:
+            yield {}
+        finally:
+            _wait_for_loading(loading)  # before the interpreter may finalize: see serve()
 
-    server = MCPServer(
-        name="pagerecall",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        lifespan=lifespan,
-        log_level="WARNING",
-    )
-    ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    if not sdk:
+        from pagerecall.mcp.tooltable import ToolTable
+
+        server, ro = ToolTable(), None
+    else:
+        server = MCPServer(
+            name="pagerecall",
+            version=__version__,
+            instructions=INSTRUCTIONS,
+            lifespan=lifespan,
+            log_level="WARNING",
+        )
+        ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                             open_world_hint=False)
 
     @server.tool(description=SEARCH_DESC, annotations=ro, structured_output=True)
     def semantic_search(
@@ -346,6 +360,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
         return guard(settings, run)
 
+    if not sdk:
+        server.pagerecall_searcher = get_searcher
+        return server
     from pagerecall.mcp.ledger_tools import register as register_ledger_tools
 
     register_ledger_tools(server, settings, get_searcher, guard, read_only=read_only,
@@ -362,7 +379,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, forward: Callable | None = None) -> None:
+          resident: bool = True, read_only: bool = False, front=None, forward: Callable | None = None) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -375,7 +392,17 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     (:mod:`pagerecall.resident.server`) while the server runs, and ``forward`` (the CLI's
     :func:`~pagerecall.cli.forwarded.run_forwarded`, passed in by :mod:`pagerecall.app`) answers
     the command lines the console script forwards. ``read_only`` refuses the ledger's
-    writing tools (``record_check``, ``review_check``).
+    writing tools (``record_check``, ``review_check``). ``front``: the
+    :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
+    handshake (:func:`pagerecall.mcp.launch.serve`); it is given the tools (built without the
+    SDK) to answer the first calls, the SDK is imported once the index and model are loaded, and
+    stdio is then served through the front.
+
+    Shutdown waits for the background load to finish before returning: a daemon thread still
+    inside onnxruntime's session constructor (which releases the GIL) when the interpreter
+    finalizes is ended by ``pthread_exit`` on retaking the GIL, whose forced unwind through a
+    ``noexcept`` C++ frame called ``std::terminate`` ("terminate called without an active
+    exception", exit -6) in 3 of 8 stdio sessions closed right after a quick tool call.
     """
     if not logging.getLogger("pagerecall").handlers:
         handler = logging.StreamHandler(sys.stderr)
@@ -385,14 +412,26 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").propagate = False
     from pagerecall.search.searcher import Searcher
 
-    # The index and the model load in the background, so a first search waits only for what is
-    # still missing. Over HTTP from the first moment (while the SDK imports); over stdio only once
-    # the SDK owns stdout (the lifespan), because anything a loader writes to stdout before that
-    # would corrupt the JSON-RPC stream.
+    # The index and the model load in the background from the first moment (while the SDK
+    # imports), so a first search waits only for what is still missing. Over stdio only when
+    # something already owns stdout (the front; else the SDK's lifespan), because anything a
+    # loader writes to stdout before that would corrupt the JSON-RPC stream.
     searcher = Searcher(settings)
-    if http:
-        searcher.preload(open_index=True, without_pandas=True)
-    server = create_server(settings, searcher=searcher, warm_up=not http, read_only=read_only)
+    loading = searcher.preload(open_index=True, without_pandas=True) if http or front is not None else None
+    if front is not None:
+        # The front answers the tools' calls itself until the SDK is attached; the SDK's import
+        # (0.53 s of CPU, as much as the whole search core) waits until the index and model are
+        # loaded, so that an agent's first call is not slowed down by it (pagerecall.mcp.front).
+        table = None
+        try:
+            table = create_server(settings, searcher=searcher, read_only=read_only, sdk=False)
+        except Exception as exc:  # noqa: BLE001 - the SDK answers every call then
+            log.debug("the front answers no tool calls: %s", exc)
+        finally:
+            front.set_tools(table)
+        if front.remembers_handshake() and loading is not None:
+            loading.join(timeout=SDK_AFTER_LOAD_S)
+    server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
     listener = None
     if resident:
         from pagerecall.resident.server import ResidentServer
@@ -402,10 +441,30 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         except (PagerecallError, OSError) as exc:
             log.warning("not listening for the CLI: %s", exc)
     try:
-        _run(server, settings, http, host, port)
+        if front is not None:
+            log.info("MCP over stdio (index %s)", settings.index_dir)
+            front.run(server)
+        else:
+            _run(server, settings, http, host, port)
     finally:
         if listener is not None:
             listener.stop()
+        _wait_for_loading(loading)
+
+
+SDK_AFTER_LOAD_S = 10.0
+"""Seconds the stdio server waits for the index and model before importing the SDK (whatever
+is not done by then, a first-use model conversion, goes on beside it)."""
+
+
+def _wait_for_loading(thread: threading.Thread | None) -> None:
+    """Join the background load (``Searcher.preload``'s thread) before the interpreter may
+    finalize (see :func:`serve`). It ends by itself: the model load takes about a second, a
+    first-use model conversion a minute or two."""
+    if thread is None or not thread.is_alive():
+        return
+    log.info("waiting for the index and model to finish loading before exit")
+    thread.join()
 
 
 def _run(server, settings: Settings, http: bool, host: str, port: int) -> None:

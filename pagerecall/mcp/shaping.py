@@ -78,17 +78,18 @@ def tool_error(exc: BaseException, settings: Settings):
 
 
 def guard(settings: Settings, fn: Callable[[], T]) -> T:
-    """Run ``fn``; map pagerecall errors (and crashes, with their type) to ``ToolError``."""
-    from mcp.server.mcpserver.exceptions import ToolError
-
+    """Run ``fn``; map pagerecall errors (and crashes, with their type) to ``ToolError``.
+    The SDK is imported only on an error (``pagerecall.mcp.front`` runs tools before it loads)."""
     try:
         return fn()
-    except ToolError:
-        raise
     except PagerecallError as exc:
         log.info("tool error: %s", exc)
         raise tool_error(exc, settings) from exc
     except Exception as exc:  # a crash: the agent gets the type and message, stderr the traceback
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        if isinstance(exc, ToolError):
+            raise
         log.exception("tool crashed")
         text = f"{type(exc).__name__}: {exc}"[:500]
         raise ToolError(

@@ -1,0 +1,390 @@
+"""The stdio server's front: answer an MCP client's handshake before the SDK and the search core load.
+
+An agent spawns ``pagerecall serve`` and waits for ``initialize`` and ``tools/list`` before it can
+do anything. Importing the MCP SDK alone costs 0.53 s of CPU here (``import mcp``: its pydantic
+protocol models), the search core (lance, onnxruntime, the model) another 0.55 s, both holding
+the GIL; the handshake's answers need neither. :class:`StdioFront` therefore owns the process's
+stdin and stdout from the first moment of ``serve``:
+
+* it answers ``initialize`` (per requested protocol version), a cursor-less ``tools/list`` and
+  ``ping`` from the answers the SDK itself gave in an earlier run of the same code
+  (:func:`hello_cache_file`), with nothing imported but the standard library;
+* it queues every other message, in order, for the SDK; when the SDK server is built
+  (:meth:`StdioFront.run`), the queue is fed to it, starting with the client's own ``initialize``
+  and ``notifications/initialized`` (replayed, the SDK's duplicate answer dropped), so the SDK's
+  session state is exactly what it would have been;
+* on a cache miss (first start after an install or a change of pagerecall, the SDK or pydantic)
+  the SDK answers the handshake itself and the front remembers its answers for the next start;
+* until the SDK is attached it answers ``tools/call`` of the tools in a
+  :class:`~pagerecall.mcp.tooltable.ToolTable` (the same tool functions, built without the SDK)
+  when they succeed; anything else (a refusal, the ledger's tools, ``view_page``) waits for the
+  SDK. The server imports the SDK only once the index and the model are loaded
+  (``pagerecall.mcp.server.serve``), so an agent's first call competes with nothing.
+
+While it runs, fd 1 points at stderr and fd 0 at the null device, as the SDK's own stdio
+transport does (``mcp.server.stdio``), so whatever a library prints during start-up or a tool
+call (onnxruntime, a model conversion) cannot corrupt the JSON-RPC stream; the wire is reached
+only through private duplicates.
+
+Decision record
+    Why a front instead of importing less: everything before the handshake's answer was
+    measured (``python -X importtime``, AMD EPYC, 2 cores): ``import mcp`` 0.53 s, of which
+    ``mcp_types`` 0.18 s and ``mcp.client`` (imported by ``mcp/__init__``) 0.24 s; no part of the
+    SDK can be imported without its ``__init__``. A cold ``pagerecall search --in-process`` takes
+    0.7 s in total, so the SDK cannot say hello within half of that.
+    Why remember the SDK's answers rather than ship them: they are the SDK's own serialisation of
+    the tool schemas pydantic derives from the tool signatures; a stored copy could drift from
+    the code, a learned one is keyed by a hash of the code (:func:`code_fingerprint`).
+    Why the front also runs the first tool calls: the SDK's import costs as much CPU as the
+    whole search core, under the same GIL, so a first call that waits for both took 1.7-2.3x a
+    cold CLI search. The front reuses the tool functions (``create_server(sdk=False)``) and
+    answers only their clean successes, whose wire form is fixed (``content`` = the compact JSON
+    text, ``structuredContent``, ``isError: false``; ``tests/test_mcp_startup.py`` compares it
+    with the SDK's answers); argument validation errors and tool errors go to the SDK, so no
+    refusal is worded twice. Rejected: answering refusals in the front as well (a second copy
+    of the SDK's error shaping).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CACHE_FORMAT = 1
+"""Version of the hello cache's layout (part of :func:`code_fingerprint`)."""
+KEEP_CACHE_FILES = 8
+"""Hello cache files kept (the newest): one per code version and ``read_only``, so that two
+installs or ``serve`` with and without ``--read-only`` sharing a cache do not evict each other."""
+_PRIVATE_ID = "pagerecall-front-tools-list"
+"""The id of the ``tools/list`` request the front sends the SDK itself to learn the tool list."""
+
+
+def code_fingerprint(read_only: bool) -> str:
+    """A key (16 hex digits) of what decides the handshake's answers: pagerecall's version and
+    every ``.py`` file of the package (the tool signatures, descriptions and output models),
+    the installed versions of the MCP SDK and pydantic (their ``*.dist-info`` folder names),
+    Python's version, and ``read_only``. Costs a few milliseconds (about 1.2 MB of source).
+
+    CRC-32 and Adler-32 (``zlib``), not ``hashlib``: importing ``hashlib`` loads OpenSSL, the
+    largest import of this start-up path; a cache key needs no cryptographic strength."""
+    import importlib.util
+    import zlib
+
+    from pagerecall import __version__
+
+    crc = adler = 1
+
+    def feed(data: bytes) -> None:
+        nonlocal crc, adler
+        crc, adler = zlib.crc32(data, crc), zlib.adler32(data, adler)
+
+    feed(f"{CACHE_FORMAT}|{__version__}|{read_only}|{sys.version}".encode())
+    pkg = Path(__file__).resolve().parent.parent
+    for path in sorted(pkg.rglob("*.py")):
+        feed(str(path.relative_to(pkg)).encode())
+        feed(path.read_bytes())
+    spec = importlib.util.find_spec("mcp")
+    if spec is not None and spec.origin:
+        site = Path(spec.origin).parent.parent
+        try:
+            names = sorted(n for n in os.listdir(site)
+                           if n.endswith(".dist-info") and n.lower().startswith(("mcp", "pydantic")))
+        except OSError:
+            names = []
+        feed("|".join([str(site), *names]).encode())
+    return f"{crc:08x}{adler:08x}"
+
+
+def hello_cache_file(cache_dir: Path, read_only: bool) -> Path:
+    """Where the SDK's handshake answers for this code are remembered:
+    ``CACHE_DIR/mcp/hello-<code_fingerprint>.json``."""
+    return Path(cache_dir) / "mcp" / f"hello-{code_fingerprint(read_only)}.json"
+
+
+def _id_key(rid: Any) -> str:
+    return json.dumps(rid, sort_keys=True)
+
+
+class _SdkInput:
+    """What the SDK's stdio transport reads: the front's queue as a blocking text file
+    (``readline`` returns ``""`` at the client's end of input)."""
+
+    def __init__(self, inbox: queue.Queue):
+        self._inbox = inbox
+
+    def readline(self) -> str:
+        return self._inbox.get()
+
+
+class _SdkOutput:
+    """What the SDK's stdio transport writes to: one JSON-RPC message per ``write`` (mcp 2.3's
+    ``stdio_server`` writes ``json + "\\n"`` and then flushes), passed to the wire unless the
+    front is waiting for it (:meth:`StdioFront._from_sdk`)."""
+
+    def __init__(self, front: StdioFront):
+        self._front = front
+
+    def write(self, text: str) -> int:
+        self._front._from_sdk(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+class StdioFront:
+    """Owns stdin/stdout of a stdio MCP server from its first moment (see the module docstring).
+
+    Use: ``front = StdioFront.claim(cache_file)`` at once, build the SDK server (slow), then
+    ``front.run(server)`` until the client closes stdin. :meth:`claim` raises ``OSError`` when
+    the standard descriptors cannot be duplicated (the caller then serves without a front).
+    """
+
+    def __init__(self, wire_in: int, wire_out: int, cache_file: Path | None,
+                 restore: list[tuple[int, int]] | None = None):
+        self._wire_in = wire_in
+        self._wire_out = wire_out
+        self._restore = restore or []
+        self._cache_file = cache_file
+        self._cache = self._read_cache()
+        self._cache_changed = False
+        self._write_lock = threading.Lock()
+        self._state_lock = threading.Lock()
+        self._inbox: queue.Queue[str] = queue.Queue()
+        self._watch: dict[str, tuple[str, str, bool, Any]] = {}  # id -> (method, version, drop, answer sent)
+        self._version: str | None = None  # protocol version the client asked for in initialize
+        self._attached = threading.Event()
+        self._table = None  # a ToolTable (pagerecall.mcp.tooltable) once the tools are defined
+        self._tools_ready = threading.Event()  # set with the table, or when the SDK takes over
+        self._calls: list[threading.Thread] = []
+        self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
+        self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
+
+    # ------------------------------------------------------------------ setup
+    @classmethod
+    def claim(cls, cache_file: Path | None) -> StdioFront:
+        """Take fd 0 and fd 1 for the wire (private duplicates), point fd 0 at the null device and
+        fd 1 at stderr, and start answering. Raises ``OSError`` when a descriptor cannot be
+        duplicated; nothing is changed then."""
+        import fcntl
+
+        wire_in = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        try:
+            wire_out = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+        except OSError:
+            os.close(wire_in)
+            raise
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        null = os.open(os.devnull, os.O_RDONLY)
+        try:
+            os.dup2(null, 0)
+        finally:
+            os.close(null)
+        os.dup2(2, 1)
+        front = cls(wire_in, wire_out, cache_file, restore=[(wire_in, 0), (wire_out, 1)])
+        front._reader.start()
+        return front
+
+    def set_tools(self, table) -> None:
+        """Answer ``tools/call`` of the tools in ``table`` (a
+        :class:`~pagerecall.mcp.tooltable.ToolTable`) until the SDK is attached; None: leave every
+        call to the SDK. Calls that arrived before are answered now."""
+        self._table = table
+        self._tools_ready.set()
+
+    def remembers_handshake(self) -> bool:
+        """Whether answers of an earlier run were found (else the SDK must answer the handshake)."""
+        return bool(self._cache["initialize"])
+
+    def close(self) -> None:
+        """Point fd 0 and fd 1 back at the wire (the client's pipes). Idempotent."""
+        restore, self._restore = self._restore, []
+        for private, fd in restore:
+            try:
+                os.dup2(private, fd)
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------ cache
+    def _read_cache(self) -> dict[str, dict[str, Any]]:
+        empty: dict[str, dict[str, Any]] = {"initialize": {}, "tools/list": {}}
+        if self._cache_file is None:
+            return empty
+        try:
+            data = json.loads(self._cache_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return empty
+        if not isinstance(data, dict):
+            return empty
+        return {k: dict(data.get(k) or {}) for k in empty}
+
+    def _learn(self, method: str, version: str, result: Any, sent: Any) -> None:
+        with self._state_lock:
+            if self._cache[method].get(version) == result:
+                return
+            self._cache[method][version] = result
+            self._cache_changed = True
+        if sent is not None:
+            log.debug("the remembered %s answer differed from the SDK's; remembered the SDK's", method)
+        self._save_cache()
+
+    def _save_cache(self) -> None:
+        if self._cache_file is None or not self._cache_changed:
+            return
+        with self._state_lock:
+            text = json.dumps(self._cache, ensure_ascii=False, sort_keys=True)
+            self._cache_changed = False
+        try:
+            self._cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self._cache_file.with_name(f"{self._cache_file.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self._cache_file)
+            others = sorted(self._cache_file.parent.glob("hello-*.json"), key=lambda p: p.stat().st_mtime)
+            for stale in others[:-KEEP_CACHE_FILES]:
+                stale.unlink(missing_ok=True)
+        except OSError as exc:  # a read-only cache: every start answers at the SDK's pace
+            log.debug("cannot remember the MCP handshake in %s: %s", self._cache_file, exc)
+
+    # ------------------------------------------------------------------ wire
+    def _send(self, text: str) -> None:
+        data = text.encode("utf-8")
+        with self._write_lock:
+            view = memoryview(data)
+            while view:
+                try:
+                    n = os.write(self._wire_out, view)
+                except BrokenPipeError:
+                    return  # the client is gone; its end of stdin ends the server
+                view = view[n:]
+
+    def _answer(self, rid: Any, result: Any) -> None:
+        self._send(json.dumps({"jsonrpc": "2.0", "id": rid, "result": result},
+                              ensure_ascii=False, separators=(",", ":")) + "\n")
+
+    def _read_loop(self) -> None:
+        try:
+            with os.fdopen(self._wire_in, "rb", closefd=False) as wire:
+                for raw in iter(wire.readline, b""):
+                    self._from_client(raw.decode("utf-8", errors="replace"))
+        except (OSError, ValueError) as exc:
+            log.debug("stdin: %s", exc)
+        finally:
+            for call in list(self._calls):  # a call it cannot answer still goes to the SDK
+                call.join()
+            self._inbox.put("")  # the SDK reads the end of input
+
+    def _from_client(self, line: str) -> None:
+        """One line from the client: answered here, or queued for the SDK (in order)."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
+            self._inbox.put(line)  # responses, batches, garbage: the SDK's business
+            return
+        method = msg["method"]
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if "id" not in msg:
+            self._inbox.put(line)
+            if method == "notifications/initialized" and self._version is not None \
+                    and self._version not in self._cache["tools/list"]:
+                # learn the tool list now, so that the next start answers it at once
+                self._watch[_id_key(_PRIVATE_ID)] = ("tools/list", self._version, True, None)
+                self._inbox.put(json.dumps({"jsonrpc": "2.0", "id": _PRIVATE_ID, "method": "tools/list"}) + "\n")
+            return
+        rid = msg["id"]
+        if method == "initialize":
+            self._version = str(params.get("protocolVersion"))
+            cached = self._cache["initialize"].get(self._version)
+            if cached is not None:
+                self._answer(rid, cached)
+                self.answered["initialize"] += 1
+            self._watch[_id_key(rid)] = ("initialize", self._version, cached is not None, cached)
+        elif method == "tools/list" and self._version is not None and not params.get("cursor"):
+            cached = self._cache["tools/list"].get(self._version)
+            if cached is not None:
+                self._answer(rid, cached)
+                self.answered["tools/list"] += 1
+                return
+            self._watch[_id_key(rid)] = ("tools/list", self._version, False, None)
+        elif method == "ping" and not self._attached.is_set():
+            self._answer(rid, {})
+            self.answered["ping"] += 1
+            return
+        elif method == "tools/call" and self._version is not None and not self._attached.is_set():
+            self._tools_ready.wait()  # the tool functions are defined a fraction of a second after start
+            table = self._table
+            if table is not None and not self._attached.is_set() and params.get("name") in table.tools:
+                call = threading.Thread(target=self._call, args=(table, rid, params, line),
+                                        name="pagerecall-mcp-front-call", daemon=True)
+                self._calls.append(call)
+                call.start()
+                return
+        self._inbox.put(line)
+
+    def _call(self, table, rid: Any, params: dict, line: str) -> None:
+        """Run one ``tools/call`` without the SDK; on anything but a clean result, queue it for
+        the SDK (which answers every refusal in its own words)."""
+        result = table.call(params.get("name"), params.get("arguments"))
+        if result is None:
+            self._inbox.put(line)
+            return
+        self._answer(rid, result)
+        self.answered["tools/call"] += 1
+
+    def _from_sdk(self, text: str) -> None:
+        """One message written by the SDK: remembered when the front waits for it (a handshake
+        answer), dropped when the front already answered it, else sent to the client."""
+        if self._watch:
+            try:
+                msg = json.loads(text)
+            except ValueError:
+                msg = None
+            if isinstance(msg, dict) and "id" in msg and ("result" in msg or "error" in msg):
+                entry = self._watch.pop(_id_key(msg["id"]), None)
+                if entry is not None:
+                    method, version, drop, sent = entry
+                    if "result" in msg:
+                        self._learn(method, version, msg["result"], sent)
+                    elif drop and method == "initialize":
+                        log.warning("the MCP SDK refused the client's initialize that was answered from "
+                                    "the cache: %s", text.strip()[:300])
+                    if drop:
+                        return
+        self._send(text if text.endswith("\n") else text + "\n")
+
+    # ------------------------------------------------------------------ serve
+    def run(self, server) -> None:
+        """Serve the client with ``server`` (an ``mcp.server.mcpserver.MCPServer``) until it closes
+        stdin: the SDK's stdio transport over the front's queue and writer, then :meth:`close`.
+
+        Mirrors ``MCPServer.run_stdio_async`` of mcp 2.3 with explicit streams (which skip the
+        SDK's own claim of fd 0/1: the front holds them)."""
+        import anyio
+        from mcp.server.stdio import stdio_server
+
+        async def main() -> None:
+            async with stdio_server(stdin=anyio.wrap_file(_SdkInput(self._inbox)),
+                                    stdout=anyio.wrap_file(_SdkOutput(self))) as (read, write):
+                self._attached.set()
+                self._tools_ready.set()
+                low = server._lowlevel_server
+                await low.run(read, write, low.create_initialization_options())
+
+        try:
+            anyio.run(main)
+        finally:
+            for call in self._calls:  # never exit under a tool running in native code (issue 35)
+                call.join()
+            self.close()

@@ -1,0 +1,59 @@
+"""The MCP tools without the SDK: what :mod:`pagerecall.mcp.front` runs before the SDK is loaded.
+
+:func:`pagerecall.mcp.server.create_server` with ``sdk=False`` defines the same tool functions
+(the same bodies, signatures and bounds) on a :class:`ToolTable` instead of an ``MCPServer``;
+:meth:`ToolTable.call` validates a call's arguments against the function's signature (pydantic,
+lax mode, as the SDK does) and runs it with :data:`pagerecall.mcp.budget.PLAIN_RESULTS` set, so a
+successful call's result is the wire's JSON object. Anything else (unknown tool, arguments that
+do not validate, a tool error) returns None: the front then hands the call to the SDK, which
+answers it as it always did, so every refusal keeps the SDK's wording. The ledger's tools and
+``view_page`` are not in the table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class ToolTable:
+    """Records tool functions the way ``MCPServer.tool`` registers them (name = function name)."""
+
+    def __init__(self) -> None:
+        self.tools: dict[str, Callable[..., Any]] = {}
+        self._validated: dict[str, Callable[..., Any]] = {}
+
+    def tool(self, description: str | None = None, annotations: Any = None, structured_output: bool | None = None):
+        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+            self.tools[fn.__name__] = fn
+            return fn
+
+        return register
+
+    def call(self, name: str, arguments: dict | None) -> dict | None:
+        """The wire result of tool ``name`` called with ``arguments`` (a JSON object), or None when
+        the SDK must answer instead (see the module docstring). Runs in the calling thread."""
+        from pydantic import ValidationError, validate_call
+
+        from pagerecall.mcp.budget import PLAIN_RESULTS
+
+        fn = self.tools.get(name)
+        if fn is None or not isinstance(arguments, (dict, type(None))):
+            return None
+        run = self._validated.get(name)
+        if run is None:
+            run = self._validated[name] = validate_call(fn)
+        token = PLAIN_RESULTS.set(True)
+        try:
+            result = run(**(arguments or {}))
+        except (ValidationError, TypeError):
+            return None
+        except Exception as exc:  # noqa: BLE001 - a tool error: the SDK answers it in its words
+            log.debug("%s left to the SDK: %s", name, exc)
+            return None
+        finally:
+            PLAIN_RESULTS.reset(token)
+        return result if isinstance(result, dict) else None

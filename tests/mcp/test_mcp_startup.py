@@ -1,0 +1,201 @@
+"""The stdio MCP server's start and end: the handshake answered before anything heavy is imported
+(pagerecall.mcp.front), the same answers as the SDK's own, and a clean exit when the client
+closes stdin right after a quick tool call (no ``std::terminate`` from a loader thread).
+
+Real subprocesses of ``server.py`` over pipes, a real index of ``examples/corpus`` (real model,
+LanceDB, Tantivy).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+ROOT = Path(__file__).resolve().parents[2]
+HEAVY = ("lancedb", "lance", "onnxruntime", "pymupdf", "fitz", "tantivy", "pyarrow", "mcp")
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory) -> Path:
+    idx = tmp_path_factory.mktemp("startup") / "index"
+    env = _env()
+    subprocess.run([sys.executable, "-m", "pagerecall", "build", str(ROOT / "examples" / "corpus"),
+                    "--index", str(idx), "-q"], cwd=ROOT, env=env, check=True, timeout=600)
+    return idx
+
+
+def _env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PAGERECALL_")}
+    env.update(extra, PYTHONUNBUFFERED="1")
+    return env
+
+
+def _session(index: Path, stderr_path: Path, messages: list[dict]) -> tuple[list[dict], int]:
+    """Spawn ``server.py`` on stdio, send each message (waiting for the answer of each request),
+    close stdin; returns (answers, exit code)."""
+    with open(stderr_path, "wb") as err:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "server.py"), "--no-resident"], cwd=ROOT,
+                                env=_env(PAGERECALL_INDEX=str(index)), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=err)
+        answers = []
+        try:
+            for msg in messages:
+                proc.stdin.write(json.dumps(msg).encode() + b"\n")
+                proc.stdin.flush()
+                while "id" in msg:
+                    line = proc.stdout.readline()
+                    assert line, f"no answer to {msg['method']}; stderr: {stderr_path.read_text()[-2000:]}"
+                    got = json.loads(line)
+                    if got.get("id") == msg["id"]:
+                        answers.append(got)
+                        break
+            proc.stdin.close()
+            code = proc.wait(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    return answers, code
+
+
+def test_disconnect_after_a_quick_call_exits_cleanly(index, tmp_path):
+    """Issue 35: closing stdin right after ``list_checks`` (while the model still loads in the
+    background) aborted the server in 3 of 8 runs ("terminate called without an active
+    exception", exit -6). Every run must exit 0."""
+    call = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_checks", "arguments": {}}}
+    failures = []
+    for run in range(8):
+        err = tmp_path / f"stderr-{run}"
+        answers, code = _session(index, err, [INIT, INITIALIZED, TOOLS_LIST, call])
+        assert answers[-1]["result"]["isError"] is False, answers[-1]
+        text = err.read_text(errors="replace")
+        if code != 0 or "terminate called" in text or "Fatal Python error" in text:
+            failures.append((run, code, text[-400:]))
+    assert not failures, failures
+
+
+def test_handshake_is_the_sdks_and_imports_nothing_heavy(index, tmp_path):
+    """Issue 34: ``initialize`` and ``tools/list`` are answered from what the SDK answered in an
+    earlier run, by code that imports none of the heavy modules (nor the MCP SDK)."""
+    from pagerecall.config import Settings
+    from pagerecall.mcp.front import hello_cache_file
+
+    # a first session with nothing remembered: the SDK answers, the front remembers its answers
+    hello_cache_file(Settings.from_env(_env()).cache_dir, False).unlink(missing_ok=True)
+    first, code = _session(index, tmp_path / "stderr-1", [INIT, INITIALIZED, TOOLS_LIST])
+    assert code == 0
+    script = textwrap.dedent(f"""
+        import json, sys
+        from pathlib import Path
+        import pagerecall.app, pagerecall.cli.commands, pagerecall.cli.serve, pagerecall.mcp.launch
+        from pagerecall.config import Settings
+        from pagerecall.mcp.front import StdioFront, hello_cache_file
+        settings = Settings.from_env()
+        front = StdioFront.claim(hello_cache_file(settings.cache_dir, False))
+        front._reader.join()  # until the client closes stdin
+        heavy = sorted(m for m in {HEAVY!r} if m in sys.modules)
+        sys.stderr.write(json.dumps({{"heavy": heavy, "answered": front.answered}}) + "\\n")
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, env=_env(PAGERECALL_INDEX=str(index)),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines = [json.dumps(m).encode() + b"\n" for m in (INIT, INITIALIZED, TOOLS_LIST)]
+    out, err = proc.communicate(b"".join(lines), timeout=60)
+    assert proc.returncode == 0, err.decode()[-2000:]
+    report = json.loads(err.decode().strip().splitlines()[-1])
+    assert report["heavy"] == []
+    assert report["answered"]["initialize"] == 1 and report["answered"]["tools/list"] == 1
+    second = [json.loads(line) for line in out.splitlines()]
+    assert [a["result"] for a in second] == [a["result"] for a in first]
+    names = {t["name"] for t in second[1]["result"]["tools"]}
+    assert {"semantic_search", "read_page", "verify_quote", "library_files", "document_outline"} <= names
+
+
+def _sdk_answers(index: Path, calls: list[tuple[str, dict]]) -> list[dict]:
+    """The SDK's answers to ``calls`` (in process, ``mcp.Client``), as wire-shaped dicts."""
+    import dataclasses
+
+    import anyio
+    import mcp
+
+    from pagerecall.config import Settings
+    from pagerecall.mcp.server import create_server
+
+    settings = dataclasses.replace(Settings.from_env(_env()), index_dir=index)
+
+    async def go() -> list[dict]:
+        out = []
+        async with mcp.Client(create_server(settings)) as client:
+            for name, args in calls:
+                r = await client.call_tool(name, args)
+                out.append({"isError": r.is_error, "text": r.content[0].text,
+                            "structuredContent": r.structured_content})
+        return out
+
+    return anyio.run(go)
+
+
+def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(index):
+    """Issue 34: until the SDK is loaded the front runs the tools itself (same functions, no SDK
+    import) and its answers equal the SDK's; a call it cannot answer cleanly (here ``k`` out of
+    bounds) is left to the SDK, which refuses it in its own words."""
+    first = _sdk_answers(index, [("library_files", {"pattern": "*"})])[0]["structuredContent"]["files"][0]["path"]
+    page = _sdk_answers(index, [("read_page", {"file": first, "page": 1})])[0]["structuredContent"]["text"]
+    quote = " ".join(page.split()[:8])
+    calls = [("semantic_search", {"query": "storm at the lighthouse", "k": 3}),
+             ("read_page", {"file": first, "page": 1}),
+             ("verify_quote", {"quote": quote, "file": first}),
+             ("library_files", {"pattern": "*"}),
+             ("document_outline", {"file": first}),
+             ("semantic_search_info", {})]
+    refused = ("semantic_search", {"query": "storm", "k": 0})
+    script = textwrap.dedent("""
+        import json, sys
+        from pagerecall.config import Settings
+        from pagerecall.mcp.front import StdioFront, hello_cache_file
+        settings = Settings.from_env()
+        front = StdioFront.claim(hello_cache_file(settings.cache_dir, False))
+        from pagerecall.mcp.server import create_server
+        from pagerecall.search.searcher import Searcher
+        front.set_tools(create_server(settings, searcher=Searcher(settings), sdk=False))
+        front._reader.join()  # until the client closes stdin; the SDK is never loaded here
+        queued = []
+        while front._inbox.qsize():
+            queued.append(front._inbox.get())
+        sys.stderr.write(json.dumps({"mcp": "mcp" in sys.modules, "answered": front.answered,
+                                     "queued": queued}) + "\\n")
+    """)
+
+    def front_only(call_list):
+        msgs = [INIT, INITIALIZED, TOOLS_LIST] + [
+            {"jsonrpc": "2.0", "id": 10 + i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+            for i, (n, a) in enumerate(call_list)]
+        proc = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=_env(PAGERECALL_INDEX=str(index)),
+                              input=b"".join(json.dumps(m).encode() + b"\n" for m in msgs), capture_output=True,
+                              timeout=300, check=False)
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+        return proc, json.loads(proc.stderr.decode().strip().splitlines()[-1])
+
+    _, report = front_only([refused])
+    assert report["answered"]["tools/call"] == 0
+    assert any('"k": 0' in q for q in report["queued"])  # the refusal is the SDK's to give
+    proc, report = front_only(calls)
+    assert report["mcp"] is False  # answered without importing the SDK
+    assert report["answered"]["tools/call"] == len(calls)
+    got = {m["id"]: m["result"] for m in map(json.loads, proc.stdout.splitlines()) if m.get("id", 0) >= 10}
+    assert sorted(got) == list(range(10, 10 + len(calls)))
+    for i, want in enumerate(_sdk_answers(index, calls)):
+        have = got[10 + i]
+        assert have["isError"] is False and want["isError"] is False
+        assert have["structuredContent"] == want["structuredContent"], calls[i][0]
+        assert have["content"] == [{"type": "text", "text": want["text"]}], calls[i][0]
