@@ -49,8 +49,9 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
 
 
 def _add_sections(snapshot, hits: list[Hit]) -> None:
-    """Each hit's section path at its first page, and whether it starts that section (its text has
-    the title of an outline entry that starts on that page as a line)."""
+    """Each hit's section path at its start (its first page and ``char_start``: several sections can
+    start on one page), and whether it starts a section (its text has the title of an outline
+    entry whose heading is on that page within the passage, as a line)."""
     from pagerecall.headings import heading_key, heading_keys
     from pagerecall.outline import section_path, starts_on
 
@@ -61,8 +62,12 @@ def _add_sections(snapshot, hits: list[Hit]) -> None:
         outline = outlines.get(h.file)
         if outline is None:
             continue
-        h.section = section_path(outline, h.page_start)
-        starting = starts_on(outline, h.page_start)
+        h.section = section_path(outline, h.page_start, h.char_start, h.text)
+        # a heading placed on the page must lie in this passage; 12 code points before its start
+        # still count: a section number set as its own line ("12.3.4\n") the passage begins after
+        starting = [e for e in starts_on(outline, h.page_start)
+                    if e.offset is None or h.char_start - 12 <= e.offset
+                    and (h.page_end > h.page_start or e.offset < h.char_end)]
         if starting:
             keys = set(heading_keys(h.text))
             h.section_start = any(heading_key(e.title) in keys for e in starting)

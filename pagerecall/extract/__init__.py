@@ -1,0 +1,1 @@
+"""Reading sources: PDFs, text layers and their outlines (layer 1)."""
