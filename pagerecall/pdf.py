@@ -406,7 +406,9 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
     and its ``garbled``/``image_only`` page returned, for :func:`pagerecall.pdf_ocr.ocr_in_child`."""
     page = doc.load_page(index)
     label = _label(page)
-    data = upright(page.get_textpage(flags=_text_flags()).extractDICT(), page)
+    from .extract.linenumbers import without_line_numbers
+
+    data = without_line_numbers(upright(page.get_textpage(flags=_text_flags()).extractDICT(), page))
     raw = ordered_text(data)
     text = _normalise(raw)
     number = index + 1
