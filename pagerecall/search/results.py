@@ -48,6 +48,20 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
     )
 
 
+def single_lane_order(hits: list[Hit], lane: str) -> None:
+    """Scores and lane ranks of a one-lane answer (``vector`` or ``fulltext`` mode) in the answer's
+    order: the lane rank is the hit's position (passages of one page collapsed into the best one
+    no longer leave gaps: 1, 3, 5, ...), and a score never exceeds the one before it. Why: the
+    full-text lane fills its list tier by tier (all terms, then fewer), and BM25 is not comparable
+    across tiers; a later tier's passage showed a higher score than the one ranked above it."""
+    prev = None
+    for i, h in enumerate(hits, start=1):
+        h.ranks[lane] = i
+        if prev is not None and h.score > prev:
+            h.score = prev
+        prev = h.score
+
+
 def _add_sections(snapshot, hits: list[Hit]) -> None:
     """Each hit's section path at its start (its first page and ``char_start``: several sections can
     start on one page), and whether it starts a section (its text has the title of an outline

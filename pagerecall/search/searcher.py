@@ -285,6 +285,10 @@ class Searcher:
         rows = q.rows_for([cid for cid, _ in ranked])
         hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
                 for cid, score in ranked if cid in rows]
+        if mode != "hybrid":
+            from .results import single_lane_order
+
+            single_lane_order(hits, mode)
         weak = bool(hits) and no_evidence(q, lanes, self._probe_vectors)
         scorer = None
         if deep:
