@@ -179,7 +179,9 @@ def review_check(settings: Settings, *, id: Any, verdict: Any, notes: Any = "", 
     Raises:
         LedgerInputError: bad id form, verdict, notes (0-4,000 chars) or agent (1-200 chars).
         CheckNotFoundError: no such id. LedgerRefusedError: the author reviewing their own check
-        (names compared ignoring case and spaces), or a read-only ledger.
+        (names compared by :func:`~pagerecall.ledger.models.agent_key`: case, spaces, punctuation
+        and Unicode form ignored), or a read-only ledger. Confirming a check whose quote was not
+        found sets ``warning`` on the answer.
     """
     cid = check_id(id)
     verdict = check_choice("verdict", verdict, REVIEW_VERDICTS)
@@ -194,7 +196,13 @@ def review_check(settings: Settings, *, id: Any, verdict: Any, notes: Any = "", 
                     "Nothing was written. Next: another agent reviews it.")
         return None
 
-    return store.add_review(cid, review, refuse)
+    check = store.add_review(cid, review, refuse)
+    qc = check.quote_check or {}
+    if verdict == "confirm" and qc.get("match") == "not_found":
+        check.warning = (f"confirmed, but check {cid}'s quote was not found in {check.file} when it was recorded. "
+                         "Next: read the cited pages (read_page) or verify the quote (verify_quote) before relying "
+                         "on it; dispute the check if the source does not say it.")
+    return check
 
 
 def _file_filter(file: Any) -> tuple[str | None, str | None]:
