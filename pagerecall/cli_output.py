@@ -292,6 +292,9 @@ def print_info(info: dict) -> None:
         out.write(f"  failed    {f['path']}: {f['error']}\n")
     for path, why in info["degraded_detected"].items():
         out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    for path, pages in (info.get("blank_pages") or {}).items():
+        out.write(f"  blank     {path}: page(s) {', '.join(map(str, pages))} have no text and no image (blank pages; "
+                  "the other pages are unaffected)\n")
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]

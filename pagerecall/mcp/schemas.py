@@ -149,7 +149,10 @@ class InfoOut(BaseModel):
     fingerprint: dict[str, Any] | None = None
     files_failed: list[FailedFile] = Field(default_factory=list)
     degraded_detected: dict[str, Any] = Field(
-        default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
+        default_factory=dict, description="per file: pages found image-only / garbled / OCR at build time"
+    )
+    blank_pages: dict[str, Any] = Field(
+        default_factory=dict, description="per file: blank pages (no text, no image); not a degradation"
     )
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
@@ -174,6 +177,10 @@ class FileEntry(BaseModel):
     )
     repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
 
+    model_config = ConfigDict(extra="allow")
+    """``blank_pages`` (e.g. ``"8, 12"``: pages with no text and no image; not a degradation) is
+    added only to the files that have some, so other answers stay as they were."""
+
     @classmethod
     def from_record(cls, rec: Any) -> "FileEntry":
         if not isinstance(rec, dict):
@@ -184,7 +191,8 @@ class FileEntry(BaseModel):
             if pages:
                 degraded[status] = page_ranges(pages)
         return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
-                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")))
+                   error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
+                   **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}))
 
 
 class FilesOut(BaseModel):

@@ -328,7 +328,8 @@ class Searcher:
         return out
 
     def info(self) -> dict:
-        """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
+        """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
+        blank pages per file (``blank_pages``: no text and no image; not a degradation);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages)."""
         from pagerecall.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
@@ -337,6 +338,9 @@ class Searcher:
         meta = snapshot.meta
         records = snapshot.files_table()
         degraded = {r["path"]: d for r in records if (d := detected(r))}
+        from .coverage import blank
+
+        blanks = {r["path"]: b for r in records if (b := blank(r))}
         return {
             "index_dir": str(self.settings.index_dir),
             "generation": snapshot.name,
@@ -354,6 +358,7 @@ class Searcher:
             "chunks": snapshot.count_chunks(),
             "files_failed": failed_files(records),
             "degraded_detected": degraded,
+            "blank_pages": blanks,
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
         }

@@ -203,11 +203,14 @@ def verify_quote(
         notes = []
         if len(nq) < FUZZY_MIN_CHARS:
             notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
-        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "empty", "garbled")] if count else []
+        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "garbled")] if count else []
         if degraded:
             notes.append(
                 f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
             )
+        blanks = [p.number for p in src.document().pages if p.status == "empty"] if count else []
+        if blanks:  # no text and no image: nothing printed there to quote
+            notes.append(f"{len(blanks)} page(s) are blank ({_fmt_pages(blanks)})")
         ocred = [p.number for p in src.document().pages if p.status == "ocr"] if count else []
         if ocred:
             notes.append(
