@@ -260,7 +260,10 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
     Raises ``LedgerInputError``; ``ModelError`` when the model cannot be loaded.
     """
     k = check_limit("k", k)
-    if query is not None and not (isinstance(query, str) and query.strip() == ""):
+    if isinstance(query, str) and not query.strip():  # one rule with every other tool: refused
+        raise LedgerInputError("query", "is empty. Next: pass words of a claim to look for; to list checks by "
+                                        "file, page or status, leave query out (or use list_checks)")
+    if query is not None:
         if not isinstance(query, str):
             raise LedgerInputError("query", f"expected text, got {type(query).__name__}")
         query = query.strip()

@@ -353,6 +353,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     from .view import register as register_view
 
     register_view(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
+    from .arguments import strict_arguments
+
+    strict_arguments(server)  # one refusal style for every argument, unknown ones refused
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
 

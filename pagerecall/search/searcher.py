@@ -406,18 +406,49 @@ class Searcher:
         recorded = read_json(Path(self.settings.index_dir) / name / "meta.json").get("corpus_root")
         return Path(recorded) if recorded else self.corpus_root(self.snapshot())
 
+    def source_file(self, file: str, root: Path | None = None) -> str:
+        """``file`` as a path relative to the corpus root, for the commands that read the source
+        (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
+        one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
+        accepts). Only a name missing on disk opens the index. Raises what
+        :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no indexed file, and
+        ``UsageError`` when it names several (listed, with the next step)."""
+        from pagerecall.errors import SourceNotFoundError, UsageError
+        from pagerecall.paths import resolve_in_corpus
+
+        try:
+            resolve_in_corpus(root or self.source_root(), file)
+            return file
+        except SourceNotFoundError as missing:
+            if not isinstance(file, str) or "/" in file.strip("/") or any(c in file for c in "*?["):
+                raise
+            try:
+                chosen = [p for p in self.resolve_scope([file]) if p.rsplit("/", 1)[-1] == file.strip("/")]
+            except Exception:  # no index to ask: the source's answer stands
+                raise missing from None
+            if len(chosen) == 1:
+                return chosen[0]
+            if len(chosen) > 1:
+                raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
+                                 f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None
+            raise
+
     def read_page(self, file: str, page: int):
-        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`)."""
+        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;
+        ``file`` as :meth:`source_file` takes it)."""
         from pagerecall.verify import read_page
 
-        return read_page(self.source_root(), file, page, ocr=self.settings.ocr,
+        root = self.source_root()
+        return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
                          passwords_file=self.settings.passwords_path())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
-        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`)."""
+        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
+        as :meth:`source_file` takes it)."""
         from pagerecall.verify import verify_quote
 
-        return verify_quote(self.source_root(), quote, file, page, ocr=self.settings.ocr,
+        root = self.source_root()
+        return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path())
 
 

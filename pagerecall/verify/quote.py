@@ -115,8 +115,7 @@ def verify_quote(
         quote: the text to find (outer whitespace ignored); must not be empty.
         file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
         page: the physical, 1-based page the caller cites, or ``None`` to scan the document.
-            A page outside the document is reported (``page_correct`` False if found
-            elsewhere), not raised.
+            A page outside ``1..pages`` is refused (``SourceNotFoundError``, as ``read_page``).
         context_chars: characters of source text kept on each side of the match.
         ocr: ``auto``/``on``/``off``, passed to the reader when the whole document is read.
         fuzzy_threshold: minimum similarity for ``fuzzy`` (default ``FUZZY_THRESHOLD``).
@@ -133,7 +132,8 @@ def verify_quote(
 
     Raises:
         QueryError: empty quote.
-        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`.
+        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`; a cited
+            page outside the document.
         ExtractionError: the file cannot be read.
     """
     if not isinstance(quote, str) or not quote.strip():
@@ -144,6 +144,10 @@ def verify_quote(
     src = _Source(path, rel, ocr, _password(passwords_file, rel))
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
+    if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused
+        from .source import _check_page_number
+
+        _check_page_number(page, count, rel)
     order = _order(count, cited)
     near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
     searched: set[int] = set()
