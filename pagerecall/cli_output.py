@@ -281,7 +281,8 @@ def print_info(info: dict) -> None:
     out.write(f"model       {info['model']}\n")
     rt = info.get("embedding_runtime") or {}
     if rt:
-        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''} ({rt.get('graph')}, {rt.get('precision')}): "
+        what = ", ".join(str(v) for v in (rt.get("graph"), rt.get("precision")) if v)  # no "None"
+        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''}{f' ({what})' if what else ''}: "
                   f"{rt.get('reason')}\n")
     if info.get("fulltext_upgrade_pending"):
         out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
@@ -334,7 +335,7 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             con().out.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
             if not d["text"].strip():
                 con().err.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
-                                 f"{d.get('note') or ''}\n")
+                                f"{d.get('note') or ''}".rstrip() + "\n")
         return 0
     if cmd == "outline":
         if not args.json:

@@ -187,7 +187,9 @@ def _detect_pdf_headings(doc: Any) -> list[tuple[int, str, int]]:
                 spans = [s for s in line.get("spans", []) if s.get("text", "").strip()]
                 if not spans:
                     continue
-                text = " ".join("".join(s["text"] for s in spans).split())
+                # every span's text, spaces too: TeX sets a word space as a span of its own
+                # (apssamp.pdf's title read "ManuscriptTitle: withForcedLinebreak")
+                text = " ".join("".join(s.get("text", "") for s in line.get("spans", [])).split())
                 size = round(max(float(s.get("size", 0)) for s in spans), 1)
                 for s in spans:
                     sizes[round(float(s.get("size", 0)), 1)] += len(s["text"].strip())
