@@ -87,12 +87,19 @@ def _add_sections(snapshot, hits: list[Hit]) -> None:
             h.section_start = any(heading_key(e.title) in keys for e in starting)
 
 
-def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
+def _add_snippets(parsed: ParsedQuery, hits: list[Hit], snapshot=None) -> None:
+    """Each hit's snippet; with ``snapshot``, words common in its index are not marked
+    (:func:`pagerecall.search.marks.unmarked`)."""
     from .snippets import snippet
 
+    skip = frozenset()
+    if snapshot is not None and hits:
+        from .marks import unmarked
+
+        skip = unmarked(snapshot, parsed)
     for h in hits:
         try:
-            h.snippet = snippet(parsed, h.text)
+            h.snippet = snippet(parsed, h.text, skip=skip)
         except Exception:  # a snippet is decoration; never fail a search for it
             log.debug("snippet failed for %s", h.chunk_id, exc_info=True)
             h.snippet = None

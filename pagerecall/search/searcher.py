@@ -298,7 +298,7 @@ class Searcher:
         for h in hits:
             h.weak = weak
         _add_sections(snapshot, hits)
-        _add_snippets(q.parsed, hits)
+        _add_snippets(q.parsed, hits, snapshot)
         env = envelope(snapshot, hits, q.scope, self._registry(),
                        self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
         if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
