@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import shared_path
+
 from pagerecall.cli import main
 
 QUOTES = [  # near-verbatim sentences of maint-guide.en p. 51, reworded so that only the fuzzy tier finds them
@@ -19,7 +19,7 @@ QUOTES = [  # near-verbatim sentences of maint-guide.en p. 51, reworded so that 
 
 
 def _on_boundaries(source: str, start: int, end: int) -> bool:
-    inside = lambda i: 0 < i < len(source) and source[i - 1].isalnum() and source[i].isalnum()  # noqa: E731
+    inside = lambda i: 0 < i < len(source) and source[i - 1].isalnum() and source[i].isalnum()
     return not inside(start) and not inside(end)
 
 

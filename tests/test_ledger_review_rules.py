@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_ledger import ledger, record  # noqa: F401 - the fixture and helper of the ledger tests
 
 from pagerecall.cli import main
 from pagerecall.ledger import service
 from pagerecall.ledger.models import LedgerRefusedError, agent_key
-
-from test_ledger import ledger, record  # noqa: F401 - the fixture and helper of the ledger tests
 
 
 @pytest.mark.parametrize("spelling", ["checker_1", "CHECKER 1", "Checker.1", "ｃｈｅｃｋｅｒ－１", " checker - 1 "])

@@ -4,7 +4,6 @@ a quote, not highlighted; numbers that are text (a table of contents) stay. Real
 from __future__ import annotations
 
 import pytest
-
 from conftest import shared_path
 
 QUOTE = "They also have captions and can be numbered for reference."

@@ -9,8 +9,8 @@ import json
 import shutil
 
 import pytest
-
 from conftest import shared_path
+
 from pagerecall.cli import main
 from pagerecall.config import Settings
 

@@ -8,8 +8,8 @@ import dataclasses
 
 import pymupdf
 import pytest
-
 from conftest import shared_path
+
 from pagerecall.cli import main
 from pagerecall.config import Settings
 

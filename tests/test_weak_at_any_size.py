@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-
 from conftest import shared_path
+
 from pagerecall.config import Settings
 
 

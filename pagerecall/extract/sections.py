@@ -20,9 +20,9 @@ in reading order. Rejected: ordering entries by target point (wrong on two-colum
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
-__all__ = ["place", "in_force", "heading_offset"]
+__all__ = ["heading_offset", "in_force", "place"]
 
 _WORD = re.compile(r"\w+")
 _NUMBER_LINE = re.compile(r"^\s*(?:[0-9]+(?:\.[0-9]+)*\.?|[A-Z]\.?|[IVXLC]+\.?)\s*$")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["strict_arguments", "refusal"]
+__all__ = ["refusal", "strict_arguments"]
 
 
 def _first_error(exc: Any) -> dict:

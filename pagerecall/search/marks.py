@@ -18,13 +18,16 @@ When every word would be left unmarked (a query of common words only), all are m
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from pagerecall.fulltext import has_no_space_script
 
 from .query import ParsedQuery
 
-__all__ = ["unmarked", "COMMON_SHARE"]
+log = logging.getLogger(__name__)
+
+__all__ = ["COMMON_SHARE", "unmarked"]
 
 COMMON_SHARE = 0.6
 """A word in more than this share of the passages holding any query word is not marked. Measured
@@ -55,6 +58,6 @@ def unmarked(source: Any, parsed: ParsedQuery) -> frozenset[str]:
         holding = searcher.search(any_word, limit=1, count=True).count
         if holding:
             skip |= {w for w, f in fields.items() if searcher.doc_freq(f, w) > COMMON_SHARE * holding}
-    except Exception:  # decoration only: never fail a search for it
-        pass
+    except Exception:  # noqa: BLE001 - decoration only: never fail a search for it
+        log.debug("snippet marks: index counts unreadable", exc_info=True)
     return frozenset(skip) if len(skip) < len(words) else frozenset()
