@@ -1,8 +1,7 @@
 """Which query words a snippet marks (layer 3): the ones that carry the query, in any language.
 
 A snippet marked every analysed query word it found: in "How often does the fog signal sound?" the
-web page lit up ``the`` as brightly as ``fog``, single letters (``a``), and, in Japanese, kana
-bigrams found in most passages. :func:`unmarked` names the words not to mark, judged by the index
+web page lit up ``the`` as brightly as ``fog``, and single letters (``a``). :func:`unmarked` names the words not to mark, judged by the index
 itself (no stop-word list, which would be language-specific; the full-text lane's relaxation makes
 the same kind of choice, see :mod:`pagerecall.search.lexical`):
 
