@@ -19,7 +19,14 @@ PageStatus = Literal["ok", "empty", "image_only", "garbled", "ocr"]
 layer; ``garbled`` mostly control / private-use characters; ``ocr`` text produced by OCR
 (recallable, not verbatim-citable)."""
 
-DEGRADED_STATUSES: frozenset[str] = frozenset({"empty", "image_only", "garbled", "ocr"})
+DEGRADED_STATUSES: frozenset[str] = frozenset({"image_only", "garbled", "ocr"})
+"""Page statuses that degrade a file: its text is missing or approximate where the page shows some.
+``empty`` is not among them (issue 35.6): a page with no text and no image is blank (debian-faq's
+intentionally blank pages), which costs the file's other pages nothing; it is reported as a blank
+page (``blank_pages``), never as a degradation."""
+
+BLANK_STATUS = "empty"
+"""The page status of a blank page (no text, no image)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,6 +117,8 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
     if verb == "review":
         c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)
         _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        if c.warning and not args.json:
+            sys.stderr.write(f"pagerecall: warning: {c.warning}\n")
         return 0
     if verb in ("find", "list"):
         if verb == "find":

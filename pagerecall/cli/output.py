@@ -308,7 +308,8 @@ def print_info(info: dict) -> None:
     out.write(f"model       {info['model']}\n")
     rt = info.get("embedding_runtime") or {}
     if rt:
-        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''} ({rt.get('graph')}, {rt.get('precision')}): "
+        what = ", ".join(str(v) for v in (rt.get("graph"), rt.get("precision")) if v)  # no "None"
+        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''}{f' ({what})' if what else ''}: "
                   f"{rt.get('reason')}\n")
     if info.get("fulltext_upgrade_pending"):
         out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
@@ -319,6 +320,9 @@ def print_info(info: dict) -> None:
         out.write(f"  failed    {f['path']}: {f['error']}\n")
     for path, why in info["degraded_detected"].items():
         out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    for path, pages in (info.get("blank_pages") or {}).items():
+        out.write(f"  blank     {path}: page(s) {', '.join(map(str, pages))} have no text and no image (blank pages; "
+                  "the other pages are unaffected)\n")
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]
@@ -362,7 +366,7 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             con().out.write(d["text"] + ("\n" if not d["text"].endswith("\n") else ""))
             if not d["text"].strip():
                 con().err.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
-                                 f"{d.get('note') or ''}\n")
+                                f"{d.get('note') or ''}".rstrip() + "\n")
             hidden = d.get("hidden") or []
             if hidden:
                 reasons = ", ".join(dict.fromkeys(h["reason"] for h in hidden))

@@ -56,6 +56,9 @@ class OutlineEntry:
     level: int
     page: int | None
     label: str | None = None
+    offset: int | None = None
+    """Code-point offset of the heading in its page's text (:mod:`pagerecall.extract.sections`);
+    None when unknown (not found, or indexed before offsets were kept)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +73,8 @@ class Outline:
     def to_json(self) -> str:
         """Compact JSON for the ``files`` table (entries as ``[title, level, page, label]``)."""
         return json.dumps({"source": self.source, "notes": list(self.notes),
-                           "entries": [[e.title, e.level, e.page, e.label] for e in self.entries]},
+                           "entries": [[e.title, e.level, e.page, e.label] + ([] if e.offset is None else [e.offset])
+                                       for e in self.entries]},
                           ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -81,7 +85,18 @@ class Outline:
             return None
         d = json.loads(text)
         return cls(source=d.get("source", "none"), notes=tuple(d.get("notes") or ()),
-                   entries=tuple(OutlineEntry(t, int(lv), p, lb) for t, lv, p, lb in d.get("entries") or ()))
+                   entries=tuple(OutlineEntry(t, int(lv), p, lb, *rest[:1]) for t, lv, p, lb, *rest in d.get("entries") or ()))
+
+    def placed(self, texts: Sequence[str]) -> "Outline":
+        """This outline with each entry's heading offset in ``texts[page - 1]`` (the pages' texts, as
+        indexed): see :func:`pagerecall.extract.sections.place`."""
+        from dataclasses import replace
+
+        from pagerecall.extract.sections import place
+
+        offsets = place(self.entries, texts)
+        return Outline(source=self.source, notes=self.notes,
+                       entries=tuple(replace(e, offset=o) for e, o in zip(self.entries, offsets)))
 
     def tree(self) -> list[dict]:
         """The entries as a nested list: ``[{"title", "level", "page", "label", "children": [...]}]``."""
@@ -89,6 +104,7 @@ class Outline:
         stack: list[tuple[int, list[dict]]] = [(0, root)]
         for e in self.entries:
             node = {**asdict(e), "children": []}
+            del node["offset"]
             while stack[-1][0] >= e.level:
                 stack.pop()
             stack[-1][1].append(node)
@@ -171,7 +187,9 @@ def _detect_pdf_headings(doc: Any) -> list[tuple[int, str, int]]:
                 spans = [s for s in line.get("spans", []) if s.get("text", "").strip()]
                 if not spans:
                     continue
-                text = " ".join("".join(s["text"] for s in spans).split())
+                # every span's text, spaces too: TeX sets a word space as a span of its own
+                # (apssamp.pdf's title read "ManuscriptTitle: withForcedLinebreak")
+                text = " ".join("".join(s.get("text", "") for s in line.get("spans", [])).split())
                 size = round(max(float(s.get("size", 0)) for s in spans), 1)
                 for s in spans:
                     sizes[round(float(s.get("size", 0)), 1)] += len(s["text"].strip())
@@ -220,14 +238,22 @@ def text_outline(pages: Sequence[str], labels: Sequence[str | None] | None = Non
     return checked(raw, len(pages), list(labels or [None] * len(pages)), "detected")
 
 
-def section_path(outline: Outline | None, page: int) -> list[str]:
+def section_path(outline: Outline | None, page: int, char_start: int | None = None,
+                 passage: str = "") -> list[str]:
     """The titles in force at physical ``page`` (see the module docstring), outermost first;
-    ``[]`` without an outline or before its first entry."""
+    ``[]`` without an outline or before its first entry. With ``char_start`` (a passage's
+    code-point offset in the page's text; ``passage`` its text), an entry starting on ``page`` is
+    in force only if its heading is at or before the passage's start
+    (:func:`pagerecall.extract.sections.in_force`); without it, every entry of the page is."""
     if outline is None:
         return []
+    from pagerecall.extract.sections import in_force
+
     path: list[OutlineEntry] = []
     for e in outline.entries:
         if e.page is None or e.page > page:
+            continue
+        if e.page == page and char_start is not None and not in_force(e.offset, char_start, passage):
             continue
         while path and path[-1].level >= e.level:
             path.pop()

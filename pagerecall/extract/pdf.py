@@ -254,7 +254,9 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
     label = _label(page)
     textpage = page.get_textpage(flags=text_flags())
     data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
-    data = upright(data, page)
+    from pagerecall.extract.linenumbers import without_line_numbers
+
+    data = without_line_numbers(upright(data, page))  # margin line numbers are not the page's text
     raw = ordered_text(data)
     text, tagged = split_hidden_text(_normalise(raw))
     hidden += tagged

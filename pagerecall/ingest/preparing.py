@@ -70,7 +70,8 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         "warnings": list(doc.warnings) if doc else [],
         "chunk_prefix": chunk_prefix,
         "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "outline": doc.outline.to_json() if doc is not None and doc.outline is not None else None,
+        "outline": doc.outline.placed([p.text for p in doc.pages]).to_json()
+        if doc is not None and doc.outline is not None else None,
     }
     return rec
 

@@ -114,10 +114,16 @@ class Check:
     score: float | None = None
     """``find`` only: cosine of the claim to the query (orders one answer; never threshold it:
     E5 cosines are compressed, unrelated pairs score ~0.75, ARCHITECTURE.md)."""
+    warning: str | None = None
+    """``review_check`` only: what the reviewer should know about what they confirmed (the quote
+    was not found in the source); absent from the answer when there is none."""
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready dict (the ``--json`` and MCP shape)."""
-        return asdict(self)
+        """Plain JSON-ready dict (the ``--json`` and MCP shape); ``warning`` only when set."""
+        d = asdict(self)
+        if d.get("warning") is None:
+            d.pop("warning", None)
+        return d
 
 
 def derive_status(reviews: Sequence[Review], stale_reason: str | None) -> str:
@@ -137,9 +143,14 @@ def derive_status(reviews: Sequence[Review], stale_reason: str | None) -> str:
 
 
 def agent_key(agent: str) -> str:
-    """The identity compared for the author's-own-review rule: case and outer spaces ignored.
+    """The identity compared for the author's-own-review rule, folded as file names are
+    (:func:`pagerecall.text.fold.fold_name`: case, Unicode compatibility form, accents) and with
+    spaces and punctuation removed: ``checker-1``, ``checker_1`` and ``CHECKER 1`` are one agent.
     Agents name themselves; the ledger cannot authenticate them (documented in the README)."""
-    return " ".join(agent.split()).casefold()
+    from pagerecall.text.fold import fold_name
+
+    folded = "".join(ch for ch in fold_name(agent) if ch.isalnum())
+    return folded or " ".join(agent.split()).casefold()  # a name of punctuation only stays itself
 
 
 # --------------------------------------------------------------------------------------------

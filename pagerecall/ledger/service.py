@@ -179,7 +179,9 @@ def review_check(settings: Settings, *, id: Any, verdict: Any, notes: Any = "", 
     Raises:
         LedgerInputError: bad id form, verdict, notes (0-4,000 chars) or agent (1-200 chars).
         CheckNotFoundError: no such id. LedgerRefusedError: the author reviewing their own check
-        (names compared ignoring case and spaces), or a read-only ledger.
+        (names compared by :func:`~pagerecall.ledger.models.agent_key`: case, spaces, punctuation
+        and Unicode form ignored), or a read-only ledger. Confirming a check whose quote was not
+        found sets ``warning`` on the answer.
     """
     cid = check_id(id)
     verdict = check_choice("verdict", verdict, REVIEW_VERDICTS)
@@ -194,7 +196,13 @@ def review_check(settings: Settings, *, id: Any, verdict: Any, notes: Any = "", 
                     "Nothing was written. Next: another agent reviews it.")
         return None
 
-    return store.add_review(cid, review, refuse)
+    check = store.add_review(cid, review, refuse)
+    qc = check.quote_check or {}
+    if verdict == "confirm" and qc.get("match") == "not_found":
+        check.warning = (f"confirmed, but check {cid}'s quote was not found in {check.file} when it was recorded. "
+                         "Next: read the cited pages (read_page) or verify the quote (verify_quote) before relying "
+                         "on it; dispute the check if the source does not say it.")
+    return check
 
 
 def _file_filter(file: Any) -> tuple[str | None, str | None]:
@@ -252,7 +260,10 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
     Raises ``LedgerInputError``; ``ModelError`` when the model cannot be loaded.
     """
     k = check_limit("k", k)
-    if query is not None and not (isinstance(query, str) and query.strip() == ""):
+    if isinstance(query, str) and not query.strip():  # one rule with every other tool: refused
+        raise LedgerInputError("query", "is empty. Next: pass words of a claim to look for; to list checks by "
+                                        "file, page or status, leave query out (or use list_checks)")
+    if query is not None:
         if not isinstance(query, str):
             raise LedgerInputError("query", f"expected text, got {type(query).__name__}")
         query = query.strip()

@@ -41,6 +41,7 @@ CHECK_FIELDS = {
     "stale_at": "when it was found stale",
     "reviews": "reviews by other agents: agent, verdict (confirm/dispute), notes, created_at",
     "score": "find_checks: similarity of the claim to the query; orders this list only",
+    "warning": "review_check: what the reviewer should know (e.g. the quote was not found); absent otherwise",
 }
 
 CheckOut = model_of(lm.Check, "CheckOut", "One check in the citation ledger (pages physical, 1-based).",

@@ -156,7 +156,10 @@ class InfoOut(BaseModel):
     fingerprint: dict[str, Any] | None = None
     files_failed: list[FailedFile] = Field(default_factory=list)
     degraded_detected: dict[str, Any] = Field(
-        default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
+        default_factory=dict, description="per file: pages found image-only / garbled / OCR at build time"
+    )
+    blank_pages: dict[str, Any] = Field(
+        default_factory=dict, description="per file: blank pages (no text, no image); not a degradation"
     )
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
@@ -194,6 +197,10 @@ class FileEntry(BaseModel):
         None, exclude_if=lambda v: v is None,
         description="the file's bibliographic reference: key, citation ('Moreau & Tanaka 2019'), title, doi")
 
+    model_config = ConfigDict(extra="allow")
+    """``blank_pages`` (e.g. ``"8, 12"``: pages with no text and no image; not a degradation) is
+    added only to the files that have some, so other answers stay as they were."""
+
     @classmethod
     def from_record(cls, rec: Any) -> "FileEntry":
         if not isinstance(rec, dict):
@@ -205,7 +212,8 @@ class FileEntry(BaseModel):
                 degraded[status] = page_ranges(pages)
         return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
                    error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
-                   why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"))
+                   why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"),
+                   **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}))
 
 
 class FilesOut(BaseModel):

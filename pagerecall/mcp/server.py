@@ -374,6 +374,10 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     from pagerecall.mcp.references import register as register_references
 
     register_references(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
+
+    from pagerecall.mcp.arguments import strict_arguments
+
+    strict_arguments(server)  # one refusal style for every argument, unknown ones refused
     server.pagerecall_searcher = get_searcher  # for tests and diagnostics: the shared Searcher
     return server
 

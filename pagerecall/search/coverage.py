@@ -50,6 +50,12 @@ def detected(rec: dict) -> dict:
     return out
 
 
+def blank(rec: dict) -> list[int]:
+    """The blank pages of one file (status ``empty``: no text, no image; 1-based physical). Not a
+    degradation (:data:`pagerecall.types.DEGRADED_STATUSES`): said apart, for what they are."""
+    return list(rec.get("empty_pages") or [])
+
+
 def failed_files(records: Sequence[dict]) -> list[dict]:
     """``[{"path", "error"}]`` of the file records whose status is not ``ok``."""
     return [{"path": r["path"], "error": r.get("error")} for r in records if r.get("status") != "ok"]

@@ -85,7 +85,9 @@ def _and(clauses: Sequence[tuple[Occur, Query]]) -> Query:
 def _scope_clause(index: Index, files: Sequence[str] | None) -> list[tuple[Occur, Query]]:
     if files is None:
         return []
-    return [(Occur.Must, Query.term_set_query(index.schema, "file", list(files)))]
+    # a filter, not evidence: scoring 0 keeps a scoped search's BM25 scores equal to the unscoped
+    # ones (a plain term-set clause added 1.0 to every hit's score)
+    return [(Occur.Must, Query.const_score_query(Query.term_set_query(index.schema, "file", list(files)), 0.0))]
 
 
 def _count(searcher: tantivy.Searcher, query: Query) -> int:

@@ -49,9 +49,24 @@ def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
     )
 
 
+def single_lane_order(hits: list[Hit], lane: str) -> None:
+    """Scores and lane ranks of a one-lane answer (``vector`` or ``fulltext`` mode) in the answer's
+    order: the lane rank is the hit's position (passages of one page collapsed into the best one
+    no longer leave gaps: 1, 3, 5, ...), and a score never exceeds the one before it. Why: the
+    full-text lane fills its list tier by tier (all terms, then fewer), and BM25 is not comparable
+    across tiers; a later tier's passage showed a higher score than the one ranked above it."""
+    prev = None
+    for i, h in enumerate(hits, start=1):
+        h.ranks[lane] = i
+        if prev is not None and h.score > prev:
+            h.score = prev
+        prev = h.score
+
+
 def _add_sections(snapshot, hits: list[Hit]) -> None:
-    """Each hit's section path at its first page, and whether it starts that section (its text has
-    the title of an outline entry that starts on that page as a line)."""
+    """Each hit's section path at its start (its first page and ``char_start``: several sections can
+    start on one page), and whether it starts a section (its text has the title of an outline
+    entry whose heading is on that page within the passage, as a line)."""
     from pagerecall.text.headings import heading_key, heading_keys
     from pagerecall.extract.outline import section_path, starts_on
 
@@ -62,19 +77,30 @@ def _add_sections(snapshot, hits: list[Hit]) -> None:
         outline = outlines.get(h.file)
         if outline is None:
             continue
-        h.section = section_path(outline, h.page_start)
-        starting = starts_on(outline, h.page_start)
+        h.section = section_path(outline, h.page_start, h.char_start, h.text)
+        # a heading placed on the page must lie in this passage; 12 code points before its start
+        # still count: a section number set as its own line ("12.3.4\n") the passage begins after
+        starting = [e for e in starts_on(outline, h.page_start)
+                    if e.offset is None or h.char_start - 12 <= e.offset
+                    and (h.page_end > h.page_start or e.offset < h.char_end)]
         if starting:
             keys = set(heading_keys(h.text))
             h.section_start = any(heading_key(e.title) in keys for e in starting)
 
 
-def _add_snippets(parsed: ParsedQuery, hits: list[Hit]) -> None:
+def _add_snippets(parsed: ParsedQuery, hits: list[Hit], snapshot=None) -> None:
+    """Each hit's snippet; with ``snapshot``, words common in its index are not marked
+    (:func:`pagerecall.search.marks.unmarked`)."""
     from pagerecall.search.snippets import snippet
 
+    skip = frozenset()
+    if snapshot is not None and hits:
+        from pagerecall.search.marks import unmarked
+
+        skip = unmarked(snapshot, parsed)
     for h in hits:
         try:
-            h.snippet = snippet(parsed, h.text)
+            h.snippet = snippet(parsed, h.text, skip=skip)
         except Exception:  # a snippet is decoration; never fail a search for it
             log.debug("snippet failed for %s", h.chunk_id, exc_info=True)
             h.snippet = None

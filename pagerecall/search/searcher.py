@@ -288,6 +288,10 @@ class Searcher:
         rows = q.rows_for([cid for cid, _ in ranked])
         hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
                 for cid, score in ranked if cid in rows]
+        if mode != "hybrid":
+            from pagerecall.search.results import single_lane_order
+
+            single_lane_order(hits, mode)
         weak = bool(hits) and no_evidence(q, lanes, self._probe_vectors)
         scorer = None
         if deep:
@@ -300,7 +304,7 @@ class Searcher:
         from pagerecall.biblio.catalog import add_references
 
         add_references(snapshot.path, hits)
-        _add_snippets(q.parsed, hits)
+        _add_snippets(q.parsed, hits, snapshot)
         env = envelope(snapshot, hits, q.scope, self._registry(),
                        self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
         if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
@@ -350,7 +354,8 @@ class Searcher:
         return resolve_reference(self.snapshot(), text, top)
 
     def info(self) -> dict:
-        """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
+        """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
+        blank pages per file (``blank_pages``: no text and no image; not a degradation);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
         write left its resume cache or a partial generation (what it was, and what to run)."""
@@ -360,6 +365,9 @@ class Searcher:
         meta = snapshot.meta
         records = snapshot.files_table()
         degraded = {r["path"]: d for r in records if (d := detected(r))}
+        from pagerecall.search.coverage import blank
+
+        blanks = {r["path"]: b for r in records if (b := blank(r))}
         return {
             "index_dir": str(self.settings.index_dir),
             "generation": snapshot.name,
@@ -377,6 +385,7 @@ class Searcher:
             "chunks": snapshot.count_chunks(),
             "files_failed": failed_files(records),
             "degraded_detected": degraded,
+            "blank_pages": blanks,
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
             "bibliography": _bibliography(snapshot),
@@ -426,18 +435,49 @@ class Searcher:
         recorded = read_json(Path(self.settings.index_dir) / name / "meta.json").get("corpus_root")
         return Path(recorded) if recorded else self.corpus_root(self.snapshot())
 
+    def source_file(self, file: str, root: Path | None = None) -> str:
+        """``file`` as a path relative to the corpus root, for the commands that read the source
+        (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
+        one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
+        accepts). Only a name missing on disk opens the index. Raises what
+        :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no indexed file, and
+        ``UsageError`` when it names several (listed, with the next step)."""
+        from pagerecall.errors import SourceNotFoundError, UsageError
+        from pagerecall.paths import resolve_in_corpus
+
+        try:
+            resolve_in_corpus(root or self.source_root(), file)
+            return file
+        except SourceNotFoundError as missing:
+            if not isinstance(file, str) or "/" in file.strip("/") or any(c in file for c in "*?["):
+                raise
+            try:
+                chosen = [p for p in self.resolve_scope([file]) if p.rsplit("/", 1)[-1] == file.strip("/")]
+            except Exception:  # no index to ask: the source's answer stands
+                raise missing from None
+            if len(chosen) == 1:
+                return chosen[0]
+            if len(chosen) > 1:
+                raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
+                                 f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None
+            raise
+
     def read_page(self, file: str, page: int):
-        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`)."""
+        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;
+        ``file`` as :meth:`source_file` takes it)."""
         from pagerecall.verify import read_page
 
-        return read_page(self.source_root(), file, page, ocr=self.settings.ocr,
+        root = self.source_root()
+        return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
                          passwords_file=self.settings.passwords_path())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
-        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`)."""
+        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
+        as :meth:`source_file` takes it)."""
         from pagerecall.verify import verify_quote
 
-        return verify_quote(self.source_root(), quote, file, page, ocr=self.settings.ocr,
+        root = self.source_root()
+        return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path())
 
 

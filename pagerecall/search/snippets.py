@@ -10,16 +10,17 @@ OPEN_MARK = "\u00ab"
 CLOSE_MARK = "\u00bb"
 
 
-def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240) -> str:
+def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: frozenset[str] = frozenset()) -> str:
     """A window of ``text`` (at most ``max_chars`` characters plus ellipses) around the
     densest cluster of query matches, each matched word wrapped in ``«`` ``»``.
 
     Words match when their analysed form (stemmed, folded) equals a query term or phrase
     word; in scripts without spaces every occurrence of a query bigram (or single
-    character query) is marked. Without any match, the start of the text is returned."""
+    character query) is marked. Without any match, the start of the text is returned. Words in
+    ``skip`` (analysed forms: :func:`pagerecall.search.marks.unmarked`) are not marked."""
     parsed = as_parsed(query)
-    want = {w for w in parsed.words if not has_no_space_script(w)}
-    grams = [w for w in parsed.words if has_no_space_script(w)]
+    want = {w for w in parsed.words if not has_no_space_script(w) and w not in skip}
+    grams = [w for w in parsed.words if has_no_space_script(w) and w not in skip]
     spans: list[tuple[int, int]] = []
     if want:
         spans += [(s, e) for s, e, term in word_spans(text) if term in want]

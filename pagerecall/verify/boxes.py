@@ -115,9 +115,10 @@ def _read_page_data(page: Any, number: int) -> _PageData:
     from pagerecall.extract import pdf
 
     from pagerecall.extract.hidden import visible_rawdict
+    from pagerecall.extract.linenumbers import without_line_numbers
 
     raw = visible_rawdict(page, page.get_textpage(flags=pdf.text_flags()).extractRAWDICT())
-    upright = pdf_layout.upright(raw, page)
+    upright = without_line_numbers(pdf_layout.upright(raw, page))  # as extract.pdf._extract_page reads it
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
     blocks: list[tuple[Any, list[list[dict]]]] = []  # (pdf_layout._Block, lines of glyph dicts)

@@ -119,6 +119,9 @@ def _fuzzy_page(fq: str, src: _Source, number: int, cutoff: float) -> _Found | N
     if al is None or al.dest_end <= al.dest_start:
         return None
     s, e = norm.span(al.dest_start, al.dest_end)
+    from pagerecall.verify.bounds import snap
+
+    s, e = snap(fq, src.page(number).text, s, e)  # the text to quote starts and ends on whole words
     return _Found("fuzzy", number, number, s, e, al.score / 100)
 
 
@@ -137,6 +140,10 @@ def _fuzzy_junction(fq: str, src: _Source, a: int, cutoff: float) -> _Found | No
         return None  # lies within one page: the page pass already scored it
     s, _ = na.span(t0 + a0, t0 + a0 + 1)
     _, e = nb.span(a1 - len(left) - 2, a1 - len(left) - 1)
+    from pagerecall.verify.bounds import snap_outwards
+
+    s = snap_outwards(src.page(a).text, s, s + 1)[0]  # whole words at both ends
+    e = snap_outwards(src.page(a + 1).text, max(0, e - 1), e)[1]
     return _Found("fuzzy", a, a + 1, s, e, al.score / 100)
 
 

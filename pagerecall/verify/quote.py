@@ -119,8 +119,7 @@ def verify_quote(
         quote: the text to find (outer whitespace ignored); must not be empty.
         file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
         page: the physical, 1-based page the caller cites, or ``None`` to scan the document.
-            A page outside the document is reported (``page_correct`` False if found
-            elsewhere), not raised.
+            A page outside ``1..pages`` is refused (``SourceNotFoundError``, as ``read_page``).
         context_chars: characters of source text kept on each side of the match.
         ocr: ``auto``/``on``/``off``, passed to the reader when the whole document is read.
         fuzzy_threshold: minimum similarity for ``fuzzy`` (default ``FUZZY_THRESHOLD``).
@@ -137,7 +136,8 @@ def verify_quote(
 
     Raises:
         QueryError: empty quote.
-        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`.
+        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`; a cited
+            page outside the document.
         ExtractionError: the file cannot be read.
     """
     if not isinstance(quote, str) or not quote.strip():
@@ -148,6 +148,10 @@ def verify_quote(
     src = _Source(path, rel, ocr, password_for(passwords_file, rel))
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
+    if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused
+        from pagerecall.verify.source import _check_page_number
+
+        _check_page_number(page, count, rel)
     order = _order(count, cited)
     near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
     searched: set[int] = set()
@@ -221,11 +225,14 @@ def verify_quote(
         notes = []
         if len(nq) < FUZZY_MIN_CHARS:
             notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
-        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "empty", "garbled")] if count else []
+        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "garbled")] if count else []
         if degraded:
             notes.append(
                 f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
             )
+        blanks = [p.number for p in src.document().pages if p.status == "empty"] if count else []
+        if blanks:  # no text and no image: nothing printed there to quote
+            notes.append(f"{len(blanks)} page(s) are blank ({_fmt_pages(blanks)})")
         ocred = [p.number for p in src.document().pages if p.status == "ocr"] if count else []
         if ocred:
             notes.append(

@@ -281,6 +281,8 @@ def view_with_searcher(searcher: Any, file: str, page: int, *, highlight: str | 
     dpi). Raises ``SourceNotFoundError`` for an unknown chunk_id, else as ``view_page``."""
     snap = searcher.snapshot()
     root = searcher.corpus_root(snap)
+    if hasattr(searcher, "source_file"):
+        file = searcher.source_file(file, root)  # a bare file name, as outline and read_page take it
     row = None
     if hit is not None:
         rows = snap.get_chunks([hit])

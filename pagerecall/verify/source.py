@@ -180,7 +180,7 @@ def _page_note(page: Page) -> str:
     if page.status == "image_only":
         return "Image-only page (a scan without a text layer): no text to quote; read the image."
     if page.status == "empty":
-        return "The page has no text."
+        return "A blank page (no image either): nothing to quote."
     if page.status == "garbled":
         return "The text layer is garbled (unusable character mapping): do not quote it."
     return "Verbatim text layer of the source (line breaks as extracted)."

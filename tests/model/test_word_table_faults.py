@@ -118,8 +118,8 @@ def test_a_full_disk_runs_the_full_graph_unsaved_and_leaves_no_partial_files(mod
     disk.mkdir()
     # 48 MiB: the tokenizer files (~32 MiB) fit, the split table (~92 MiB) and the optimised graph (~112 MiB) do not
     script = (f"mount -t tmpfs -o size=48m tmpfs {disk} || exit 77; "
-              f"{sys.executable} -c 'import shutil, sys; sys.path.insert(0, \"{ROOT / 'tests'}\"); "
-              f"from test_wordtable_faults import _fresh_model_folder; from pathlib import Path; "
+              f"{sys.executable} -c 'import shutil, sys; sys.path.insert(0, \"{ROOT}\"); "
+              f"from tests.model.test_word_table_faults import _fresh_model_folder; from pathlib import Path; "
               f"_fresh_model_folder(Path(\"{model_dir}\"), Path(\"{disk / model_dir.name}\"))' && "
               f"exec {sys.executable} -c '{DISK_FULL_CHILD}' {disk / model_dir.name} '{json.dumps(IDS)}'")
     p = subprocess.run([unshare, "--mount", "sh", "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)

@@ -104,7 +104,7 @@ def test_1_a_symlink_loop_added_after_the_build_never_takes_down_reads(built, tm
     code, out, err = run(capsys, "update", "--dry-run", *common)
     assert code == 0 and "SKIPPED loopb.pdf: symlink loop" in out, err
     # the MCP tools and the hint of their errors ("semantic_search_info shows the index state")
-    from test_mcp_server import call
+    from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server
 
@@ -128,7 +128,7 @@ def test_2_a_file_name_too_long_is_not_found(built, capsys):
     assert code == 1 and "No file" in err and "Traceback" not in err
     code, _, err = run(capsys, "verify", "lamp", "--file", long, "--index", str(index))
     assert code == 1 and "No file" in err
-    from test_mcp_server import call
+    from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server
 
@@ -153,7 +153,7 @@ def test_5_an_nfd_file_name_is_found_when_typed_in_nfc(built, capsys):
     for pattern in ("müller übersicht", "Müller-*", NFC_NAME):
         code, out, _ = run(capsys, "files", pattern, *common, "--json")
         assert json.loads(out)["matched"] == 1, pattern
-    from test_mcp_server import call
+    from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server
 
@@ -199,7 +199,7 @@ def test_4_reads_during_a_first_build_say_a_build_is_running(tmp_path, capsys):
             code, _, err = run(capsys, *argv, "--index", str(index))
             assert code == 1 and "a build is running" in err and f"pid={os.getpid()}" in err, (argv, err)
             assert "since=" in err and "pagerecall build CORPUS" not in err
-        from test_mcp_server import call
+        from tests.mcp.test_mcp_tools import call
 
         from pagerecall.mcp.server import create_server
 
@@ -287,7 +287,7 @@ def test_3_update_of_a_moved_corpus_records_the_new_place(built, tmp_path, capsy
     ("semantic_search", {"query": "fog", "files": ["zzz"]}, "matches no indexed file"),
 ])
 def test_12_mcp_errors_are_one_sentence_and_one_next_step(built, tool, args, needle):
-    from test_mcp_server import call
+    from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server
 
@@ -366,7 +366,7 @@ def test_7_a_query_that_matches_nothing_is_marked_weak_with_a_miss(built, capsys
     assert env["miss"]["weak_hits"] and env["miss"]["note"]
     code, out, err = run(capsys, "search", query, "--index", str(index))
     assert "note: weak hits" in err
-    from test_mcp_server import call
+    from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server
 

@@ -1,0 +1,93 @@
+"""One refusal style for every MCP tool's arguments (layer 4).
+
+The SDK (mcp 2.3) validates a call's arguments against the tool's pydantic model before the tool
+runs: a bound broken there (``record_check`` with an empty claim, ``compose_evidence`` with
+``max_tokens`` 0, ``view_page`` with ``dpi`` 10000, ``list_checks`` with an unknown ``status``)
+reached the agent as pydantic's multi-line text with a documentation URL, while the tools' own
+checks answer in one sentence with one next step; and an argument the tool does not have
+(``semantic_search_info({"bogus": 1})``) was dropped silently. :func:`strict_arguments` wraps every
+registered tool so that both answer like the rest: ``"<what>. Next: <step>."``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["refusal", "strict_arguments"]
+
+
+def _first_error(exc: Any) -> dict:
+    errors = exc.errors(include_url=False)
+    return errors[0] if errors else {"loc": (), "msg": str(exc), "type": ""}
+
+
+def refusal(tool: str, exc: Any) -> str:
+    """One sentence and one next step for the first error of a pydantic ``ValidationError``
+    raised by ``tool``'s argument model."""
+    err = _first_error(exc)
+    loc = [str(p) for p in err.get("loc", ()) if not isinstance(p, int)]
+    field = loc[0] if loc else "an argument"
+    kind, ctx, value = err.get("type", ""), err.get("ctx") or {}, err.get("input")
+    if kind == "missing":
+        what, step = f"{field} is required", f"call {tool} again with {field}"
+    elif kind == "string_too_short":
+        least = ctx.get("min_length", 1)
+        what = f"{field} is empty" if least == 1 or not value else f"{field} is shorter than {least} characters"
+        step = f"pass {field} as non-empty text" if least == 1 else f"pass {field} of at least {least} characters"
+    elif kind == "string_too_long":
+        n = len(value) if isinstance(value, str) else "too many"
+        what, step = (f"{field} has {n:,} characters; the limit is {ctx.get('max_length'):,}" if isinstance(n, int)
+                      else f"{field} is too long", f"shorten {field}")
+    elif kind in ("too_short", "too_long"):
+        what = f"{field} has {ctx.get('actual_length')} entries; it takes " + (
+            f"at least {ctx.get('min_length')}" if kind == "too_short" else f"at most {ctx.get('max_length')}")
+        step = f"call {tool} again with {field} within that"
+    elif kind in ("greater_than_equal", "greater_than", "less_than_equal", "less_than"):
+        bound = {"greater_than_equal": f"{ctx.get('ge')} or more", "greater_than": f"more than {ctx.get('gt')}",
+                 "less_than_equal": f"{ctx.get('le')} or less", "less_than": f"less than {ctx.get('lt')}"}[kind]
+        what, step = f"{field} must be {bound}, got {value!r}", f"call {tool} again with {field} {bound}"
+    elif kind in ("int_parsing", "int_type", "int_from_float"):
+        what, step = f"{field} must be a whole number, got {value!r}", f"call {tool} again with {field} a whole number"
+    elif kind in ("string_type", "bool_type", "bool_parsing", "list_type"):
+        want = {"string_type": "text", "list_type": "a list"}.get(kind, "true or false")
+        what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"
+    elif kind in ("literal_error", "enum"):
+        what, step = (f"{field} {value!r} is not one of {ctx.get('expected')}",
+                      f"call {tool} again with one of {ctx.get('expected')}")
+    else:
+        what, step = f"{field}: {err.get('msg', 'invalid value')} (got {value!r})", f"call {tool} again with {field} fixed"
+    if len(loc) > 1:
+        what = f"{'.'.join(loc)}: " + what.split(" ", 1)[1] if " " in what else what
+    return f"{what}. Next: {step}."
+
+
+def strict_arguments(server: Any) -> None:
+    """Wrap every tool registered on ``server`` (an ``MCPServer``): unknown argument names are
+    refused, and argument validation errors are said as :func:`refusal` says them, both as
+    ``ToolError``. Call after the last tool is registered."""
+    from mcp.server.mcpserver.exceptions import ToolError
+    from pydantic import ValidationError
+
+    for tool in server._tool_manager.list_tools():
+        model = tool.fn_metadata.arg_model
+        names = {f.alias or n for n, f in model.model_fields.items()}
+        original = tool.run
+
+        def make(tool=tool, names=frozenset(names), original=original):
+            async def run(arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+                unknown = sorted(set(arguments or {}) - names)
+                if unknown:
+                    takes = f"it takes {', '.join(sorted(names))}" if names else "it takes no arguments"
+                    raise ToolError(f"Error executing tool {tool.name}: unknown argument(s) "
+                                    f"{', '.join(map(repr, unknown))}; {takes}. Next: call {tool.name} again "
+                                    "without them.")
+                try:
+                    return await original(arguments, context, convert_result)
+                except ToolError as exc:
+                    cause = exc.__cause__
+                    if isinstance(cause, ValidationError):
+                        raise ToolError(f"Error executing tool {tool.name}: {refusal(tool.name, cause)}") from cause
+                    raise
+            return run
+
+        object.__setattr__(tool, "run", make())
