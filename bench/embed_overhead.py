@@ -145,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--variants", default="bare,bare-noarena,bare-nospin,session,embed")
     a = ap.parse_args(argv)
 
-    import numpy as np
     import onnxruntime as ort
 
     from pagerecall.model import bundled as _bundled
