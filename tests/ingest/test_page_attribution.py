@@ -79,11 +79,11 @@ def test_a_table_of_contents_line_ending_a_page_does_not_pull_the_pointer_early(
 def test_pages_ending_in_page_numbers_keep_every_chunk_invariant() -> None:
     """The chunker's invariants (sizes, slicing, labels, order, coverage of every character) and
     the overlap window hold on pages that all end with their page number, and a pointer starts
-    early only where the rule cannot move it (hypothesis over ``tests/test_chunking.py``'s strategies)."""
+    early only where the rule cannot move it (hypothesis over ``tests/ingest/test_chunking.py``'s strategies)."""
     from hypothesis import given
     from hypothesis import strategies as st
 
-    from tests.test_chunking import PROPS, chunk_params, check_invariants, documents, g_span, global_offsets, joined
+    from tests.ingest.test_chunking import PROPS, chunk_params, check_invariants, documents, g_span, global_offsets, joined
 
     @PROPS
     @given(documents(), chunk_params(), st.sampled_from(["\n{n}", "\n- {n} -", "\nPage {n}"]))

@@ -3,7 +3,7 @@
 The index folders here are laid out on disk as a killed writer leaves them: a live generation
 named by ``CURRENT``, a half-written one with its ``.building`` marker, the real resume cache
 (``pagerecall.ingest.resume_cache.EmbedCache``, SQLite) and the writer's ``lock.info``. The kill -9 test
-with the real model is ``tests/test_interrupted_rebuild.py`` (slow).
+with the real model is ``tests/ingest/test_interrupted_rebuild.py`` (slow).
 """
 
 from __future__ import annotations
