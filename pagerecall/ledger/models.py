@@ -114,6 +114,11 @@ class Check:
     score: float | None = None
     """``find`` only: cosine of the claim to the query (orders one answer; never threshold it:
     E5 cosines are compressed, unrelated pairs score ~0.75, ARCHITECTURE.md)."""
+    reference: dict | None = None
+    """The cited file's bibliographic reference as the live index knows it (``{"key", "citation",
+    "title", "doi"}``, :func:`pagerecall.biblio.record.reference_of`), None when the index holds no
+    metadata for the file. Derived when a check is read, never stored: a refreshed bibliography
+    shows in checks recorded before it (:mod:`pagerecall.ledger.references`)."""
 
     def to_dict(self) -> dict:
         """Plain JSON-ready dict (the ``--json`` and MCP shape)."""

@@ -41,6 +41,8 @@ CHECK_FIELDS = {
     "stale_at": "when it was found stale",
     "reviews": "reviews by other agents: agent, verdict (confirm/dispute), notes, created_at",
     "score": "find_checks: similarity of the claim to the query; orders this list only",
+    "reference": "the cited file's bibliographic reference as the index knows it: key (citation key), "
+                 "citation (short, 'Moreau & Tanaka 2019'), title, doi; null without metadata",
 }
 
 CheckOut = model_of(lm.Check, "CheckOut", "One check in the citation ledger (pages physical, 1-based).",
