@@ -205,7 +205,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
         for rec in res.records:
             got = attach(rec, label, rec.pop("files", []), bib.parent, str(bib))
             n += got
-            if not got and rec.get("doi"):
+            if not got and (rec.get("doi") or rec.get("arxiv")):
                 unattached.append((rec, label))
         for p in res.problems:
             log.warning("%s", p)
@@ -241,10 +241,12 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
             pdf_cache[sha] = meta
         if meta:
             own[r["path"]] = meta
-    # bibliography entries without a file field: attached by DOI to the PDF that prints it
+    # bibliography entries without a file field (a CSL-JSON export has none): attached by DOI, else
+    # by arXiv id, to the PDF that prints it
     by_doi = {m["doi"]: p for p, m in own.items() if m.get("doi")}
+    by_arxiv = {m["arxiv"]: p for p, m in own.items() if m.get("arxiv")}
     for rec, label in unattached:
-        p = by_doi.get(rec["doi"])
+        p = by_doi.get(rec.get("doi")) or by_arxiv.get(rec.get("arxiv"))
         if p and not any(lbl.startswith("bibliography") for _r, lbl in layers.get(p, [])):
             layers.setdefault(p, []).insert(0, (rec, label))
             next(s for s in sources if label == f"bibliography:{Path(s['path']).name}")["files"] += 1
