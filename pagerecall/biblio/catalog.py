@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from pagerecall.biblio.record import fold, merge, title_terms
+from pagerecall.biblio.record import FIELDS, fold, merge, title_terms
 
 log = logging.getLogger(__name__)
 
@@ -205,7 +205,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
         for rec in res.records:
             got = attach(rec, label, rec.pop("files", []), bib.parent, str(bib))
             n += got
-            if not got and rec.get("doi"):
+            if not got and (rec.get("doi") or rec.get("arxiv")):
                 unattached.append((rec, label))
         for p in res.problems:
             log.warning("%s", p)
@@ -241,10 +241,12 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
             pdf_cache[sha] = meta
         if meta:
             own[r["path"]] = meta
-    # bibliography entries without a file field: attached by DOI to the PDF that prints it
+    # bibliography entries without a file field (a CSL-JSON export has none): attached by DOI, else
+    # by arXiv id, to the PDF that prints it
     by_doi = {m["doi"]: p for p, m in own.items() if m.get("doi")}
+    by_arxiv = {m["arxiv"]: p for p, m in own.items() if m.get("arxiv")}
     for rec, label in unattached:
-        p = by_doi.get(rec["doi"])
+        p = by_doi.get(rec.get("doi")) or by_arxiv.get(rec.get("arxiv"))
         if p and not any(lbl.startswith("bibliography") for _r, lbl in layers.get(p, [])):
             layers.setdefault(p, []).insert(0, (rec, label))
             next(s for s in sources if label == f"bibliography:{Path(s['path']).name}")["files"] += 1
@@ -282,15 +284,30 @@ def write_catalog(gen_dir: Path, catalog: dict) -> None:
 
 def summary(catalog: dict) -> dict:
     """The ``bibliography`` part of a write report and of ``info``: sources read (with their
-    problems), files with metadata per source, dangling entries (first 20)."""
+    problems), files with metadata per source, dangling entries (first 20).
+
+    ``files_by_source``: ``{kind: files}``, files with at least one field from a source of that
+    kind (``bibliography``, ``zotero``, ``pdf``). ``fields_by_source``: ``{source: {field:
+    files}}``, how many files took each field from each source (``bibliography:NAME``,
+    ``zotero``, ``pdf_info``, ``pdf_xmp``, ``pdf_text``), fields in :data:`FIELDS` order: the
+    merge takes each field from the most trusted source that has it, so a PDF's own DOI counts
+    under ``pdf_text`` only for files whose bibliography entry has none."""
     per: dict[str, int] = {}
+    fields: dict[str, dict[str, int]] = {}
     for rec in (catalog.get("files") or {}).values():
-        for kind in {"pdf" if s.startswith("pdf") else s.split(":", 1)[0] for s in (rec.get("sources") or {}).values()}:
+        srcs = rec.get("sources") or {}
+        for kind in {"pdf" if s.startswith("pdf") else s.split(":", 1)[0] for s in srcs.values()}:
             per[kind] = per.get(kind, 0) + 1
+        for fld, src in srcs.items():
+            fields.setdefault(src, {})
+            fields[src][fld] = fields[src].get(fld, 0) + 1
+    order = {f: i for i, f in enumerate(FIELDS)}
     return {
         "sources": [{k: v for k, v in s.items() if k not in ("stamp", "dir")} for s in catalog.get("sources") or []],
         "files_with_metadata": len(catalog.get("files") or {}),
         "files_by_source": per,
+        "fields_by_source": {src: dict(sorted(c.items(), key=lambda kv: order.get(kv[0], len(order))))
+                             for src, c in sorted(fields.items())},
         "dangling": (catalog.get("dangling") or [])[:20],
         "dangling_total": catalog.get("dangling_total", 0),
     }

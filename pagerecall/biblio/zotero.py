@@ -2,9 +2,17 @@
 
 Zotero keeps ``zotero.sqlite`` open and locked while it runs. It is opened here through SQLite's
 ``immutable=1`` URI (read-only, no locks taken, no journal or WAL file created: nothing Zotero
-sees changes); when that fails (a file system that refuses it) a copy in a temporary folder is
-read instead. A corrupt database or one that is not Zotero's is a problem reported; the index
-is built without it.
+sees changes). Two cases read a private copy in a temporary folder instead:
+
+* a non-empty ``zotero.sqlite-wal`` beside it (the database in WAL mode, Zotero running): the
+  newest transactions live in the WAL until a checkpoint, and an immutable open reads the main
+  file only, so it would miss them silently (measured: an item title committed while the holder
+  kept the WAL gave the old title, a table created in it "no such table"). The main file and the
+  WAL are copied and the copy is opened normally, which replays the WAL into the copy (SQLite
+  checks each WAL frame's checksum and salt and ignores a torn tail; the -shm file is rebuilt);
+* the immutable open fails (a file system that refuses it).
+
+A corrupt database or one that is not Zotero's is a problem reported; the index is built without it.
 
 Mapping: each attachment item (``itemAttachments``) points at its parent item (``parentItemID``);
 a stored file is ``storage:NAME`` in ``storage/<attachment key>/NAME`` of the data directory, a
@@ -46,10 +54,30 @@ def database_path(data_dir: Path) -> Path:
     return data_dir if data_dir.suffix == ".sqlite" else data_dir / "zotero.sqlite"
 
 
-def _connect(db: Path) -> sqlite3.Connection:
-    con = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro&immutable=1", uri=True)
+def _connect(db: Path, immutable: bool = True) -> sqlite3.Connection:
+    con = (sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro&immutable=1", uri=True) if immutable
+           else sqlite3.connect(db))
     con.execute("SELECT count(*) FROM sqlite_master").fetchone()
     return con
+
+
+def _wal(db: Path) -> Path | None:
+    """The database's WAL file when it holds transactions (size > 0), else None."""
+    wal = db.with_name(db.name + "-wal")
+    try:
+        return wal if wal.stat().st_size > 0 else None
+    except OSError:
+        return None
+
+
+def _private_copy(db: Path, tmp: str) -> sqlite3.Connection:
+    """Copy ``db`` (and its WAL) into ``tmp`` and open the copy (the WAL replayed into the copy)."""
+    copy = Path(tmp) / "zotero.sqlite"
+    shutil.copyfile(db, copy)
+    wal = _wal(db)
+    if wal is not None:
+        shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
+    return _connect(copy, immutable=False)
 
 
 def read_zotero(data_dir: Path) -> ZoteroResult:
@@ -63,12 +91,15 @@ def read_zotero(data_dir: Path) -> ZoteroResult:
         return res
     tmp = None
     try:
-        try:
-            con = _connect(db)
-        except sqlite3.OperationalError:  # immutable open refused: read a private copy instead
+        con = None
+        if _wal(db) is None:
+            try:
+                con = _connect(db)
+            except sqlite3.OperationalError:  # immutable open refused: read a private copy instead
+                con = None
+        if con is None:  # WAL mode with transactions not checkpointed, or immutable refused
             tmp = tempfile.mkdtemp(prefix="pagerecall-zotero-")
-            shutil.copy2(db, Path(tmp) / "zotero.sqlite")
-            con = _connect(Path(tmp) / "zotero.sqlite")
+            con = _private_copy(db, tmp)
         try:
             _read(con, db.parent, res)
         finally:

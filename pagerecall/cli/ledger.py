@@ -93,6 +93,11 @@ def _print_check(c: dict) -> None:
     score = f"  score {c['score']:.4f}" if c.get("score") is not None else ""
     out.write(f"{c['id']}  [{c['status']}]  {c['verdict']}  {c['file']} {_pages(c)}{score}\n")
     out.write(f"   claim: {' '.join(c['claim'].split())}\n")
+    ref = c.get("reference")
+    if ref:
+        key = f" [{ref['key']}]" if ref.get("key") else ""
+        out.write(f"   reference: {ref.get('citation') or ''}{key}" + (f" {ref['title']}" if ref.get("title") else "")
+                  + "\n")
     qc = c.get("quote_check")
     if qc:
         where = f" on p. {qc['page']}" if qc.get("page") else ""

@@ -333,6 +333,20 @@ def print_info(info: dict) -> None:
         out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
     if info.get("interrupted"):
         out.write(f"leftovers   {_interrupted_line(info['interrupted'])}\n")
+    bib = info.get("bibliography")
+    if bib:
+        out.write(f"metadata    {bib['files_with_metadata']} file(s) with bibliographic metadata\n")
+        for src in bib.get("sources") or []:
+            what = f"{src.get('kind')} {src.get('path') or ''}".rstrip()
+            if src.get("kind") == "pdf":
+                what = f"pdf own metadata ({src.get('read', 0)} PDFs read, {src.get('with_doi', 0)} with a DOI/arXiv id)"
+            out.write(f"  source    {what}: {src.get('files', 0)} file(s)\n")
+            for problem in src.get("problems") or []:
+                out.write(f"  problem   {problem}\n")
+        for src, counts in (bib.get("fields_by_source") or {}).items():
+            out.write(f"  fields    {src}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
+        if bib.get("dangling_total"):
+            out.write(f"  dangling  {bib['dangling_total']} entr(y/ies) name a file not in the corpus (--json lists them)\n")
 
 
 def print_read(args: argparse.Namespace, res: dict) -> int:

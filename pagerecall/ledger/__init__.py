@@ -13,6 +13,7 @@ Modules (layer 3: they import layers 0-2 and :mod:`pagerecall.verify`, never the
 ``service``         record / review / find / list, with quote verification and the page text hash
 ``staleness``       after an index write: mark checks whose cited pages changed or whose file is gone
 ``exchange``        export and import (JSON and CSV), every field round-tripped
+``references``      the cited file's bibliographic reference, read from the live index
 ==================  ===============================================================
 
 This package's ``__init__`` imports nothing heavy (``location`` is standard library only):

@@ -1,7 +1,8 @@
 """Export and import of the ledger: JSON and CSV, every field of every check and review round-tripped.
 
 JSON: ``{"format": "pagerecall-ledger", "version": 1, "exported_at": ..., "checks": [Check, ...]}``
-with each check as ``Check.to_dict()`` (reviews nested; ``score`` left out).
+with each check as ``Check.to_dict()`` (reviews nested; ``score`` and ``reference`` left out: both are
+derived when read, the reference from the index of the machine that reads the ledger).
 CSV: one row per check, the columns of :data:`CSV_COLUMNS`; ``pages`` as ``12;13``, and the nested
 fields (``labels``, ``quote_check``, ``reviews``) as JSON text in their cells. UTF-8, RFC 4180
 quoting (newlines inside cells are kept).
@@ -51,6 +52,7 @@ MAX_IMPORT_BYTES = 200 * 1024 * 1024
 def _export_dict(c: Check) -> dict:
     d = c.to_dict()
     d.pop("score", None)
+    d.pop("reference", None)
     return d
 
 

@@ -117,6 +117,11 @@ class Check:
     warning: str | None = None
     """``review_check`` only: what the reviewer should know about what they confirmed (the quote
     was not found in the source); absent from the answer when there is none."""
+    reference: dict | None = None
+    """The cited file's bibliographic reference as the live index knows it (``{"key", "citation",
+    "title", "doi"}``, :func:`pagerecall.biblio.record.reference_of`), None when the index holds no
+    metadata for the file. Derived when a check is read, never stored: a refreshed bibliography
+    shows in checks recorded before it (:mod:`pagerecall.ledger.references`)."""
 
     def to_dict(self) -> dict:
         """Plain JSON-ready dict (the ``--json`` and MCP shape); ``warning`` only when set."""

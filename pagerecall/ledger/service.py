@@ -48,6 +48,7 @@ from pagerecall.ledger.models import (
     now_iso,
 )
 from pagerecall.ledger.location import ledger_path
+from pagerecall.ledger.references import add_references
 from pagerecall.ledger.store import LedgerStore
 
 log = logging.getLogger(__name__)
@@ -137,6 +138,9 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
         embedder: when given (the MCP server's warm model), the claim's vector is stored now;
             otherwise the first ``find`` computes it.
 
+    The returned check (and every check ``review``/``find``/``list`` return) carries ``reference``:
+    the file's bibliographic reference as the live index knows it (:mod:`pagerecall.ledger.references`).
+
     Raises:
         LedgerInputError: a field is empty, unknown or out of its limits (names it; nothing written).
         PathOutsideCorpusError: ``file`` leaves the corpus root. SourceNotFoundError: no such file.
@@ -168,6 +172,7 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
     if embedder is not None:
         blob = _vectors(embedder, [claim])[0].tobytes()
     store.insert(check, blob, settings.model if blob is not None else None)
+    add_references(settings.index_dir, [check])
     return check
 
 
@@ -202,6 +207,7 @@ def review_check(settings: Settings, *, id: Any, verdict: Any, notes: Any = "", 
         check.warning = (f"confirmed, but check {cid}'s quote was not found in {check.file} when it was recorded. "
                          "Next: read the cited pages (read_page) or verify the quote (verify_quote) before relying "
                          "on it; dispute the check if the source does not say it.")
+    add_references(settings.index_dir, [check])
     return check
 
 
@@ -243,7 +249,9 @@ def list_checks(settings: Settings, *, file: Any = None, page: Any = None, statu
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LedgerInputError("offset", f"{offset!r} is not a whole number >= 0")
     store = store or open_store(settings)
-    return store.select(limit=limit, offset=offset, **filters)
+    checks, total = store.select(limit=limit, offset=offset, **filters)
+    add_references(settings.index_dir, checks)
+    return checks, total
 
 
 def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page: Any = None, status: Any = None,
@@ -274,7 +282,9 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
     filters = _filters(file, page, status)
     store = store or open_store(settings)
     if query is None:
-        return store.select(limit=k, **filters)
+        checks, total = store.select(limit=k, **filters)
+        add_references(settings.index_dir, checks)
+        return checks, total
     rows = store.vectors(**filters)
     if not rows:
         return [], 0
@@ -300,6 +310,7 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
         if c is not None:  # (a check cannot disappear: the ledger has no delete)
             c.score = round(float(scores[i]), 4)
             out.append(c)
+    add_references(settings.index_dir, out)
     return out, len(rows)
 
 

@@ -42,6 +42,8 @@ CHECK_FIELDS = {
     "reviews": "reviews by other agents: agent, verdict (confirm/dispute), notes, created_at",
     "score": "find_checks: similarity of the claim to the query; orders this list only",
     "warning": "review_check: what the reviewer should know (e.g. the quote was not found); absent otherwise",
+    "reference": "the cited file's bibliographic reference as the index knows it: key (citation key), "
+                 "citation (short, 'Moreau & Tanaka 2019'), title, doi; null without metadata",
 }
 
 CheckOut = model_of(lm.Check, "CheckOut", "One check in the citation ledger (pages physical, 1-based).",

@@ -164,8 +164,9 @@ class InfoOut(BaseModel):
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
     bibliography: dict[str, Any] | None = Field(
-        None, description="metadata sources read (with problems), files with metadata per source, bibliography "
-                          "entries whose file is not in the corpus (dangling)")
+        None, description="metadata sources read (with problems), files with metadata per source kind "
+                          "(files_by_source), files that took each field from each source (fields_by_source), "
+                          "bibliography entries whose file is not in the corpus (dangling)")
     interrupted: dict[str, Any] | None = Field(
         None, description="a killed build/update/rebuild left its resume cache or a partial generation: what, and `next`")
     truncated: bool = False
