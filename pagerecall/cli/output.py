@@ -140,6 +140,10 @@ def print_search(res: dict, quiet: bool = False) -> None:
         notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
     if env.get("degraded_in_hits"):
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
+    if env.get("hidden_in_hits"):
+        notes.append("files among the hits with text no reader sees (never in a hit; pagerecall page lists it): "
+                     + ", ".join(f"{p} ({'unknown' if v == 'unknown' else ', '.join(v['reasons'])})"
+                                 for p, v in env["hidden_in_hits"].items()))
     for n in notes:
         con().err.write(f"note: {n}\n")
     if quiet:
@@ -319,6 +323,16 @@ def print_info(info: dict) -> None:
         out.write(f"  failed    {f['path']}: {f['error']}\n")
     for path, why in info["degraded_detected"].items():
         out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    ht = info.get("hidden_text")
+    if ht:
+        if ht.get("files_unknown"):
+            out.write(f"hidden text unknown for {ht['files_unknown']} file(s) indexed before it was counted "
+                      "(pagerecall rebuild)\n")
+        else:
+            why = ", ".join(f"{k} {v}" for k, v in ht["reasons"].items())
+            out.write(f"hidden text {ht['files']} file(s), {ht['pages']} page(s)" + (f" ({why})" if why else "")
+                      + f"; addressed to an AI agent: {ht['instruction_like_files']} file(s), "
+                      f"{ht['instruction_like_pages']} page(s)\n")
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]

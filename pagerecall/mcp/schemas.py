@@ -112,6 +112,10 @@ class Envelope(BaseModel):
     files_failed: list[FailedFile] = Field(default_factory=list)
     stale: dict[str, Any] = Field(default_factory=dict)
     degraded_in_hits: dict[str, Any] = Field(default_factory=dict)
+    hidden_in_hits: dict[str, Any] = Field(
+        default_factory=dict,
+        description="the hits' files that hold text no reader sees: {file: {pages, reasons}}, or 'unknown' for a "
+                    "file indexed before this was counted; such text is never in a hit, read_page lists it")
     registry: dict[str, Any] | None = None
     scope: list[str] | None = None
     phrases_not_found: list[str] = Field(
@@ -158,6 +162,9 @@ class InfoOut(BaseModel):
     degraded_detected: dict[str, Any] = Field(
         default_factory=dict, description="per file: pages found image-only / garbled / empty / OCR at build time"
     )
+    hidden_text: dict[str, Any] | None = Field(
+        None, description="files and pages with text no reader sees (per reason) and with sentences addressed to an "
+                          "AI agent; 'unknown' (never 0) when some files were indexed before this was counted")
     registry: dict[str, Any] | None = Field(None, description="the degradation registry (status 'unknown' if unreadable)")
     stale: dict[str, Any] = Field(default_factory=dict, description="files changed / added / deleted on disk since")
     bibliography: dict[str, Any] | None = Field(

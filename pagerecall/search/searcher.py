@@ -351,10 +351,13 @@ class Searcher:
 
     def info(self) -> dict:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files;
+        ``hidden_text`` counts the files and pages with text no reader sees and with sentences
+        addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
         write left its resume cache or a partial generation (what it was, and what to run)."""
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+        from pagerecall.search.hidden_report import hidden_counts
 
         snapshot = self.snapshot()
         meta = snapshot.meta
@@ -377,6 +380,7 @@ class Searcher:
             "chunks": snapshot.count_chunks(),
             "files_failed": failed_files(records),
             "degraded_detected": degraded,
+            "hidden_text": hidden_counts(records, snapshot.page_flags()),
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
             "bibliography": _bibliography(snapshot),
