@@ -345,6 +345,19 @@ def print_info(info: dict) -> None:
         out.write(f"leftovers   {_interrupted_line(info['interrupted'])}\n")
 
 
+def print_numbers(res: dict) -> None:
+    """A claim's numbers, one line each: found or NOT FOUND, where, as written there."""
+    out = con().out
+    for n in res["numbers"]:
+        unit = f" {n['unit']}" if n.get("unit") and n["unit"] not in n["text"] else ""
+        if n["found"]:
+            label = f" (printed {n['label']})" if n.get("label") else ""
+            out.write(f"found      {n['text']}{unit} = {n['value']}: page {n['page']}{label} \"{n['matched_text']}\"\n")
+        else:
+            out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
+    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")
+
+
 def print_read(args: argparse.Namespace, res: dict) -> int:
     """Print a read command's answer ``res`` as ``args`` asks (``--json`` or text) and return the
     exit code (``verify``: 0 found, 1 not found, 3 on another page than cited, 4 fuzzy only, 5 only
@@ -402,6 +415,10 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             print_evidence(res)
         return 0
+    if cmd == "check":
+        if not args.json:
+            print_numbers(res)
+        return 0 if res["not_found"] == 0 else 1
     if cmd == "verify":
         d = res
         if not args.json:

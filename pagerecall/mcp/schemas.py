@@ -142,6 +142,34 @@ class SearchOut(BaseModel):
     note: str = NOTE_POINTERS
 
 
+class NumberFound(BaseModel):
+    """One number of a claim, looked up on the cited pages."""
+
+    text: str = Field(description="as written in the claim")
+    kind: str = Field(description="integer, decimal, percent, range, year, date or word")
+    value: Any = Field(description="normalised: a number, [low, high] for a range, 'YYYY-MM-DD' / 'YYYY-MM' for a date")
+    unit: str | None = None
+    ambiguous: bool = Field(False, description="two readings (e.g. '1,234': 1234 or 1.234); either one matches")
+    found: bool = Field(description="a cited page shows this value")
+    page: int | None = Field(None, description="first cited page (physical, 1-based) that shows it")
+    label: str | None = Field(None, description="that page's printed label")
+    matched_text: str | None = Field(None, description="the number as written on that page")
+    pages: list[int] = Field(default_factory=list, description="every cited page that shows it")
+
+
+class NumbersOut(BaseModel):
+    """Answer of ``check_numbers``."""
+
+    claim: str
+    file: str
+    pages: list[int] = Field(description="the cited pages read (physical, 1-based)")
+    labels: list[str | None] = Field(default_factory=list, description="their printed labels")
+    numbers: list[NumberFound]
+    found: int
+    not_found: int
+    note: str
+
+
 class InfoOut(BaseModel):
     """Answer of ``semantic_search_info``."""
 

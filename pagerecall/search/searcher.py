@@ -437,6 +437,14 @@ class Searcher:
         return read_page(self.source_root(), file, page, ocr=self.settings.ocr,
                          passwords_file=self.settings.passwords_path())
 
+    def check_numbers(self, claim: str, file: str, pages: Any):
+        """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
+        (:func:`pagerecall.verify.numbers.check_numbers`)."""
+        from pagerecall.verify.numbers import check_numbers
+
+        return check_numbers(self.source_root(), claim, file, pages, ocr=self.settings.ocr,
+                             passwords_file=self.settings.passwords_path())
+
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`)."""
         from pagerecall.verify import verify_quote
