@@ -44,7 +44,8 @@ from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.verify.source import _check_page_number, _Source, password_for
 
-__all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "NumberCheck", "check_numbers", "find_numbers", "parse_pages"]
+__all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "NumberCheck", "check_numbers", "find_numbers", "match_numbers",
+           "parse_pages"]
 
 MAX_CLAIM_CHARS = 2_000
 """Longest claim checked (the citation ledger's limit for a claim, ``ledger.models.MAX_CLAIM_CHARS``)."""
@@ -363,22 +364,24 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     except SourceNotFoundError as exc:
         raise UsageError(str(exc)) from exc
     read = [src.page(p) for p in wanted]
-    on_page = [(pg, find_numbers(pg.text)) for pg in read]
-    numbers = []
-    for n in find_numbers(claim):
-        hits = [(pg, m) for pg, found in on_page for m in found if n.wants & m.gives]
-        first = hits[0] if hits else None
-        numbers.append({
-            "text": n.text, "kind": n.kind, "value": n.value, "unit": n.unit, "ambiguous": n.ambiguous,
-            "found": bool(hits), "page": first[0].number if first else None,
-            "label": first[0].label if first else None, "matched_text": first[1].text if first else None,
-            "pages": list(dict.fromkeys(pg.number for pg, _ in hits)),
-        })
+    numbers = match_numbers(claim, [(pg.number, pg.label, pg.text) for pg in read])
     found = sum(1 for n in numbers if n["found"])
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note)
 
 
-def numbers_in(texts: Iterable[str]) -> list[Number]:
-    """:func:`find_numbers` over several texts, in order (offsets per text)."""
-    return [n for t in texts for n in find_numbers(t)]
+def match_numbers(claim: str, pages: Iterable[tuple[int, str | None, str]]) -> list[dict]:
+    """The ``numbers`` of :class:`NumberCheck` for ``claim`` over ``pages`` given as
+    ``(physical page, printed label or None, visible text)``, in the order cited. Pure."""
+    on_page = [(number, label, find_numbers(text)) for number, label, text in pages]
+    out = []
+    for n in find_numbers(claim):
+        hits = [(number, label, m) for number, label, found in on_page for m in found if n.wants & m.gives]
+        first = hits[0] if hits else None
+        out.append({
+            "text": n.text, "kind": n.kind, "value": n.value, "unit": n.unit, "ambiguous": n.ambiguous,
+            "found": bool(hits), "page": first[0] if first else None,
+            "label": first[1] if first else None, "matched_text": first[2].text if first else None,
+            "pages": list(dict.fromkeys(h[0] for h in hits)),
+        })
+    return out
