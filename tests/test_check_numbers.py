@@ -33,6 +33,8 @@ def test_every_kind_of_number_with_its_value_and_unit() -> None:
     assert _found("um 12 Prozent auf 1.234.567 im Jahr 2020; zwölf Seiten") == [
         ("12 Prozent", "percent", 12, "%"), ("1.234.567", "integer", 1234567, None), ("2020", "year", 2020, None),
         ("zwölf", "word", 12, None)]
+    assert [(n.kind, n.value) for n in find_numbers("version 2.0, 1.234.567, 10,5")] == [
+        ("decimal", 2), ("integer", 1234567), ("decimal", 10.5)]
     one = find_numbers("3,5")[0]
     assert one.value == 3.5 and not one.ambiguous
     assert find_numbers("1,234")[0].ambiguous  # 1234 in English, 1.234 in German: either matches

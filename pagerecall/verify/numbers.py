@@ -241,8 +241,9 @@ def _single(t: str, s: int, e: int, v: Any, readings: list[float], unit: str | N
         keys = frozenset(("p", round(r, 9)) for r in readings)
         return Number(t, s, e, "percent", v, unit="%", ambiguous=len(readings) > 1, wants=keys,
                       gives=keys | {_n(r) for r in readings})
+    written_decimal = isinstance(v, float) or re.search(r"\d[.,](?:\d{1,2}|\d{4,})(?!\d)", t) is not None
     kind = "year" if isinstance(v, int) and 1000 <= v <= 2199 and re.fullmatch(r"\d{4}", t.strip()) else (
-        "integer" if isinstance(v, int) else "decimal")
+        "decimal" if written_decimal else "integer")
     keys = frozenset(_n(r) for r in readings)
     return Number(t, s, e, kind, v, unit=unit, ambiguous=len(readings) > 1, wants=keys, gives=keys)
 
