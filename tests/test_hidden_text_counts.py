@@ -56,7 +56,7 @@ def test_search_envelope_names_the_hits_files_with_hidden_text(built, capsys) ->
     code, res = _json(capsys, "search", "harbour log storm in March", "--index", str(index), "--json")
     assert code == 0 and {h["file"] for h in res["hits"]} == {"report.pdf", "plain.txt"}
     assert res["envelope"]["hidden_in_hits"] == {
-        "report.pdf": {"pages": [2, 3], "reasons": ["invisible_render_mode", "same_colour"]}}
+        "report.pdf": {"pages": [2, 3], "n_pages": 2, "reasons": ["invisible_render_mode", "same_colour"]}}
 
 
 def test_an_index_built_before_says_unknown_never_0(built, tmp_path: Path, capsys) -> None:

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-__all__ = ["UNKNOWN", "hidden_counts", "hidden_in_hits"]
+__all__ = ["PAGES_LISTED", "UNKNOWN", "hidden_counts", "hidden_in_hits"]
+
+PAGES_LISTED = 20
+"""Pages listed per file in an envelope (``n_pages`` counts them all): the envelope goes with every
+search answer, and a file can hold hidden text on hundreds of pages."""
 
 UNKNOWN = "unknown"
 """The value of a count, or of a file's entry, that the index cannot give."""
@@ -50,14 +54,16 @@ def hidden_counts(records: Iterable[Mapping[str, Any]], flags: Mapping[str, dict
 
 
 def hidden_in_hits(hit_files: Iterable[str], flags: Mapping[str, dict | None]) -> dict[str, Any]:
-    """``{file: {"pages": [...], "reasons": [...]} or "unknown"}`` for the files among
-    ``hit_files`` that hold hidden text (pages 1-based physical; reasons sorted), and the ones
-    whose flags are unknown; files known to hold none are left out."""
+    """``{file: {"pages": [...], "n_pages": n, "reasons": [...]} or "unknown"}`` for the files
+    among ``hit_files`` that hold hidden text (pages 1-based physical, the first
+    :data:`PAGES_LISTED`; reasons sorted), and the ones whose flags are unknown; files known to
+    hold none are left out."""
     out: dict[str, Any] = {}
     for path in dict.fromkeys(hit_files):
         f = flags.get(path)
         if f is None:
             out[path] = UNKNOWN
         elif f["hidden_pages"]:
-            out[path] = {"pages": f["hidden_pages"], "reasons": sorted(f["hidden_reasons"])}
+            out[path] = {"pages": f["hidden_pages"][:PAGES_LISTED], "n_pages": len(f["hidden_pages"]),
+                         "reasons": sorted(f["hidden_reasons"])}
     return out
