@@ -103,6 +103,11 @@ def _print_check(c: dict) -> None:
         where = f" on p. {qc['page']}" if qc.get("page") else ""
         cited = "" if qc.get("on_cited_pages") or qc["match"] == "not_found" else " (NOT on the cited pages)"
         out.write(f"   quote: {qc['match']}{where}{cited}\n")
+    nc = c.get("numbers_check")
+    if nc and nc.get("numbers"):
+        missing = [n["text"] for n in nc["numbers"] if not n["found"]]
+        out.write(f"   numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
+                  + (f"; NOT FOUND: {', '.join(missing)}" if missing else "") + "\n")
     if c.get("stale_reason"):
         out.write(f"   stale: {c['stale_reason']}\n")
     reviews = "; ".join(f"{r['agent']} {r['verdict']}" for r in c.get("reviews") or [])

@@ -140,6 +140,10 @@ def print_search(res: dict, quiet: bool = False) -> None:
         notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
     if env.get("degraded_in_hits"):
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
+    if env.get("hidden_in_hits"):
+        notes.append("files among the hits with text no reader sees (never in a hit; pagerecall page lists it): "
+                     + ", ".join(f"{p} ({'unknown' if v == 'unknown' else ', '.join(v['reasons'])})"
+                                 for p, v in env["hidden_in_hits"].items()))
     for n in notes:
         con().err.write(f"note: {n}\n")
     if quiet:
@@ -323,6 +327,16 @@ def print_info(info: dict) -> None:
     for path, pages in (info.get("blank_pages") or {}).items():
         out.write(f"  blank     {path}: page(s) {', '.join(map(str, pages))} have no text and no image (blank pages; "
                   "the other pages are unaffected)\n")
+    ht = info.get("hidden_text")
+    if ht:
+        if ht.get("files_unknown"):
+            out.write(f"hidden text unknown for {ht['files_unknown']} file(s) indexed before it was counted "
+                      "(pagerecall rebuild)\n")
+        else:
+            why = ", ".join(f"{k} {v}" for k, v in ht["reasons"].items())
+            out.write(f"hidden text {ht['files']} file(s), {ht['pages']} page(s)" + (f" ({why})" if why else "")
+                      + f"; addressed to an AI agent: {ht['instruction_like_files']} file(s), "
+                      f"{ht['instruction_like_pages']} page(s)\n")
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]
@@ -347,6 +361,19 @@ def print_info(info: dict) -> None:
             out.write(f"  fields    {src}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
         if bib.get("dangling_total"):
             out.write(f"  dangling  {bib['dangling_total']} entr(y/ies) name a file not in the corpus (--json lists them)\n")
+
+
+def print_numbers(res: dict) -> None:
+    """A claim's numbers, one line each: found or NOT FOUND, where, as written there."""
+    out = con().out
+    for n in res["numbers"]:
+        unit = f" {n['unit']}" if n.get("unit") and n["unit"] not in n["text"] else ""
+        if n["found"]:
+            label = f" (printed {n['label']})" if n.get("label") else ""
+            out.write(f"found      {n['text']}{unit} = {n['value']}: page {n['page']}{label} \"{n['matched_text']}\"\n")
+        else:
+            out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
+    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")
 
 
 def print_read(args: argparse.Namespace, res: dict) -> int:
@@ -406,6 +433,10 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             print_evidence(res)
         return 0
+    if cmd == "check":
+        if not args.json:
+            print_numbers(res)
+        return 0 if res["not_found"] == 0 else 1
     if cmd == "verify":
         d = res
         if not args.json:

@@ -132,6 +132,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
+    p = sub.add_parser("check", parents=[common, reader], help="look up a claim's numbers on the cited source pages",
+                       description="Every number of the claim (integers, decimals, thousands groups, percentages, "
+                                   "ranges, years, dates, numbers in words) with found true/false and the page and "
+                                   "label that show it, read from the source. Exit 0: all found; 1: some not found; "
+                                   "2: bad input.")
+    p.add_argument("claim", help="the sentence whose numbers to check")
+    p.add_argument("--file", required=True, help="file relative to the corpus root")
+    p.add_argument("--pages", required=True, help="cited physical pages (1-based), e.g. 12-14 or 12,14")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
     p = sub.add_parser("page", parents=[common, reader], help="print the verbatim text of one source page",
                        description="Prints the page's text; with --png, renders the page (a PDF) to a PNG "
                                    "image, a quote (--highlight) or a search hit (--hit) tinted yellow.")

@@ -82,6 +82,8 @@ def payload(args: argparse.Namespace) -> dict:
         return {"file": args.file, "page": args.page}
     if cmd == "verify":
         return {"quote": args.quote, "file": args.file, "page": args.page}
+    if cmd == "check":
+        return {"claim": args.claim, "file": args.file, "pages": args.pages}
     if cmd == "outline":
         return {"file": args.file}
     if cmd == "resolve":
@@ -127,7 +129,7 @@ def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
         if cmd == "search" and args.mode != "fulltext":
             loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
     try:
-        if one_shot and cmd not in ("page", "verify"):  # those read the source, not the tables
+        if one_shot and cmd not in ("page", "verify", "check"):  # those read the source, not the tables
             from pagerecall.index.snapshot import import_lance_without_pandas
 
             import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``

@@ -66,6 +66,7 @@ FILES_SCHEMA = pa.schema(
         pa.field("warnings", pa.list_(pa.string())),
         pa.field("indexed_at", pa.string(), nullable=False),
         pa.field("outline", pa.string()),
+        pa.field("page_flags", pa.string()),
     ]
 )
 """Schema of the ``files`` table: one row per source file, also failed ones.
@@ -75,10 +76,13 @@ FILES_SCHEMA = pa.schema(
 1-based physical pages per degradation; ``indexed_at`` ISO-8601 UTC; ``outline`` the file's
 :class:`pagerecall.extract.outline.Outline` as JSON (null for files indexed before outlines were stored:
 the column is added to an older generation's table on its next write, see
-``GenerationWriter``)."""
+``GenerationWriter``); ``page_flags`` JSON of the pages with hidden text and with sentences
+addressed to an AI agent (:func:`pagerecall.extract.page_flags.page_flags`; null: unknown, for files
+indexed before it was stored)."""
 
-FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name != "outline"]
-"""The columns of a file record as listings show it (the outline is read per file)."""
+FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags")]
+"""The columns of a file record as listings show it (the outline is read per file, the page flags
+by :meth:`pagerecall.index.snapshot.Snapshot.page_flags`)."""
 
 CHUNK_COLUMNS = [f.name for f in chunks_schema(1) if f.name != "vector"]
 

@@ -129,6 +129,7 @@ class Snapshot:
         self.ann: dict | None = meta.get("ann") or None
         self._files_cache: list[dict] | None = None
         self._outlines: dict[str, Any] = {}
+        self._flags: dict[str, dict | None] | None = None
         self._titles: dict[str, list[tuple[str, int]]] | None = None
         self._lock = threading.Lock()
 
@@ -255,6 +256,21 @@ class Snapshot:
         tbl = self._read(self.chunks, columns=CHUNK_COLUMNS,
                          filter=f"file = {sql_str(file)} AND page_start <= {int(page)} AND page_end >= {int(page)}")
         return sorted(tbl.to_pylist(), key=lambda r: r["seq"])
+
+    def page_flags(self) -> dict[str, dict | None]:
+        """``{path: flags or None}`` for every ``files`` row: the pages with hidden text and with
+        sentences addressed to an AI agent (:func:`pagerecall.extract.page_flags.parse_page_flags`);
+        None = unknown (indexed before they were stored). Read once per snapshot."""
+        from pagerecall.extract.page_flags import parse_page_flags
+
+        with self._lock:
+            if self._flags is None:
+                if "page_flags" in self.files.schema.names:
+                    rows = self._read(self.files, columns=["path", "page_flags"]).to_pylist()
+                    self._flags = {r["path"]: parse_page_flags(r["page_flags"]) for r in rows}
+                else:
+                    self._flags = {r["path"]: None for r in self._read(self.files, columns=["path"]).to_pylist()}
+            return self._flags
 
     def outlines(self, paths: Sequence[str]) -> dict[str, Any]:
         """``{path: Outline or None}`` for ``paths`` (None: indexed before outlines were stored, or

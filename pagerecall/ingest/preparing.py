@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from pagerecall.config import Settings
 from pagerecall.errors import ExtractionError, UsageError
+from pagerecall.extract.page_flags import page_flags
 from pagerecall.index.corpus import DiskFile
 from pagerecall.paths import file_sha256
 from pagerecall.types import Chunk, Document
@@ -72,6 +73,7 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "outline": doc.outline.placed([p.text for p in doc.pages]).to_json()
         if doc is not None and doc.outline is not None else None,
+        "page_flags": page_flags(doc) if doc is not None else None,
     }
     return rec
 

@@ -4,7 +4,7 @@ JSON: ``{"format": "pagerecall-ledger", "version": 1, "exported_at": ..., "check
 with each check as ``Check.to_dict()`` (reviews nested; ``score`` and ``reference`` left out: both are
 derived when read, the reference from the index of the machine that reads the ledger).
 CSV: one row per check, the columns of :data:`CSV_COLUMNS`; ``pages`` as ``12;13``, and the nested
-fields (``labels``, ``quote_check``, ``reviews``) as JSON text in their cells. UTF-8, RFC 4180
+fields (``labels``, ``quote_check``, ``reviews``, ``numbers_check``) as JSON text in their cells. UTF-8, RFC 4180
 quoting (newlines inside cells are kept).
 
 Not exported: the claims' vectors (derived data: the first ``find`` after an import recomputes
@@ -44,7 +44,10 @@ from pagerecall.ledger.models import (
 FORMAT = "pagerecall-ledger"
 VERSION = 1
 CSV_COLUMNS = ("id", "claim", "file", "pages", "labels", "quote", "verdict", "notes", "agent", "created_at",
-               "text_hash", "file_sha256", "quote_check", "status", "stale_reason", "stale_at", "reviews")
+               "text_hash", "file_sha256", "quote_check", "status", "stale_reason", "stale_at", "reviews",
+               "numbers_check")
+_OPTIONAL_CSV = ("numbers_check",)
+"""Columns an import may lack (exports written before they existed)."""
 MAX_IMPORT_BYTES = 200 * 1024 * 1024
 """An import file larger than this is refused: 200 MB is ~20,000 checks at their maximal sizes."""
 
@@ -70,7 +73,7 @@ def export_csv(checks: Iterable[Check]) -> str:
     for c in checks:
         d = _export_dict(c)
         d["pages"] = ";".join(map(str, c.pages))
-        for key in ("labels", "quote_check", "reviews"):
+        for key in ("labels", "quote_check", "reviews", "numbers_check"):
             d[key] = json.dumps(d[key], ensure_ascii=False)
         w.writerow(["" if d[k] is None else d[k] for k in CSV_COLUMNS])
     return buf.getvalue()
@@ -94,16 +97,16 @@ def parse(text: str) -> list[Check]:
             raise LedgerInputError("checks", "expected a list of checks")
     else:
         reader = csv.DictReader(io.StringIO(stripped))
-        missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+        missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or []) and c not in _OPTIONAL_CSV]
         if missing:
             raise LedgerInputError("file", f"neither JSON nor a ledger CSV (missing columns: {', '.join(missing)})")
         records = []
         for n, row in enumerate(reader, 1):
             try:
-                rec: dict[str, Any] = {k: (row[k] if row[k] != "" else None) for k in CSV_COLUMNS}
+                rec: dict[str, Any] = {k: (row.get(k) if row.get(k) != "" else None) for k in CSV_COLUMNS}
                 rec["pages"] = [int(p) for p in (row["pages"] or "").split(";") if p.strip()]
-                for key in ("labels", "quote_check", "reviews"):
-                    rec[key] = json.loads(row[key]) if row[key] else None
+                for key in ("labels", "quote_check", "reviews", "numbers_check"):
+                    rec[key] = json.loads(row[key]) if row.get(key) else None
             except ValueError as exc:
                 raise LedgerInputError(f"row {n}", f"cannot be read ({exc})") from None
             records.append(rec)
@@ -140,6 +143,9 @@ def _check_from(rec: Any) -> Check:
     qc = rec.get("quote_check")
     if qc is not None and not isinstance(qc, dict):
         raise LedgerInputError("quote_check", "expected an object or null")
+    nc = rec.get("numbers_check")
+    if nc is not None and not isinstance(nc, dict):
+        raise LedgerInputError("numbers_check", "expected an object or null")
     reviews = []
     for r in rec.get("reviews") or []:
         if not isinstance(r, dict):
@@ -158,4 +164,5 @@ def _check_from(rec: Any) -> Check:
         verdict=check_choice("verdict", rec.get("verdict"), VERDICTS), notes=check_notes(rec.get("notes")),
         agent=check_agent(rec.get("agent")), created_at=rec["created_at"], text_hash=rec["text_hash"],
         file_sha256=rec["file_sha256"], quote_check=qc, status=derive_status(reviews, stale_reason),
-        stale_reason=stale_reason, stale_at=_opt_str("stale_at", rec.get("stale_at")), reviews=reviews)
+        stale_reason=stale_reason, stale_at=_opt_str("stale_at", rec.get("stale_at")), reviews=reviews,
+        numbers_check=nc)

@@ -91,7 +91,10 @@ class Check:
     only when it changed). ``quote_check`` is what verification found (``match`` exact /
     normalised / fuzzy / not_found, ``page``, ``page_end``, ``label``, ``similarity``,
     ``on_cited_pages``, ``verbatim_citable``, ``matched_text`` (the source's own wording at the
-    match), ``note``), or ``None`` without a quote.
+    match), ``note``), or ``None`` without a quote. ``numbers_check`` is what looking up the
+    claim's numbers on the cited pages found (``numbers``, ``found``, ``not_found``, as
+    :func:`pagerecall.verify.numbers.match_numbers` gives them), ``None`` for a check recorded
+    before it was stored.
     """
 
     id: str
@@ -110,6 +113,7 @@ class Check:
     status: str
     stale_reason: str | None = None
     stale_at: str | None = None
+    numbers_check: dict[str, Any] | None = None
     reviews: list[Review] = field(default_factory=list)
     score: float | None = None
     """``find`` only: cosine of the claim to the query (orders one answer; never threshold it:

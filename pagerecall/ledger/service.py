@@ -133,7 +133,8 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
         claim: 1-2,000 characters (``models.MAX_CLAIM_CHARS``). file: relative to the corpus root.
         pages: physical 1-based pages (list, or ``"12-14"``), at most ``models.MAX_PAGES``, each
             within the file. quote: 0-5,000 characters; checked against the source, result
-            stored (not refused when not found). verdict: supported / contradicted / partial /
+            stored (not refused when not found). The claim's numbers are looked up on the cited
+            pages and stored as ``numbers_check`` (:func:`pagerecall.verify.numbers.match_numbers`). verdict: supported / contradicted / partial /
             not_found. notes: 0-4,000 characters. agent: 1-200 characters.
         embedder: when given (the MCP server's warm model), the claim's vector is stored now;
             otherwise the first ``find`` computes it.
@@ -164,10 +165,15 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
         qc = verify_quote(root, quote, rel, pages[0], candidate_pages=pages, ocr=settings.ocr,
                           passwords_file=settings.passwords_path())
         qsum = _quote_summary(qc, pages)
+    from pagerecall.verify.numbers import match_numbers
+
+    numbers = match_numbers(claim, [(t.page, t.label, t.text) for t in texts])
+    nsum = {"numbers": numbers, "found": sum(1 for n in numbers if n["found"]),
+            "not_found": sum(1 for n in numbers if not n["found"])}
     check = Check(id=new_id(), claim=claim, file=rel, pages=pages, labels=[t.label for t in texts], quote=quote,
                   verdict=verdict, notes=notes, agent=agent, created_at=now_iso(),
                   text_hash=pages_text_hash([t.text for t in texts]), file_sha256=file_sha256(path),
-                  quote_check=qsum, status="unreviewed")
+                  quote_check=qsum, status="unreviewed", numbers_check=nsum)
     blob = None
     if embedder is not None:
         blob = _vectors(embedder, [claim])[0].tobytes()

@@ -56,8 +56,10 @@ from pagerecall.ledger.location import LEDGER_FILE, ledger_path  # noqa: F401 - 
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
-"""``PRAGMA user_version`` of the ledger database; a newer one is refused with a message."""
+SCHEMA_VERSION = 2
+"""``PRAGMA user_version`` of the ledger database; a newer one is refused with a message. 2 added
+``checks.numbers_check`` (a version-1 ledger gains it, null, on its next write; reads of a
+version-1 file see null)."""
 
 BUSY_TIMEOUT_S = 60.0
 """How long a writer waits for another's write lock. Writes take ~1-10 ms; 60 s only matters
@@ -82,6 +84,7 @@ CREATE TABLE IF NOT EXISTS checks (
     status       TEXT NOT NULL,       -- derived (models.derive_status), kept for filtering
     stale_reason TEXT,
     stale_at     TEXT,
+    numbers_check TEXT,               -- JSON object or null (a check recorded before it was stored)
     embedding    BLOB,                -- float32 claim vector, or null until a find needs it
     embed_model  TEXT
 );
@@ -165,6 +168,8 @@ class LedgerStore:
                 if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
                     for stmt in _statements(_SCHEMA):
                         con.execute(stmt)
+                    if not _has_numbers(con):  # a version-1 ledger
+                        con.execute("ALTER TABLE checks ADD COLUMN numbers_check TEXT")
                     con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
@@ -213,11 +218,13 @@ class LedgerStore:
             raise LedgerRefusedError(f"A check with id {check.id} exists already; nothing was written.")
         check.status = derive_status(check.reviews, check.stale_reason)
         con.execute(
-            f"INSERT INTO checks ({_COLS}, embedding, embed_model) VALUES ({', '.join('?' * 18)})",
+            f"INSERT INTO checks ({_COLS}, numbers_check, embedding, embed_model) VALUES ({', '.join('?' * 19)})",
             (check.id, check.claim, check.file, json.dumps(check.pages), json.dumps(check.labels), check.quote,
              check.verdict, check.notes, check.agent, check.created_at, check.text_hash, check.file_sha256,
              None if check.quote_check is None else json.dumps(check.quote_check, ensure_ascii=False),
-             check.status, check.stale_reason, check.stale_at, embedding, embed_model))
+             check.status, check.stale_reason, check.stale_at,
+             None if check.numbers_check is None else json.dumps(check.numbers_check, ensure_ascii=False),
+             embedding, embed_model))
         for r in check.reviews:
             con.execute("INSERT INTO reviews (check_id, agent, verdict, notes, created_at) VALUES (?, ?, ?, ?, ?)",
                         (check.id, r.agent, r.verdict, r.notes, r.created_at))
@@ -282,7 +289,7 @@ class LedgerStore:
             return self._get(con, check_id)
 
     def _get(self, con, check_id: str) -> Check:
-        row = con.execute(f"SELECT {_COLS} FROM checks WHERE id = ?", (check_id,)).fetchone()
+        row = con.execute(f"SELECT {_read_cols(con)} FROM checks WHERE id = ?", (check_id,)).fetchone()
         if row is None:
             raise _not_found(check_id)
         return self._with_reviews(con, [_check(row)])[0]
@@ -323,7 +330,8 @@ class LedgerStore:
                 return [], 0
             total = con.execute(f"SELECT count(*) FROM checks{clause}", args).fetchone()[0]
             page_sql = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-            rows = con.execute(f"SELECT {_COLS} FROM checks{clause} ORDER BY seq DESC{page_sql}", args).fetchall()
+            rows = con.execute(f"SELECT {_read_cols(con)} FROM checks{clause} ORDER BY seq DESC{page_sql}",
+                               args).fetchall()
             return self._with_reviews(con, [_check(r) for r in rows]), total
 
     def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
@@ -394,10 +402,20 @@ def _not_found(check_id: str) -> CheckNotFoundError:
                               "`pagerecall ledger list` shows the ids.")
 
 
+def _has_numbers(con: sqlite3.Connection) -> bool:
+    return any(r[1] == "numbers_check" for r in con.execute("PRAGMA table_info(checks)"))
+
+
+def _read_cols(con: sqlite3.Connection) -> str:
+    """The columns a read selects: a version-1 ledger opened read-only has no ``numbers_check``."""
+    return f"{_COLS}, " + ("numbers_check" if _has_numbers(con) else "NULL")
+
+
 def _check(row: Sequence[Any]) -> Check:
     (cid, claim, file, pages, labels, quote, verdict, notes, agent, created_at, text_hash, file_sha,
-     quote_check, status, stale_reason, stale_at) = row
+     quote_check, status, stale_reason, stale_at, numbers_check) = row
     return Check(id=cid, claim=claim, file=file, pages=json.loads(pages), labels=json.loads(labels), quote=quote,
                  verdict=verdict, notes=notes, agent=agent, created_at=created_at, text_hash=text_hash,
                  file_sha256=file_sha, quote_check=None if quote_check is None else json.loads(quote_check),
-                 status=status, stale_reason=stale_reason, stale_at=stale_at)
+                 status=status, stale_reason=stale_reason, stale_at=stale_at,
+                 numbers_check=None if numbers_check is None else json.loads(numbers_check))

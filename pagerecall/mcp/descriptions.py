@@ -87,6 +87,14 @@ physical 1-based and printed), whether the cited `page` is right (`page_correct`
 not_found is about this file only.
 """
 
+NUMBERS_DESC = """\
+Check a claim's NUMBERS against the cited pages of the SOURCE (not the index) before you accept
+it: every integer, decimal (either separator), thousands group, percentage, range, year, date and
+number in words (English; a few in German, French, Spanish, Italian) of `claim`, each with its
+normalised `value`, `found` true/false and the `page` / `label` that shows it. `pages`: physical,
+1-based, e.g. "12-14" (at most 20). found=false means the cited pages do not show that value.
+"""
+
 EVIDENCE_DESC = """\
 The best evidence for a claim or question in ONE call, within a token budget: passages read from
 the SOURCE pages (not the index), adjacent passages of a file merged, duplicates dropped, best

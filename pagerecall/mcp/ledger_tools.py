@@ -36,6 +36,8 @@ CHECK_FIELDS = {
     "file_sha256": "SHA-256 of the file's bytes when last found unchanged",
     "quote_check": "what verifying the quote against the source found: match (exact/normalised/fuzzy/"
                    "not_found), page, label, similarity, on_cited_pages",
+    "numbers_check": "the claim's numbers looked up on the cited pages (as check_numbers): numbers with value, "
+                     "found, page, label; found / not_found counts (null: recorded before this was stored)",
     "status": "unreviewed, confirmed, disputed, or stale (the cited pages changed or the file is gone)",
     "stale_reason": "why the check is stale (null when it is not)",
     "stale_at": "when it was found stale",

@@ -11,6 +11,7 @@ Tools (names kept from the upstream design):
 ``library_files``          inventory by file name and metadata (``matched: 0`` is definitive for both)
 ``read_page``              the verbatim text of one source page (from the source, not the index)
 ``verify_quote``           is this quote in the source, on which page, how faithfully
+``check_numbers``          the numbers of a claim on the cited source pages: found or not, where
 ``record_check`` ...       the citation ledger: record, review, find, list checks
                            (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
 ``view_page``              the page as an image, a quote or hit highlighted (:mod:`.view`)
@@ -54,6 +55,7 @@ from pagerecall.errors import (
     PagerecallError,
 )
 from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
+from pagerecall.verify.numbers import MAX_CLAIM_CHARS
 
 from pagerecall.mcp.budget import (
     MAX_PATH_CHARS,
@@ -77,6 +79,7 @@ from pagerecall.mcp.descriptions import (
     OUTLINE_DESC,
     PAGE_DESC,
     SEARCH_DESC,
+    NUMBERS_DESC,
     VERIFY_DESC,
 )
 from pagerecall.mcp.schemas import (
@@ -84,6 +87,7 @@ from pagerecall.mcp.schemas import (
     FileEntry,
     FilesOut,
     InfoOut,
+    NumbersOut,
     OutlineOut,
     PageOut,
     QuoteOut,
@@ -134,7 +138,9 @@ def _check_args(**args: Any) -> None:
     texts = {"query": (MAX_QUERY_CHARS, "pass the words or a sentence to look for", "shorten the query"),
              "file": (MAX_PATH_CHARS, listed, listed),
              "pattern": (MAX_PATH_CHARS, "pass words of a file name or a glob such as '*.pdf'", "shorten the pattern"),
-             "quote": (MAX_QUOTE_CHARS, "pass the text to check", "verify the quote in shorter parts")}
+             "quote": (MAX_QUOTE_CHARS, "pass the text to check", "verify the quote in shorter parts"),
+             "claim": (MAX_CLAIM_CHARS, "pass the sentence whose numbers to check",
+                       "check the sentence that holds the numbers")}
     for name, (most, if_empty, if_long) in texts.items():
         v = args.get(name)
         if v is None:
@@ -324,6 +330,20 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                     setattr(out, key, val)
                     out.truncated |= cut
             return tool_result(out)
+
+        return guard(settings, run)
+
+    @server.tool(description=NUMBERS_DESC, annotations=ro, structured_output=True)
+    def check_numbers(
+        claim: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_CLAIM_CHARS),
+                                    description="the sentence whose numbers to check")],
+        file: FilePath,
+        pages: Annotated[str, Field(**_limits(minLength=1, maxLength=100),
+                                    description="cited physical pages, 1-based: '12', '12-14' or '12,14'")],
+    ) -> NumbersOut:
+        def run():
+            _check_args(claim=claim, file=file)
+            return tool_result(NumbersOut(**get_searcher().check_numbers(claim, file, pages).to_dict()))
 
         return guard(settings, run)
 

@@ -29,6 +29,8 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
         return searcher.read_page(args["file"], int(args["page"])).to_dict()
     if command == "verify":
         return searcher.verify_quote(args["quote"], args["file"], args.get("page")).to_dict()
+    if command == "check":
+        return searcher.check_numbers(args["claim"], args["file"], args["pages"]).to_dict()
     if command == "resolve":
         return searcher.resolve_reference(args["text"], int(args.get("top") or 5))
     if command == "outline":

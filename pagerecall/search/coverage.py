@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pagerecall.errors import UsageError
+from pagerecall.search.hidden_report import hidden_in_hits
 from pagerecall.types import DEGRADED_STATUSES, Hit
 
 STALE_CACHE_SECONDS = 10.0
@@ -112,7 +113,8 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
     ``registry`` is a :class:`pagerecall.search.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
     result. Sets ``degraded`` on the hits of degraded files. Keys: ``generation``, ``built_at``,
     ``model``, ``corpus_root``, ``files_indexed``, ``files_failed``, ``stale``,
-    ``degraded_in_hits``, ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
+    ``degraded_in_hits``, ``hidden_in_hits`` (the hits' files that hold text no reader sees, with
+    its pages and reasons, or ``"unknown"``: :func:`pagerecall.search.hidden_report.hidden_in_hits`), ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
     the hits are ``weak`` (no lane had evidence for the query: no word of it matched and the
     vector lane is at the noise floor; the hits are then no answer, and the miss note applies)."""
     meta = snapshot.meta
@@ -140,6 +142,7 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         "files_failed": failed,
         "stale": stale,
         "degraded_in_hits": degraded_hits,
+        "hidden_in_hits": hidden_in_hits([h.file for h in hits], snapshot.page_flags()) if hits else {},
         "registry": registry.to_dict(),
         "scope": list(scope) if scope else None,
         "weak": weak,

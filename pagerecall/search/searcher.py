@@ -356,10 +356,13 @@ class Searcher:
     def info(self) -> dict:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
         blank pages per file (``blank_pages``: no text and no image; not a degradation);
+        ``hidden_text`` counts the files and pages with text no reader sees and with sentences
+        addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
         write left its resume cache or a partial generation (what it was, and what to run)."""
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+        from pagerecall.search.hidden_report import hidden_counts
 
         snapshot = self.snapshot()
         meta = snapshot.meta
@@ -386,6 +389,7 @@ class Searcher:
             "files_failed": failed_files(records),
             "degraded_detected": degraded,
             "blank_pages": blanks,
+            "hidden_text": hidden_counts(records, snapshot.page_flags()),
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
             "bibliography": _bibliography(snapshot),
@@ -470,6 +474,14 @@ class Searcher:
         root = self.source_root()
         return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
                          passwords_file=self.settings.passwords_path())
+
+    def check_numbers(self, claim: str, file: str, pages: Any):
+        """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
+        (:func:`pagerecall.verify.numbers.check_numbers`)."""
+        from pagerecall.verify.numbers import check_numbers
+
+        return check_numbers(self.source_root(), claim, file, pages, ocr=self.settings.ocr,
+                             passwords_file=self.settings.passwords_path())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``

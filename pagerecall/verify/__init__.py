@@ -32,7 +32,9 @@ Modules (one concept each; the public names are re-exported here, so
 ``from pagerecall.verify import verify_quote`` keeps working):
 
 * :mod:`~pagerecall.verify.normalise`: :func:`normalise` with its map back to the source offsets;
-* :mod:`~pagerecall.verify.source`: reading the source (cached), :class:`PageText`, :func:`read_page`;
+* :mod:`~pagerecall.verify.source`: reading the source (cached), :class:`PageText`;
+* :mod:`~pagerecall.verify.flagged`: :func:`read_page` (the source's page, with ``rects`` for the
+  sentences addressed to an AI agent);
 * :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages and page junctions;
 * :mod:`~pagerecall.verify.quote`: :func:`verify_quote` and :class:`QuoteCheck`.
 
@@ -77,7 +79,8 @@ from pagerecall.verify.render import (
     view_page,
     view_with_searcher,
 )
-from pagerecall.verify.source import PageText, password_for, read_page
+from pagerecall.verify.flagged import read_page
+from pagerecall.verify.source import PageText, password_for
 
 __all__ = [
     "DEFAULT_DPI",

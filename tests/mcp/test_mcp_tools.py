@@ -38,7 +38,7 @@ from pagerecall.mcp.shaping import tool_error  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page", "resolve_reference",
-         "verify_quote", "document_outline", "compose_evidence", "view_page"}
+         "verify_quote", "check_numbers", "document_outline", "compose_evidence", "view_page"}
 LEDGER_WRITE = {"record_check", "review_check"}  # the ledger (tests/ledger/test_ledger.py): the only writes
 LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks"}
 

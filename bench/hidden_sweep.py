@@ -1,0 +1,70 @@
+"""Pages whose text hidden-text detection changes, over a folder of PDFs (issue 32's "Keep").
+
+For every page, the page text as extraction gives it (:func:`pagerecall.extract.pdf` with hidden
+text left out) is compared with the text of the same text page with nothing left out. A page
+that lists hidden spans, or whose two texts differ, is printed as one JSON line: file, page
+(1-based), ``text_changed``, the reasons and the first hidden spans. The last line is a summary:
+pages, ``flagged`` (pages listing hidden spans: what ``read_page`` and ``info`` report),
+``changed`` (pages whose text, hence passages, changed), pages by reason.
+
+    nice -n 19 python bench/hidden_sweep.py ../shared/corpora/bench [--only SUBSTRING ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pymupdf
+
+from pagerecall.extract.hidden import split_hidden_text, split_pdf_hidden
+from pagerecall.extract.opening import text_flags
+from pagerecall.extract.page_text import _normalise
+from pagerecall.extract.reading_order import ordered_text, upright
+
+
+def page_texts(page) -> tuple[str, str, tuple]:
+    """(text before detection, text after, hidden spans) of one PyMuPDF page."""
+    textpage = page.get_textpage(flags=text_flags())
+    data = textpage.extractDICT()
+    kept, hidden = split_pdf_hidden(page, textpage, data)
+    before = _normalise(ordered_text(upright(data, page)))
+    after, tagged = split_hidden_text(_normalise(ordered_text(upright(kept, page))))
+    return before, after, hidden + tagged
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path)
+    ap.add_argument("--only", nargs="*", default=[], help="file path substrings to keep")
+    args = ap.parse_args(argv)
+    files = sorted(p for p in args.folder.rglob("*.pdf") if not args.only or any(s in str(p) for s in args.only))
+    pages = changed = flagged = 0
+    reasons: Counter[str] = Counter()
+    t0 = time.process_time()
+    for path in files:
+        with pymupdf.open(path) as doc:
+            for i in range(doc.page_count):
+                pages += 1
+                before, after, hidden = page_texts(doc.load_page(i))
+                if before == after and not hidden:
+                    continue
+                flagged += bool(hidden)
+                changed += before != after
+                why = sorted({h.reason for h in hidden})
+                reasons.update(why)
+                print(json.dumps({"file": str(path.relative_to(args.folder)), "page": i + 1,
+                                  "text_changed": before != after, "reasons": why,
+                                  "hidden": [[h.reason, h.text[:60], h.rect] for h in hidden[:4]]},
+                                 ensure_ascii=False), flush=True)
+    print(json.dumps({"files": len(files), "pages": pages, "flagged": flagged, "changed": changed, "by_reason": dict(reasons),
+                      "cpu_s": round(time.process_time() - t0, 1)}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
