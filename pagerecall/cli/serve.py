@@ -50,7 +50,11 @@ def serve_command(args: argparse.Namespace, settings: Settings,
                              f"{got['index']}\n")
         return 0 if got is not None or args.stop else 1
     if args.background:
-        got = server.start_background(settings, idle, _settings_argv(args))
+        try:
+            got = server.start_background(settings, idle, _settings_argv(args))
+        except client.Refused as exc:  # the child did not come up: one line, exit 1 (its log says why)
+            raise PagerecallError(f"The resident server did not start: {exc}. Next: read that log, or run "
+                                  "pagerecall serve --resident to see it fail in the foreground") from None
         sys.stdout.write(f"resident server pid {got['pid']} serves {got['index']} on {got['socket']} "
                          f"(stops after {idle:g} idle minutes; log {got['log']})\n")
         return 0
