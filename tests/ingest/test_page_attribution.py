@@ -25,13 +25,17 @@ NUMBER_ONLY = re.compile(r"[\s\-–—()\[\]]*(?:page\s*)?(?:\d{1,5}|[ivxlcdm]{1
 
 
 def _early(doc: Document, chunks) -> list[tuple[int, int, int, str]]:
-    """Chunks spanning pages whose part on their first page is only a page number."""
+    """Chunks spanning pages whose part on their first page is only a page number (a chunk that holds
+    nothing but page numbers, from pages that print only their number, has no text to point at)."""
     pages = {p.number: p for p in doc.pages}
     out = []
     for c in chunks:
+        if all(NUMBER_ONLY.fullmatch(line) for line in c.text.splitlines() if line.strip()):
+            continue
         if c.page_start < c.page_end:
             head = pages[c.page_start].text[c.char_start:]
-            if NUMBER_ONLY.fullmatch(head):
+            # a page that prints nothing but its number: the chunk's text does start there
+            if NUMBER_ONLY.fullmatch(head) and pages[c.page_start].text[:c.char_start].strip():
                 out.append((c.seq, c.page_start, c.page_end, head.strip()))
     return out
 
