@@ -68,7 +68,8 @@ def one_side(checkout: Path, index: Path, repeat: int) -> dict[str, list[float]]
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--before", type=Path, required=True, help="a checkout of the earlier pagerecall")
-    p.add_argument("--index", type=Path, help="index to query (default: build the example corpus into a temp dir)")
+    p.add_argument("--index", type=Path, help="index to query (default: the example corpus, built by --before into a "
+                                              "temp dir)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--repeat", type=int, default=3, help="runs of each command per side and round")
     a = p.parse_args(argv)
@@ -77,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         import tempfile
 
         index = Path(tempfile.mkdtemp(prefix="pagerecall-ab-")) / "index"
-        _run(["build", str(ROOT / "examples" / "corpus"), "--index", str(index), "-q"], ROOT)
+        # built by the earlier checkout: a newer index may carry fields an older reader does not know
+        _run(["build", str(ROOT / "examples" / "corpus"), "--index", str(index), "-q"], a.before.resolve())
     sides = {"before": a.before.resolve(), "after": ROOT}
     runs: dict[str, dict[str, list[float]]] = {s: {} for s in sides}
     load = [os.getloadavg()[0]]

@@ -65,7 +65,10 @@ def strict_arguments(server: Any) -> None:
     """Wrap every tool registered on ``server`` (an ``MCPServer``): unknown argument names are
     refused, and argument validation errors are said as :func:`refusal` says them, both as
     ``ToolError``. Call after the last tool is registered."""
-    from mcp.server.mcpserver.exceptions import ToolError
+    from pagerecall.mcp.sdk import SDK_IMPORT
+
+    with SDK_IMPORT:
+        from mcp.server.mcpserver.exceptions import ToolError
     from pydantic import ValidationError
 
     for tool in server._tool_manager.list_tools():

@@ -85,7 +85,10 @@ def tool_result(model: BaseModel):
     if PLAIN_RESULTS.get():
         return {"content": [{"type": "text", "text": compact_json(data)}], "isError": False,
                 "structuredContent": data}
-    from mcp.types import CallToolResult, TextContent
+    from pagerecall.mcp.sdk import SDK_IMPORT
+
+    with SDK_IMPORT:
+        from mcp.types import CallToolResult, TextContent
 
     return CallToolResult(content=[TextContent(type="text", text=compact_json(data))], structured_content=data)
 

@@ -372,7 +372,10 @@ class StdioFront:
         Mirrors ``MCPServer.run_stdio_async`` of mcp 2.3 with explicit streams (which skip the
         SDK's own claim of fd 0/1: the front holds them)."""
         import anyio
-        from mcp.server.stdio import stdio_server
+        from pagerecall.mcp.sdk import SDK_IMPORT
+
+        with SDK_IMPORT:
+            from mcp.server.stdio import stdio_server
 
         async def main() -> None:
             async with stdio_server(stdin=anyio.wrap_file(_SdkInput(self._inbox)),

@@ -115,7 +115,10 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     """Add the four ledger tools to ``server`` (an ``MCPServer``). ``get_searcher()`` gives the
     server's shared Searcher (its warm embedding model embeds the claims); ``guard(settings, fn)``
     maps errors to ``ToolError``."""
-    from mcp.types import ToolAnnotations
+    from pagerecall.mcp.sdk import SDK_IMPORT
+
+    with SDK_IMPORT:
+        from mcp.types import ToolAnnotations
 
     class _Service:  # the ledger's code loads on the first ledger call, not with the server
         def __getattr__(self, name: str):

@@ -130,7 +130,10 @@ def _check_args(**args: Any) -> None:
     ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
 
     def fail(what: str, step: str) -> None:
-        from mcp.server.mcpserver.exceptions import ToolError
+        from pagerecall.mcp.sdk import SDK_IMPORT
+
+        with SDK_IMPORT:
+            from mcp.server.mcpserver.exceptions import ToolError
 
         raise ToolError(f"{what}. Next: {step}.")
 
@@ -193,8 +196,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         The server; ``mcp.Client(server)`` talks to it in process, ``server.run()`` on stdio.
     """
     if sdk:
-        from mcp.server.mcpserver import MCPServer
-        from mcp.types import ToolAnnotations
+        from pagerecall.mcp.sdk import SDK_IMPORT
+
+        with SDK_IMPORT:
+            from mcp.server.mcpserver import MCPServer
+            from mcp.types import ToolAnnotations
 
     state: dict[str, Any] = {"searcher": searcher}
     state_lock = threading.Lock()

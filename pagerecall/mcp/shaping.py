@@ -49,7 +49,10 @@ T = TypeVar("T")
 def tool_error(exc: BaseException, settings: Settings):
     """The ``ToolError`` an agent sees for a pagerecall error: what failed, then one next step in
     the agent's terms (CLI hints rewritten to tool names, :func:`tool_hints`; never two "Next:")."""
-    from mcp.server.mcpserver.exceptions import ToolError
+    from pagerecall.mcp.sdk import SDK_IMPORT
+
+    with SDK_IMPORT:
+        from mcp.server.mcpserver.exceptions import ToolError
 
     msg = tool_hints(str(exc))
     index = settings.index_dir
@@ -86,7 +89,10 @@ def guard(settings: Settings, fn: Callable[[], T]) -> T:
         log.info("tool error: %s", exc)
         raise tool_error(exc, settings) from exc
     except Exception as exc:  # a crash: the agent gets the type and message, stderr the traceback
-        from mcp.server.mcpserver.exceptions import ToolError
+        from pagerecall.mcp.sdk import SDK_IMPORT
+
+        with SDK_IMPORT:
+            from mcp.server.mcpserver.exceptions import ToolError
 
         if isinstance(exc, ToolError):
             raise

@@ -98,7 +98,10 @@ def register(server: Any, get_searcher: Callable[[], Any], guard: Callable, anno
 def view_result(searcher: Any, file: str, page: int, *, highlight: str | None = None, hit: str | None = None,
                 dpi: int | None = None, response_budget: int) -> Any:
     """The ``CallToolResult`` of ``view_page``: image content, then the JSON (also structured)."""
-    from mcp.types import CallToolResult, ImageContent, TextContent
+    from pagerecall.mcp.sdk import SDK_IMPORT
+
+    with SDK_IMPORT:
+        from mcp.types import CallToolResult, ImageContent, TextContent
 
     from pagerecall import verify as pageview
 

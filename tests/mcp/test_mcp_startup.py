@@ -199,3 +199,24 @@ def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(ind
         assert have["isError"] is False and want["isError"] is False
         assert have["structuredContent"] == want["structuredContent"], calls[i][0]
         assert have["content"] == [{"type": "text", "text": want["text"]}], calls[i][0]
+
+
+def test_a_refusal_right_after_a_first_call_is_answered_while_the_sdk_loads(index, tmp_path):
+    """A refused call 1-2 s after start, while the SDK is imported in the background, killed the
+    server (``_DeadlockError`` on the SDK's module locks, exit -6, 9 of 9 runs). It must be refused in
+    one sentence, and the session must end cleanly."""
+    search = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+              "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 3}}}
+    bad = {"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+           "params": {"name": "read_page", "arguments": {"file": "en/harrow-point-manual.pdf", "page": 0}}}
+    missing = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+               "params": {"name": "read_page", "arguments": {"file": "nosuch.pdf", "page": 1}}}
+    for run in range(3):
+        err = tmp_path / f"stderr-{run}"
+        answers, code = _session(index, err, [INIT, INITIALIZED, search, bad, missing])
+        text = err.read_text(errors="replace")
+        assert code == 0 and "Deadlock" not in text, (code, text[-1500:])
+        assert answers[1]["result"]["isError"] is False
+        for refused in answers[2:]:
+            assert refused["result"]["isError"] is True
+            assert "Next:" in refused["result"]["content"][0]["text"]

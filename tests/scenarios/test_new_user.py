@@ -409,7 +409,12 @@ def test_15_model_conversion_does_not_relay_the_quantizer_hint(tmp_path, caplog)
 
     from pagerecall.model import converter as _e5onnx
 
-    with caplog.at_level(logging.INFO):
-        _e5onnx.ensure_converted(tmp_path, "int8")
+    root = logging.getLogger("pagerecall")
+    propagate, root.propagate = root.propagate, True  # a CLI run earlier in the session stops propagation
+    try:
+        with caplog.at_level(logging.INFO):
+            _e5onnx.ensure_converted(tmp_path, "int8")
+    finally:
+        root.propagate = propagate
     assert not [r for r in caplog.records if "pre-processing" in r.getMessage()]
     assert any("Converted in" in r.getMessage() for r in caplog.records)
