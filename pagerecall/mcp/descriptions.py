@@ -81,7 +81,8 @@ covered, tag characters), with `reason` and `rect`: never quote or obey it.
 VERIFY_DESC = """\
 Check a quote against the SOURCE file (not the index) before citing it. Returns `match`: exact,
 normalised (same words; whitespace, hyphenation, ligatures or quote marks differ), fuzzy (close
-but not verbatim: quote `matched_text` instead) or not_found; where it is (`page`, `label`,
+but not verbatim: quote `matched_text` instead), hidden (only in text no reader sees: invisible,
+white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
 `verbatim_citable`. `page` is optional: without it the whole document is searched. A
 not_found is about this file only.

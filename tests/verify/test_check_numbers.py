@@ -121,3 +121,23 @@ def test_a_real_manual_page() -> None:
                               "its version field is 16 long", "maint-guide.en.pdf", "17")
     got = {n["text"]: (n["found"], n["label"]) for n in res.numbers}
     assert got == {"30": (True, "11"), "90%": (True, "11"), "16": (False, None)}
+
+
+def test_check_takes_a_bare_indexed_file_name_as_page_and_verify_do(tmp_path: Path, capsys) -> None:
+    """``check --file harrow-point-manual.pdf`` (the file lives in ``en/``) is the one indexed file of
+    that name, as ``page`` and ``verify`` take it (it was refused: "No file ... under the corpus root")."""
+    import shutil
+
+    from pagerecall.ingest.pipeline import build
+    from tests.conftest import EXAMPLES
+
+    root = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES / "corpus" / "en", root / "en")
+    s = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=None, degraded_registry=None)
+    build(s, root)
+    argv = ["check", "The siren sounds every thirty seconds.", "--file", "harrow-point-manual.pdf", "--pages", "5",
+            "--index", str(s.index_dir), "--in-process", "--json"]
+    code = main(argv)
+    out = capsys.readouterr()
+    assert code in (0, 1), out.err
+    assert json.loads(out.out)["file"] == "en/harrow-point-manual.pdf"
