@@ -32,10 +32,15 @@ def _useful_title(title: str | None) -> str | None:
 
 
 def _authors(text: str | None) -> list[dict]:
+    """The PDF's Author field as ``[{"family", "given"}]``; a field that is not a list of people's
+    names (parentheses, digits, more than four words to a name: "pagerecall examples (fictional
+    text)", "ACME Corp. 2019") is one ``{"literal": ...}`` author, never cut into a family name."""
     text = clean(text)
     if not text:
         return []
     parts = [p.strip() for p in re.split(r";|\band\b|&|,(?=\s*\S+\s+\S)", text) if p.strip()]
+    if any(re.search(r"[()\[\]{}0-9@/]", p) or len(p.split()) > 4 for p in parts):
+        return [{"literal": text}]
     out = []
     for p in parts:
         if "," in p:

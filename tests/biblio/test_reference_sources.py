@@ -127,3 +127,15 @@ def test_zotero_database_in_wal_mode_while_zotero_holds_it(tmp_path):
     assert not res.problems and len(res.records) == 4
     assert "Added while Zotero runs" in [r["title"] for r in res.records]
     assert after == before  # nothing written beside Zotero's files
+
+
+def test_an_author_field_that_is_not_peoples_names_stays_whole() -> None:
+    """A PDF whose Author is "pagerecall examples (fictional text)" was cited as "text) n.d."."""
+    from pagerecall.biblio.pdfmeta import _authors
+    from pagerecall.biblio.record import reference_of
+
+    assert _authors("pagerecall examples (fictional text)") == [{"literal": "pagerecall examples (fictional text)"}]
+    ref = reference_of({"authors": _authors("pagerecall examples (fictional text)"), "title": "Harrow Point"})
+    assert "text)" not in (ref or {}).get("citation", "").split()[0]
+    assert _authors("Léa Moreau; Kenji Tanaka") == [{"family": "Moreau", "given": "Léa"},
+                                                    {"family": "Tanaka", "given": "Kenji"}]
