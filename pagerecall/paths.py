@@ -34,7 +34,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError
 
 _HINT = (
-    "Pass a path relative to the corpus root, with '/' separators, as listed by "
+    "Next: pass a path relative to the corpus root, with '/' separators, as listed by "
     "`pagerecall files` (for example 'reports/2021/annual.pdf')."
 )
 

@@ -256,7 +256,8 @@ def parse_pages(text: str) -> list[int]:
 def check_id(value: Any) -> str:
     """A check id of the form :data:`ID_RE`; else ``LedgerInputError`` naming ``id``."""
     if not isinstance(value, str) or not ID_RE.match(value.strip()):
-        raise LedgerInputError("id", f"{value!r} is not a check id (chk- and 12 hex digits, as list_checks shows)")
+        raise LedgerInputError("id", f"{value!r} is not a check id (chk- and 12 hex digits). Next: take an id "
+                                     "from list_checks or find_checks")
     return value.strip()
 
 

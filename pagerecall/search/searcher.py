@@ -233,7 +233,7 @@ class Searcher:
         if len(query) > MAX_QUERY_CHARS:
             raise QueryError(f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
         if not 1 <= int(k) <= MAX_K:
-            raise QueryError(f"k must be between 1 and {MAX_K}, got {k}")
+            raise QueryError(f"k must be between 1 and {MAX_K}, got {k}. Next: ask for 1-{MAX_K} hits")
         if mode not in MODES:
             raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
         snapshot = self.snapshot()
