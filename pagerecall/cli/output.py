@@ -232,6 +232,8 @@ def print_report(rep: dict) -> None:
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
+            for path in d.get("files") or []:  # README: --dry-run lists the files it would index
+                out.write(f"  {path}\n")
         elif (rep.get("interrupted") or {}).get("resumable"):
             out.write(f"An update would finish the interrupted {rep['interrupted']['action']} (below) instead; the "
                       "changes on disk since the live generation:\n")

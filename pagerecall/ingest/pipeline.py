@@ -59,8 +59,8 @@ class WriteReport:
     generation: str | None
     previous: str | None
     """The generation ``rollback`` makes live after this write (in a dry run: would make live): the one
-    that was live before a write that swapped, ``PREVIOUS`` unchanged when nothing was written (issue
-    36.5: a no-op update reported the live generation here)."""
+    that was live before a write that swapped, ``PREVIOUS`` unchanged when nothing was written (a no-op
+    update reported the live generation here before)."""
     corpus_root: str
     delta: dict
     files_ok: int
@@ -261,7 +261,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
             action=action, generation=None, previous=store.current_name(), corpus_root=str(root),
             delta={"added": len(disk), "files": sorted(disk)}, files_ok=0, files_failed=0, failed=[],
             chunks_embedded=0, chunks_total=0, pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
-            seconds_embedding=0.0, dry_run=True, skipped=skipped,
+            seconds_embedding=0.0, dry_run=True, skipped=skipped, written=False,
         )
     tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     embedder = load_embedder(settings, purpose="index")

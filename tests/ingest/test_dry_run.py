@@ -19,12 +19,13 @@ def test_rebuild_dry_run_lists_the_files_and_writes_nothing(tmp_path, capsys):
     (corpus / "c.txt").write_text("A third file, not indexed yet.", encoding="utf-8")
     assert main(["rebuild", "--dry-run", "--json", "--index", str(index)]) == 0
     rep = json.loads(capsys.readouterr().out)
-    assert rep["dry_run"] is True and rep["action"] == "rebuild"
+    assert rep["dry_run"] is True and rep["action"] == "rebuild" and rep["written"] is False
     assert rep["delta"]["files"] == ["a.txt", "b.txt", "c.txt"] and rep["previous"] == before[1].strip()
     assert (sorted(os.listdir(index)), (index / "CURRENT").read_text()) == before
     assert main(["rebuild", "--dry-run", "--index", str(index)]) == 0
     out = capsys.readouterr().out
     assert "Dry run: nothing changed." in out and "would index 3 file(s)" in out
+    assert [line.strip() for line in out.splitlines()[2:5]] == ["a.txt", "b.txt", "c.txt"]  # README: it lists them
     assert main(["update", "--dry-run", "--index", str(index)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[:3] == ["Dry run: nothing changed.", "An update would make these changes:",
