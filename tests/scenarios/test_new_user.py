@@ -410,11 +410,15 @@ def test_15_model_conversion_does_not_relay_the_quantizer_hint(tmp_path, caplog)
     from pagerecall.model import converter as _e5onnx
 
     root = logging.getLogger("pagerecall")
-    propagate, root.propagate = root.propagate, True  # a CLI run earlier in the session stops propagation
+    # a CLI run earlier in the session stops propagation and may have set the package's level to ERROR (-q)
+    propagate, level = root.propagate, root.level
+    root.propagate = True
+    root.setLevel(logging.INFO)
     try:
         with caplog.at_level(logging.INFO):
             _e5onnx.ensure_converted(tmp_path, "int8")
     finally:
-        root.propagate = propagate
+        root.propagate, root.level = propagate, level
+        root.setLevel(level)
     assert not [r for r in caplog.records if "pre-processing" in r.getMessage()]
     assert any("Converted in" in r.getMessage() for r in caplog.records)
