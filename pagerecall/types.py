@@ -21,7 +21,7 @@ layer; ``garbled`` mostly control / private-use characters; ``ocr`` text produce
 
 DEGRADED_STATUSES: frozenset[str] = frozenset({"image_only", "garbled", "ocr"})
 """Page statuses that degrade a file: its text is missing or approximate where the page shows some.
-``empty`` is not among them (issue 35.6): a page with no text and no image is blank (debian-faq's
+``empty`` is not among them: a page with no text and no image is blank (debian-faq's
 intentionally blank pages), which costs the file's other pages nothing; it is reported as a blank
 page (``blank_pages``), never as a degradation."""
 

@@ -61,7 +61,7 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
 
     Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
     ``root`` (a corpus must not reach out of itself; the read path refuses such files too).
-    Folder symlinks that stay inside ``root`` are followed (issue 36.4: they were ignored
+    Folder symlinks that stay inside ``root`` are followed (they were ignored
     silently), their files listed under the link's path; one that leads back to a folder it sits
     in is a symlink loop. A bad entry (a symlink loop, a dangling
     link, a name that is not valid UTF-8, a file that cannot be stat'ed) is skipped too: it never

@@ -1,8 +1,8 @@
-"""What an interrupted write left in the index folder, and what to run about it (issue 36.1).
+"""What an interrupted write left in the index folder, and what to run about it.
 
 A ``build``, ``update`` or ``rebuild`` killed before its swap leaves two things beside the live
 generation: its resume cache (``INDEX/embedcache.sqlite``, :mod:`pagerecall.ingest.resume_cache`: the
-vectors it had embedded, and, since issue 36.1, which command wrote them) and its half-written
+vectors it had embedded, and which command wrote them) and its half-written
 generation (``gen-NNNNNN/`` with a ``.building`` marker, or complete but never swapped in). Both
 stayed on disk unmentioned, and an ``update`` after a killed ``rebuild`` found nothing to change:
 it said "nothing changed" and resumed nothing. :func:`interrupted_write` describes them for

@@ -306,7 +306,7 @@ class _Planner:
 
     def _past_page_number(self, t: int, e: int) -> int:
         """``t``, or the first token of the next page when what is left of ``t``'s page from ``t`` on
-        is a page number alone (issue 36.3: a sentence starts after "…dusk." or a table of
+        is a page number alone (a sentence starts after "…dusk." or a table of
         contents' leader dots ". . .", so the overlap picked the "43" at the page's end, and the
         chunk's pointer began one page before its text).
         Moved only while the chunk still starts at or before ``e``, the previous chunk's end, so

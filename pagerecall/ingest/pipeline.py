@@ -104,7 +104,7 @@ class WriteReport:
     """What an interrupted write had left when this command started (resume cache, half-written
     generations, what to run: :func:`pagerecall.index.leftovers.interrupted_write`), None when
     nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
-    killed build or rebuild finishes that write; issue 36.1)."""
+    killed build or rebuild finishes that write)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -202,7 +202,7 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
     try:
         if indexer is index_files:
             stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
-            if held:  # issue 36.1: say what was taken, not what the cache held ("resuming: 39" and 0 reused)
+            if held:  # say what was taken, not what the cache held ("resuming: 39" and 0 reused)
                 if stats.embed.from_cache:
                     log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "
                              "embedded now", stats.embed.from_cache, stats.embed.embedded)
@@ -336,7 +336,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     another folder (``settings.corpus_root``, a moved corpus): then a new generation records the
     new place (nothing re-embedded) and ``corpus_moved`` says so.
     A build or rebuild that was killed with vectors in the resume cache is finished instead (the
-    whole corpus, cached batches taken: :func:`_resume`, issue 36.1); other leftovers of a killed
+    whole corpus, cached batches taken: :func:`_resume`); other leftovers of a killed
     write are reported in ``interrupted`` and, when there is nothing to write, removed.
     Raises ``IndexNotFoundError`` without an index, ``IndexMismatchError`` when the index was
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
@@ -480,7 +480,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
     """Remove what an interrupted write left that nothing will resume, when an update has nothing
     to write (a write's own cleanup would have removed it; a no-op update writes nothing, so the
-    debris stayed, issue 36.1): its partial generations, and its resume cache when that holds no
+    debris stayed): its partial generations, and its resume cache when that holds no
     vectors or an update's (this update found nothing to change, so they are of no use). A cache
     of a command that was not recorded is kept (it may be a rebuild's: ``next`` says to run it).
     Skipped when another writer holds the lock. Returns ``interrupted`` with ``removed``:
@@ -507,7 +507,7 @@ def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
 
 
 def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wait: bool, crash_hook) -> WriteReport:
-    """Finish the build or rebuild that ``interrupted`` describes (issue 36.1: ``update`` after a
+    """Finish the build or rebuild that ``interrupted`` describes (``update`` after a
     killed ``rebuild`` said "nothing changed": its delta against the live generation cannot see a
     rebuild's purpose). Runs that command again over the corpus it recorded (or
     ``settings.corpus_root``): every file is read and chunked again, the cached batches are taken,

@@ -164,7 +164,7 @@ class EmbedCache:
     def note_write(self, write: dict) -> None:
         """Record which command this cache's vectors are for (``{"action", "generation",
         "corpus_root", "started", "pid", "host"}``): ``info`` and ``update`` read it when the write
-        dies (:mod:`pagerecall.index.leftovers`, issue 36.1). One transaction; replaces the last."""
+        dies (:mod:`pagerecall.index.leftovers`). One transaction; replaces the last."""
         from pagerecall.index.leftovers import WRITE_KEY
 
         with self._tx():

@@ -1,4 +1,4 @@
-"""The bibliographic reference a ledger check carries (issue 33): the cited file's reference as
+"""The bibliographic reference a ledger check carries: the cited file's reference as
 the live index generation knows it.
 
 Derived each time checks are read (record, review, find, list), never stored in the ledger: the

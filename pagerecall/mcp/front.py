@@ -388,6 +388,6 @@ class StdioFront:
         try:
             anyio.run(main)
         finally:
-            for call in self._calls:  # never exit under a tool running in native code (issue 35)
+            for call in self._calls:  # never exit under a tool running in native code
                 call.join()
             self.close()

@@ -517,7 +517,7 @@ def _previous_name(index_dir: Path) -> str | None:
 
 def _interrupted(index_dir: Path) -> dict | None:
     """Leftovers of an interrupted write (resume cache, partial generations) and what to run
-    (:func:`pagerecall.index.leftovers.interrupted_write`; issue 36.1), None when there are none."""
+    (:func:`pagerecall.index.leftovers.interrupted_write`), None when there are none."""
     from pagerecall.index.leftovers import interrupted_write
 
     return interrupted_write(index_dir)

@@ -33,7 +33,7 @@ unmarked; the envelope says only what it can tell."""
 
 
 RELATIVE_MARGIN = 0.01
-"""The same yardstick measured on the index itself (issue 35.7): a query no word of which matched is
+"""The same yardstick measured on the index itself: a query no word of which matched is
 also weak when its margin over the probes (best cosine minus nearest probe) exceeds the probes' own
 median margin in this index and scope (:func:`probe_margin`) by less than 0.01. Why: the best
 cosine of any query grows with the number of passages (more passages, a closer nearest one), so a
@@ -97,7 +97,7 @@ def no_evidence(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     a cross-lingual query that no word of matches; how much closer the query is to the best
     passage than to gibberish does. Measured: see :data:`NOISE_MARGIN`.
     Rejected: the best probe's top-1 cosine in the index as a floor (flagged the German and
-    Japanese queries above as noise). Since issue 35.7 the margin is also compared with the
+    Japanese queries above as noise). The margin is also compared with the
     probes' own margins in the same index and scope (:data:`RELATIVE_MARGIN`), so the rule holds
     at any index size."""
     if any(lanes.get(n) for n in ("fulltext", "filename", "heading")):
