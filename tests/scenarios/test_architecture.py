@@ -60,3 +60,13 @@ def test_no_private_name_crosses_a_package():
                 if alias.name.startswith("_") and not alias.name.startswith("__") and there != here:
                     bad.append(f"{path.relative_to(ROOT)}:{node.lineno} imports {node.module}.{alias.name}")
     assert not bad, "\n".join(bad)
+
+
+def test_the_code_names_no_issue_numbers():
+    """Reasons live in docstrings and decision records (docs/decisions/), not in issue numbers."""
+    import re
+
+    bad = [f"{p.relative_to(ROOT)}:{i}" for p in PKG.rglob("*.py")
+           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           if re.search(r"\b[Ii]ssue \d+", line)]
+    assert not bad, "\n".join(bad)
