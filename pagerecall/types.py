@@ -28,6 +28,13 @@ page (``blank_pages``), never as a degradation."""
 BLANK_STATUS = "empty"
 """The page status of a blank page (no text, no image)."""
 
+MAX_CLAIM_CHARS = 2_000
+"""Longest claim, in characters, for the citation ledger and for checking a claim's numbers
+(``pagerecall.ledger.models``, ``pagerecall.verify.numbers``, the MCP tools' schemas). A claim is a
+sentence or two; 2,000 characters is a search query's limit
+(``pagerecall.search.searcher.MAX_QUERY_CHARS``): claims are embedded like queries, and the model
+reads at most 512 tokens (about 1,500-2,000 characters of prose) anyway."""
+
 
 @dataclass(frozen=True, slots=True)
 class HiddenSpan:

@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from typing import Any, Literal, Sequence
 
 from pagerecall.errors import CheckNotFoundError, LedgerInputError, LedgerRefusedError  # noqa: F401 - re-exported
+from pagerecall.types import MAX_CLAIM_CHARS  # noqa: F401 - re-exported (the ledger's limit for a claim)
 
 Verdict = Literal["supported", "contradicted", "partial", "not_found"]
 ReviewVerdict = Literal["confirm", "dispute"]
@@ -38,10 +39,6 @@ REVIEW_VERDICTS: tuple[str, ...] = ("confirm", "dispute")
 STATUSES: tuple[str, ...] = ("unreviewed", "confirmed", "disputed", "stale")
 
 # Limits. Each says where it comes from; the MCP tools declare the same bounds in their schemas.
-MAX_CLAIM_CHARS = 2_000
-"""A claim is a sentence or two. 2,000 characters is a search query's limit
-(``pagerecall.search.searcher.MAX_QUERY_CHARS``): claims are embedded like queries, and the
-model reads at most 512 tokens (about 1,500-2,000 characters of prose) anyway."""
 MAX_QUOTE_CHARS = 5_000
 """The limit of ``verify_quote``'s quote over MCP (``pagerecall.mcp.budget.MAX_QUOTE_CHARS``):
 the quote goes through the same verification."""

@@ -63,6 +63,22 @@ CACHE_FORMAT = 1
 KEEP_CACHE_FILES = 8
 """Hello cache files kept (the newest): one per code version and ``read_only``, so that two
 installs or ``serve`` with and without ``--read-only`` sharing a cache do not evict each other."""
+TOOL_NEEDS: dict[str, tuple[str, ...]] = {
+    "semantic_search": ("index", "model"),
+    "semantic_search_deep": ("index", "model"),
+    "compose_evidence": ("index", "model"),
+    "semantic_search_info": ("index", "model"),
+    "library_files": ("index",),
+    "document_outline": ("index",),
+    "read_page": (),
+    "verify_quote": (),
+    "check_numbers": (),
+}
+"""What each tool the front answers needs loaded: ``"index"`` (Lance, the live snapshot) and/or
+``"model"`` (the query embedder). While a call runs that needs neither, the background load waits
+(:meth:`StdioFront.hold`): on 2 cores, a first ``read_page`` beside the model load took 1.4x a
+cold CLI search, 1.0x without it. A tool not listed counts as needing both (nothing waits)."""
+_PARTS = ("index", "model")
 _PRIVATE_ID = "pagerecall-front-tools-list"
 """The id of the ``tools/list`` request the front sends the SDK itself to learn the tool list."""
 
@@ -162,9 +178,13 @@ class StdioFront:
         self._watch: dict[str, tuple[str, str, bool, Any]] = {}  # id -> (method, version, drop, answer sent)
         self._version: str | None = None  # protocol version the client asked for in initialize
         self._attached = threading.Event()
+        self._sdk_needed = threading.Event()  # set when a message arrives that only the SDK can answer
+        self._ended = threading.Event()  # set when the client has closed stdin
         self._table = None  # a ToolTable (pagerecall.mcp.tooltable) once the tools are defined
         self._tools_ready = threading.Event()  # set with the table, or when the SDK takes over
         self._calls: list[threading.Thread] = []
+        self._busy = {part: 0 for part in _PARTS}  # calls running that do not need the part
+        self._busy_changed = threading.Condition()
         self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
         self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
 
@@ -202,6 +222,23 @@ class StdioFront:
         call to the SDK. Calls that arrived before are answered now."""
         self._table = table
         self._tools_ready.set()
+
+    def hold(self, part: str) -> None:
+        """Block while a tool call the front runs does not need ``part`` (``"index"`` or
+        ``"model"``, :data:`TOOL_NEEDS`): the background load of ``part`` calls it before it starts
+        (``Searcher.preload(hold=...)``), so a first ``read_page`` does not share the two cores with
+        a model it does not use. A call that needs ``part`` meanwhile loads it itself."""
+        with self._busy_changed:
+            self._busy_changed.wait_for(lambda: not self._busy.get(part))
+
+    def _running(self, name: Any, step: int) -> None:
+        """Count a call of tool ``name`` in (``step`` 1) or out (-1) for :meth:`hold`."""
+        needs = TOOL_NEEDS.get(name, _PARTS) if isinstance(name, str) else _PARTS
+        with self._busy_changed:
+            for part in _PARTS:
+                if part not in needs:
+                    self._busy[part] += step
+            self._busy_changed.notify_all()
 
     def remembers_handshake(self) -> bool:
         """Whether answers of an earlier run were found (else the SDK must answer the handshake)."""
@@ -283,6 +320,30 @@ class StdioFront:
             for call in list(self._calls):  # a call it cannot answer still goes to the SDK
                 call.join()
             self._inbox.put("")  # the SDK reads the end of input
+            self._ended.set()
+
+    def _for_sdk(self, line: str) -> None:
+        """Queue ``line`` for the SDK, which must now be loaded to answer it."""
+        self._inbox.put(line)
+        self._sdk_needed.set()
+
+    def wait_until_sdk_needed(self) -> bool:
+        """Block until a message arrives that only the SDK can answer (True), or until the client
+        closes stdin without one (False). A message the front answers itself (the remembered
+        handshake, ``ping``, a tool call that succeeds) never loads the SDK: an agent's session can
+        start, search and end without it."""
+        while not self._sdk_needed.wait(0.05):
+            if self._ended.is_set():
+                return self._sdk_needed.is_set()
+        return True
+
+    def finish(self) -> None:
+        """End a session the SDK was never needed for: wait for the tool calls still running and
+        for the end of the client's input, then point fd 0/1 back at the wire."""
+        self._ended.wait()
+        for call in list(self._calls):
+            call.join()
+        self.close()
 
     def _from_client(self, line: str) -> None:
         """One line from the client: answered here, or queued for the SDK (in order)."""
@@ -291,26 +352,30 @@ class StdioFront:
         except ValueError:
             msg = None
         if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
-            self._inbox.put(line)  # responses, batches, garbage: the SDK's business
+            self._for_sdk(line)  # responses, batches, garbage: the SDK's business
             return
         method = msg["method"]
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if "id" not in msg:
-            self._inbox.put(line)
+            self._inbox.put(line)  # a notification needs no answer: replayed to the SDK if it ever loads
             if method == "notifications/initialized" and self._version is not None \
                     and self._version not in self._cache["tools/list"]:
                 # learn the tool list now, so that the next start answers it at once
                 self._watch[_id_key(_PRIVATE_ID)] = ("tools/list", self._version, True, None)
-                self._inbox.put(json.dumps({"jsonrpc": "2.0", "id": _PRIVATE_ID, "method": "tools/list"}) + "\n")
+                self._for_sdk(json.dumps({"jsonrpc": "2.0", "id": _PRIVATE_ID, "method": "tools/list"}) + "\n")
             return
         rid = msg["id"]
         if method == "initialize":
             self._version = str(params.get("protocolVersion"))
             cached = self._cache["initialize"].get(self._version)
+            self._watch[_id_key(rid)] = ("initialize", self._version, cached is not None, cached)
             if cached is not None:
                 self._answer(rid, cached)
                 self.answered["initialize"] += 1
-            self._watch[_id_key(rid)] = ("initialize", self._version, cached is not None, cached)
+                self._inbox.put(line)  # replayed to the SDK if it ever loads; its answer is dropped
+            else:
+                self._for_sdk(line)
+            return
         elif method == "tools/list" and self._version is not None and not params.get("cursor"):
             cached = self._cache["tools/list"].get(self._version)
             if cached is not None:
@@ -323,24 +388,35 @@ class StdioFront:
             self.answered["ping"] += 1
             return
         elif method == "tools/call" and self._version is not None and not self._attached.is_set():
+            name = params.get("name")
+            self._running(name, 1)  # from now on: the background load waits if the call needs none of it
             self._tools_ready.wait()  # the tool functions are defined a fraction of a second after start
             table = self._table
-            if table is not None and not self._attached.is_set() and params.get("name") in table.tools:
+            if table is not None and not self._attached.is_set() and name in table.tools:
                 call = threading.Thread(target=self._call, args=(table, rid, params, line),
                                         name="pagerecall-mcp-front-call", daemon=True)
                 self._calls.append(call)
                 call.start()
                 return
-        self._inbox.put(line)
+            self._running(name, -1)
+        self._for_sdk(line)
 
     def _call(self, table, rid: Any, params: dict, line: str) -> None:
         """Run one ``tools/call`` without the SDK; on anything but a clean result, queue it for
         the SDK (which answers every refusal in its own words)."""
-        result = table.call(params.get("name"), params.get("arguments"))
-        if result is None:
-            self._inbox.put(line)
+        try:
+            result = table.call(params.get("name"), params.get("arguments"))
+            text = None if result is None else json.dumps({"jsonrpc": "2.0", "id": rid, "result": result},
+                                                          ensure_ascii=False, separators=(",", ":"))
+        except BaseException:  # never lose a call: whatever failed here, the SDK answers it
+            log.exception("the front could not answer %s; the MCP SDK will", params.get("name"))
+            text = None
+        finally:
+            self._running(params.get("name"), -1)
+        if text is None:
+            self._for_sdk(line)
             return
-        self._answer(rid, result)
+        self._send(text + "\n")
         self.answered["tools/call"] += 1
 
     def _from_sdk(self, text: str) -> None:

@@ -19,7 +19,7 @@ def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 876
     :func:`pagerecall.mcp.server.serve`. Over stdio, a :class:`~pagerecall.mcp.front.StdioFront`
     takes stdin/stdout first (when the descriptors cannot be duplicated, the SDK's own stdio
     transport serves, as before)."""
-    front = None
+    front = searcher = loading = None
     if not http:
         from pagerecall.mcp.front import StdioFront, hello_cache_file
 
@@ -27,7 +27,14 @@ def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 876
             front = StdioFront.claim(hello_cache_file(settings.cache_dir, read_only))
         except OSError as exc:
             log.debug("serving stdio without the front: %s", exc)
+    if front is not None:
+        # the index and the model start loading before the MCP server module (pydantic, the tool
+        # schemas) is imported: they are what an agent's first search waits for
+        from pagerecall.search.searcher import Searcher
+
+        searcher = Searcher(settings)
+        loading = searcher.preload(open_index=True, without_pandas=True, hold=front.hold)
     from pagerecall.mcp.server import serve as serve_sdk
 
     serve_sdk(settings, http=http, host=host, port=port, resident=resident, read_only=read_only, front=front,
-              forward=forward)
+              forward=forward, searcher=searcher, loading=loading)

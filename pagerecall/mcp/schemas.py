@@ -41,7 +41,7 @@ def model_of(dc: type, name: str, doc: str, descriptions: dict[str, str],
             default = ...
         fields[f.name] = (hints[f.name], Field(default, description=descriptions.get(f.name)))
     fields.update(extra or {})
-    config = ConfigDict(extra="allow") if extra_allowed else None
+    config = ConfigDict(extra="allow", defer_build=True) if extra_allowed else ConfigDict(defer_build=True)
     model = create_model(name, __config__=config, __doc__=doc, **fields)
     model.__module__ = __name__
     return model
@@ -92,8 +92,9 @@ HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", H
 
 class FailedFile(BaseModel):
     """A file that failed to index: the reason is kept; ``pagerecall update`` retries it."""
+    model_config = ConfigDict(defer_build=True)
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     path: str = Field(description="relative to the corpus root")
     error: str | None = Field(None, description="why it failed")
@@ -101,8 +102,9 @@ class FailedFile(BaseModel):
 
 class Envelope(BaseModel):
     """How far the hits and a miss can be trusted (coverage of the index)."""
+    model_config = ConfigDict(defer_build=True)
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     generation: str | None = None
     built_at: str | None = None
@@ -131,6 +133,7 @@ class Envelope(BaseModel):
 
 class SearchOut(BaseModel):
     """Answer of ``semantic_search`` / ``semantic_search_deep``."""
+    model_config = ConfigDict(defer_build=True)
 
     query: str
     mode: str = Field(description="vector, fulltext, hybrid, or deep")
@@ -144,6 +147,7 @@ class SearchOut(BaseModel):
 
 class NumberFound(BaseModel):
     """One number of a claim, looked up on the cited pages."""
+    model_config = ConfigDict(defer_build=True)
 
     text: str = Field(description="as written in the claim")
     kind: str = Field(description="integer, decimal, percent, range, year, date or word")
@@ -159,6 +163,7 @@ class NumberFound(BaseModel):
 
 class NumbersOut(BaseModel):
     """Answer of ``check_numbers``."""
+    model_config = ConfigDict(defer_build=True)
 
     claim: str
     file: str
@@ -172,8 +177,9 @@ class NumbersOut(BaseModel):
 
 class InfoOut(BaseModel):
     """Answer of ``semantic_search_info``."""
+    model_config = ConfigDict(defer_build=True)
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
     index_dir: str
     generation: str | None = None
@@ -213,6 +219,7 @@ class FileEntry(BaseModel):
     Why not the whole ``files`` record: sha256, size, mtime and timestamps cost ~100 tokens a
     file and tell an agent nothing; ``pagerecall files --json`` keeps them for scripts.
     """
+    model_config = ConfigDict(defer_build=True)
 
     path: str = Field(description="relative to the corpus root: the `file` argument of the other tools")
     kind: str | None = Field(None, description="pdf or txt")
@@ -233,7 +240,7 @@ class FileEntry(BaseModel):
         None, exclude_if=lambda v: v is None,
         description="the file's bibliographic reference: key, citation ('Moreau & Tanaka 2019'), title, doi")
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     """``blank_pages`` (e.g. ``"8, 12"``: pages with no text and no image; not a degradation) is
     added only to the files that have some, so other answers stay as they were."""
 
@@ -254,6 +261,7 @@ class FileEntry(BaseModel):
 
 class FilesOut(BaseModel):
     """Answer of ``library_files``."""
+    model_config = ConfigDict(defer_build=True)
 
     total: int = Field(description="files in the index")
     matched: int = Field(description="files whose name or metadata match; 0 is a definitive negative BY FILE NAME "
@@ -265,6 +273,7 @@ class FilesOut(BaseModel):
 
 class HiddenOut(BaseModel):
     """A span of text on a page that no reader sees."""
+    model_config = ConfigDict(defer_build=True)
 
     text: str
     reason: str = Field(description="invisible_render_mode, transparent, tiny_font, outside_page, same_colour, "
@@ -275,6 +284,7 @@ class HiddenOut(BaseModel):
 
 class PageOut(BaseModel):
     """Answer of ``read_page``: text of one page read from the source file."""
+    model_config = ConfigDict(defer_build=True)
 
     file: str
     page: int = Field(description="physical page, 1-based")
@@ -318,6 +328,7 @@ QuoteOut = model_of(
 
 class OutlineOut(BaseModel):
     """Answer of ``document_outline``: a file's table of contents (pages physical, 1-based)."""
+    model_config = ConfigDict(defer_build=True)
 
     file: str = Field(description="path relative to the corpus root")
     pages: int | None = Field(None, description="physical pages of the file")
@@ -332,6 +343,7 @@ class OutlineOut(BaseModel):
 
 class EvidencePassage(BaseModel):
     """One passage of ``compose_evidence``: the source's text with its pointer."""
+    model_config = ConfigDict(defer_build=True)
 
     file: str
     page_start: int = Field(description="first physical page, 1-based")
@@ -350,6 +362,7 @@ class EvidencePassage(BaseModel):
 
 class EvidenceOut(BaseModel):
     """Answer of ``compose_evidence``."""
+    model_config = ConfigDict(defer_build=True)
 
     query: str
     max_tokens: int

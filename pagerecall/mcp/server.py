@@ -55,7 +55,7 @@ from pagerecall.errors import (
     PagerecallError,
 )
 from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
-from pagerecall.verify.numbers import MAX_CLAIM_CHARS
+from pagerecall.types import MAX_CLAIM_CHARS
 
 from pagerecall.mcp.budget import (
     MAX_PATH_CHARS,
@@ -409,7 +409,8 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, front=None, forward: Callable | None = None) -> None:
+          resident: bool = True, read_only: bool = False, front=None, forward: Callable | None = None,
+          searcher=None, loading: threading.Thread | None = None) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
     HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
@@ -425,8 +426,12 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     writing tools (``record_check``, ``review_check``). ``front``: the
     :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
     handshake (:func:`pagerecall.mcp.launch.serve`); it is given the tools (built without the
-    SDK) to answer the first calls, the SDK is imported once the index and model are loaded, and
-    stdio is then served through the front.
+    SDK) to answer the calls, and the SDK is imported only when a message arrives that the front
+    cannot answer (a refusal, the ledger's tools, ``view_page``, another method); stdio is then
+    served through the front. A session that never needs the SDK ends without importing it.
+    ``searcher`` and ``loading``: a :class:`~pagerecall.search.Searcher` and its running
+    ``preload`` thread started by the caller (``launch.serve`` starts them before this module is
+    imported); by default both are made here.
 
     Shutdown waits for the background load to finish before returning: a daemon thread still
     inside onnxruntime's session constructor (which releases the GIL) when the interpreter
@@ -440,41 +445,40 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         logging.getLogger("pagerecall").addHandler(handler)
         logging.getLogger("pagerecall").setLevel(logging.INFO)
         logging.getLogger("pagerecall").propagate = False
-    from pagerecall.search.searcher import Searcher
+    if searcher is None:
+        from pagerecall.search.searcher import Searcher
 
-    # The index and the model load in the background from the first moment (while the SDK
-    # imports), so a first search waits only for what is still missing. Over stdio only when
-    # something already owns stdout (the front; else the SDK's lifespan), because anything a
-    # loader writes to stdout before that would corrupt the JSON-RPC stream.
-    searcher = Searcher(settings)
-    loading = searcher.preload(open_index=True, without_pandas=True) if http or front is not None else None
-    if front is not None:
-        # The front answers the tools' calls itself until the SDK is attached; the SDK's import
-        # (0.53 s of CPU, as much as the whole search core) waits until the index and model are
-        # loaded, so that an agent's first call is not slowed down by it (pagerecall.mcp.front).
-        table = None
-        try:
-            table = create_server(settings, searcher=searcher, read_only=read_only, sdk=False)
-        except Exception as exc:  # noqa: BLE001 - the SDK answers every call then
-            log.debug("the front answers no tool calls: %s", exc)
-        finally:
-            front.set_tools(table)
-        if front.remembers_handshake() and loading is not None:
-            loading.join(timeout=SDK_AFTER_LOAD_S)
-    server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
+        searcher = Searcher(settings)
+    # The index and the model load in the background from the first moment, so a first search
+    # waits only for what is still missing. Over stdio only when something already owns stdout
+    # (the front; else the SDK's lifespan), because anything a loader writes to stdout before
+    # that would corrupt the JSON-RPC stream.
+    if loading is None and (http or front is not None):
+        loading = searcher.preload(open_index=True, without_pandas=True)
     listener = None
-    if resident:
-        from pagerecall.resident.server import ResidentServer
-
-        try:
-            listener = ResidentServer(settings, searcher, forward=forward).start()
-        except (PagerecallError, OSError) as exc:
-            log.warning("not listening for the CLI: %s", exc)
     try:
         if front is not None:
+            # The front answers the tools' calls itself (pagerecall.mcp.front); the SDK (0.53 s of
+            # CPU to import, as much as the whole search core) is imported only when a message
+            # arrives that the front cannot answer, so that an agent's calls never wait for it.
+            table = None
+            try:
+                table = create_server(settings, searcher=searcher, read_only=read_only, sdk=False)
+            except Exception as exc:  # noqa: BLE001 - the SDK answers every call then
+                log.debug("the front answers no tool calls: %s", exc)
+            finally:
+                front.set_tools(table)
+            listener = _listen(settings, searcher, forward) if resident else None
+            if table is not None and front.remembers_handshake() and not front.wait_until_sdk_needed():
+                log.debug("the session ended without needing the MCP SDK")
+                front.finish()
+                return
+            server = create_server(settings, searcher=searcher, read_only=read_only)
             log.info("MCP over stdio (index %s)", settings.index_dir)
             front.run(server)
         else:
+            server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
+            listener = _listen(settings, searcher, forward) if resident else None
             _run(server, settings, http, host, port)
     finally:
         if listener is not None:
@@ -482,9 +486,16 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
         _wait_for_loading(loading)
 
 
-SDK_AFTER_LOAD_S = 10.0
-"""Seconds the stdio server waits for the index and model before importing the SDK (whatever
-is not done by then, a first-use model conversion, goes on beside it)."""
+def _listen(settings: Settings, searcher, forward: Callable | None):
+    """The resident listener answering the CLI's read commands with ``searcher``
+    (:class:`~pagerecall.resident.server.ResidentServer`, started), or None when it cannot listen."""
+    from pagerecall.resident.server import ResidentServer
+
+    try:
+        return ResidentServer(settings, searcher, forward=forward).start()
+    except (PagerecallError, OSError) as exc:
+        log.warning("not listening for the CLI: %s", exc)
+        return None
 
 
 def _wait_for_loading(thread: threading.Thread | None) -> None:

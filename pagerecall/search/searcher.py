@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from pagerecall.config import Settings
 from pagerecall.errors import QueryError
@@ -98,36 +98,59 @@ class Searcher:
             return Path(self.settings.corpus_root)
         return Path(snapshot.meta["corpus_root"])
 
-    def preload(self, open_index: bool = False, without_pandas: bool = False) -> threading.Thread:
+    def preload(self, open_index: bool = False, without_pandas: bool = False,
+                hold: Callable[[str], None] | None = None) -> threading.Thread:
         """Start loading the query embedder of the live index's vector family (and, with
-        ``open_index``, the live snapshot and its file records) in a background thread, so that the
-        first query finds them ready. Failures are left for the query to raise. Returns the thread.
+        ``open_index``, the live snapshot and its file records) in the background, so that the
+        first query finds them ready. Failures are left for the query to raise. Returns a thread
+        that ends when everything started here has ended (join it before the interpreter exits:
+        onnxruntime aborts the process when it finalizes under a session being created).
 
         ``without_pandas``: import ``lance`` with pandas hidden
         (:func:`pagerecall.index.snapshot.import_lance_without_pandas`); only for a process that
-        serves queries and never needs pandas (``pagerecall serve``)."""
+        serves queries and never needs pandas (``pagerecall serve``).
+
+        ``hold``: called with ``"model"`` before the model starts loading and with ``"index"``
+        before the index opens; it may block, to keep the two cores for a request that needs
+        neither (:meth:`pagerecall.mcp.front.StdioFront.hold`). A query that needs the part
+        meanwhile loads it itself (the loads are shared, never duplicated), so a held part delays
+        nobody but the background."""
         from pagerecall.model.embedding import preload
         from pagerecall.index.schema import read_json
         from pagerecall.index.snapshot import read_current
 
-        def work() -> None:
-            t0 = time.perf_counter()
+        wait = hold or (lambda part: None)
+
+        def load_model() -> None:
             try:
                 name, _ = read_current(self.settings.index_dir)  # meta.json only: no Lance yet
                 fp = read_json(Path(self.settings.index_dir) / name / "meta.json").get("fingerprint")
-                model = preload(self.settings, index_fingerprint=fp)
+                wait("model")
+                preload(self.settings, index_fingerprint=fp).result()
+            except Exception as exc:  # noqa: BLE001 - the query that needs it reports the error
+                log.debug("model preload skipped: %s", exc)
+
+        def work() -> None:
+            t0 = time.perf_counter()
+            model = threading.Thread(target=load_model, name="pagerecall-preload-model", daemon=True)
+            model.start()
+            try:
                 if open_index:
+                    wait("index")
                     if without_pandas:
                         from pagerecall.index.snapshot import import_lance_without_pandas
 
                         import_lance_without_pandas()
-                    snap = self.snapshot()
-                    snap.files_table()
-                    self.embedder(snap)
-                model.result()
-                log.debug("index and model ready in %.1f s", time.perf_counter() - t0)
+                    self.snapshot().files_table()
             except Exception as exc:  # noqa: BLE001 - the query that needs it reports the error
-                log.debug("preload skipped: %s", exc)
+                log.debug("index preload skipped: %s", exc)
+            model.join()
+            if open_index:
+                try:
+                    self.embedder(self.snapshot())  # the model checked against the index's fingerprint
+                except Exception as exc:  # noqa: BLE001
+                    log.debug("preload skipped: %s", exc)
+            log.debug("index and model ready in %.1f s", time.perf_counter() - t0)
 
         t = threading.Thread(target=work, name="pagerecall-preload", daemon=True)
         t.start()

@@ -56,31 +56,66 @@ Modules: :mod:`.boxes` (text offsets -> boxes; how, and the measured quality) an
 
 from __future__ import annotations
 
-from pagerecall.verify import boxes as _boxes
-from pagerecall.verify import source as _source
-from pagerecall.verify.boxes import (
-    NO_GEOMETRY_TEXT_LAYER,
-    add_rects,
-    page_boxes_text,
-    page_size,
-    passage_geometry,
-    spans_geometry,
-)
-from pagerecall.verify.match import JUNCTION_WINDOW, NEIGHBOURS, SPLIT_MIN_CHARS, MatchKind
-from pagerecall.verify.normalise import Normalised, normalise
-from pagerecall.verify.quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
-from pagerecall.verify.render import (
-    DEFAULT_DPI,
-    MAX_DPI,
-    MIN_DPI,
-    PNG_LEVEL,
-    PageView,
-    render_page,
-    view_page,
-    view_with_searcher,
-)
-from pagerecall.verify.flagged import read_page
-from pagerecall.verify.source import PageText, password_for
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Public name -> the module that defines it. Imported on first use (PEP 562): a process that only
+# needs one constant or dataclass (the MCP server's tool schemas, say) does not pay for importing
+# the matchers, the box geometry and the page renderer.
+_HOMES = {
+    "NO_GEOMETRY_TEXT_LAYER": "boxes", "add_rects": "boxes", "page_boxes_text": "boxes",
+    "page_size": "boxes", "passage_geometry": "boxes", "spans_geometry": "boxes",
+    "JUNCTION_WINDOW": "match", "NEIGHBOURS": "match", "SPLIT_MIN_CHARS": "match", "MatchKind": "match",
+    "FUZZY_MIN_CHARS": "quote", "FUZZY_THRESHOLD": "quote", "QuoteCheck": "quote", "verify_quote": "quote",
+    "DEFAULT_DPI": "render", "MAX_DPI": "render", "MIN_DPI": "render", "PNG_LEVEL": "render",
+    "PageView": "render", "render_page": "render", "view_page": "render", "view_with_searcher": "render",
+    "read_page": "flagged",
+    "PageText": "source", "password_for": "source",
+}
+
+# Imported at once (light): the function ``normalise`` has its module's name, and a lazy name would
+# be shadowed by the submodule ``pagerecall.verify.normalise`` once anything imports it.
+from pagerecall.verify.normalise import Normalised, normalise  # noqa: E402
+
+if TYPE_CHECKING:  # for type checkers and editors; at run time :func:`__getattr__` imports on use
+    from pagerecall.verify.boxes import (
+        NO_GEOMETRY_TEXT_LAYER,
+        add_rects,
+        page_boxes_text,
+        page_size,
+        passage_geometry,
+        spans_geometry,
+    )
+    from pagerecall.verify.flagged import read_page
+    from pagerecall.verify.match import JUNCTION_WINDOW, NEIGHBOURS, SPLIT_MIN_CHARS, MatchKind
+    from pagerecall.verify.quote import FUZZY_MIN_CHARS, FUZZY_THRESHOLD, QuoteCheck, verify_quote
+    from pagerecall.verify.render import (
+        DEFAULT_DPI,
+        MAX_DPI,
+        MIN_DPI,
+        PNG_LEVEL,
+        PageView,
+        render_page,
+        view_page,
+        view_with_searcher,
+    )
+    from pagerecall.verify.source import PageText, password_for
+
+
+def __getattr__(name: str) -> Any:
+    """The public name ``name``, imported from its module on first use (then cached here).
+    Raises ``AttributeError`` for any other name."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "DEFAULT_DPI",
@@ -117,5 +152,7 @@ __all__ = [
 def clear_cache() -> None:
     """Forget the documents read for quotes (:mod:`~pagerecall.verify.source`) and for boxes
     (:mod:`~pagerecall.verify.boxes`): the next call reads the files again."""
-    _source.clear_cache()
-    _boxes.clear_cache()
+    from pagerecall.verify import boxes, source
+
+    source.clear_cache()
+    boxes.clear_cache()

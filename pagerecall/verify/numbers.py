@@ -42,13 +42,12 @@ from typing import Any, Iterable
 
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.paths import resolve_in_corpus
+from pagerecall.types import MAX_CLAIM_CHARS
 from pagerecall.verify.source import _check_page_number, _Source, password_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "NumberCheck", "check_numbers", "find_numbers", "match_numbers",
            "parse_pages"]
 
-MAX_CLAIM_CHARS = 2_000
-"""Longest claim checked (the citation ledger's limit for a claim, ``ledger.models.MAX_CLAIM_CHARS``)."""
 
 MAX_PAGES = 20
 """Most pages one check reads (the ledger's limit per check)."""
