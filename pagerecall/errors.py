@@ -4,20 +4,28 @@ Library code raises these; it never prints or exits. The CLI maps them to exit c
 (``UsageError`` to 2) and the MCP server to ``ToolError``. Every message says what failed,
 where, and what to do next ("Next: ...").
 
+One rule for file and page arguments: a name that matches no file of the corpus, a page outside
+the file and a malformed page range are the caller's mistake. ``SourceArgumentError`` is a
+``UsageError`` (exit 2 for every command, in process or through the resident server) and a
+``SourceNotFoundError`` (what the MCP server and the source readers catch). A corpus root that is
+gone or a file that cannot be read stays a plain ``SourceNotFoundError`` (exit 1).
+
 ::
 
     PagerecallError
      ├── UsageError               bad arguments from a user (CLI exit 2)
      │    ├── QueryError          empty or oversized query, k out of range
      │    ├── PathOutsideCorpusError  a file argument leaves the corpus root
-     │    └── LedgerInputError    a ledger field missing, unknown or out of its limits
+     │    ├── LedgerInputError    a ledger field missing, unknown or out of its limits
+     │    └── SourceArgumentError a file, page or search hit named that does not exist
+     │                            (also a SourceNotFoundError)
      ├── IndexNotFoundError       no index (or no live generation) at the path
      ├── IndexMismatchError       index built with another model / chunking / schema: rebuild
      ├── IndexCorruptError        a generation fails verification or cannot be read
      ├── LockedError              another writer holds the index lock
      ├── ModelError               the embedding model or reranker cannot be loaded/converted
      ├── ExtractionError          one source file cannot be read (carries the reason)
-     ├── SourceNotFoundError      a file named by the user is not in the corpus
+     ├── SourceNotFoundError      a source cannot be reached: the corpus root is gone, a file unreadable
      ├── CheckNotFoundError       no check with this id in the citation ledger
      ├── LedgerRefusedError       a ledger request refused (own review, read-only server)
      └── Cancelled                a server's request stopped because its client went away
@@ -91,7 +99,15 @@ class ExtractionError(PagerecallError):
 
 
 class SourceNotFoundError(PagerecallError):
-    """A file named by the user does not exist in the corpus (or the page is out of range)."""
+    """A source file cannot be reached: the corpus root is gone, a file is not readable, and (as
+    :class:`SourceArgumentError`) a file, page or passage the user named that does not exist."""
+
+
+class SourceArgumentError(SourceNotFoundError, UsageError):
+    """A usage mistake (CLI exit 2) about the source: a file argument that names no file of the
+    corpus (nor, as a bare name, one indexed file) or names a folder, a page outside ``1..pages``
+    of the file, a search hit (``chunk_id``) the live index does not hold.
+    The message says what to pass instead (how to list the names, the file's page range)."""
 
 
 class LedgerInputError(UsageError):

@@ -31,7 +31,7 @@ import stat
 import unicodedata
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError
+from pagerecall.errors import PathOutsideCorpusError, SourceArgumentError, SourceNotFoundError
 
 _HINT = (
     "Next: pass a path relative to the corpus root, with '/' separators, as listed by "
@@ -62,9 +62,10 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
         PathOutsideCorpusError: ``file`` is empty, contains a NUL byte, is absolute outside the
             root (or in Windows drive or UNC form, or ``~``), contains a ``..`` component, or resolves
             (through a symlink in the file or any parent folder) outside the root.
-        SourceNotFoundError: the root does not exist, or ``file`` stays inside the root but
-            does not exist (a name too long for the file system included) or is not a regular
-            file.
+        SourceNotFoundError: the root does not exist, or ``file`` is not readable.
+        SourceArgumentError (a ``SourceNotFoundError`` and a ``UsageError``): ``file`` stays
+            inside the root but does not exist (a name too long for the file system included)
+            or is not a regular file.
     """
     if not isinstance(file, str):
         raise _refuse(str(file), f"expected a string, got {type(file).__name__}")
@@ -116,7 +117,7 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
     except OSError:  # missing, a name too long (ENAMETOOLONG), ...: simply not there
         raise _not_found(rel, root_real) from None
     if not stat.S_ISREG(st.st_mode):
-        raise SourceNotFoundError(
+        raise SourceArgumentError(
             f"{rel!r} under the corpus root is not a regular file (a folder?). Next: run "
             f"`pagerecall files` and pass a file name."
         )
@@ -128,9 +129,9 @@ def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:
     return real, rel
 
 
-def _not_found(rel: str, root_real: Path) -> SourceNotFoundError:
+def _not_found(rel: str, root_real: Path) -> SourceArgumentError:
     shown = rel if len(rel) <= 120 else rel[:100] + "…" + rel[-15:]
-    return SourceNotFoundError(
+    return SourceArgumentError(
         f"No file {shown!r} under the corpus root {str(root_real)!r}. Next: run "
         f"`pagerecall files` to list the indexed files and pass one of those names."
     )

@@ -14,6 +14,7 @@ candidates come from :func:`pagerecall.biblio.match.resolve`; the printed pages 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from pagerecall.biblio.catalog import read_catalog, sources_read
@@ -55,6 +56,28 @@ def _physical(snapshot: Any, path: str, n_pages: int | None, rec: dict, lo: int,
     return out
 
 
+def _no_match_note(catalog: dict, srcs: list[str]) -> str:
+    """The note of ``matched: 0``: definitive for the metadata read, and when no bibliography or
+    Zotero library was given (only the PDFs' own metadata was read) or none gave metadata to an
+    indexed file (a missing file, no entry whose ``file`` field names one), says so and what to do."""
+    head = ("matched: 0 is a definitive negative for the metadata the index holds (read: "
+            f"{', '.join(srcs) or 'no source'}); it says nothing about the text")
+    given = [s for s in catalog.get("sources") or [] if s.get("kind") in ("bibliography", "zotero")]
+    if not given:
+        return (f"{head}. No bibliography or Zotero library was given to build/update, so only the PDFs' own "
+                "metadata could match (text layers and PDFs without metadata never do). Next: pagerecall update "
+                "--bibliography FILE (BibTeX or CSL-JSON) or --zotero DIR, then resolve again; pagerecall search "
+                "finds the reference's words in the text")
+    empty = [s for s in given if not s.get("files")]
+    if len(empty) == len(given):
+        names = ", ".join(Path(s.get("path") or "").name or str(s.get("kind")) for s in empty)
+        why = "it has problems" if any(s.get("problems") for s in empty) else "no entry's file field names one"
+        return (f"{head}. No indexed file took metadata from {names} ({why}). Next: pagerecall info lists "
+                "its problems and dangling entries; fix them (file fields relative to the bibliography, or "
+                "absolute) and run pagerecall update")
+    return head
+
+
 def resolve_reference(snapshot: Any, text: str, top: int = 5) -> dict:
     """``{"reference", "matched", "candidates": [{"file", "why", "confidence", "reference",
     "metadata", "pages": [{"cited", "page_start", "page_end", "how"}]}], "sources", "note"}`` for
@@ -79,8 +102,7 @@ def resolve_reference(snapshot: Any, text: str, top: int = 5) -> dict:
                 "--bibliography FILE or --zotero DIR reads it; until then only file names can be matched "
                 "(library_files)")
     elif not cands:
-        note = ("matched: 0 is a definitive negative for the metadata the index holds (read: "
-                f"{', '.join(srcs) or 'no source'}); it says nothing about the text")
+        note = _no_match_note(catalog, srcs)
     else:
         note = "best first; confidence 1.0 means an identifier (DOI, arXiv id, citation key) matched"
     return {"reference": text, "matched": len(cands), "candidates": cands, "sources": srcs, "note": note}

@@ -11,7 +11,9 @@
 ``ledger``               ``pagerecall ledger ...``
 =======================  ======================================================================
 
-Exit codes: 0 success; 1 an error pagerecall could name; 2 a usage mistake; 3 ``verify`` found the
-quote on another page than cited; 4 only a similar passage; 141 the reader of stdout went away.
+Exit codes: 0 success; 1 an error pagerecall could name; 2 a usage mistake (among them a file, page
+or search hit named that does not exist: ``pagerecall.errors.SourceArgumentError``, for every
+command); 3 ``verify`` found the quote on another page than cited; 4 only a similar passage; 5
+only in hidden text; 141 the reader of stdout went away.
 The CLI imports neither the MCP server nor the web page: :mod:`pagerecall.app` hands it launchers.
 """

@@ -1,9 +1,11 @@
 """The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
 
 Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
-not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments);
-3 ``verify`` found the quote, but not on the cited page (a wrong citation); 141 the reader of
-stdout went away (``| head -1``: ended quietly, no traceback).
+not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments, and for
+every command a file that names no file of the corpus, a page outside the file, a malformed page
+range or an unknown search hit: ``SourceArgumentError``); 3 ``verify`` found the quote, but not
+on the cited page (a wrong citation); 4 only a similar passage; 5 only in hidden text; 141 the
+reader of stdout went away (``| head -1``: ended quietly, no traceback).
 stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
 progress bars go to stderr.
 """

@@ -125,8 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", parents=[common, reader], help="check a quote against the source file",
                        description="Exit 0: the quote is in the file (on the cited page, if one is given); "
-                                   "1: not found; 3: found on another page than cited; 4: only a similar "
-                                   "passage (fuzzy: not the quote's words).")
+                                   "1: not found; 2: no such file, or a page outside it (a usage mistake); "
+                                   "3: found on another page than cited; 4: only a similar passage (fuzzy: not "
+                                   "the quote's words); 5: only in text no reader sees (hidden).")
     p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
@@ -136,7 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Every number of the claim (integers, decimals, thousands groups, percentages, "
                                    "ranges, years, dates, numbers in words) with found true/false and the page and "
                                    "label that show it, read from the source. Exit 0: all found; 1: some not found; "
-                                   "2: bad input.")
+                                   "2: bad input (no such file, a page outside it, a malformed range).")
     p.add_argument("claim", help="the sentence whose numbers to check")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--pages", required=True, help="cited physical pages (1-based), e.g. 12-14 or 12,14")

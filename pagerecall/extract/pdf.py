@@ -40,7 +40,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from pagerecall.errors import Cancelled, ExtractionError, SourceNotFoundError
+from pagerecall.errors import Cancelled, ExtractionError, SourceArgumentError, SourceNotFoundError
 from pagerecall.extract.opening import (  # noqa: F401 - the OCR names are re-exported
     DEFAULT_OCR_LANGUAGES,
     OCR_DPI,
@@ -207,7 +207,7 @@ def read_pdf_page(
     A page that needs OCR is OCR'd in a child interpreter (:func:`pagerecall.extract.ocr.ocr_page_cancellable`:
     the same text as in process, without holding the GIL, so a server answers its other clients meanwhile).
 
-    Raises :class:`~pagerecall.errors.SourceNotFoundError` when ``page`` is out of range,
+    Raises :class:`~pagerecall.errors.SourceArgumentError` when ``page`` is out of range,
     :class:`~pagerecall.errors.ExtractionError` when the file or that page cannot be read
     (reasons as in :func:`read_pdf`; ``page_tree_error`` for a page that does not load),
     :class:`~pagerecall.errors.Cancelled` when the request's client went away during OCR.
@@ -219,7 +219,7 @@ def read_pdf_page(
         try:
             n = page_total(doc, rel)
             if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= n:
-                raise SourceNotFoundError(
+                raise SourceArgumentError(
                     f"{rel}: page {page} is out of range (the PDF has pages 1-{n}). Next: ask for a page in 1-{n}"
                 )
             ocr_later: list[int] = []

@@ -68,11 +68,11 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
     """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
 
     A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); a text layer is read
-    whole and the page picked. Raises :class:`~pagerecall.errors.SourceNotFoundError` when
+    whole and the page picked. Raises :class:`~pagerecall.errors.SourceArgumentError` when
     ``page`` is out of range and :class:`~pagerecall.errors.ExtractionError` when the file
     cannot be read.
     """
-    from pagerecall.errors import SourceNotFoundError
+    from pagerecall.errors import SourceArgumentError
 
     rel = rel or str(path)
     suffix = Path(path).suffix.lower()
@@ -83,7 +83,7 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
     doc = read_document(Path(path), rel, ocr=ocr)
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(doc.pages):
         n = len(doc.pages)
-        raise SourceNotFoundError(
+        raise SourceArgumentError(
             f"{rel}: page {page!r} is out of range (pages 1-{n}, physical). Next: ask for a page in 1-{n}"
         )
     return doc.pages[page - 1]

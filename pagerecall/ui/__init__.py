@@ -58,10 +58,10 @@ def create_app(searcher: Any) -> Any:
         def endpoint(request: Request) -> Response:
             try:
                 return JSONResponse(fn(request.query_params))
+            except SourceNotFoundError as exc:  # before UsageError: a missing file or page is a 404
+                return JSONResponse({"error": str(exc)}, status_code=404)
             except (PathOutsideCorpusError, UsageError) as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
-            except SourceNotFoundError as exc:
-                return JSONResponse({"error": str(exc)}, status_code=404)
             except IndexNotFoundError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=503)
             except PagerecallError as exc:

@@ -41,7 +41,7 @@ from typing import Any, Sequence
 
 from pagerecall.extract import reading_order as pdf_layout
 from pagerecall.extract import page_text as pdf_text
-from pagerecall.errors import SourceNotFoundError, UsageError
+from pagerecall.errors import SourceArgumentError, UsageError
 from pagerecall.geometry import Box, Geometry, PageBoxes
 from pagerecall.verify.normalise import Normalised, normalise
 
@@ -192,7 +192,7 @@ def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int,
 
 def _page_data(path: Path, rel: str, number: int, password: str | None) -> _PageData:
     """:class:`_PageData` of physical page ``number`` (1-based), from a 16-page LRU keyed on the
-    file's (path, mtime, size). Raises ``SourceNotFoundError`` (page out of range) and
+    file's (path, mtime, size). Raises ``SourceArgumentError`` (page out of range) and
     ``ExtractionError`` (file unreadable)."""
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size, number)
@@ -238,7 +238,7 @@ class _open_page:
 
 def _check_page(number: Any, count: int, rel: str) -> None:
     if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= count:
-        raise SourceNotFoundError(
+        raise SourceArgumentError(
             f"Page {number!r} is out of range for {rel!r}: valid pages are 1-{count} (physical, 1-based; "
             f"not the printed label). Next: pass a page in 1-{count}."
         )
@@ -348,7 +348,7 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
         boxes and a note.
 
     Raises:
-        SourceNotFoundError: a page out of range. ExtractionError: the PDF cannot be read.
+        SourceArgumentError: a page out of range. ExtractionError: the PDF cannot be read.
     """
     out = Geometry()
     total = located = 0

@@ -119,7 +119,7 @@ def verify_quote(
         quote: the text to find (outer whitespace ignored); must not be empty.
         file: path relative to ``root`` (see :func:`pagerecall.paths.resolve_in_corpus`).
         page: the physical, 1-based page the caller cites, or ``None`` to scan the document.
-            A page outside ``1..pages`` is refused (``SourceNotFoundError``, as ``read_page``).
+            A page outside ``1..pages`` is refused (``SourceArgumentError``, as ``read_page``).
         context_chars: characters of source text kept on each side of the match.
         ocr: ``auto``/``on``/``off``, passed to the reader when the whole document is read.
         fuzzy_threshold: minimum similarity for ``fuzzy`` (default ``FUZZY_THRESHOLD``).
@@ -136,8 +136,8 @@ def verify_quote(
 
     Raises:
         QueryError: empty quote.
-        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`; a cited
-            page outside the document.
+        PathOutsideCorpusError, SourceNotFoundError: see :func:`resolve_in_corpus`.
+        SourceArgumentError (a ``UsageError``): no such file, or a cited page outside the document.
         ExtractionError: the file cannot be read.
     """
     if not isinstance(quote, str) or not quote.strip():

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pagerecall.errors import ExtractionError, QueryError, SourceNotFoundError, UsageError
+from pagerecall.errors import ExtractionError, QueryError, SourceArgumentError, UsageError
 from pagerecall.geometry import Box, Geometry
 
 from pagerecall.verify.boxes import _open_page, _page_data, page_size, passage_geometry
@@ -78,7 +78,7 @@ def render_page(path: Path, rel: str, page: int, *, dpi: float = DEFAULT_DPI, bo
     """Render physical page ``page`` (1-based) of a PDF to PNG at ``dpi``, ``boxes`` (displayed
     PDF points) tinted yellow by a multiply blend. Returns ``(png, width_px, height_px)``.
 
-    Raises ``UsageError`` for a dpi outside ``MIN_DPI..MAX_DPI``, ``SourceNotFoundError`` for a
+    Raises ``UsageError`` for a dpi outside ``MIN_DPI..MAX_DPI``, ``SourceArgumentError`` for a
     page out of range, ``ExtractionError`` when the PDF cannot be read or rendered.
     """
     from pagerecall.extract import pdf
@@ -184,8 +184,8 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
     Raises:
         UsageError: a text-layer file (nothing to render), both ``highlight`` and ``hit``, a bad dpi,
             an empty quote (``QueryError``).
-        PathOutsideCorpusError, SourceNotFoundError: the file is outside the corpus or missing,
-            or ``page`` is out of range.
+        PathOutsideCorpusError: the file is outside the corpus. SourceArgumentError: the file is
+            missing or ``page`` is out of range. SourceNotFoundError: the corpus root is gone.
         ExtractionError: the PDF cannot be read.
     """
     from pagerecall.paths import resolve_in_corpus
@@ -278,7 +278,7 @@ def view_with_searcher(searcher: Any, file: str, page: int, *, highlight: str | 
     """:func:`view_page` over ``searcher``'s corpus (its settings: OCR mode,
     passwords file), a ``hit`` given by chunk_id looked up in the live index. ``fit_edge``: when
     no ``dpi`` is given, the dpi that makes the long edge that many pixels (at most the default
-    dpi). Raises ``SourceNotFoundError`` for an unknown chunk_id, else as ``view_page``."""
+    dpi). Raises ``SourceArgumentError`` for an unknown chunk_id, else as ``view_page``."""
     snap = searcher.snapshot()
     root = searcher.corpus_root(snap)
     if hasattr(searcher, "source_file"):
@@ -287,7 +287,7 @@ def view_with_searcher(searcher: Any, file: str, page: int, *, highlight: str | 
     if hit is not None:
         rows = snap.get_chunks([hit])
         if not rows:
-            raise SourceNotFoundError(f"No passage with chunk_id {hit!r} in the live index (generation {snap.name}). "
+            raise SourceArgumentError(f"No passage with chunk_id {hit!r} in the live index (generation {snap.name}). "
                                       "Next: search again and pass a chunk_id from its hits")
         row = dict(rows[0])
     if dpi is None:

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from pagerecall.errors import ExtractionError, SourceNotFoundError
+from pagerecall.errors import ExtractionError, SourceArgumentError, SourceNotFoundError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import Document, Page
 
@@ -166,11 +166,11 @@ class _Source:
 
 def _check_page_number(page: int, count: int, rel: str) -> None:
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= count:
-        raise SourceNotFoundError(
+        if not count:  # no page could be right: the file's problem, not the caller's
+            raise SourceNotFoundError(f"{rel!r} has no pages.")
+        raise SourceArgumentError(
             f"Page {page!r} is out of range for {rel!r}: valid pages are 1-{count} (physical, "
             f"1-based; not the printed label). Next: pass a page in 1-{count}."
-            if count
-            else f"{rel!r} has no pages."
         )
 
 
@@ -214,7 +214,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
 
     Raises:
         PathOutsideCorpusError: ``file`` leaves the corpus root.
-        SourceNotFoundError: no such file, or ``page`` outside ``1..pages`` (the message gives
+        SourceArgumentError: no such file, or ``page`` outside ``1..pages`` (the message gives
             the valid range).
         ExtractionError: the file cannot be read (encrypted, broken).
     """

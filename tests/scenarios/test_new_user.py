@@ -125,9 +125,9 @@ def test_2_a_file_name_too_long_is_not_found(built, capsys):
     corpus, index = built
     long = "A" * 300 + ".txt"
     code, _, err = run(capsys, "page", long, "1", "--index", str(index))
-    assert code == 1 and "No file" in err and "Traceback" not in err
+    assert code == 2 and "No file" in err and "Traceback" not in err  # a usage mistake: no such file
     code, _, err = run(capsys, "verify", "lamp", "--file", long, "--index", str(index))
-    assert code == 1 and "No file" in err
+    assert code == 2 and "No file" in err
     from tests.mcp.test_mcp_tools import call
 
     from pagerecall.mcp.server import create_server

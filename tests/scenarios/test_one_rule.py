@@ -45,14 +45,14 @@ def test_a_bare_file_name_works_for_page_and_verify(index, capsys):
     code, out, err = run(capsys, "verify", QUOTE, "--file", "sample-sigconf.pdf", "--page", "2", "--json", *ix)
     assert code == 0 and json.loads(out)["match"] in ("exact", "normalised"), err
     code, _, err = run(capsys, "page", "no-such-file.pdf", "1", *ix)
-    assert code == 1 and "Next:" in err
+    assert code == 2 and "Next:" in err  # a usage mistake, as for every command (tests/cli/test_file_page_exit_codes.py)
 
 
 @pytest.mark.parametrize("page", ["0", "1000000000"])
 def test_verify_refuses_a_page_outside_the_file(index, capsys, page):
     code, out, err = run(capsys, "verify", QUOTE, "--file", "papers/sample-sigconf.pdf", "--page", page,
                          "--index", str(index.index_dir), "--in-process")
-    assert code == 1 and "out of range" in err and "valid pages are 1-6" in err and "Next:" in err, (out, err)
+    assert code == 2 and "out of range" in err and "valid pages are 1-6" in err and "Next:" in err, (out, err)
 
 
 CALLS = [

@@ -231,7 +231,7 @@ def test_cli_page_png(indexed, capsys, tmp_path):
     assert "--png" in capsys.readouterr().err
     assert main(["page", "de/moewenhaken-dienstanweisung.txt", "1", "--png", str(out)] + common) == 2
     assert "text layer" in capsys.readouterr().err
-    assert main(["page", MANUAL, "3", "--png", str(out), "--hit", "no-such-chunk"] + common) == 1
+    assert main(["page", MANUAL, "3", "--png", str(out), "--hit", "no-such-chunk"] + common) == 2  # names nothing
     assert "chunk_id" in capsys.readouterr().err
 
 

@@ -1,0 +1,106 @@
+"""One exit code for a file or page that does not exist: 2, a usage mistake, for every command that
+takes one, in process and through the resident server alike, with one line on stderr that says what
+was wrong and what to pass, and nothing on stdout (also with ``--json``).
+
+Before: ``page``, ``page --png``, ``verify`` and ``ledger add`` exited 1 for a file name that is not in
+the corpus or a page outside the file, while ``search --file``, ``evidence``, ``outline`` and ``check``
+exited 2; for ``verify`` 1 also means "quote not found", so an agent citing a misspelled file name
+was told the quote is not in the source.
+
+Real index of the example corpus (the resident server tests' fixture), real model; the resident
+server runs in a thread of this process.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.resident.test_resident_server import forwarded, index, run_cli, server  # noqa: F401 - fixtures
+
+PDF = "en/harrow-point-manual.pdf"  # 10 physical pages
+TXT = "fr/carnet-du-gardien.txt"  # 5 pages
+TYPO = "harrow-pont-manual.pdf"  # a misspelled file name
+
+REFUSED = [
+    (["search", "fog signal", "--file", TYPO], "pagerecall files"),
+    (["evidence", "fog signal", "--max-tokens", "200", "--file", TYPO], "pagerecall files"),
+    (["outline", TYPO], "pagerecall files"),
+    (["page", TYPO, "1"], "pagerecall files"),
+    (["page", f"en/{TYPO}", "1"], "pagerecall files"),
+    (["page", "en", "1"], "pagerecall files"),  # a folder, not a file
+    (["page", PDF, "11"], "valid pages are 1-10"),
+    (["page", TXT, "0"], "valid pages are 1-5"),
+    (["verify", "fog signal", "--file", TYPO], "pagerecall files"),
+    (["verify", "fog signal", "--file", PDF, "--page", "11"], "valid pages are 1-10"),
+    (["check", "three sounds every 60 seconds", "--file", TYPO, "--pages", "1"], "pagerecall files"),
+    (["check", "three sounds every 60 seconds", "--file", PDF, "--pages", "9-11"], "valid pages are 1-10"),
+    (["check", "three sounds every 60 seconds", "--file", PDF, "--pages", "x-y"], "'12-14'"),
+]
+
+
+def _refused(got: tuple[int, str, str], says: str) -> None:
+    code, out, err = got
+    assert code == 2, (code, err)
+    assert out == "", out  # nothing on stdout, --json or not
+    assert err.startswith("pagerecall: ") and err.count("\n") == 1 and err.endswith("\n"), err
+    assert "Next:" in err and says in err, err
+
+
+@pytest.mark.parametrize("argv,says", REFUSED, ids=[" ".join(a[:1] + a[-2:]) for a, _ in REFUSED])
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
+def test_a_file_or_page_that_does_not_exist_is_exit_2_in_process_and_warm(index, server, capsys, argv, says,
+                                                                         as_json):
+    settings, _ = index
+    common = ["--index", str(settings.index_dir)] + (["--json"] if as_json else [])
+    local = run_cli(capsys, *argv, *common, "--in-process")
+    _refused(local, says)
+    # the console script's path (the raw command line forwarded) and the CLI's request to the server
+    assert forwarded(capsys, *argv, *common) == local
+    assert run_cli(capsys, *argv, *common) == local
+
+
+@pytest.mark.parametrize("extra,says", [([TYPO, "1"], "pagerecall files"), ([PDF, "11"], "valid pages are 1-10"),
+                                        ([PDF, "1", "--hit", "no-such-chunk"], "chunk_id")],
+                         ids=["file", "page", "hit"])
+def test_page_png_refuses_the_same_way(index, server, capsys, tmp_path, extra, says):
+    settings, _ = index
+    png = tmp_path / "page.png"
+    argv = ["page", *extra, "--png", str(png), "--index", str(settings.index_dir)]
+    local = run_cli(capsys, *argv, "--in-process")
+    _refused(local, says)
+    assert run_cli(capsys, *argv) == local  # through the server (its "view" request)
+    assert not png.exists()
+
+
+def test_ledger_add_refuses_a_file_that_does_not_exist_with_2(index, capsys):
+    settings, _ = index
+    got = run_cli(capsys, "ledger", "add", "--claim", "The fog signal sounds three times a minute.", "--file", TYPO,
+                  "--pages", "1", "--verdict", "supported", "--agent", "tester", "--index", str(settings.index_dir))
+    _refused(got, "pagerecall files")
+
+
+def test_verify_exit_1_now_means_only_that_the_quote_is_not_there(index, server, capsys):
+    """The counterpart: an existing file whose text lacks the quote is still 1, warm and cold."""
+    settings, _ = index
+    argv = ["verify", "the keeper painted the lantern purple", "--file", PDF, "--index", str(settings.index_dir)]
+    local = run_cli(capsys, *argv, "--in-process")
+    assert local[0] == 1 and local[1].startswith("not_found: ") and local[2] == ""
+    assert forwarded(capsys, *argv) == local
+
+
+def test_readme_and_docs_cli_state_the_same_exit_codes():
+    """docs/cli.md's exit codes lacked 5 (``verify`` found the quote only in hidden text), which
+    README has; both now carry one paragraph, the rule for files and pages included."""
+    from tests.conftest import ROOT
+
+    def codes(name: str) -> str:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        start = text.index("Exit codes: 0 success")
+        end = text.index("never means a misspelled file name or page.", start)
+        return " ".join(text[start:end].split())
+
+    readme, cli = codes("README.md"), codes("docs/cli.md")
+    assert readme == cli
+    for said in ("1 an error pagerecall can name", "2 a usage mistake", "3 `verify`", "4 `verify`", "5 `verify`",
+                 "141 the reader", "exit 2"):
+        assert said in cli, said
