@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pagerecall.text import instructions
 from pagerecall.text.instructions import instruction_like, is_instruction_like
