@@ -4,7 +4,7 @@ Written by every build / update / rebuild into the generation's folder as ``bibl
 (:data:`CATALOG_FILE`), beside ``meta.json``; generations never change after the swap, so a
 reader caches it by folder. A generation without the file (built before bibliographic metadata existed) has no
 metadata: every query then works by file name alone, as before. The read path imports only
-``json`` and :mod:`pagerecall.biblio.record`; the parsers (``bibtexparser``, ``sqlite3``,
+``json``, and :mod:`pagerecall.biblio.record` when a hit's file has metadata; the parsers (``bibtexparser``, ``sqlite3``,
 ``pymupdf``) are imported by :func:`build_catalog` only.
 
 Layout (version :data:`CATALOG_VERSION`)::
@@ -29,8 +29,6 @@ import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
-
-from pagerecall.biblio.record import FIELDS, fold, merge, title_terms
 
 log = logging.getLogger(__name__)
 
@@ -78,10 +76,13 @@ def sources_read(catalog: dict) -> list[str]:
 def references_of(gen_dir: Path | str, paths: Iterable[str]) -> dict[str, dict]:
     """``{path: reference}`` (:func:`pagerecall.biblio.record.reference_of`) for those of ``paths``
     that have metadata in the generation's catalog."""
+    files = read_catalog(gen_dir).get("files") or {}
+    found = [p for p in paths if p in files]
+    if not found:  # no catalog, or none of these files in it: a search imports nothing more
+        return {}
     from pagerecall.biblio.record import reference_of
 
-    files = read_catalog(gen_dir).get("files") or {}
-    return {p: reference_of(files[p]) for p in paths if p in files}
+    return {p: reference_of(files[p]) for p in found}
 
 
 def add_references(gen_dir: Path | str, hits: Sequence) -> None:
@@ -171,6 +172,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
     (:func:`pagerecall.biblio.zotero.read_zotero`) and every PDF's own metadata (re-used from
     ``previous`` for an unchanged sha256). Never raises for bad input: problems are listed in
     the sources."""
+    from pagerecall.biblio.record import merge
     from pagerecall.biblio.sources import read_bibliography
     from pagerecall.biblio.zotero import database_path, read_zotero
 
@@ -271,6 +273,8 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
 def match_terms(rec: dict) -> dict:
     """What matching needs of a record, folded once at write time: ``key`` (folded), ``title``
     (:func:`~pagerecall.biblio.record.title_terms`), ``families`` (folded family names)."""
+    from pagerecall.biblio.record import fold, title_terms
+
     fams = [fold(a.get("family")) for a in rec.get("authors") or [] if a.get("family")]
     return {"key": fold(rec.get("key")) or None, "title": title_terms(rec.get("title")), "families": fams}
 
@@ -292,6 +296,8 @@ def summary(catalog: dict) -> dict:
     ``zotero``, ``pdf_info``, ``pdf_xmp``, ``pdf_text``), fields in :data:`FIELDS` order: the
     merge takes each field from the most trusted source that has it, so a PDF's own DOI counts
     under ``pdf_text`` only for files whose bibliography entry has none."""
+    from pagerecall.biblio.record import FIELDS
+
     per: dict[str, int] = {}
     fields: dict[str, dict[str, int]] = {}
     for rec in (catalog.get("files") or {}).values():

@@ -130,6 +130,7 @@ class Snapshot:
         self._files_cache: list[dict] | None = None
         self._outlines: dict[str, Any] = {}
         self._flags: dict[str, dict | None] | None = None
+        self._flags_stored: dict[str, str | None] = {}
         self._titles: dict[str, list[tuple[str, int]]] | None = None
         self._lock = threading.Lock()
 
@@ -221,14 +222,21 @@ class Snapshot:
         return sorted(tbl.to_pylist(), key=lambda r: r["seq"])
 
     def files_table(self) -> list[dict]:
-        """Every ``files`` row (:data:`pagerecall.index.schema.FILES_SCHEMA` but the outline), sorted
-        by path; read once per snapshot."""
+        """Every ``files`` row (:data:`pagerecall.index.schema.FILES_SCHEMA` but the outline and the
+        page flags), sorted by path; read once per snapshot, with the page flags
+        (:meth:`page_flags`) in the same scan: a search that has hits needs both."""
         with self._lock:
-            if self._files_cache is None:
-                cols = [c for c in FILE_RECORD_COLUMNS if c in self.files.schema.names]
-                rows = self._read(self.files, columns=cols).to_pylist()
-                self._files_cache = sorted(rows, key=lambda r: r["path"])
-            return self._files_cache
+            return self._files_locked()
+
+    def _files_locked(self) -> list[dict]:
+        if self._files_cache is None:
+            names = self.files.schema.names
+            cols = [c for c in FILE_RECORD_COLUMNS if c in names]
+            flags = "page_flags" in names
+            rows = self._read(self.files, columns=[*cols, "page_flags"] if flags else cols).to_pylist()
+            self._flags_stored = {r["path"]: r.pop("page_flags") if flags else None for r in rows}
+            self._files_cache = sorted(rows, key=lambda r: r["path"])
+        return self._files_cache
 
     def title_index(self) -> dict[str, list[tuple[str, int]]]:
         """``{heading key of an outline title: [(file, physical page), ...]}`` over every file's
@@ -265,11 +273,8 @@ class Snapshot:
 
         with self._lock:
             if self._flags is None:
-                if "page_flags" in self.files.schema.names:
-                    rows = self._read(self.files, columns=["path", "page_flags"]).to_pylist()
-                    self._flags = {r["path"]: parse_page_flags(r["page_flags"]) for r in rows}
-                else:
-                    self._flags = {r["path"]: None for r in self._read(self.files, columns=["path"]).to_pylist()}
+                self._files_locked()  # read with the file records
+                self._flags = {path: parse_page_flags(v) for path, v in self._flags_stored.items()}
             return self._flags
 
     def outlines(self, paths: Sequence[str]) -> dict[str, Any]:

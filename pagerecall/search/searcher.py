@@ -181,12 +181,12 @@ class Searcher:
         return load_reranker(self.settings, dict(snapshot.meta.get("fingerprint", {})) or None)
 
     def resolve_scope(self, files: Sequence[str] | None, snapshot=None) -> list[str] | None:
-        """Indexed file paths matching ``files`` (:func:`pagerecall.search.inventory.resolve_scope`)."""
-        from pagerecall.search.inventory import resolve_scope
-
+        """Indexed file paths matching ``files`` (:func:`pagerecall.search.inventory.resolve_scope`);
+        None without ``files`` (a search of the whole index imports neither module)."""
         if not files:
             return None
         from pagerecall.biblio.catalog import read_catalog
+        from pagerecall.search.inventory import resolve_scope
 
         snapshot = snapshot or self.snapshot()
         return resolve_scope(files, [r["path"] for r in snapshot.files_table()], self.corpus_root(snapshot),

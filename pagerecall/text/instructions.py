@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 __all__ = ["InstructionSentence", "instruction_like", "is_instruction_like"]
 
 _I = re.IGNORECASE | re.UNICODE
 
-_OVERRIDE = re.compile(
+_OVERRIDE_SOURCE = (
     r"(?:\b(?:ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}?"
     r"\b(?:previous|prior|above|earlier|all|any|your|system|original)\b[^.!?\n]{0,25}?"
     r"\b(?:instructions?|prompts?|rules|guidelines|directives)\b"
@@ -43,11 +44,11 @@ _OVERRIDE = re.compile(
     r"|\b(?:игнорируй|игнорируйте|забудь|забудьте)\b[^.!?\n]{0,40}\b(?:инструкции|указания)"
     r"|(?:以前|前|上記|これまで)の(?:指示|命令|プロンプト)を(?:すべて)?無視"
     r"|(?:忽略|无视|忽視|無視)(?:之前|以上|先前|所有|上述)[^。！？\n]{0,10}(?:指令|指示|提示)"
-    r")",
-    _I,
+    r")"
 )
+"""A sentence that tries to override an agent's instructions (``_I``)."""
 
-_ADDRESSEE = re.compile(
+_ADDRESSEE_SOURCE = (
     r"(?:\b(?:AI|A\.I\.)[\s-]*(?:assistants?|agents?|models?|systems?|tools?|reviewers?|readers?|bots?)\b"
     r"|\b(?:large\s+)?language\s+models?\b|\bLLMs?\b|\bchat\s?bots?\b|\bChatGPT\b|\bGPT-?\d\w*\b|\bClaude\b"
     r"|\bGemini\b|\bCopilot\b|\bas\s+an?\s+AI\b|\bdear\s+AI\b|\bautomated\s+(?:reviewers?|agents?|systems?)\b"
@@ -56,11 +57,11 @@ _ADDRESSEE = re.compile(
     r"|\b(?:asistentes?|agentes?|modelos?)\s+de\s+(?:IA|lenguaje)\b|\b(?:assistente|modello)\s+(?:di\s+)?(?:IA|linguaggio)\b"
     r"|\bИИ[\s-]*(?:ассистент\w*|агент\w*)|\bязыков\w+\s+модел\w*|\bнейросет\w*"
     r"|AI\s?(?:アシスタント|エージェント)|言語モデル|人工知能|人工智能|AI\s?助手|语言模型|大模型"
-    r")",
-    _I,
+    r")"
 )
+"""A sentence that names an AI addressee (``_I``)."""
 
-_DIRECTIVE = re.compile(
+_DIRECTIVE_SOURCE = (
     r"(?:\b(?:must|should|shall|have\s+to|need\s+to|do\s+not|don['’]t|never|always|please|instead)\b"
     r"|\b(?:report|say|state|respond|reply|answer|output|print|write|rate|score|recommend|approve|accept|"
     r"mark|treat|consider|classify|summari[sz]e|include|omit|tell|confirm|claim|praise)\b"
@@ -69,11 +70,82 @@ _DIRECTIVE = re.compile(
     r"|\b(?:debes|debe|responde\w*|indica|evalúa|por\s+favor|deve|devi|rispondi|per\s+favore)\b"
     r"|\b(?:должен|должна|должны|ответь\w*|сообщи\w*|пожалуйста|оцени\w*)"
     r"|してください|しなさい|すること|答えて|報告して|请|必须|应该|務必|务必|回答"
-    r")",
-    _I,
+    r")"
 )
+"""A sentence that tells its reader what to do (``_I``)."""
 
-_SENTENCE = re.compile(r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)")
+
+_SENTENCE_SOURCE = r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)"
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """``(override, addressee, directive, sentence)``, compiled on first use: compiling them costs
+    ~6 ms, which a process pays only when a text passes :func:`_may_trigger`."""
+    return (re.compile(_OVERRIDE_SOURCE, _I), re.compile(_ADDRESSEE_SOURCE, _I), re.compile(_DIRECTIVE_SOURCE, _I),
+            re.compile(_SENTENCE_SOURCE))
+
+
+# ---------------------------------------------------------------------------------- the trigger gate
+# Every match of the override or the addressee pattern holds one of _TRIGGER_WORDS or a match of
+# one of _TRIGGER_PHRASES in the text as _trigger_fold folds it: each word or phrase is one branch
+# of those patterns without its \b and its optional endings. A branch added to them needs its word
+# here too (tests/text/test_instruction_like.py checks the labelled set and the folding).
+_TRIGGER_WORDS = (
+    # override
+    "ignor", "disregard", "forget", "override", "bypass", "prompt", "instructions", "oublie", "olvida",
+    "negeer", "игнорируй", "забудь", "無視", "忽略", "无视", "忽視",
+    # addressee
+    "language", "llm", "chat", "gpt", "claude", "gemini", "copilot", "automated", "sprachmodell", "langage",
+    "модел", "нейросет", "アシスタント", "エージェント", "言語モデル", "人工知能", "人工智能", "助手", "语言模型",
+    "大模型",
+)
+_TRIGGER_PHRASES = (  # the addressee branches whose only fixed word is short (AI, KI, ИИ, IA)
+    (None, r"a(?:i|\.i\.)[\s-]*(?:assistant|agent|model|system|tool|reviewer|reader|bot)"),
+    (None, r"as\s+an?\s+ai"),
+    (None, r"dear\s+ai"),
+    (None, r"ki[\s-]*(?:assistent|agent|modell|system)"),
+    (None, r"ии[\s-]*(?:ассистент|агент)"),
+    (("assist", "agent", "modèle"), r"(?:assistant|agent|modèle)s?\s+(?:d['’]\s?)?ia"),
+    (("asist", "agent", "model"), r"(?:asistente|agente|modelo)s?\s+de\s+(?:ia|lenguaje)"),
+    (("assist", "model"), r"(?:assistente|modello)\s+(?:di\s+)?(?:ia|linguaggio)"),
+)
+"""``(words, pattern)``: ``pattern`` (plain, on the folded text) is tried only when the text holds
+one of ``words`` (None: always). Each pattern begins with a fixed letter, which ``re`` finds fast;
+a pattern beginning with an alternative of words is tried at every position (~5 µs per passage)."""
+
+_CASE_EXTRAS = str.maketrans({
+    "İ": "i",  # its simple lower case (what re.IGNORECASE compares) is "i"; str.lower() gives "i̇"
+    "ı": "i", "ſ": "s",  # re.IGNORECASE also matches these to i and s
+    "ᲀ": "в", "ᲁ": "д", "ᲂ": "о", "ᲃ": "с", "ᲄ": "т", "ᲅ": "т", "ᲆ": "ъ", "ᲇ": "ѣ", "ᲈ": "ꙋ",  # and these
+})
+_CASE_EXTRA_CHARS = "".join(map(chr, _CASE_EXTRAS))
+
+
+def _trigger_fold(text: str) -> str:
+    """``text`` lower-cased as ``re.IGNORECASE`` compares it: one character for one, and every
+    character that the patterns' letters match becomes that letter."""
+    if not text.isascii() and any(c in text for c in _CASE_EXTRA_CHARS):  # rare: str.translate is slow
+        text = text.translate(_CASE_EXTRAS)
+    return text.lower()
+
+
+@lru_cache(maxsize=1)
+def _trigger_phrases() -> tuple[tuple[tuple[str, ...] | None, re.Pattern[str]], ...]:
+    """:data:`_TRIGGER_PHRASES` compiled on first use."""
+    return tuple((words, re.compile(p)) for words, p in _TRIGGER_PHRASES)
+
+
+def _may_trigger(text: str) -> bool:
+    """False when neither the override nor the addressee pattern can match ``text`` (no trigger
+    word or phrase in it). Why: ``is_instruction_like`` runs on every hit of every answer, and the
+    two patterns, tried at every position, cost ~300 µs for a passage of 550 characters (3-6 ms
+    per query); this costs ~15 µs."""
+    folded = _trigger_fold(text)
+    if any(w in folded for w in _TRIGGER_WORDS):
+        return True
+    return any(pattern.search(folded) for words, pattern in _trigger_phrases()
+               if words is None or any(w in folded for w in words))
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,17 +166,21 @@ def instruction_like(text: str) -> list[InstructionSentence]:
     """The sentences of ``text`` that look addressed to an AI agent (module docstring), in order.
 
     Sentences end at ``. ! ?`` (and their CJK forms) or a line break; a sentence longer than 1,000
-    characters is looked at in its first 1,000. Pure and cheap: three regular expressions, tried
-    only on sentences of texts that contain a trigger at all (~1 µs per clean sentence)."""
-    if not text or not (_OVERRIDE.search(text) or _ADDRESSEE.search(text)):
+    characters is looked at in its first 1,000. Pure and cheap: a text without a trigger word
+    (:func:`_may_trigger`, ~15 µs for 550 characters) is not looked at further; the three
+    regular expressions run only on the sentences of texts that contain a trigger."""
+    if not text or not _may_trigger(text):
+        return []
+    override, addressee, directive, sentence = _patterns()
+    if not (override.search(text) or addressee.search(text)):
         return []
     found: list[InstructionSentence] = []
-    for m in _SENTENCE.finditer(text):
+    for m in sentence.finditer(text):
         s = m.group(0)
         body = s[:1000]
-        if _OVERRIDE.search(body):
+        if override.search(body):
             why = "override"
-        elif _ADDRESSEE.search(body) and _DIRECTIVE.search(body):
+        elif addressee.search(body) and directive.search(body):
             why = "addressed_to_ai"
         else:
             continue
