@@ -466,28 +466,42 @@ class Searcher:
         """``file`` as a path relative to the corpus root, for the commands that read the source
         (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
         one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
-        accepts). Only a name missing on disk opens the index. Raises what
-        :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no indexed file, and
-        ``UsageError`` when it names several (listed, with the next step)."""
+        accepts). Only a name missing on disk opens the index.
+
+        Raises what :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no
+        indexed file (``SourceArgumentError``: a usage mistake, exit 2), ``UsageError`` when it
+        names several (listed, with the next step), and ``SourceNotFoundError`` (exit 1: the index
+        is stale, not the argument) when it names an indexed file that is gone from disk."""
         from pagerecall.errors import SourceNotFoundError, UsageError
         from pagerecall.paths import resolve_in_corpus
 
+        root = root or self.source_root()
         try:
-            resolve_in_corpus(root or self.source_root(), file)
+            resolve_in_corpus(root, file)
             return file
         except SourceNotFoundError as missing:
-            if not isinstance(file, str) or "/" in file.strip("/") or any(c in file for c in "*?["):
+            if not isinstance(file, str) or any(c in file for c in "*?["):
                 raise
             try:
-                chosen = [p for p in self.resolve_scope([file]) if p.rsplit("/", 1)[-1] == file.strip("/")]
+                indexed = [r["path"] for r in self.snapshot().files_table()]
             except Exception:  # no index to ask: the source's answer stands
                 raise missing from None
-            if len(chosen) == 1:
-                return chosen[0]
+            want = file.strip("/")
+            chosen = [want] if want in indexed else (
+                [] if "/" in want else [p for p in indexed if p.rsplit("/", 1)[-1] == want])
             if len(chosen) > 1:
                 raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
                                  f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None
-            raise
+            if not chosen:
+                raise
+            try:
+                resolve_in_corpus(root, chosen[0])
+            except SourceNotFoundError:
+                raise SourceNotFoundError(
+                    f"{chosen[0]!r} is in the index but no longer under the corpus root {str(root)!r} "
+                    "(deleted or moved since the index was built). Next: restore it, or run "
+                    "`pagerecall update` so the index drops it") from None
+            return chosen[0]
 
     def read_page(self, file: str, page: int):
         """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;

@@ -104,3 +104,32 @@ def test_readme_and_docs_cli_state_the_same_exit_codes():
     for said in ("1 an error pagerecall can name", "2 a usage mistake", "3 `verify`", "4 `verify`", "5 `verify`",
                  "141 the reader", "exit 2"):
         assert said in cli, said
+
+
+def test_an_indexed_file_gone_from_disk_is_a_stale_index_not_a_usage_mistake(index, capsys, tmp_path):
+    """A file the index holds but the corpus no longer has: exit 1 (the index is stale), and the next
+    step is ``pagerecall update``, not ``pagerecall files`` (which still lists it). Before: exit 2
+    and "run `pagerecall files`", for the full path and for the bare name alike."""
+    import shutil
+
+    settings, _ = index
+    corpus = tmp_path / "corpus"
+    shutil.copytree(settings.corpus_root or _indexed_root(settings), corpus)
+    (corpus / TXT).unlink()
+    common = ["--index", str(settings.index_dir), "--corpus", str(corpus), "--in-process"]
+    for argv in (["page", TXT, "1"], ["page", TXT.rsplit("/", 1)[-1], "1"],
+                 ["verify", "le gardien", "--file", TXT, "--page", "1"]):
+        code, out, err = run_cli(capsys, *argv, *common)
+        assert code == 1, (argv, code, err)
+        assert out == "" and "pagerecall update" in err and "no longer under the corpus root" in err, err
+    # a file on disk still answers from the same copy
+    code, out, _ = run_cli(capsys, "page", PDF, "1", *common)
+    assert code == 0 and out.strip()
+
+
+def _indexed_root(settings):
+    import json
+    from pathlib import Path
+
+    name = (Path(settings.index_dir) / "CURRENT").read_text().strip()
+    return Path(json.loads((Path(settings.index_dir) / name / "meta.json").read_text())["corpus_root"])
