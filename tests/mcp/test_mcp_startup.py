@@ -220,3 +220,110 @@ def test_a_refusal_right_after_a_first_call_is_answered_while_the_sdk_loads(inde
         for refused in answers[2:]:
             assert refused["result"]["isError"] is True
             assert "Next:" in refused["result"]["content"][0]["text"]
+
+
+SERVE = """
+import json, sys
+from pagerecall.app import main
+code = main(["serve", "--no-resident"])
+sys.stderr.write(json.dumps({"code": code, "mcp": "mcp" in sys.modules,
+                             "mcp_server": "pagerecall.mcp.server" in sys.modules}) + "\\n")
+"""
+
+
+def _serve_session(index: Path, messages: list[dict]) -> tuple[dict[int, dict], dict]:
+    """``pagerecall serve`` (the console script's ``main``) in a fresh interpreter over pipes: every
+    message sent at once, stdin closed; returns (answers by id, the process's report on stderr)."""
+    proc = subprocess.run([sys.executable, "-c", SERVE], cwd=ROOT, env=_env(PAGERECALL_INDEX=str(index)),
+                          input=b"".join(json.dumps(m).encode() + b"\n" for m in messages), capture_output=True,
+                          timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines()) if "id" in m}
+    return answers, json.loads(proc.stderr.decode().strip().splitlines()[-1])
+
+
+def test_a_session_the_front_can_answer_never_loads_the_sdk(index, tmp_path):
+    """The front answers the handshake and the tools' successful calls for the whole session; the
+    SDK (0.5 s of CPU to import) is loaded only when a message needs it, here a refusal, which it
+    words as always."""
+    _session(index, tmp_path / "stderr-learn", [INIT, INITIALIZED, TOOLS_LIST])  # the handshake is remembered
+    calls = [{"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+              "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 2}}},
+             {"jsonrpc": "2.0", "id": 11, "method": "tools/call",
+              "params": {"name": "library_files", "arguments": {"pattern": "*"}}},
+             {"jsonrpc": "2.0", "id": 12, "method": "ping"}]
+    answers, report = _serve_session(index, [INIT, INITIALIZED, TOOLS_LIST, *calls])
+    assert report == {"code": 0, "mcp": False, "mcp_server": True}
+    assert answers[10]["result"]["isError"] is False and answers[10]["result"]["structuredContent"]["hits"]
+    assert answers[11]["result"]["structuredContent"]["total"] == 5
+    assert answers[12]["result"] == {}
+    refusal = {"jsonrpc": "2.0", "id": 13, "method": "tools/call",
+               "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 0}}}
+    answers, report = _serve_session(index, [INIT, INITIALIZED, TOOLS_LIST, calls[0], refusal])
+    assert report["mcp"] is True  # loaded for the refusal only
+    assert answers[10]["result"]["isError"] is False
+    assert answers[13]["result"]["isError"] is True and "Next:" in answers[13]["result"]["content"][0]["text"]
+
+
+def test_the_background_load_waits_while_a_call_needs_none_of_it(index):
+    """``StdioFront.hold``: while a tool call runs that needs neither the index nor the model
+    (``read_page``), their background load waits; a part the running call needs is never held
+    (``library_files`` needs the index). A real front over pipes, the real tools and index."""
+    import dataclasses
+    import threading
+    import time
+
+    from pagerecall.config import Settings
+    from pagerecall.mcp.front import TOOL_NEEDS, StdioFront
+    from pagerecall.mcp.server import create_server
+    from pagerecall.search.searcher import Searcher
+
+    settings = dataclasses.replace(Settings.from_env(_env()), index_dir=index)
+    table = create_server(settings, searcher=Searcher(settings), sdk=False)
+    assert set(table.tools) <= set(TOOL_NEEDS)  # every tool the front answers says what it needs
+
+    def start(call: dict):
+        r_in, w_in = os.pipe()
+        r_out, w_out = os.pipe()
+        front = StdioFront(r_in, w_out, None)
+        front._reader.start()
+        for msg in (INIT, call):
+            os.write(w_in, json.dumps(msg).encode() + b"\n")
+        deadline = time.monotonic() + 10
+        while not any(front._busy.values()) and time.monotonic() < deadline:
+            time.sleep(0.01)  # the reader has counted the call in
+        return front, w_in, r_out
+
+    def holding(front, part: str) -> threading.Thread:
+        t = threading.Thread(target=front.hold, args=(part,), daemon=True)
+        t.start()
+        t.join(0.3)
+        return t
+
+    page = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "read_page", "arguments": {"file": "en/harrow-point-manual.pdf", "page": 1}}}
+    front, w_in, r_out = start(page)
+    model, idx = holding(front, "model"), holding(front, "index")
+    assert model.is_alive() and idx.is_alive()  # the call is pending (no tools yet): both loads wait
+    front.set_tools(table)
+    with os.fdopen(r_out, "rb") as out:
+        answer = json.loads(out.readline())
+        model.join(30)
+        idx.join(30)
+        assert not model.is_alive() and not idx.is_alive()  # released once the call is done
+        assert answer["id"] == 2 and answer["result"]["isError"] is False
+        os.close(w_in)
+        front._reader.join(30)
+
+    files = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+             "params": {"name": "library_files", "arguments": {"pattern": "*"}}}
+    front, w_in, r_out = start(files)
+    idx, model = holding(front, "index"), holding(front, "model")
+    assert not idx.is_alive() and model.is_alive()  # the index is what this call needs: never held
+    front.set_tools(table)
+    with os.fdopen(r_out, "rb") as out:
+        assert json.loads(out.readline())["result"]["isError"] is False
+        model.join(30)
+        assert not model.is_alive()
+        os.close(w_in)
+        front._reader.join(30)
