@@ -20,6 +20,8 @@ of that page for ``verify_quote``) and lets the server remember its handshake
 Prints the CPU model, cores and load average before and after, every run, the medians, and the
 ratios to the cold CLI (target: initialize <= 0.5x, first tool answer <= 1.2x).
 Without ``--index`` it builds ``examples/corpus`` into ``bench/.cache/mcp-first-answer/index``.
+By default the package's bytecode is compiled first, as an installed package has it;
+``--no-bytecode`` removes it, so that every process compiles the sources it imports (:func:`bytecode`).
 No timing is asserted.
 """
 
@@ -205,6 +207,24 @@ def build_examples() -> Path:
     return index
 
 
+def bytecode(compiled: bool) -> str:
+    """Put the package's bytecode in the state a run measures: compiled (``__pycache__`` written with
+    ``compileall``, as a non-editable install has, or any install once its modules were imported
+    where ``PYTHONDONTWRITEBYTECODE`` is unset), or removed, so each process compiles the sources it
+    imports (a checkout run with ``PYTHONDONTWRITEBYTECODE=1``, as this machine's environment sets).
+    The MCP server imports more of the package than a CLI search, so the state moves the ratio."""
+    import compileall
+    import shutil
+
+    pkg = ROOT / "pagerecall"
+    if compiled:
+        compileall.compile_dir(str(pkg), quiet=1)
+        return "compiled (__pycache__ present)"
+    for cache in pkg.rglob("__pycache__"):
+        shutil.rmtree(cache, ignore_errors=True)
+    return "none (every process compiles the package's sources)"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, help="an existing index (default: examples/corpus, built once)")
@@ -212,10 +232,15 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-http", action="store_true", help="leave out serve --http")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON only")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="remove the package's __pycache__ first (each process compiles what it imports)")
     a = ap.parse_args()
     index = (a.index or build_examples()).resolve()
+    state = bytecode(not a.no_bytecode)
+    if a.no_bytecode:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # inherited by every process the bench starts
     head = {"cpu": cpu_model(), "cores": os.cpu_count(), "load_before": load(), "index": str(index),
-            "query": a.query, "runs": a.runs}
+            "query": a.query, "runs": a.runs, "bytecode": state}
     args = pick_arguments(index, a.query)
     rows: list[dict] = []
     for run in range(a.runs):
@@ -245,6 +270,7 @@ def main() -> int:
         return 0
     print(f"\nCPU {head['cpu']}, {head['cores']} cores; load {head['load_before']} -> {head['load_after']}")
     print(f"index {index}; query {a.query!r}; {a.runs} interleaved runs; medians, seconds from spawn")
+    print(f"pagerecall's bytecode: {head['bytecode']}")
     print(f"{'':28} {'initialize':>10} {'tools/list':>10} {'first':>8} {'init/cli':>8} {'first/cli':>9}")
     print(f"{'cold CLI search --in-process':28} {'':>10} {'':>10} {med['cli']:8.2f}")
     for key, d in med.items():

@@ -9,17 +9,20 @@ stdin and stdout from the first moment of ``serve``:
 * it answers ``initialize`` (per requested protocol version), a cursor-less ``tools/list`` and
   ``ping`` from the answers the SDK itself gave in an earlier run of the same code
   (:func:`hello_cache_file`), with nothing imported but the standard library;
-* it queues every other message, in order, for the SDK; when the SDK server is built
-  (:meth:`StdioFront.run`), the queue is fed to it, starting with the client's own ``initialize``
-  and ``notifications/initialized`` (replayed, the SDK's duplicate answer dropped), so the SDK's
-  session state is exactly what it would have been;
-* on a cache miss (first start after an install or a change of pagerecall, the SDK or pydantic)
-  the SDK answers the handshake itself and the front remembers its answers for the next start;
 * until the SDK is attached it answers ``tools/call`` of the tools in a
   :class:`~pagerecall.mcp.tooltable.ToolTable` (the same tool functions, built without the SDK)
-  when they succeed; anything else (a refusal, the ledger's tools, ``view_page``) waits for the
-  SDK. The server imports the SDK only once the index and the model are loaded
-  (``pagerecall.mcp.server.serve``), so an agent's first call competes with nothing.
+  when they succeed, and ``ping``;
+* it queues every other message, in order, for the SDK: a refusal, the ledger's tools,
+  ``view_page``, any other method. The SDK is imported only when such a message arrives
+  (:meth:`StdioFront.wait_until_sdk_needed`, ``pagerecall.mcp.server.serve``); a session whose
+  messages the front answers ends without importing it. When the SDK server is built
+  (:meth:`StdioFront.run`), the queue is fed to it, starting with the client's own
+  ``initialize`` and ``notifications/initialized`` (replayed, the SDK's duplicate answer
+  dropped), so the SDK's session state is exactly what it would have been;
+* on a cache miss (first start after an install or a change of pagerecall, the SDK or pydantic)
+  the SDK answers the handshake itself and the front remembers its answers for the next start;
+* while a call runs that needs neither the index nor the model (:data:`TOOL_NEEDS`), their
+  background load waits (:meth:`StdioFront.hold`), so the two cores go to the call.
 
 While it runs, fd 1 points at stderr and fd 0 at the null device, as the SDK's own stdio
 transport does (``mcp.server.stdio``), so whatever a library prints during start-up or a tool
@@ -35,11 +38,13 @@ Decision record
     Why remember the SDK's answers rather than ship them: they are the SDK's own serialisation of
     the tool schemas pydantic derives from the tool signatures; a stored copy could drift from
     the code, a learned one is keyed by a hash of the code (:func:`code_fingerprint`).
-    Why the front also runs the first tool calls: the SDK's import costs as much CPU as the
+    Why the front also runs the tool calls: the SDK's import costs as much CPU as the
     whole search core, under the same GIL, so a first call that waits for both took 1.7-2.3x a
-    cold CLI search. The front reuses the tool functions (``create_server(sdk=False)``) and
+    cold CLI search; imported after the index and model had loaded it still competed with the
+    first call (1.27-1.44x at load 1-2), and on demand only it costs nothing in a session of
+    successful calls (first ``semantic_search`` 1.07-1.12x, ``bench/mcp_first_answer.py``). The front reuses the tool functions (``create_server(sdk=False)``) and
     answers only their clean successes, whose wire form is fixed (``content`` = the compact JSON
-    text, ``structuredContent``, ``isError: false``; ``tests/test_mcp_startup.py`` compares it
+    text, ``structuredContent``, ``isError: false``; ``tests/mcp/test_mcp_startup.py`` compares it
     with the SDK's answers); argument validation errors and tool errors go to the SDK, so no
     refusal is worded twice. Rejected: answering refusals in the front as well (a second copy
     of the SDK's error shaping).
@@ -79,6 +84,9 @@ TOOL_NEEDS: dict[str, tuple[str, ...]] = {
 (:meth:`StdioFront.hold`): on 2 cores, a first ``read_page`` beside the model load took 1.4x a
 cold CLI search, 1.0x without it. A tool not listed counts as needing both (nothing waits)."""
 _PARTS = ("index", "model")
+SDK_DRAIN_S = 120.0
+"""Longest wait, at the client's end of input, for the SDK to answer the requests queued for it
+(a first-use model conversion can hold a search for a minute or two)."""
 _PRIVATE_ID = "pagerecall-front-tools-list"
 """The id of the ``tools/list`` request the front sends the SDK itself to learn the tool list."""
 
@@ -131,13 +139,19 @@ def _id_key(rid: Any) -> str:
 
 class _SdkInput:
     """What the SDK's stdio transport reads: the front's queue as a blocking text file
-    (``readline`` returns ``""`` at the client's end of input)."""
+    (``readline`` returns ``""`` at the client's end of input, once the SDK has answered every
+    request queued for it: at the end of input the SDK stops, and a request still in its hands
+    would go unanswered)."""
 
-    def __init__(self, inbox: queue.Queue):
+    def __init__(self, inbox: queue.Queue, front: StdioFront):
         self._inbox = inbox
+        self._front = front
 
     def readline(self) -> str:
-        return self._inbox.get()
+        line = self._inbox.get()
+        if line == "":
+            self._front._wait_for_sdk_answers()
+        return line
 
 
 class _SdkOutput:
@@ -185,6 +199,8 @@ class StdioFront:
         self._calls: list[threading.Thread] = []
         self._busy = {part: 0 for part in _PARTS}  # calls running that do not need the part
         self._busy_changed = threading.Condition()
+        self._for_sdk_ids: set[str] = set()  # requests queued for the SDK, not answered yet
+        self._sdk_answered = threading.Condition()
         self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
         self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
 
@@ -324,8 +340,22 @@ class StdioFront:
 
     def _for_sdk(self, line: str) -> None:
         """Queue ``line`` for the SDK, which must now be loaded to answer it."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            msg = None
+        if isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str):
+            with self._sdk_answered:
+                self._for_sdk_ids.add(_id_key(msg["id"]))
         self._inbox.put(line)
         self._sdk_needed.set()
+
+    def _wait_for_sdk_answers(self, timeout: float = SDK_DRAIN_S) -> None:
+        """Block until the SDK has answered every request queued for it (at most ``timeout`` s)."""
+        with self._sdk_answered:
+            if not self._sdk_answered.wait_for(lambda: not self._for_sdk_ids, timeout):
+                log.warning("%d request(s) still unanswered by the MCP SDK at the end of input",
+                            len(self._for_sdk_ids))
 
     def wait_until_sdk_needed(self) -> bool:
         """Block until a message arrives that only the SDK can answer (True), or until the client
@@ -422,12 +452,15 @@ class StdioFront:
     def _from_sdk(self, text: str) -> None:
         """One message written by the SDK: remembered when the front waits for it (a handshake
         answer), dropped when the front already answered it, else sent to the client."""
-        if self._watch:
+        if self._watch or self._for_sdk_ids:
             try:
                 msg = json.loads(text)
             except ValueError:
                 msg = None
             if isinstance(msg, dict) and "id" in msg and ("result" in msg or "error" in msg):
+                with self._sdk_answered:
+                    self._for_sdk_ids.discard(_id_key(msg["id"]))
+                    self._sdk_answered.notify_all()
                 entry = self._watch.pop(_id_key(msg["id"]), None)
                 if entry is not None:
                     method, version, drop, sent = entry
@@ -454,7 +487,7 @@ class StdioFront:
             from mcp.server.stdio import stdio_server
 
         async def main() -> None:
-            async with stdio_server(stdin=anyio.wrap_file(_SdkInput(self._inbox)),
+            async with stdio_server(stdin=anyio.wrap_file(_SdkInput(self._inbox, self)),
                                     stdout=anyio.wrap_file(_SdkOutput(self))) as (read, write):
                 self._attached.set()
                 self._tools_ready.set()

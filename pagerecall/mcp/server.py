@@ -469,6 +469,9 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
             finally:
                 front.set_tools(table)
             listener = _listen(settings, searcher, forward) if resident else None
+            from pagerecall.mcp.schemas import build_models
+
+            build_models()  # while the index and model load, so that a first answer does not build them
             if table is not None and front.remembers_handshake() and not front.wait_until_sdk_needed():
                 log.debug("the session ended without needing the MCP SDK")
                 front.finish()
