@@ -140,6 +140,8 @@ def print_search(res: dict, quiet: bool = False) -> None:
         notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
     if env.get("degraded_in_hits"):
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
+    if env.get("extraction_outdated"):
+        notes.append(env["extraction_outdated"]["note"])
     if env.get("hidden_in_hits"):
         notes.append("files among the hits with text no reader sees (never in a hit; pagerecall page lists it): "
                      + ", ".join(f"{p} ({'unknown' if v == 'unknown' else ', '.join(v['reasons'])})"
@@ -349,6 +351,13 @@ def print_info(info: dict) -> None:
         out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
     if info.get("interrupted"):
         out.write(f"leftovers   {_interrupted_line(info['interrupted'])}\n")
+    eo = info.get("extraction_outdated")
+    if eo:
+        out.write(f"extraction  {eo['files']} of {eo['files_indexed']} file(s) read by an older pagerecall "
+                  f"(revision {eo['oldest']}; this version reads with revision {eo['current']}); a rebuild brings:\n")
+        for line in eo["changes"]:
+            out.write(f"  {line}\n")
+        out.write(f"  Next: {eo['next']}\n")
     bib = info.get("bibliography")
     if bib:
         out.write(f"metadata    {bib['files_with_metadata']} file(s) with bibliographic metadata\n")

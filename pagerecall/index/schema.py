@@ -67,6 +67,7 @@ FILES_SCHEMA = pa.schema(
         pa.field("indexed_at", pa.string(), nullable=False),
         pa.field("outline", pa.string()),
         pa.field("page_flags", pa.string()),
+        pa.field("extraction_revision", pa.int32()),
     ]
 )
 """Schema of the ``files`` table: one row per source file, also failed ones.
@@ -78,7 +79,10 @@ FILES_SCHEMA = pa.schema(
 the column is added to an older generation's table on its next write, see
 ``GenerationWriter``); ``page_flags`` JSON of the pages with hidden text and with sentences
 addressed to an AI agent (:func:`pagerecall.extract.page_flags.page_flags`; null: unknown, for files
-indexed before it was stored)."""
+indexed before it was stored); ``extraction_revision`` the revision of extraction and chunking that
+made the file's passages (:mod:`pagerecall.extract.revision`; null for files indexed before it was
+stored, which :func:`pagerecall.extract.revision.revision_of` reads as revision 1). An ``update``
+keeps an unchanged file's record, so a generation can hold several revisions."""
 
 FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags")]
 """The columns of a file record as listings show it (the outline is read per file, the page flags

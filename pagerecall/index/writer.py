@@ -59,7 +59,7 @@ FLUSH_FILES = 1_000
 """File records buffered before one ``merge_insert`` (same reason)."""
 
 
-_SQL_TYPES = {pa.string(): "STRING"}
+_SQL_TYPES = {pa.string(): "STRING", pa.int32(): "INT"}
 """SQL type names for columns added to an older generation's ``files`` table (schema evolution)."""
 
 

@@ -20,6 +20,7 @@ from typing import Any, Callable
 from pagerecall.config import Settings
 from pagerecall.errors import ExtractionError, UsageError
 from pagerecall.extract.page_flags import page_flags
+from pagerecall.extract.revision import EXTRACTION_REVISION
 from pagerecall.index.corpus import DiskFile
 from pagerecall.paths import file_sha256
 from pagerecall.types import Chunk, Document
@@ -74,6 +75,7 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         "outline": doc.outline.placed([p.text for p in doc.pages]).to_json()
         if doc is not None and doc.outline is not None else None,
         "page_flags": page_flags(doc) if doc is not None else None,
+        "extraction_revision": EXTRACTION_REVISION,
     }
     return rec
 

@@ -173,7 +173,8 @@ def slim_envelope(env: dict) -> dict:
 
     Why: the registry can list hundreds of degraded files; repeating them in every search
     answer costs thousands of tokens. The hits' own files are flagged in ``degraded_in_hits``;
-    the full lists are in ``semantic_search_info``.
+    the full lists are in ``semantic_search_info``. The CLI commands named in the notes become the
+    tools' names (an older extraction revision's note points at ``semantic_search_info``).
     """
     env = dict(env)
     reg = env.get("registry")
@@ -187,6 +188,10 @@ def slim_envelope(env: dict) -> dict:
                 slim[k] = v
         slim["lists"] = "semantic_search_info"
         env["registry"] = slim
+    outdated = env.get("extraction_outdated")
+    if isinstance(outdated, dict) and isinstance(outdated.get("note"), str):
+        env["extraction_outdated"] = dict(outdated, note=outdated["note"].replace("pagerecall info",
+                                                                                "semantic_search_info"))
     miss = env.get("miss")
     if isinstance(miss, dict):
         env["miss"] = {k: tool_hints(v) if isinstance(v, str) else v for k, v in miss.items()}

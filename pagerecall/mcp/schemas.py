@@ -129,6 +129,11 @@ class Envelope(BaseModel):
     miss: dict[str, Any] | None = Field(
         None, description="present when there are no hits (or weak ones): whether the miss can be trusted, and why not"
     )
+    # absent (not null) when every file is current: the answer stays as it was
+    extraction_outdated: dict[str, Any] | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="present when some indexed files were read by an older pagerecall (extraction revision): how "
+                    "many (files), which of the hits' files (in_hits), and that `pagerecall rebuild` re-reads them")
 
 
 class SearchOut(BaseModel):
@@ -210,6 +215,9 @@ class InfoOut(BaseModel):
                           "bibliography entries whose file is not in the corpus (dangling)")
     interrupted: dict[str, Any] | None = Field(
         None, description="a killed build/update/rebuild left its resume cache or a partial generation: what, and `next`")
+    extraction_outdated: dict[str, Any] | None = Field(
+        None, description="null when every file was read by this version's extraction; else how many files an older "
+                          "revision read (files, by_revision), what a rebuild changes (changes) and `next`")
     truncated: bool = False
 
 

@@ -9,6 +9,7 @@
 ``results``            :class:`SearchResult`; hits from chunk rows, with sections and snippets
 ``weak``               no evidence for a query: its hits marked weak (noise probes)
 ``coverage``           the envelope: generation, failed, stale, degraded, trustworthy misses
+``extraction_report``  files read by an older extraction revision (info, envelope)
 ``inventory``          files by name (a definitive negative), the file scope of a search
 ``snippets``           a hit's text around the query's matches
 =====================  ==================================================================

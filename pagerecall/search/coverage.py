@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pagerecall.errors import UsageError
+from pagerecall.search.extraction_report import in_envelope as extraction_in_envelope
 from pagerecall.search.hidden_report import hidden_in_hits
 from pagerecall.types import DEGRADED_STATUSES, Hit
 
@@ -116,7 +117,10 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
     ``degraded_in_hits``, ``hidden_in_hits`` (the hits' files that hold text no reader sees, with
     its pages and reasons, or ``"unknown"``: :func:`pagerecall.search.hidden_report.hidden_in_hits`), ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
     the hits are ``weak`` (no lane had evidence for the query: no word of it matched and the
-    vector lane is at the noise floor; the hits are then no answer, and the miss note applies)."""
+    vector lane is at the noise floor; the hits are then no answer, and the miss note applies);
+    ``extraction_outdated`` only when some indexed files were read by an older extraction revision
+    (:func:`pagerecall.search.extraction_report.in_envelope`: how many, which of the hits' files,
+    the rebuild command), and then a miss caveat too."""
     meta = snapshot.meta
     records = snapshot.files_table()
     by_path = {r["path"]: r for r in records}
@@ -147,6 +151,9 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         "scope": list(scope) if scope else None,
         "weak": weak,
     }
+    outdated = extraction_in_envelope(snapshot, [h.file for h in hits])
+    if outdated is not None:  # absent when every file is current: answers stay as they were
+        env["extraction_outdated"] = outdated
     if not hits or weak:
         caveats = []
         in_scope = [by_path[p] for p in (scope or by_path)]
@@ -163,6 +170,9 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
                            "(approximate text)")
         if stale.get("changed") or stale.get("added") or stale.get("deleted"):
             caveats.append("the corpus changed on disk since the build (run pagerecall update)")
+        if outdated is not None:
+            caveats.append(f"{outdated['files']} file(s) were read by an older pagerecall, whose passages may "
+                           "differ from this version's (run pagerecall rebuild)")
         if not stale.get("checked", True):
             caveats.append("the corpus root could not be checked for changes")
         if registry.status == "unknown":

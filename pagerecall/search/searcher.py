@@ -383,8 +383,12 @@ class Searcher:
         addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
         ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
-        write left its resume cache or a partial generation (what it was, and what to run)."""
+        write left its resume cache or a partial generation (what it was, and what to run);
+        ``extraction_outdated`` when files were read by an older extraction revision (how many,
+        what a rebuild changes, the command: :func:`pagerecall.search.extraction_report.outdated`),
+        None when every file is current."""
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+        from pagerecall.search.extraction_report import outdated
         from pagerecall.search.hidden_report import hidden_counts
 
         snapshot = self.snapshot()
@@ -417,6 +421,7 @@ class Searcher:
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),
             "bibliography": _bibliography(snapshot),
             "interrupted": _interrupted(self.settings.index_dir),
+            "extraction_outdated": outdated(snapshot),
         }
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:

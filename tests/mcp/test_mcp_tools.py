@@ -179,6 +179,7 @@ def test_semantic_search_returns_pointers_and_envelope(server, built):
     info = ok(server, "semantic_search_info")
     assert env["generation"] == info["generation"] and env["files_indexed"] == 3
     assert env["files_failed"] == [] and env["stale"]["checked"] is True
+    assert "extraction_outdated" not in env  # every file read by this version: nothing said
     assert "read_page" in out["note"]
 
 
@@ -280,6 +281,7 @@ def test_info(server, built):
     assert info["index_dir"] == str(built[0].index_dir)
     assert info["stale"]["checked"] is True and info["stale"]["changed"] == []
     assert "registry" in info and "degraded_detected" in info
+    assert info["extraction_outdated"] is None  # a fresh build: every file read by this version
 
 
 def test_library_files(server):
@@ -413,6 +415,44 @@ def test_new_generation_visible_without_restart(tmp_path):
     assert hit["envelope"]["generation"] == second["generation"]
     top = hit["hits"][0]
     assert top["file"] == "lighthouse.txt" and top["page_start"] <= 3 <= top["page_end"]
+
+
+def test_an_index_read_by_an_older_extraction_says_so_until_rebuild(built, tmp_path):
+    """An index whose files record no extraction revision (as older code left it): info and the
+    search envelope say how many files a rebuild would re-read, what it changes and the command;
+    after a rebuild (the same server, no restart) nothing is said."""
+    import shutil
+
+    import lancedb
+
+    from pagerecall.extract.revision import EXTRACTION_REVISION
+    from pagerecall.ingest.pipeline import rebuild
+
+    settings, corpus = built
+    old = dataclasses.replace(settings, index_dir=tmp_path / "old", corpus_root=corpus)
+    shutil.copytree(settings.index_dir, old.index_dir)
+    gen = (old.index_dir / "CURRENT").read_text().strip()
+    lancedb.connect(str(old.index_dir / gen / "lance")).open_table("files").drop_columns(["extraction_revision"])
+    query = {"query": "storm at the lighthouse in March", "k": 3}
+
+    async def go():
+        async with mcp.Client(create_server(old)) as client:
+            before = [(await client.call_tool(name, args)).structured_content
+                      for name, args in (("semantic_search_info", {}), ("semantic_search", query))]
+            await anyio.to_thread.run_sync(lambda: rebuild(old))
+            after = [(await client.call_tool(name, args)).structured_content
+                     for name, args in (("semantic_search_info", {}), ("semantic_search", query))]
+            return before, after
+
+    (info, res), (info2, res2) = anyio.run(go)
+    eo = info["extraction_outdated"]
+    assert (eo["files"], eo["by_revision"], eo["current"]) == (3, {"1": 3}, EXTRACTION_REVISION)
+    assert eo["next"] == "pagerecall rebuild" and eo["changes"][0].startswith("revision 2: section paths")
+    note = res["envelope"]["extraction_outdated"]
+    assert note["files"] == 3 and note["in_hits"] == list(dict.fromkeys(h["file"] for h in res["hits"]))
+    assert "semantic_search_info" in note["note"] and "Next: pagerecall rebuild" in note["note"]
+    assert info2["generation"] != info["generation"] and info2["extraction_outdated"] is None
+    assert res2["envelope"]["generation"] == info2["generation"] and "extraction_outdated" not in res2["envelope"]
 
 
 # ------------------------------------------------------------------------------------ transports

@@ -414,3 +414,81 @@ def test_a_corpus_written_without_spaces_builds_updates_and_is_found(tmp_path, l
     assert update.files_failed == 0 and update.delta["changed"] == [f"{lang}/{src.name}"] and update.verified
     hits = Searcher(settings).search("新しい気圧計を設置した", k=3, mode="fulltext").hits
     assert hits and hits[0].file == f"{lang}/{src.name}"
+
+
+def _drop_extraction_revision(index: Path) -> None:
+    """Make the live generation's ``files`` table look as older code left it: no
+    ``extraction_revision`` column (every file then counts as revision 1)."""
+    import lancedb
+
+    gen = (index / "CURRENT").read_text().strip()
+    lancedb.connect(str(index / gen / "lance")).open_table("files").drop_columns(["extraction_revision"])
+
+
+def test_a_fresh_build_says_nothing_about_an_older_extraction(example_index, capsys):
+    code, out, _ = run_cli(capsys, "info", "--index", str(example_index), "--json")
+    assert code == 0 and json.loads(out)["extraction_outdated"] is None
+    code, out, _ = run_cli(capsys, "info", "--index", str(example_index))
+    assert code == 0 and "extraction" not in out and "rebuild" not in out
+    code, out, _ = run_cli(capsys, "search", "fog signal", "--index", str(example_index), "--json")
+    assert code == 0 and "extraction_outdated" not in json.loads(out)["envelope"]
+    code, _, err = run_cli(capsys, "search", "fog signal", "--index", str(example_index))
+    assert code == 0 and "older pagerecall" not in err
+
+
+def test_an_index_read_by_an_older_extraction_says_so_until_rebuild(example_index, tmp_path, capsys):
+    """An index whose files record no extraction revision (written before it was recorded) opens and
+    answers as before, and info and the envelope say which files a rebuild would re-read, what it
+    changes and the command; update keeps working (a changed file is read with the current
+    revision, the others stay older); rebuild makes the note go away."""
+    from pagerecall.extract.revision import EXTRACTION_REVISION, REVISIONS
+
+    corpus, old = tmp_path / "corpus", tmp_path / "old"
+    shutil.copytree(CORPUS, corpus)
+    shutil.copytree(example_index, old)
+    _drop_extraction_revision(old)
+    idx = ["--index", str(old), "--corpus", str(corpus)]
+
+    code, out, _ = run_cli(capsys, "info", *idx, "--json")
+    eo = json.loads(out)["extraction_outdated"]
+    assert code == 0 and (eo["files"], eo["files_indexed"], eo["by_revision"]) == (5, 5, {"1": 5})
+    assert (eo["oldest"], eo["current"], eo["next"]) == (1, EXTRACTION_REVISION, "pagerecall rebuild")
+    assert eo["changes"] == [f"revision {n}: {REVISIONS[n]}" for n in range(2, EXTRACTION_REVISION + 1)]
+    code, out, _ = run_cli(capsys, "info", *idx)
+    assert code == 0 and f"extraction  5 of 5 file(s) read by an older pagerecall (revision 1;" in out
+    assert f"  revision 2: {REVISIONS[2]}\n" in out and "  Next: pagerecall rebuild\n" in out
+
+    query = ["search", "How often does the fog signal sound?", "-k", "5", "--json"]
+    _, fresh, _ = run_cli(capsys, *query, "--index", str(example_index))
+    code, out, err = run_cli(capsys, *query, *idx)
+    res = json.loads(out)
+    assert code == 0 and res["hits"] == json.loads(fresh)["hits"]  # the same answer, with the note
+    note = res["envelope"]["extraction_outdated"]
+    assert note["files"] == 5 and note["in_hits"] == list(dict.fromkeys(h["file"] for h in res["hits"]))
+    assert note["next"] == "pagerecall rebuild" and "Next: pagerecall rebuild" in note["note"]
+    code, _, err = run_cli(capsys, *query[:-1], *idx)
+    assert code == 0 and "note: 5 indexed file(s) were read by an older pagerecall" in err
+    code, out, _ = run_cli(capsys, "search", '"zeppelin mooring mast"', "--mode", "fulltext", *idx, "--json")
+    miss = json.loads(out)["envelope"]["miss"]
+    assert miss["trustworthy"] is False and any("older pagerecall" in c for c in miss["caveats"])
+
+    victim = corpus / "fr" / "carnet-du-gardien.txt"
+    victim.write_text(victim.read_text(encoding="utf-8") + "\nUne note ajoutée sur la lampe.\n", encoding="utf-8")
+    assert main(["update", *idx, "-q"]) == 0
+    capsys.readouterr()
+    code, out, _ = run_cli(capsys, "info", *idx, "--json")
+    assert json.loads(out)["extraction_outdated"]["by_revision"] == {"1": 4}
+    code, out, _ = run_cli(capsys, "files", "*", *idx, "--json")
+    assert {f["path"]: f.get("extraction_revision") for f in json.loads(out)["files"]}["fr/carnet-du-gardien.txt"] \
+        == EXTRACTION_REVISION
+
+    assert main(["rebuild", *idx, "-q"]) == 0
+    capsys.readouterr()
+    code, out, _ = run_cli(capsys, "info", *idx, "--json")
+    assert code == 0 and json.loads(out)["extraction_outdated"] is None
+    code, out, _ = run_cli(capsys, "info", *idx)
+    assert "extraction" not in out
+    code, out, _ = run_cli(capsys, *query, *idx)
+    assert code == 0 and "extraction_outdated" not in json.loads(out)["envelope"]
+    code, _, err = run_cli(capsys, *query[:-1], *idx)
+    assert code == 0 and "older pagerecall" not in err

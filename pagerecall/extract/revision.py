@@ -1,0 +1,47 @@
+"""The extraction revision: which version of reading and chunking made a file's passages (layer 1).
+
+A soft counterpart of the index fingerprint's ``extraction_version``
+(:mod:`pagerecall.index.fingerprint`): a change of the fingerprint makes an index unreadable until
+it is rebuilt, a change of the revision only makes ``info`` and the search envelope say which
+files a rebuild would re-read and what it would change. Each ``files`` record stores the revision
+that extracted it (``extraction_revision``, written by :mod:`pagerecall.ingest.preparing`); a
+record without one was written before revisions were recorded: :data:`UNRECORDED`.
+
+Bump :data:`EXTRACTION_REVISION` when a change to extraction or chunking gives other passages,
+pages, section paths or page flags for some files but old indexes stay correct to query, and add
+one line to :data:`REVISIONS` saying what a rebuild brings. Lives here, not in ``ingest``, because
+the read path (``pagerecall.search``, below ``ingest``) compares against it.
+Why: docs/decisions/extraction-revision.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+__all__ = ["EXTRACTION_REVISION", "REVISIONS", "UNRECORDED", "changes_since", "revision_of"]
+
+UNRECORDED = 1
+"""The revision of a ``files`` record that stores none: written before revisions were recorded."""
+
+REVISIONS: dict[int, str] = {
+    1: "extraction and chunking before revisions were recorded",
+    2: "section paths from where each heading sits on its page; margin line numbers of line-numbered "
+       "manuscripts dropped; a passage no longer starts on the previous page when all that is left of "
+       "that page is its number; text no reader sees kept out of the passages",
+}
+"""What each revision changed, one line each (revision 1 is the state before they were recorded)."""
+
+EXTRACTION_REVISION = max(REVISIONS)
+"""The revision this code extracts and chunks with."""
+
+
+def revision_of(record: Mapping[str, Any]) -> int:
+    """The extraction revision of one ``files`` record (:data:`UNRECORDED` when it stores none)."""
+    value = record.get("extraction_revision")
+    return int(value) if value is not None else UNRECORDED
+
+
+def changes_since(revision: int) -> list[str]:
+    """The lines of :data:`REVISIONS` after ``revision`` up to the current one (what a rebuild
+    brings to files extracted by ``revision``), oldest first, each as ``"revision N: ..."``."""
+    return [f"revision {n}: {REVISIONS[n]}" for n in sorted(REVISIONS) if revision < n <= EXTRACTION_REVISION]
