@@ -6,7 +6,9 @@ Change detection (:func:`compute_delta`): a file whose size and mtime equal its 
 as unchanged without reading it (what rsync and git do by default; ``checksum=True`` hashes
 everything); otherwise its SHA-256 decides: same hash = touched (no re-embedding), new hash =
 changed. A new path whose hash equals a vanished path's hash is a move: its rows keep their chunk
-ids and vectors, only ``file`` changes. Files that failed before are retried every run.
+ids and vectors, only ``file`` changes. A touched or moved file's record goes forward whole (outline,
+page flags and every other column; :meth:`pagerecall.index.writer.GenerationWriter.carry_file_records`),
+with its new mtime and path. Files that failed before are retried every run.
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ keeps an unchanged file's record, so a generation can hold several revisions."""
 
 FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags")]
 """The columns of a file record as listings show it (the outline is read per file, the page flags
-by :meth:`pagerecall.index.snapshot.Snapshot.page_flags`)."""
+by :meth:`pagerecall.index.snapshot.Snapshot.page_flags`). Not a whole record: a write that keeps a
+file's record reads it whole (:meth:`pagerecall.index.writer.GenerationWriter.carry_file_records`)."""
 
 CHUNK_COLUMNS = [f.name for f in chunks_schema(1) if f.name != "vector"]
 

@@ -13,7 +13,7 @@ import logging
 import shutil
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -277,6 +277,35 @@ class GenerationWriter:
             for col in ("image_only_pages", "empty_pages", "garbled_pages", "ocr_pages", "warnings"):
                 rec[col] = list(rec.get(col) or [])
             self._pending_files[rec["path"]] = rec
+        if len(self._pending_files) >= FLUSH_FILES:
+            self._flush()
+
+    def carry_file_records(self, changes: Mapping[str, Mapping[str, Any]]) -> None:
+        """Carry the ``files`` rows of files whose content did not change (touched: new mtime; moved:
+        :meth:`rename_file` first) into this generation with ``changes`` applied: ``{path: {column:
+        value}}``, e.g. the new ``size`` and ``mtime`` (not ``path``: :meth:`rename_file` moves a
+        record). Every other column keeps its stored value: the row is read whole from this
+        generation's table (the base's copy), so the outline, the page flags, the extraction revision
+        and any column added later go forward unchanged (a record rebuilt from
+        :meth:`pagerecall.index.snapshot.Snapshot.files_table`, which leaves some out, lost them).
+        Raises ``IndexCorruptError`` when a path has no row."""
+        self._check_open()
+        self._flush()  # rows still buffered (added or renamed here) are read back from the table
+        paths = list(changes)
+        found: dict[str, dict] = {}
+        for batch in batched(paths):
+            for row in self._files.search().where(sql_in("path", batch)).limit(None).to_arrow().to_pylist():
+                found[row["path"]] = row
+        missing = [p for p in paths if p not in found]
+        if missing:
+            raise IndexCorruptError(
+                f"Generation {self.dir} has no file record for {', '.join(missing[:5])}"
+                f"{' ...' if len(missing) > 5 else ''}, which the live generation indexed. "
+                "Next: pagerecall rebuild"
+            )
+        for path in paths:
+            row = dict(found[path], **changes[path])
+            self._pending_files[row["path"]] = row
         if len(self._pending_files) >= FLUSH_FILES:
             self._flush()
 

@@ -445,18 +445,11 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
                 writer.delete_files(gone)
             for old, new in delta.moved:
                 writer.rename_file(old, new)
-            moved_records = []
-            for old, new in delta.moved:
-                rec = dict(records[old])
-                rec.update(path=new, size=disk[new].size, mtime=disk[new].mtime)
-                moved_records.append(rec)
-            touched_records = []
-            for rel in delta.touched:
-                rec = dict(records[rel])
-                rec.update(size=disk[rel].size, mtime=disk[rel].mtime)
-                touched_records.append(rec)
-            if moved_records or touched_records:
-                writer.upsert_file_records(moved_records + touched_records)
+            # same content, new place or mtime: the record goes forward whole, with the new size and mtime
+            # (``records`` lacks the outline and the page flags: files_table() leaves them out)
+            kept = [new for _, new in delta.moved] + list(delta.touched)
+            if kept:
+                writer.carry_file_records({rel: {"size": disk[rel].size, "mtime": disk[rel].mtime} for rel in kept})
             hook("before_embed")
             stats, name = _write_files(store, writer, root, [disk[p] for p in delta.to_embed], delta.hashes,
                                        embedder, settings, progress, hook)

@@ -235,3 +235,27 @@ def test_lance_uri_is_refused_for_an_index_on_disk_or_elsewhere(indexes, capsys)
         code = main(["build", str(indexes["corpus"]), "--index", str(indexes[which].index_dir),
                      "--lance-uri", f"s3://{BUCKET}/other"])
         assert code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_an_update_of_touched_files_keeps_their_whole_records_on_object_storage(indexes):
+    """New mtimes, same content (a ``touch`` of the corpus): the records read back from the remote
+    table go forward whole, outline and page flags included (tests/ingest/test_update_keeps_records.py)."""
+    from pagerecall.index.snapshot import open_snapshot
+    from pagerecall.ingest.pipeline import update
+
+    settings, corpus = indexes["remote"], indexes["corpus"]
+    update(settings)  # whatever an earlier test left changed: start from an index of the corpus as it is
+
+    def records() -> dict:
+        return {r["path"]: dict(r, mtime=None) for r in open_snapshot(settings.index_dir).files.to_table().to_pylist()}
+
+    before = records()
+    assert all(r["outline"] is not None and r["page_flags"] is not None for r in before.values())
+    for p in corpus.rglob("*"):
+        if p.is_file():
+            st = p.stat()
+            os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    rep = update(settings)
+    assert rep.written and sorted(rep.delta["touched"]) == sorted(before) and rep.chunks_embedded == 0
+    assert records() == before
