@@ -59,6 +59,14 @@ def _user_cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir_from_env(env: Mapping[str, str] | None = None) -> Path:
+    """The cache folder ``Settings.from_env`` gives (``PAGERECALL_CACHE_DIR``, else the per-user
+    cache dir), for code that keeps derived data without being handed settings."""
+    env = os.environ if env is None else env
+    v = _first(env, "PAGERECALL_CACHE_DIR")
+    return Path(v).expanduser() if v else _user_cache_dir()
+
+
 def _first(env: Mapping[str, str], *names: str) -> str | None:
     for name in names:
         value = env.get(name)
@@ -150,8 +158,8 @@ class Settings:
             kwargs["corpus_root"] = Path(v).expanduser()
         if v := _first(env, "PAGERECALL_MODEL"):
             kwargs["model"] = v
-        if v := _first(env, "PAGERECALL_CACHE_DIR"):
-            kwargs["cache_dir"] = Path(v).expanduser()
+        if _first(env, "PAGERECALL_CACHE_DIR"):
+            kwargs["cache_dir"] = cache_dir_from_env(env)
         if v := _first(env, "PAGERECALL_DEGRADED", "SEMANTIC_RECALL_DEGRADED"):
             kwargs["degraded_registry"] = Path(v).expanduser()
         if v := _first(env, "PAGERECALL_RERANKER", "SEMANTIC_RECALL_RERANKER"):
