@@ -84,6 +84,10 @@ TOOL_NEEDS: dict[str, tuple[str, ...]] = {
 (:meth:`StdioFront.hold`): on 2 cores, a first ``read_page`` beside the model load took 1.4x a
 cold CLI search, 1.0x without it. A tool not listed counts as needing both (nothing waits)."""
 _PARTS = ("index", "model")
+MAX_FRONT_CALLS = 2
+"""Tool calls the front runs at once (one per core here): a burst of calls sent without waiting
+queues instead of holding every call's passages and model activations at once (150
+``semantic_search_deep`` calls peaked at 2.75 GB unbounded, 1.35 GB through the SDK)."""
 SDK_DRAIN_S = 120.0
 """Longest wait, at the client's end of input, for the SDK to answer the requests queued for it
 (a first-use model conversion can hold a search for a minute or two)."""
@@ -131,6 +135,11 @@ def hello_cache_file(cache_dir: Path, read_only: bool) -> Path:
     """Where the SDK's handshake answers for this code are remembered:
     ``CACHE_DIR/mcp/hello-<code_fingerprint>.json``."""
     return Path(cache_dir) / "mcp" / f"hello-{code_fingerprint(read_only)}.json"
+
+
+def _valid_id(rid: Any) -> bool:
+    """An id MCP allows for a request: a string or an integer (not null, not a float, not a bool)."""
+    return isinstance(rid, str) or (isinstance(rid, int) and not isinstance(rid, bool))
 
 
 def _id_key(rid: Any) -> str:
@@ -199,7 +208,9 @@ class StdioFront:
         self._calls: list[threading.Thread] = []
         self._busy = {part: 0 for part in _PARTS}  # calls running that do not need the part
         self._busy_changed = threading.Condition()
-        self._for_sdk_ids: set[str] = set()  # requests queued for the SDK, not answered yet
+        self._for_sdk_ids: set[str] = set()  # tool calls queued for the SDK, not answered yet
+        self._stopping = False  # set when serving ends (SIGINT, the SDK's end): nothing waits any more
+        self._call_slots = threading.BoundedSemaphore(MAX_FRONT_CALLS)
         self._sdk_answered = threading.Condition()
         self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
         self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
@@ -280,7 +291,12 @@ class StdioFront:
             return empty
         if not isinstance(data, dict):
             return empty
-        return {k: dict(data.get(k) or {}) for k in empty}
+        out = {}
+        for k in empty:  # per protocol version, an answer object; anything else: not remembered
+            part = data.get(k)
+            out[k] = {v: a for v, a in part.items() if isinstance(v, str) and isinstance(a, dict)} \
+                if isinstance(part, dict) else {}
+        return out
 
     def _learn(self, method: str, version: str, result: Any, sent: Any) -> None:
         with self._state_lock:
@@ -344,16 +360,24 @@ class StdioFront:
             msg = json.loads(line)
         except ValueError:
             msg = None
-        if isinstance(msg, dict) and "id" in msg and isinstance(msg.get("method"), str):
-            with self._sdk_answered:
+        if isinstance(msg, dict) and msg.get("method") == "tools/call" and msg.get("jsonrpc") == "2.0" \
+                and _valid_id(msg.get("id")) and isinstance(msg.get("params"), dict):
+            with self._sdk_answered:  # a well-formed call: the SDK answers it unless it is cancelled
                 self._for_sdk_ids.add(_id_key(msg["id"]))
         self._inbox.put(line)
         self._sdk_needed.set()
 
-    def _wait_for_sdk_answers(self, timeout: float = SDK_DRAIN_S) -> None:
-        """Block until the SDK has answered every request queued for it (at most ``timeout`` s)."""
+    def _forget(self, rid: Any) -> None:
+        """A cancelled request: no answer is coming for it (:meth:`_wait_for_sdk_answers`)."""
         with self._sdk_answered:
-            if not self._sdk_answered.wait_for(lambda: not self._for_sdk_ids, timeout):
+            self._for_sdk_ids.discard(_id_key(rid))
+            self._sdk_answered.notify_all()
+
+    def _wait_for_sdk_answers(self, timeout: float = SDK_DRAIN_S) -> None:
+        """Block until the SDK has answered every tool call queued for it (at most ``timeout`` s;
+        not at all once the server is stopping)."""
+        with self._sdk_answered:
+            if not self._sdk_answered.wait_for(lambda: not self._for_sdk_ids or self._stopping, timeout):
                 log.warning("%d request(s) still unanswered by the MCP SDK at the end of input",
                             len(self._for_sdk_ids))
 
@@ -381,13 +405,16 @@ class StdioFront:
             msg = json.loads(line)
         except ValueError:
             msg = None
-        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
-            self._for_sdk(line)  # responses, batches, garbage: the SDK's business
+        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str) or msg.get("jsonrpc") != "2.0" \
+                or not isinstance(msg.get("params", {}), dict) or ("id" in msg and not _valid_id(msg["id"])):
+            self._for_sdk(line)  # responses, batches, garbage, ids MCP forbids: the SDK's business
             return
         method = msg["method"]
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = msg.get("params") or {}
         if "id" not in msg:
             self._inbox.put(line)  # a notification needs no answer: replayed to the SDK if it ever loads
+            if method == "notifications/cancelled":
+                self._forget(params.get("requestId"))  # the SDK does not answer a cancelled request
             if method == "notifications/initialized" and self._version is not None \
                     and self._version not in self._cache["tools/list"]:
                 # learn the tool list now, so that the next start answers it at once
@@ -396,7 +423,10 @@ class StdioFront:
             return
         rid = msg["id"]
         if method == "initialize":
-            self._version = str(params.get("protocolVersion"))
+            if not isinstance(params.get("protocolVersion"), str):
+                self._for_sdk(line)  # the SDK refuses it in its words
+                return
+            self._version = params["protocolVersion"]
             cached = self._cache["initialize"].get(self._version)
             self._watch[_id_key(rid)] = ("initialize", self._version, cached is not None, cached)
             if cached is not None:
@@ -435,7 +465,8 @@ class StdioFront:
         """Run one ``tools/call`` without the SDK; on anything but a clean result, queue it for
         the SDK (which answers every refusal in its own words)."""
         try:
-            result = table.call(params.get("name"), params.get("arguments"))
+            with self._call_slots:  # at most MAX_FRONT_CALLS at once; the others wait their turn
+                result = table.call(params.get("name"), params.get("arguments"))
             text = None if result is None else json.dumps({"jsonrpc": "2.0", "id": rid, "result": result},
                                                           ensure_ascii=False, separators=(",", ":"))
         except BaseException:  # never lose a call: whatever failed here, the SDK answers it
@@ -497,6 +528,10 @@ class StdioFront:
         try:
             anyio.run(main)
         finally:
+            with self._sdk_answered:
+                self._stopping = True
+                self._sdk_answered.notify_all()
+            self._inbox.put("")  # a reader thread of the SDK's transport still waiting for input ends
             for call in self._calls:  # never exit under a tool running in native code
                 call.join()
             self.close()

@@ -231,12 +231,12 @@ sys.stderr.write(json.dumps({"code": code, "mcp": "mcp" in sys.modules,
 """
 
 
-def _serve_session(index: Path, messages: list[dict]) -> tuple[dict[int, dict], dict]:
+def _serve_session(index: Path, messages: list[dict], timeout: float = 300) -> tuple[dict, dict]:
     """``pagerecall serve`` (the console script's ``main``) in a fresh interpreter over pipes: every
     message sent at once, stdin closed; returns (answers by id, the process's report on stderr)."""
     proc = subprocess.run([sys.executable, "-c", SERVE], cwd=ROOT, env=_env(PAGERECALL_INDEX=str(index)),
                           input=b"".join(json.dumps(m).encode() + b"\n" for m in messages), capture_output=True,
-                          timeout=300, check=False)
+                          timeout=timeout, check=False)
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     answers = {m["id"]: m for m in map(json.loads, proc.stdout.splitlines()) if "id" in m}
     return answers, json.loads(proc.stderr.decode().strip().splitlines()[-1])
@@ -327,3 +327,42 @@ def test_the_background_load_waits_while_a_call_needs_none_of_it(index):
         assert not model.is_alive()
         os.close(w_in)
         front._reader.join(30)
+
+
+def test_cancelled_and_malformed_requests_do_not_hold_the_exit(index, tmp_path):
+    """At the end of input the SDK answers the calls queued for it, but nothing waits for a call the
+    client cancelled or for a message the SDK drops (bad params, an id MCP forbids): the server ends
+    at once. Before, each of these held the exit for the 120 s drain limit."""
+    _session(index, tmp_path / "stderr-learn", [INIT, INITIALIZED, TOOLS_LIST])
+    refusal = {"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+               "params": {"name": "semantic_search", "arguments": {"query": "fog", "k": 0}}}
+    view = {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+            "params": {"name": "view_page", "arguments": {"file": "en/harrow-point-manual.pdf", "page": 5, "dpi": 300}}}
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 6}}
+    dropped = [{"jsonrpc": "2.0", "id": 7, "method": "resources/list", "params": "x"},
+               {"jsonrpc": "2.0", "id": None, "method": "ping"},
+               {"jsonrpc": "2.0", "id": 1.5, "method": "tools/call",
+                "params": {"name": "library_files", "arguments": {}}}]
+    answers, report = _serve_session(index, [INIT, INITIALIZED, TOOLS_LIST, refusal, view, cancel, *dropped],
+                                     timeout=60)
+    assert report["code"] == 0
+    assert answers[5]["result"]["isError"] is True
+    assert None not in answers and 1.5 not in answers  # the front answers no id MCP forbids
+
+
+def test_a_damaged_handshake_cache_is_learned_again(index, tmp_path):
+    """A remembered handshake of the wrong shape is not used: the SDK answers, and the front
+    remembers its answers again (before, such a file stopped every start with a traceback)."""
+    from pagerecall.config import Settings
+    from pagerecall.mcp.front import hello_cache_file
+
+    cache = hello_cache_file(Settings.from_env(_env()).cache_dir, False)
+    for damaged in ('{"initialize": "ab", "tools/list": {}}', '{"initialize": [1]}',
+                    '{"initialize": {"2025-06-18": "x"}, "tools/list": {"2025-06-18": 3}}'):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(damaged)
+        answers, code = _session(index, tmp_path / "stderr", [INIT, INITIALIZED, TOOLS_LIST])
+        assert code == 0, (tmp_path / "stderr").read_text()[-1500:]
+        assert answers[0]["result"]["serverInfo"]["name"] == "pagerecall"
+        assert {t["name"] for t in answers[1]["result"]["tools"]} >= {"semantic_search", "read_page"}
+    assert json.loads(cache.read_text())["initialize"]["2025-06-18"]["serverInfo"]["name"] == "pagerecall"
