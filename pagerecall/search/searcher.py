@@ -520,14 +520,15 @@ class Searcher:
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
         (:func:`pagerecall.verify.numbers.check_numbers`)."""
-        from pagerecall.errors import SourceNotFoundError
+        from pagerecall.errors import SourceArgumentError
         from pagerecall.verify.numbers import check_numbers
 
         root = self.source_root()
         try:
             file = self.source_file(file, root)  # a bare indexed file name, as page and verify take it
-        except SourceNotFoundError:
-            pass  # check_numbers refuses it as bad input (exit 2), saying what to pass
+        except SourceArgumentError:
+            pass  # check_numbers refuses it as bad input (exit 2), saying what to pass; an indexed
+            # file gone from disk is raised as it is (exit 1: the index is stale)
         return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
                              passwords_file=self.settings.passwords_path())
 

@@ -118,7 +118,8 @@ def test_an_indexed_file_gone_from_disk_is_a_stale_index_not_a_usage_mistake(ind
     (corpus / TXT).unlink()
     common = ["--index", str(settings.index_dir), "--corpus", str(corpus), "--in-process"]
     for argv in (["page", TXT, "1"], ["page", TXT.rsplit("/", 1)[-1], "1"],
-                 ["verify", "le gardien", "--file", TXT, "--page", "1"]):
+                 ["verify", "le gardien", "--file", TXT, "--page", "1"],
+                 ["check", "3 times", "--file", TXT, "--pages", "1"]):
         code, out, err = run_cli(capsys, *argv, *common)
         assert code == 1, (argv, code, err)
         assert out == "" and "pagerecall update" in err and "no longer under the corpus root" in err, err
