@@ -367,6 +367,14 @@ class StdioFront:
         self._inbox.put(line)
         self._sdk_needed.set()
 
+    def _stop_reading(self) -> None:
+        """Serving ends: nothing waits for the SDK's answers any more, and a reader of the SDK's
+        transport still waiting for input gets the end of input."""
+        with self._sdk_answered:
+            self._stopping = True
+            self._sdk_answered.notify_all()
+        self._inbox.put("")
+
     def _forget(self, rid: Any) -> None:
         """A cancelled request: no answer is coming for it (:meth:`_wait_for_sdk_answers`)."""
         with self._sdk_answered:
@@ -525,13 +533,23 @@ class StdioFront:
                 low = server._lowlevel_server
                 await low.run(read, write, low.create_initialization_options())
 
+        def interrupted(signum, frame) -> None:
+            # the SDK's transport reads the front's queue in a worker thread that cancellation cannot
+            # stop: end its input, then interrupt as Python's own handler does
+            self._stop_reading()
+            raise KeyboardInterrupt
+
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            import signal
+
+            previous = signal.signal(signal.SIGINT, interrupted)
         try:
             anyio.run(main)
         finally:
-            with self._sdk_answered:
-                self._stopping = True
-                self._sdk_answered.notify_all()
-            self._inbox.put("")  # a reader thread of the SDK's transport still waiting for input ends
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+            self._stop_reading()
             for call in self._calls:  # never exit under a tool running in native code
                 call.join()
             self.close()

@@ -366,3 +366,29 @@ def test_a_damaged_handshake_cache_is_learned_again(index, tmp_path):
         assert answers[0]["result"]["serverInfo"]["name"] == "pagerecall"
         assert {t["name"] for t in answers[1]["result"]["tools"]} >= {"semantic_search", "read_page"}
     assert json.loads(cache.read_text())["initialize"]["2025-06-18"]["serverInfo"]["name"] == "pagerecall"
+
+
+def test_ctrl_c_ends_a_server_whose_sdk_has_loaded(index, tmp_path):
+    """SIGINT after a refusal has loaded the SDK: the server ends with 130 (before, it stopped answering
+    and stayed alive until stdin closed: the SDK's reader waited on the front's queue in a thread
+    that cancellation cannot stop)."""
+    import signal
+
+    _session(index, tmp_path / "stderr-learn", [INIT, INITIALIZED, TOOLS_LIST])
+    with open(tmp_path / "stderr", "wb") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "serve", "--no-resident"], cwd=ROOT,
+                                env=_env(PAGERECALL_INDEX=str(index)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=err)
+        try:
+            refusal = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                       "params": {"name": "semantic_search", "arguments": {"query": "fog", "k": 0}}}
+            for msg in (INIT, INITIALIZED, refusal):
+                proc.stdin.write(json.dumps(msg).encode() + b"\n")
+                proc.stdin.flush()
+            answers = [json.loads(proc.stdout.readline()) for _ in range(2)]
+            assert answers[-1]["id"] == 3 and answers[-1]["result"]["isError"] is True
+            proc.send_signal(signal.SIGINT)
+            assert proc.wait(timeout=30) == 130
+        finally:
+            if proc.poll() is None:
+                proc.kill()
