@@ -19,7 +19,7 @@ of that page for ``verify_quote``) and lets the server remember its handshake
 (``pagerecall.mcp.front``; the first start after an install or upgrade answers at the SDK's pace).
 Prints the CPU model, cores and load average before and after, every run, the medians, and the
 ratios to the cold CLI (target: initialize <= 0.5x, first tool answer <= 1.2x).
-Without ``--index`` it builds ``examples/corpus`` into ``bench/.cache/mcp-first-answer/index``.
+Without ``--index`` it builds ``examples/corpus`` into ``bench/.cache/mcp-first-answer/index-r<extraction revision>``.
 By default the package's bytecode is compiled first, as an installed package has it;
 ``--no-bytecode`` removes it, so that every process compiles the sources it imports (:func:`bytecode`).
 No timing is asserted.
@@ -200,7 +200,11 @@ def http_first(index: Path, query: str) -> dict[str, float]:
 
 
 def build_examples() -> Path:
-    index = HERE / ".cache" / "mcp-first-answer" / "index"
+    """The example corpus's index, built once per extraction revision (an index read by an older
+    pagerecall would add its "rebuild" note to every answer)."""
+    from pagerecall.extract.revision import EXTRACTION_REVISION
+
+    index = HERE / ".cache" / "mcp-first-answer" / f"index-r{EXTRACTION_REVISION}"
     if not (index / "CURRENT").exists():
         subprocess.run([sys.executable, "-m", "pagerecall", "build", str(ROOT / "examples" / "corpus"),
                         "--index", str(index), "-q"], cwd=ROOT, check=True)

@@ -383,13 +383,15 @@ class EvidenceOut(BaseModel):
     truncated: bool = False
 
 
-def build_models(first: tuple[type[BaseModel], ...] = (SearchOut, PageOut, QuoteOut, FilesOut, OutlineOut)) -> None:
+def build_models(first: tuple[type[BaseModel], ...] = (SearchOut, PageOut, QuoteOut, FilesOut, OutlineOut),
+                 rest: bool = True) -> None:
     """Build the validators of the output models now (they are declared with ``defer_build``, so
-    that importing this module stays cheap): ``first`` (and the models they contain), then every
-    other model here. The stdio server calls it while the index and the model load, so a first
-    answer does not pay for it (34 ms for :class:`SearchOut` and its parts, AMD EPYC)."""
-    rest = [m for m in globals().values()
-            if isinstance(m, type) and issubclass(m, BaseModel) and m is not BaseModel]
-    for model in (*first, *rest):
+    that importing this module stays cheap): ``first`` (and the models they contain), then, with
+    ``rest``, every other model here. The stdio server builds them before a call needs them
+    (:func:`pagerecall.mcp.server.serve`): 12 ms for :class:`SearchOut` and its parts, 12 ms for
+    the rest, plus ~25 ms of pydantic's one-time costs on the first build of a process (AMD EPYC)."""
+    others = [m for m in globals().values()
+              if rest and isinstance(m, type) and issubclass(m, BaseModel) and m is not BaseModel]
+    for model in (*first, *others):
         if not model.__pydantic_complete__:
             model.model_rebuild()
