@@ -10,6 +10,9 @@ measured in one run):
   ``library_files``, ``document_outline``: a fresh ``pagerecall serve`` (``python -m
   pagerecall serve``, the resident listener on as agents get it) over pipes; times from spawn
   to the answers of ``initialize``, ``tools/list`` and the first ``tools/call`` of TOOL;
+* ``stdio-2026:semantic_search``: the same for a client of the stateless protocol era
+  (2026-07-28, the MCP SDK 2.3 client's default): ``server/discover`` (in the ``initialize``
+  column), ``tools/list`` and the first ``semantic_search``, each with the version in ``_meta``;
 * ``http``: ``pagerecall serve --http`` on a free loopback port; times from spawn to the port
   accepting connections (polled every 20 ms), to an ``mcp.Client`` session (``initialize``) and to
   the first ``semantic_search`` answer.
@@ -43,6 +46,11 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 TOOLS = ("semantic_search", "read_page", "verify_quote", "library_files", "document_outline")
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "0"},
+                  "io.modelcontextprotocol/clientCapabilities": {}}
+"""A request's ``_meta`` in the stateless protocol era (the MCP SDK 2.3 client's default): no
+``initialize``, the client opens with ``server/discover``."""
 
 
 def cpu_model() -> str:
@@ -68,7 +76,8 @@ def _env(index: Path) -> dict:
 class Stdio:
     """A ``pagerecall serve`` subprocess spoken to in raw JSON-RPC over pipes."""
 
-    def __init__(self, index: Path):
+    def __init__(self, index: Path, stateless: bool = False):
+        self.stateless = stateless
         self.t0 = time.perf_counter()
         self.proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "serve"], cwd=ROOT, env=_env(index),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -78,6 +87,8 @@ class Stdio:
         """Send a request; returns (answer, seconds since spawn)."""
         self.next_id += 1
         msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if self.stateless:
+            params = {**(params or {}), "_meta": STATELESS_META}
         if params is not None:
             msg["params"] = params
         self.notify(msg)
@@ -94,6 +105,10 @@ class Stdio:
         self.proc.stdin.flush()
 
     def handshake(self) -> tuple[float, float]:
+        if self.stateless:
+            _, t_init = self.request("server/discover")
+            _, t_list = self.request("tools/list")
+            return t_init, t_list
         _, t_init = self.request("initialize", INIT)
         self.notify({"jsonrpc": "2.0", "method": "notifications/initialized"})
         _, t_list = self.request("tools/list")
@@ -116,7 +131,14 @@ class Stdio:
 
 
 def pick_arguments(index: Path, query: str) -> dict[str, dict]:
-    """Arguments for each tool, from one session: the top hit of ``query``, its page, a sentence."""
+    """Arguments for each tool, from one session: the top hit of ``query``, its page, a sentence.
+    A stateless-era session before it lets the server remember that era's answers too."""
+    srv = Stdio(index, stateless=True)
+    try:
+        srv.handshake()
+        srv.call("library_files", {"pattern": "*"})
+    finally:
+        srv.close()
     srv = Stdio(index)
     try:
         srv.handshake()
@@ -142,8 +164,8 @@ def cold_cli(index: Path, query: str) -> float:
     return time.perf_counter() - t0
 
 
-def stdio_first(index: Path, tool: str, args: dict) -> dict[str, float]:
-    srv = Stdio(index)
+def stdio_first(index: Path, tool: str, args: dict, stateless: bool = False) -> dict[str, float]:
+    srv = Stdio(index, stateless)
     try:
         t_init, t_list = srv.handshake()
         _, t_call = srv.call(tool, args)
@@ -251,6 +273,7 @@ def main() -> int:
         row: dict = {"run": run + 1, "cli": cold_cli(index, a.query)}
         for tool in TOOLS:
             row[f"stdio:{tool}"] = stdio_first(index, tool, args[tool])
+        row["stdio-2026:semantic_search"] = stdio_first(index, "semantic_search", args["semantic_search"], True)
         if not a.no_http:
             row["http"] = http_first(index, a.query)
         row["load"] = load()
@@ -258,13 +281,13 @@ def main() -> int:
         if not a.json:
             cli = row["cli"]
             parts = [f"cli {cli:.2f}s"] + [
-                f"{k[6:]} init {v['initialize']:.2f} first {v['first']:.2f}" for k, v in row.items()
-                if k.startswith("stdio:")]
+                f"{k.split(':')[0][5:]}{k.split(':')[1]} init {v['initialize']:.2f} first {v['first']:.2f}"
+                for k, v in row.items() if k.startswith("stdio")]
             if "http" in row:
                 parts.append(f"http init {row['http']['initialize']:.2f} first {row['http']['first']:.2f}")
             print(f"run {run + 1} (load {row['load']}): " + "; ".join(parts), flush=True)
     med = {"cli": statistics.median(r["cli"] for r in rows)}
-    for key in [k for k in rows[0] if k.startswith("stdio:") or k == "http"]:
+    for key in [k for k in rows[0] if k.startswith("stdio") or k == "http"]:
         med[key] = {m: statistics.median(r[key][m] for r in rows) for m in rows[0][key]}
     ratios = {k: {m: round(v / med["cli"], 2) for m, v in d.items()} for k, d in med.items() if k != "cli"}
     head["load_after"] = load()

@@ -8,7 +8,13 @@ stdin and stdout from the first moment of ``serve``:
 
 * it answers ``initialize`` (per requested protocol version), a cursor-less ``tools/list`` and
   ``ping`` from the answers the SDK itself gave in an earlier run of the same code
-  (:func:`hello_cache_file`), with nothing imported but the standard library;
+  (:func:`hello_cache_file`), with nothing imported but the standard library; for a client of
+  the stateless protocol era (2026-07-28 on, the MCP SDK 2.3 client's default: no
+  ``initialize``, the version in each request's ``_meta``, :data:`VERSION_META`) it answers
+  ``server/discover`` and ``tools/list`` the same way, and adds to each tool call's answer the
+  envelope the SDK gives such a result (learned from the SDK's answer to a call of a tool that
+  does not exist, :meth:`StdioFront._learn_stateless`); that era has no ``ping``: the SDK
+  refuses it;
 * until the SDK is attached it answers ``tools/call`` of the tools in a
   :class:`~pagerecall.mcp.tooltable.ToolTable` (the same tool functions, built without the SDK)
   when they succeed, and ``ping``;
@@ -63,7 +69,7 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Version of the hello cache's layout (part of :func:`code_fingerprint`)."""
 KEEP_CACHE_FILES = 8
 """Hello cache files kept (the newest): one per code version and ``read_only``, so that two
@@ -93,6 +99,17 @@ SDK_DRAIN_S = 120.0
 (a first-use model conversion can hold a search for a minute or two)."""
 _PRIVATE_ID = "pagerecall-front-tools-list"
 """The id of the ``tools/list`` request the front sends the SDK itself to learn the tool list."""
+_PROBE_ID = "pagerecall-front-call-envelope"
+"""The id of the ``tools/call`` of a tool that does not exist, which the front sends the SDK to
+learn what a stateless-era result carries besides the tool's answer (:data:`_CALL_PARTS`)."""
+_PROBE_TOOL = "pagerecall-front-probe"
+VERSION_META = "io.modelcontextprotocol/protocolVersion"
+"""The ``_meta`` key by which a request of the stateless protocol era (2026-07-28 on: no
+``initialize``; the client opens with ``server/discover``) names its protocol version."""
+_CALL_PARTS = ("content", "structuredContent", "isError")
+"""The parts of a ``tools/call`` result that are the tool's answer; the rest of a stateless-era
+result (``resultType``, ``_meta`` with the server's identity, as the SDK stamps them) is the
+envelope the front learns per version (``tools/call`` in the hello cache)."""
 
 
 def code_fingerprint(read_only: bool) -> str:
@@ -212,7 +229,8 @@ class StdioFront:
         self._stopping = False  # set when serving ends (SIGINT, the SDK's end): nothing waits any more
         self._call_slots = threading.BoundedSemaphore(MAX_FRONT_CALLS)
         self._sdk_answered = threading.Condition()
-        self.answered: dict[str, int] = {"initialize": 0, "tools/list": 0, "ping": 0, "tools/call": 0}
+        self.answered: dict[str, int] = {"initialize": 0, "server/discover": 0, "tools/list": 0, "ping": 0,
+                                         "tools/call": 0}
         self._reader = threading.Thread(target=self._read_loop, name="pagerecall-mcp-front", daemon=True)
 
     # ------------------------------------------------------------------ setup
@@ -269,7 +287,7 @@ class StdioFront:
 
     def remembers_handshake(self) -> bool:
         """Whether answers of an earlier run were found (else the SDK must answer the handshake)."""
-        return bool(self._cache["initialize"])
+        return bool(self._cache["initialize"] or self._cache["server/discover"])
 
     def close(self) -> None:
         """Point fd 0 and fd 1 back at the wire (the client's pipes). Idempotent."""
@@ -282,7 +300,8 @@ class StdioFront:
 
     # ------------------------------------------------------------------ cache
     def _read_cache(self) -> dict[str, dict[str, Any]]:
-        empty: dict[str, dict[str, Any]] = {"initialize": {}, "tools/list": {}}
+        empty: dict[str, dict[str, Any]] = {"initialize": {}, "tools/list": {}, "server/discover": {},
+                                            "tools/call": {}}
         if self._cache_file is None:
             return empty
         try:
@@ -419,6 +438,11 @@ class StdioFront:
             return
         method = msg["method"]
         params = msg.get("params") or {}
+        meta = params.get("_meta")
+        modern = meta.get(VERSION_META) if isinstance(meta, dict) else None  # a stateless-era request
+        if modern is not None and not isinstance(modern, str):
+            self._for_sdk(line)  # the SDK refuses it in its words
+            return
         if "id" not in msg:
             self._inbox.put(line)  # a notification needs no answer: replayed to the SDK if it ever loads
             if method == "notifications/cancelled":
@@ -430,7 +454,8 @@ class StdioFront:
                 self._for_sdk(json.dumps({"jsonrpc": "2.0", "id": _PRIVATE_ID, "method": "tools/list"}) + "\n")
             return
         rid = msg["id"]
-        if method == "initialize":
+        version = modern or self._version
+        if method == "initialize" and modern is None:
             if not isinstance(params.get("protocolVersion"), str):
                 self._for_sdk(line)  # the SDK refuses it in its words
                 return
@@ -444,24 +469,35 @@ class StdioFront:
             else:
                 self._for_sdk(line)
             return
-        elif method == "tools/list" and self._version is not None and not params.get("cursor"):
-            cached = self._cache["tools/list"].get(self._version)
+        elif method == "server/discover" and modern is not None:
+            cached = self._cache["server/discover"].get(modern)
+            if cached is not None:
+                self._answer(rid, cached)
+                self.answered["server/discover"] += 1
+                return
+            self._watch[_id_key(rid)] = ("server/discover", modern, False, None)
+            self._for_sdk(line)
+            self._learn_stateless(meta, modern)
+            return
+        elif method == "tools/list" and version is not None and not params.get("cursor"):
+            cached = self._cache["tools/list"].get(version)
             if cached is not None:
                 self._answer(rid, cached)
                 self.answered["tools/list"] += 1
                 return
-            self._watch[_id_key(rid)] = ("tools/list", self._version, False, None)
-        elif method == "ping" and not self._attached.is_set():
-            self._answer(rid, {})
+            self._watch[_id_key(rid)] = ("tools/list", version, False, None)
+        elif method == "ping" and modern is None and not self._attached.is_set():
+            self._answer(rid, {})  # (the stateless era has no ping: the SDK refuses it)
             self.answered["ping"] += 1
             return
-        elif method == "tools/call" and self._version is not None and not self._attached.is_set():
+        elif method == "tools/call" and version is not None and not self._attached.is_set() \
+                and (envelope := {} if modern is None else self._cache["tools/call"].get(modern)) is not None:
             name = params.get("name")
             self._running(name, 1)  # from now on: the background load waits if the call needs none of it
             self._tools_ready.wait()  # the tool functions are defined a fraction of a second after start
             table = self._table
             if table is not None and not self._attached.is_set() and name in table.tools:
-                call = threading.Thread(target=self._call, args=(table, rid, params, line),
+                call = threading.Thread(target=self._call, args=(table, rid, params, line, envelope),
                                         name="pagerecall-mcp-front-call", daemon=True)
                 self._calls.append(call)
                 call.start()
@@ -469,13 +505,27 @@ class StdioFront:
             self._running(name, -1)
         self._for_sdk(line)
 
-    def _call(self, table, rid: Any, params: dict, line: str) -> None:
+    def _learn_stateless(self, meta: dict, version: str) -> None:
+        """Ask the SDK what the next start must answer to a stateless-era client of ``version``
+        (``meta``: the client's own ``_meta``) besides ``server/discover``: the tool list, and the
+        envelope of a ``tools/call`` result (learned from its answer to a call of a tool that does
+        not exist). Both answers are remembered, never sent to the client."""
+        for rid, method, params, known in (
+                (_PRIVATE_ID, "tools/list", {"_meta": meta}, "tools/list"),
+                (_PROBE_ID, "tools/call", {"name": _PROBE_TOOL, "arguments": {}, "_meta": meta}, "tools/call")):
+            if version not in self._cache[known] and _id_key(rid) not in self._watch:
+                self._watch[_id_key(rid)] = (method, version, True, None)
+                self._for_sdk(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
+
+    def _call(self, table, rid: Any, params: dict, line: str, envelope: dict) -> None:
         """Run one ``tools/call`` without the SDK; on anything but a clean result, queue it for
-        the SDK (which answers every refusal in its own words)."""
+        the SDK (which answers every refusal in its own words). ``envelope``: what the result
+        carries besides the tool's answer (stateless era; ``{}`` for a client that initialized)."""
         try:
             with self._call_slots:  # at most MAX_FRONT_CALLS at once; the others wait their turn
                 result = table.call(params.get("name"), params.get("arguments"))
-            text = None if result is None else json.dumps({"jsonrpc": "2.0", "id": rid, "result": result},
+            text = None if result is None else json.dumps({"jsonrpc": "2.0", "id": rid,
+                                                           "result": {**result, **envelope}},
                                                           ensure_ascii=False, separators=(",", ":"))
         except BaseException:  # never lose a call: whatever failed here, the SDK answers it
             log.exception("the front could not answer %s; the MCP SDK will", params.get("name"))
@@ -503,7 +553,10 @@ class StdioFront:
                 entry = self._watch.pop(_id_key(msg["id"]), None)
                 if entry is not None:
                     method, version, drop, sent = entry
-                    if "result" in msg:
+                    if "result" in msg and method == "tools/call":  # the probe: its envelope only
+                        self._learn(method, version, {k: v for k, v in msg["result"].items()
+                                                      if k not in _CALL_PARTS}, sent)
+                    elif "result" in msg:
                         self._learn(method, version, msg["result"], sent)
                     elif drop and method == "initialize":
                         log.warning("the MCP SDK refused the client's initialize that was answered from "

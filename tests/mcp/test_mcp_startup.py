@@ -392,3 +392,53 @@ def test_ctrl_c_ends_a_server_whose_sdk_has_loaded(index, tmp_path):
         finally:
             if proc.poll() is None:
                 proc.kill()
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "0"},
+               "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+def _modern(rid: int, method: str, **params) -> dict:
+    """A request of the stateless protocol era: no initialize, the version in each request's ``_meta``."""
+    return {"jsonrpc": "2.0", "id": rid, "method": method, "params": {**params, "_meta": MODERN_META}}
+
+
+def test_a_stateless_era_client_is_answered_at_once_as_the_sdk_would(index):
+    """Protocol 2026-07-28 (the MCP SDK 2.3 client's default) has no ``initialize``: the client opens
+    with ``server/discover`` and names its version in every request's ``_meta``. The front handed all
+    of it to the SDK (connect ~1.2 s, every call through the SDK). Now the first session learns the
+    SDK's answers (discover, the tool list, the envelope of a call's result) and the next is answered
+    by the front without importing the SDK, with the same answers; the real client accepts them."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from pagerecall.config import Settings
+    from pagerecall.mcp.front import hello_cache_file
+
+    hello_cache_file(Settings.from_env(_env()).cache_dir, False).unlink(missing_ok=True)
+    msgs = [_modern(1, "server/discover"), _modern(2, "tools/list"),
+            _modern(3, "tools/call", name="semantic_search", arguments={"query": "fog signal", "k": 2})]
+    sdk, report = _serve_session(index, msgs)
+    assert report["mcp"] is True  # nothing remembered yet: the SDK answered
+    assert sdk[3]["result"]["isError"] is False and sdk[3]["result"]["resultType"] == "complete"
+    front, report = _serve_session(index, msgs)
+    assert report == {"code": 0, "mcp": False, "mcp_server": True}
+    for rid in (1, 2, 3):
+        assert front[rid]["result"] == sdk[rid]["result"], rid
+    # the stateless era has no ping: the SDK refuses it, the front does not answer it
+    answers, report = _serve_session(index, [msgs[0], _modern(4, "ping")])
+    assert answers[4]["error"]["code"] == -32601 and report["mcp"] is True
+
+    async def client() -> tuple[int, list]:
+        params = StdioServerParameters(command=sys.executable, args=[str(ROOT / "server.py"), "--no-resident"],
+                                       env=_env(PAGERECALL_INDEX=str(index)), cwd=str(ROOT))
+        async with Client(stdio_client(params)) as c:
+            tools = await c.list_tools()
+            r = await c.call_tool("semantic_search", {"query": "fog signal", "k": 2})
+            assert r.is_error is False
+            return len(tools.tools), r.structured_content["hits"]
+
+    n_tools, hits = anyio.run(client)
+    assert n_tools == len(sdk[2]["result"]["tools"]) and hits == sdk[3]["result"]["structuredContent"]["hits"]
