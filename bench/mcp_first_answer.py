@@ -281,8 +281,8 @@ def main() -> int:
         if not a.json:
             cli = row["cli"]
             parts = [f"cli {cli:.2f}s"] + [
-                f"{k.split(':')[0][5:]}{k.split(':')[1]} init {v['initialize']:.2f} first {v['first']:.2f}"
-                for k, v in row.items() if k.startswith("stdio")]
+                f"{k.removeprefix('stdio:').removeprefix('stdio-')} init {v['initialize']:.2f} "
+                f"first {v['first']:.2f}" for k, v in row.items() if k.startswith("stdio")]
             if "http" in row:
                 parts.append(f"http init {row['http']['initialize']:.2f} first {row['http']['first']:.2f}")
             print(f"run {run + 1} (load {row['load']}): " + "; ".join(parts), flush=True)

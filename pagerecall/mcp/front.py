@@ -103,13 +103,27 @@ _PROBE_ID = "pagerecall-front-call-envelope"
 """The id of the ``tools/call`` of a tool that does not exist, which the front sends the SDK to
 learn what a stateless-era result carries besides the tool's answer (:data:`_CALL_PARTS`)."""
 _PROBE_TOOL = "pagerecall-front-probe"
+_ERA_ID = "pagerecall-front-era"
+"""The id of the ``server/discover`` the front puts first in the SDK's queue on a stateless-era
+connection, so that the SDK, which fixes a connection's era by its first request, serves the era
+the front has been serving even when the front answered the client's first request itself."""
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
 """The ``_meta`` key by which a request of the stateless protocol era (2026-07-28 on: no
-``initialize``; the client opens with ``server/discover``) names its protocol version."""
+``initialize``; the client opens with ``server/discover``) names its protocol version. The
+client's first request decides the era of the connection, once, as the MCP SDK 2.3 decides it
+(``mcp.server.runner.serve_dual_era_loop``): a request other than ``initialize`` carrying this key
+opens a stateless-era connection, anything else a handshake-era one; a later request of the other
+era is the SDK's to refuse."""
+CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities"
+CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
 _CALL_PARTS = ("content", "structuredContent", "isError")
 """The parts of a ``tools/call`` result that are the tool's answer; the rest of a stateless-era
 result (``resultType``, ``_meta`` with the server's identity, as the SDK stamps them) is the
-envelope the front learns per version (``tools/call`` in the hello cache)."""
+envelope the front learns per version (:data:`STATELESS_CALL` in the hello cache)."""
+STATELESS_LIST = "stateless tools/list"
+STATELESS_CALL = "stateless tools/call"
+"""Hello cache sections of the stateless era (``server/discover`` is its own): kept apart from the
+handshake era's, whose answers to the same method and version have another form."""
 
 
 def code_fingerprint(read_only: bool) -> str:
@@ -152,6 +166,14 @@ def hello_cache_file(cache_dir: Path, read_only: bool) -> Path:
     """Where the SDK's handshake answers for this code are remembered:
     ``CACHE_DIR/mcp/hello-<code_fingerprint>.json``."""
     return Path(cache_dir) / "mcp" / f"hello-{code_fingerprint(read_only)}.json"
+
+
+def _full_envelope(meta: dict) -> bool:
+    """Whether a stateless-era request's ``_meta`` carries what the SDK requires of it (the
+    protocol version, a string; the client's capabilities, an object; its info, when given, an
+    object); else the front leaves the request to the SDK, which refuses it in its words."""
+    return isinstance(meta.get(VERSION_META), str) and isinstance(meta.get(CAPABILITIES_META), dict) \
+        and isinstance(meta.get(CLIENT_INFO_META, {}), dict)
 
 
 def _valid_id(rid: Any) -> bool:
@@ -217,6 +239,8 @@ class StdioFront:
         self._inbox: queue.Queue[str] = queue.Queue()
         self._watch: dict[str, tuple[str, str, bool, Any]] = {}  # id -> (method, version, drop, answer sent)
         self._version: str | None = None  # protocol version the client asked for in initialize
+        self._stateless: bool | None = None  # the connection's era, decided by the first request
+        self._cancelled: set[str] = set()  # front calls the client cancelled: never answered
         self._attached = threading.Event()
         self._sdk_needed = threading.Event()  # set when a message arrives that only the SDK can answer
         self._ended = threading.Event()  # set when the client has closed stdin
@@ -225,7 +249,7 @@ class StdioFront:
         self._calls: list[threading.Thread] = []
         self._busy = {part: 0 for part in _PARTS}  # calls running that do not need the part
         self._busy_changed = threading.Condition()
-        self._for_sdk_ids: set[str] = set()  # tool calls queued for the SDK, not answered yet
+        self._for_sdk_ids: set[str] = set()  # requests queued for the SDK, not answered yet
         self._stopping = False  # set when serving ends (SIGINT, the SDK's end): nothing waits any more
         self._call_slots = threading.BoundedSemaphore(MAX_FRONT_CALLS)
         self._sdk_answered = threading.Condition()
@@ -301,7 +325,7 @@ class StdioFront:
     # ------------------------------------------------------------------ cache
     def _read_cache(self) -> dict[str, dict[str, Any]]:
         empty: dict[str, dict[str, Any]] = {"initialize": {}, "tools/list": {}, "server/discover": {},
-                                            "tools/call": {}}
+                                            STATELESS_LIST: {}, STATELESS_CALL: {}}
         if self._cache_file is None:
             return empty
         try:
@@ -379,9 +403,9 @@ class StdioFront:
             msg = json.loads(line)
         except ValueError:
             msg = None
-        if isinstance(msg, dict) and msg.get("method") == "tools/call" and msg.get("jsonrpc") == "2.0" \
-                and _valid_id(msg.get("id")) and isinstance(msg.get("params"), dict):
-            with self._sdk_answered:  # a well-formed call: the SDK answers it unless it is cancelled
+        if isinstance(msg, dict) and isinstance(msg.get("method"), str) and msg.get("jsonrpc") == "2.0" \
+                and _valid_id(msg.get("id")) and isinstance(msg.get("params", {}), dict):
+            with self._sdk_answered:  # a well-formed request: the SDK answers it unless it is cancelled
                 self._for_sdk_ids.add(_id_key(msg["id"]))
         self._inbox.put(line)
         self._sdk_needed.set()
@@ -401,7 +425,7 @@ class StdioFront:
             self._sdk_answered.notify_all()
 
     def _wait_for_sdk_answers(self, timeout: float = SDK_DRAIN_S) -> None:
-        """Block until the SDK has answered every tool call queued for it (at most ``timeout`` s;
+        """Block until the SDK has answered every request queued for it (at most ``timeout`` s;
         not at all once the server is stopping)."""
         with self._sdk_answered:
             if not self._sdk_answered.wait_for(lambda: not self._for_sdk_ids or self._stopping, timeout):
@@ -440,13 +464,13 @@ class StdioFront:
         params = msg.get("params") or {}
         meta = params.get("_meta")
         modern = meta.get(VERSION_META) if isinstance(meta, dict) else None  # a stateless-era request
-        if modern is not None and not isinstance(modern, str):
-            self._for_sdk(line)  # the SDK refuses it in its words
-            return
         if "id" not in msg:
             self._inbox.put(line)  # a notification needs no answer: replayed to the SDK if it ever loads
             if method == "notifications/cancelled":
                 self._forget(params.get("requestId"))  # the SDK does not answer a cancelled request
+                if _valid_id(params.get("requestId")):
+                    with self._state_lock:  # nor does the front (MCP: no response to a cancelled request)
+                        self._cancelled.add(_id_key(params["requestId"]))
             if method == "notifications/initialized" and self._version is not None \
                     and self._version not in self._cache["tools/list"]:
                 # learn the tool list now, so that the next start answers it at once
@@ -454,6 +478,16 @@ class StdioFront:
                 self._for_sdk(json.dumps({"jsonrpc": "2.0", "id": _PRIVATE_ID, "method": "tools/list"}) + "\n")
             return
         rid = msg["id"]
+        if self._stateless is None:
+            self._stateless = modern is not None and method != "initialize"
+            if self._stateless:  # the SDK, if it ever loads, opens the same era first (its answer dropped)
+                self._watch[_id_key(_ERA_ID)] = ("server/discover", modern if isinstance(modern, str) else "-",
+                                                 True, None)
+                self._inbox.put(json.dumps({"jsonrpc": "2.0", "id": _ERA_ID, "method": "server/discover",
+                                            "params": {"_meta": meta}}) + "\n")
+        if self._stateless != (modern is not None) or (modern is not None and not _full_envelope(meta)):
+            self._for_sdk(line)  # a request of the other era, a half-built envelope: the SDK refuses it
+            return
         version = modern or self._version
         if method == "initialize" and modern is None:
             if not isinstance(params.get("protocolVersion"), str):
@@ -480,18 +514,19 @@ class StdioFront:
             self._learn_stateless(meta, modern)
             return
         elif method == "tools/list" and version is not None and not params.get("cursor"):
-            cached = self._cache["tools/list"].get(version)
+            section = STATELESS_LIST if modern is not None else "tools/list"
+            cached = self._cache[section].get(version)
             if cached is not None:
                 self._answer(rid, cached)
                 self.answered["tools/list"] += 1
                 return
-            self._watch[_id_key(rid)] = ("tools/list", version, False, None)
+            self._watch[_id_key(rid)] = (section, version, False, None)
         elif method == "ping" and modern is None and not self._attached.is_set():
             self._answer(rid, {})  # (the stateless era has no ping: the SDK refuses it)
             self.answered["ping"] += 1
             return
         elif method == "tools/call" and version is not None and not self._attached.is_set() \
-                and (envelope := {} if modern is None else self._cache["tools/call"].get(modern)) is not None:
+                and (envelope := {} if modern is None else self._cache[STATELESS_CALL].get(modern)) is not None:
             name = params.get("name")
             self._running(name, 1)  # from now on: the background load waits if the call needs none of it
             self._tools_ready.wait()  # the tool functions are defined a fraction of a second after start
@@ -510,11 +545,11 @@ class StdioFront:
         (``meta``: the client's own ``_meta``) besides ``server/discover``: the tool list, and the
         envelope of a ``tools/call`` result (learned from its answer to a call of a tool that does
         not exist). Both answers are remembered, never sent to the client."""
-        for rid, method, params, known in (
-                (_PRIVATE_ID, "tools/list", {"_meta": meta}, "tools/list"),
-                (_PROBE_ID, "tools/call", {"name": _PROBE_TOOL, "arguments": {}, "_meta": meta}, "tools/call")):
-            if version not in self._cache[known] and _id_key(rid) not in self._watch:
-                self._watch[_id_key(rid)] = (method, version, True, None)
+        for rid, method, params, section in (
+                (_PRIVATE_ID, "tools/list", {"_meta": meta}, STATELESS_LIST),
+                (_PROBE_ID, "tools/call", {"name": _PROBE_TOOL, "arguments": {}, "_meta": meta}, STATELESS_CALL)):
+            if version not in self._cache[section] and _id_key(rid) not in self._watch:
+                self._watch[_id_key(rid)] = (section, version, True, None)
                 self._for_sdk(json.dumps({"jsonrpc": "2.0", "id": rid, "method": method, "params": params}) + "\n")
 
     def _call(self, table, rid: Any, params: dict, line: str, envelope: dict) -> None:
@@ -535,6 +570,12 @@ class StdioFront:
         if text is None:
             self._for_sdk(line)
             return
+        with self._state_lock:
+            cancelled = _id_key(rid) in self._cancelled
+            self._cancelled.discard(_id_key(rid))
+        if cancelled:
+            log.debug("%s (id %r) was cancelled by the client: not answered", params.get("name"), rid)
+            return
         self._send(text + "\n")
         self.answered["tools/call"] += 1
 
@@ -553,7 +594,7 @@ class StdioFront:
                 entry = self._watch.pop(_id_key(msg["id"]), None)
                 if entry is not None:
                     method, version, drop, sent = entry
-                    if "result" in msg and method == "tools/call":  # the probe: its envelope only
+                    if "result" in msg and method == STATELESS_CALL:  # the probe: its envelope only
                         self._learn(method, version, {k: v for k, v in msg["result"].items()
                                                       if k not in _CALL_PARTS}, sent)
                     elif "result" in msg:

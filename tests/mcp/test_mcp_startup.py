@@ -442,3 +442,42 @@ def test_a_stateless_era_client_is_answered_at_once_as_the_sdk_would(index):
 
     n_tools, hits = anyio.run(client)
     assert n_tools == len(sdk[2]["result"]["tools"]) and hits == sdk[3]["result"]["structuredContent"]["hits"]
+
+
+def test_the_eras_stay_apart_and_half_built_or_cancelled_requests_get_the_sdks_answer(index, tmp_path):
+    """Found by a critic: the front answered where the SDK refuses, and mixed the eras' answers.
+    The first request decides the connection's era, as in the SDK: a request of the other era, or a
+    stateless-era ``_meta`` without the client's capabilities, is refused by the SDK; the two eras'
+    remembered answers for the same version stay apart (a handshake-era client asking for version
+    2026-07-28 made every stateless-era ``tools/list`` lose its ``resultType`` for good); a call the
+    client cancelled is not answered."""
+    from pagerecall.config import Settings
+    from pagerecall.mcp.front import hello_cache_file
+
+    hello_cache_file(Settings.from_env(_env()).cache_dir, False).unlink(missing_ok=True)
+    init_2026 = {**INIT, "params": {**INIT["params"], "protocolVersion": "2026-07-28"}}
+    _session(index, tmp_path / "stderr-1", [init_2026, INITIALIZED, TOOLS_LIST])  # learned: handshake era
+    listed = _modern(2, "tools/list")
+    learned, _ = _serve_session(index, [_modern(1, "server/discover"), listed])  # learned: stateless era
+    answers, report = _serve_session(index, [_modern(1, "server/discover"), listed])
+    assert report["mcp"] is False and answers[2]["result"] == learned[2]["result"]
+    assert answers[2]["result"]["resultType"] == "complete"
+    answers, report = _serve_session(index, [init_2026, INITIALIZED, TOOLS_LIST])
+    assert report["mcp"] is False and "resultType" not in answers[2]["result"]
+
+    half = {"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}
+    answers, report = _serve_session(index, [half])
+    assert answers[1]["error"]["code"] == -32602 and report["mcp"] is True
+    answers, _ = _serve_session(index, [INIT, INITIALIZED, _modern(5, "tools/list")])
+    assert answers[5]["error"]["code"] == -32600  # an enveloped request on a handshake-era connection
+    answers, _ = _serve_session(index, [_modern(1, "server/discover"), {**INIT, "id": 6}])
+    assert answers[6]["error"]["code"] == -32022  # initialize on a stateless-era connection
+
+    search = {"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+              "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 2}}}
+    cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}}
+    page = {"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+            "params": {"name": "read_page", "arguments": {"file": "en/harrow-point-manual.pdf", "page": 1}}}
+    answers, report = _serve_session(index, [INIT, INITIALIZED, search, cancel, page])
+    assert 20 not in answers and answers[21]["result"]["isError"] is False and report["mcp"] is False
