@@ -86,6 +86,24 @@ def pages_text_hash(texts: Sequence[str]) -> str:
     return h.hexdigest()
 
 
+def _source_file(settings: Settings, root: Path, file: str) -> str:
+    """``file`` as the reading commands take it (:meth:`pagerecall.search.Searcher.source_file`):
+    as given when it is on disk (the index is not opened), else the one indexed file it names.
+    Raises ``SourceArgumentError`` (exit 2) for a name that matches nothing, ``SourceNotFoundError``
+    (exit 1, "Next: ... `pagerecall update`") for an indexed file gone from disk: the index is
+    stale, not the argument (before, the ledger called that a usage mistake and sent the agent to
+    ``library_files``, which still lists the file)."""
+    from pagerecall.paths import resolve_in_corpus
+
+    try:
+        resolve_in_corpus(root, file)
+        return file
+    except SourceNotFoundError:
+        from pagerecall.search.searcher import Searcher
+
+        return Searcher(settings).source_file(file, root)
+
+
 def read_cited_pages(settings: Settings, root: Path, file: str, pages: list[int]):
     """``(rel, abs_path, [PageText per page], page_count)`` from the source. Raises
     ``PathOutsideCorpusError`` / ``SourceNotFoundError`` (file) and ``LedgerInputError`` (a page
@@ -144,8 +162,9 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
 
     Raises:
         LedgerInputError: a field is empty, unknown or out of its limits (names it; nothing written).
-        PathOutsideCorpusError: ``file`` leaves the corpus root. SourceNotFoundError: no such file.
-        ExtractionError: the file cannot be read. LedgerRefusedError: read-only ledger.
+        PathOutsideCorpusError: ``file`` leaves the corpus root. SourceArgumentError: no such file
+        (a bare name of one indexed file is taken as that file). SourceNotFoundError: an indexed
+        file gone from disk (run ``pagerecall update``). ExtractionError: the file cannot be read. LedgerRefusedError: read-only ledger.
     """
     claim = check_claim(claim)
     file = check_file(file)
@@ -157,7 +176,7 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
     store = store or open_store(settings)
     store.check_writable()  # a read-only ledger refuses before any work
     root = corpus_root(settings)
-    rel, path, texts, _count = read_cited_pages(settings, root, file, pages)
+    rel, path, texts, _count = read_cited_pages(settings, root, _source_file(settings, root, file), pages)
     qsum = None
     if quote:
         from pagerecall.verify import verify_quote

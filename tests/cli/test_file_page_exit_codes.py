@@ -109,7 +109,8 @@ def test_readme_and_docs_cli_state_the_same_exit_codes():
 def test_an_indexed_file_gone_from_disk_is_a_stale_index_not_a_usage_mistake(index, capsys, tmp_path):
     """A file the index holds but the corpus no longer has: exit 1 (the index is stale), and the next
     step is ``pagerecall update``, not ``pagerecall files`` (which still lists it). Before: exit 2
-    and "run `pagerecall files`", for the full path and for the bare name alike."""
+    and "run `pagerecall files`", for the full path and for the bare name alike (``ledger add``: until
+    stop 39)."""
     import shutil
 
     settings, _ = index
@@ -119,8 +120,11 @@ def test_an_indexed_file_gone_from_disk_is_a_stale_index_not_a_usage_mistake(ind
     common = ["--index", str(settings.index_dir), "--corpus", str(corpus), "--in-process"]
     for argv in (["page", TXT, "1"], ["page", TXT.rsplit("/", 1)[-1], "1"],
                  ["verify", "le gardien", "--file", TXT, "--page", "1"],
-                 ["check", "3 times", "--file", TXT, "--pages", "1"]):
-        code, out, err = run_cli(capsys, *argv, *common)
+                 ["check", "3 times", "--file", TXT, "--pages", "1"],
+                 ["ledger", "add", "--claim", "The keeper rang it 3 times.", "--file", TXT, "--pages", "1",
+                  "--verdict", "supported", "--agent", "t"]):
+        in_process = common if argv[0] != "ledger" else common[:-1]  # ledger add always runs in process
+        code, out, err = run_cli(capsys, *argv, *in_process)
         assert code == 1, (argv, code, err)
         assert out == "" and "pagerecall update" in err and "no longer under the corpus root" in err, err
     # a file on disk still answers from the same copy
