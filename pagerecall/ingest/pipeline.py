@@ -170,6 +170,9 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     from pagerecall.biblio.catalog import refresh_generation
 
     writer.bibliography = refresh_generation(store, writer.name, root, settings)  # pagerecall.biblio
+    from pagerecall.library import refresh_generation as refresh_library
+
+    writer.library = refresh_library(store, writer.name, root, settings)  # topics, citations: pagerecall.library
     _probe(writer, embedder)
     hook("before_swap")
     store.swap(writer.name)

@@ -1,0 +1,146 @@
+"""Topics of the library: communities of passages (:mod:`pagerecall.library.graph`) with a size,
+their documents, a label per language (:mod:`pagerecall.library.labels`) and representative
+passages as pointers.
+
+Built once per generation at build/update time (:func:`build_topics`, written to
+``library/topics.json`` by :mod:`pagerecall.library.build`); read by ``pagerecall topics`` and by
+``search --topics`` (:func:`topic_of`), never computed on a query's path.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from pagerecall.library import store
+from pagerecall.library.graph import ASSIGN_K, GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities
+from pagerecall.library.labels import ctfidf, label_classes, languages
+
+FILE = "topics.json"
+CENTRE_LANGUAGES = True
+"""Subtract each language's mean passage vector before the graph is built: a multilingual model's
+vectors carry their language, and without it the same manual in 11 languages falls into 11 sets
+of topics (measured in docs/library.md)."""
+REPRESENTATIVES = 3
+WHAT = "topics"
+
+
+COLUMNS = ("chunk_id", "file", "page_start", "page_end", "label_start", "text")
+"""The passage columns :func:`build_topics` reads (with the vectors)."""
+
+
+def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None = None) -> dict:
+    """The topics of ``snapshot``'s passages (the layout of ``topics.json``): ``{"method",
+    "passages", "seconds", "topics": [{"id", "size", "documents": [{"file", "passages"}],
+    "languages": {lang: passages}, "label": {lang: [words]}, "representatives": [pointer]}],
+    "assign": {chunk_id: topic id}}``. ``previous`` is the previous generation's ``topics.json``
+    (seeds the communities: stable ids across an update that changes little); ``data`` the
+    :func:`pagerecall.library.vectors.read_vectors` of :data:`COLUMNS` when already read."""
+    from pagerecall.library.vectors import read_vectors
+
+    t0 = time.perf_counter()
+    cols, vectors = data if data is not None else read_vectors(snapshot, COLUMNS)
+    ids = cols["chunk_id"]
+    prev = (previous or {}).get("assign") or None
+    langs_by_file = languages(cols["file"], cols["text"])
+    langs = [langs_by_file.get(f, "und") for f in cols["file"]]
+    labels = communities(ids, centred_by_language(vectors, langs) if CENTRE_LANGUAGES else vectors, prev)
+    words = ctfidf(label_classes(labels, cols["text"], langs))
+    topics = []
+    for t in sorted({int(x) for x in labels if x >= 0}):
+        rows = np.flatnonzero(labels == t)
+        docs: dict[str, int] = {}
+        lang_counts: dict[str, int] = {}
+        for i in rows:
+            docs[cols["file"][i]] = docs.get(cols["file"][i], 0) + 1
+            lang_counts[langs[i]] = lang_counts.get(langs[i], 0) + 1
+        centre = vectors[rows].mean(axis=0)
+        near = rows[np.argsort(-(vectors[rows] @ centre), kind="stable")]
+        reps, seen = [], set()
+        for i in near:  # one per file first, so a topic shared by documents shows several
+            if cols["file"][i] not in seen:
+                seen.add(cols["file"][i])
+                reps.append(int(i))
+            if len(reps) == REPRESENTATIVES:
+                break
+        reps += [int(i) for i in near if int(i) not in reps][: REPRESENTATIVES - len(reps)]
+        topics.append({
+            "id": t, "size": int(len(rows)),
+            "documents": [{"file": f, "passages": n} for f, n in sorted(docs.items(), key=lambda x: (-x[1], x[0]))],
+            "languages": dict(sorted(lang_counts.items(), key=lambda x: (-x[1], x[0]))),
+            "label": {lang: words.get((t, lang), []) for lang in sorted(lang_counts, key=lambda x: -lang_counts[x])},
+            "representatives": [{"chunk_id": ids[i], "file": cols["file"][i], "page_start": cols["page_start"][i],
+                                 "page_end": cols["page_end"][i], "label_start": cols["label_start"][i]}
+                                for i in reps],
+        })
+    topics.sort(key=lambda x: (-x["size"], x["id"]))
+    return {
+        "method": {"graph": f"exact {KNN}-nearest-neighbour graph of passage vectors (cosine)",
+                   "communities": "Leiden (leidenalg), RBConfiguration (modularity)", "resolution": RESOLUTION,
+                   "graph_max": GRAPH_MAX, "assign_k": ASSIGN_K, "min_topic": MIN_TOPIC,
+                   "labels": "c-TF-IDF per topic and language"},
+        "passages": len(ids), "unassigned": int((labels < 0).sum()),
+        "seconds": round(time.perf_counter() - t0, 3),
+        "topics": topics,
+        "assign": {cid: int(t) for cid, t in zip(ids, labels) if t >= 0},
+    }
+
+
+def centred_by_language(vectors: np.ndarray, langs: Sequence[str]) -> np.ndarray:
+    """``vectors`` (float32 (n, dim)) minus the mean vector of their language, L2-normalised again."""
+    out = vectors.astype(np.float32, copy=True)
+    arr = np.asarray(langs)
+    for lang in set(langs):
+        rows = arr == lang
+        out[rows] -= vectors[rows].mean(axis=0)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms
+
+
+def _short(topic: dict) -> str:
+    label = topic.get("label") or {}
+    first = next(iter(label.values()), []) if label else []
+    return ", ".join(first[:3])
+
+
+def read_topics(snapshot: Any) -> dict:
+    """``topics.json`` of ``snapshot``'s generation. Raises ``IndexMismatchError`` (built before
+    topics were stored, or their build failed: says what to run)."""
+    return store.read(snapshot.path, FILE, WHAT)
+
+
+def topic_of(snapshot: Any, chunk_ids: Sequence[str]) -> dict[str, dict | None]:
+    """``{chunk_id: {"id", "label"} or None}``: the topic of each passage (None: in no topic).
+    ``label`` is the first words of the topic's label in its main language. Raises as
+    :func:`read_topics`."""
+    data = read_topics(snapshot)
+    assign = data.get("assign") or {}
+    by_id = {t["id"]: t for t in data.get("topics") or []}
+    out: dict[str, dict | None] = {}
+    for cid in chunk_ids:
+        t = assign.get(cid)
+        out[cid] = None if t is None or t not in by_id else {"id": t, "label": _short(by_id[t])}
+    return out
+
+
+def list_topics(searcher: Any, limit: int | None = None, file: str | None = None) -> dict:
+    """``pagerecall topics``: ``{"generation", "passages", "unassigned", "method", "topics": [...]}``,
+    largest first (at most ``limit``); with ``file``, only the topics that file's passages are in.
+    Raises as :func:`read_topics`; ``SourceArgumentError`` for a file argument the index does not hold."""
+    snapshot = searcher.snapshot()
+    data = read_topics(snapshot)
+    topics = data.get("topics") or []
+    if file is not None:
+        from pagerecall.library.pointers import file_record
+
+        path = file_record(searcher, snapshot, file)["path"]
+        topics = [t for t in topics if any(d["file"] == path for d in t["documents"])]
+    if limit is not None:
+        topics = topics[: max(0, int(limit))]
+    return {"generation": snapshot.name, "passages": data.get("passages"), "unassigned": data.get("unassigned"),
+            "method": data.get("method"), "topics": topics,
+            "note": "topics are computed when the index is built or updated; representatives are pointers: "
+                    "read the pages to quote them"}

@@ -1,0 +1,173 @@
+"""The library as a whole on the example corpus (real model, LanceDB, Tantivy): related passages and
+documents, topics (built at build time, stable across an update), citations between the library's
+own documents, and bad input."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pagerecall.config import Settings
+from pagerecall.errors import IndexMismatchError, QueryError, SourceArgumentError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SURVEY = """A short survey of lighthouse duties
+The care of the lens is described in detail in the keepers' manual [1], and the fog signal in [1, 2].
+Older practice is summarised by Stevenson (1850).
+===== page 2 =====
+The relief of keepers and the stores are treated in [2] and again in [1].
+===== page 3 =====
+References
+[1] The Keeper's Manual of Harrow Point Light. pagerecall examples, 2024.
+[2] Stevenson, A. A Rudimentary Treatise on the History, Construction, and Illumination of Lighthouses. London: John Weale, 1850.
+"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    from pagerecall.ingest.pipeline import build
+    from pagerecall.search.searcher import Searcher
+
+    base = tmp_path_factory.mktemp("library")
+    corpus = base / "corpus"
+    shutil.copytree(ROOT / "examples" / "corpus", corpus)
+    (corpus / "survey.txt").write_text(SURVEY, encoding="utf-8")
+    settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
+                                   degraded_registry=None)
+    build(settings, corpus)
+    return Searcher(settings), settings, corpus
+
+
+def test_related_passages_of_a_page_are_in_other_documents_and_languages(library):
+    from pagerecall.library import related_passages
+
+    searcher, _, _ = library
+    # physical page 5 of the manual (printed 3) is about the lens; so are passages of the others
+    out = related_passages(searcher, "harrow-point-manual.pdf", page=5, k=6)
+    files = {h["file"] for h in out["hits"]}
+    assert out["kind"] == "passages" and len(out["hits"]) == 6
+    assert "en/harrow-point-manual.pdf" not in files
+    assert len({f.split("/")[0] for f in files}) >= 2  # several languages
+    assert all(-1.0 <= h["score"] <= 1.0 for h in out["hits"])
+    assert [h["score"] for h in out["hits"]] == sorted((h["score"] for h in out["hits"]), reverse=True)
+    assert all(h["section"] is not None or h["file"].endswith(".txt") for h in out["hits"])
+    assert out["envelope"]["generation"] and "stale" in out["envelope"]
+
+
+def test_related_passages_of_a_chunk_with_same_file(library):
+    from pagerecall.library import related_passages
+
+    searcher, _, _ = library
+    chunk = related_passages(searcher, "harrow-point-manual.pdf", page=5, k=1)["pointer"]["chunk_ids"][0]
+    out = related_passages(searcher, chunk, k=8, same_file=True)
+    assert out["pointer"]["chunk_id"] == chunk and out["pointer"]["file"] == "en/harrow-point-manual.pdf"
+    own = [h for h in out["hits"] if h["file"] == "en/harrow-point-manual.pdf"]
+    seq = int(chunk.rsplit("-", 1)[1])  # the passage and the two it overlaps are the pointer itself
+    assert own and all(abs(int(h["chunk_id"].rsplit("-", 1)[1]) - seq) > 1 for h in own)
+    other = related_passages(searcher, chunk, k=8)
+    assert all(h["file"] != "en/harrow-point-manual.pdf" for h in other["hits"])
+
+
+def test_related_documents_and_topics_of_hits(library):
+    from pagerecall.library import related_documents, related_passages
+
+    searcher, _, _ = library
+    out = related_documents(searcher, "carnet-du-gardien.txt", k=3)
+    assert out["kind"] == "documents" and out["method"] == "centred"
+    assert len(out["documents"]) == 3 and "fr/carnet-du-gardien.txt" not in {d["file"] for d in out["documents"]}
+    same = related_passages(searcher, "carnet-du-gardien.txt", k=3)  # no page: documents
+    assert same["documents"] == out["documents"]
+    hits = related_passages(searcher, "harrow-point-manual.pdf", page=5, k=3, topics=True)["hits"]
+    assert all("topic" in h for h in hits)
+
+
+def test_topics_span_languages_with_labels_per_language(library):
+    from pagerecall.library import list_topics
+
+    searcher, _, _ = library
+    out = list_topics(searcher)
+    assert out["topics"] and out["passages"] > 40
+    spanning = [t for t in out["topics"] if len(t["languages"]) >= 3]
+    assert spanning, [t["languages"] for t in out["topics"]]
+    for t in out["topics"]:
+        assert t["size"] == sum(d["passages"] for d in t["documents"])
+        assert set(t["label"]) == set(t["languages"])
+        assert 1 <= len(t["representatives"]) <= 3
+    by_file = list_topics(searcher, file="survey.txt")
+    assert all(any(d["file"] == "survey.txt" for d in t["documents"]) for t in by_file["topics"])
+
+
+def test_cites_and_cited_by_page_by_page(library):
+    from pagerecall.library import cited_by, cites
+
+    searcher, _, _ = library
+    out = cites(searcher, "survey.txt")
+    assert out["references_found"] == 2 and out["list_page"] == 3 and out["style"] == "numeric"
+    manual, treatise = out["references"]
+    assert manual["resolved"]["file"] == "en/harrow-point-manual.pdf"
+    assert manual["cited_on"] == [1, 2]
+    assert treatise["resolved"] is None and treatise["cited_on"] == [1, 2]
+    assert out["in_library"] == 1
+    back = cited_by(searcher, "harrow-point-manual.pdf")
+    assert [(c["file"], c["cited_on"], c["label"]) for c in back["cited_by"]] == [("survey.txt", [1, 2], "1")]
+    assert cited_by(searcher, "carnet-du-gardien.txt")["cited_by"] == []
+    assert cites(searcher, "carnet-du-gardien.txt")["references_found"] == 0
+
+
+def test_bad_pointers_say_what_to_do(library):
+    from pagerecall.library import cites, related_passages
+
+    searcher, _, _ = library
+    for args, kwargs in [(("nothing-like-this.pdf",), {}), (("0123456789abcdef-00001",), {}),
+                         (("carnet-du-gardien.txt",), {"page": 99}), (("",), {})]:
+        with pytest.raises(SourceArgumentError, match="Next:"):
+            related_passages(searcher, *args, **kwargs)
+    with pytest.raises(QueryError):
+        related_passages(searcher, "carnet-du-gardien.txt", page=1, k=0)
+    with pytest.raises(SourceArgumentError, match="Next:"):
+        cites(searcher, "nothing-like-this.pdf")
+
+
+def test_an_index_built_before_this_work_is_told_to_rebuild(library, tmp_path):
+    from pagerecall.library import cites, list_topics, topic_of
+    from pagerecall.search.searcher import Searcher
+
+    _, settings, _ = library
+    copy = tmp_path / "index"
+    shutil.copytree(settings.index_dir, copy)
+    gen = (copy / "CURRENT").read_text().strip()
+    shutil.rmtree(copy / gen / "library")
+    before = sorted(p.name for p in (copy / gen).iterdir())
+    old = Searcher(dataclasses.replace(settings, index_dir=copy))
+    for call in (lambda: list_topics(old), lambda: cites(old, "survey.txt"),
+                 lambda: topic_of(old.snapshot(), ["x"])):
+        with pytest.raises(IndexMismatchError, match="pagerecall rebuild"):
+            call()
+    assert sorted(p.name for p in (copy / gen).iterdir()) == before  # nothing written
+
+
+def test_topics_are_stable_across_an_update_that_changes_little(library, tmp_path):
+    from pagerecall.ingest.pipeline import update
+    from pagerecall.library.graph import ari
+    from pagerecall.library.store import FOLDER
+
+    _, settings, corpus = library
+    idx, root = tmp_path / "index", tmp_path / "corpus"
+    shutil.copytree(settings.index_dir, idx)
+    shutil.copytree(corpus, root)
+    s2 = dataclasses.replace(settings, index_dir=idx, corpus_root=None)
+    gen = (idx / "CURRENT").read_text().strip()
+    before = json.loads((idx / gen / FOLDER / "topics.json").read_text())
+    (root / "survey.txt").write_text(SURVEY.replace("Older practice", "Earlier practice"), encoding="utf-8")
+    update(dataclasses.replace(s2, corpus_root=root))
+    new = (idx / "CURRENT").read_text().strip()
+    assert new != gen
+    after = json.loads((idx / new / FOLDER / "topics.json").read_text())
+    common = sorted(set(before["assign"]) & set(after["assign"]))
+    assert len(common) > 40
+    assert ari([before["assign"][c] for c in common], [after["assign"][c] for c in common]) >= 0.8
