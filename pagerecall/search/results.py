@@ -105,9 +105,3 @@ def _add_snippets(parsed: ParsedQuery, hits: list[Hit], snapshot=None) -> None:
             log.debug("snippet failed for %s", h.chunk_id, exc_info=True)
             h.snippet = None
 
-
-hit_from_row = _hit
-"""A :class:`~pagerecall.types.Hit` from a chunk row, its score and lane ranks (for other capabilities:
-``pagerecall.library`` makes its related passages with it)."""
-add_sections = _add_sections
-"""Each hit's section path and ``section_start`` (see :func:`_add_sections`)."""

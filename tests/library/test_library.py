@@ -44,7 +44,7 @@ def library(tmp_path_factory):
 
 
 def test_related_passages_of_a_page_are_in_other_documents_and_languages(library):
-    from pagerecall.library import related_passages
+    from pagerecall.search.related import related as related_passages
 
     searcher, _, _ = library
     # physical page 5 of the manual (printed 3) is about the lens; so are passages of the others
@@ -60,7 +60,7 @@ def test_related_passages_of_a_page_are_in_other_documents_and_languages(library
 
 
 def test_related_passages_of_a_chunk_with_same_file(library):
-    from pagerecall.library import related_passages
+    from pagerecall.search.related import related as related_passages
 
     searcher, _, _ = library
     chunk = related_passages(searcher, "harrow-point-manual.pdf", page=5, k=1)["pointer"]["chunk_ids"][0]
@@ -74,14 +74,14 @@ def test_related_passages_of_a_chunk_with_same_file(library):
 
 
 def test_related_documents_and_topics_of_hits(library):
-    from pagerecall.library import related_documents, related_passages
+    from pagerecall.search.related import related as related_passages
 
     searcher, _, _ = library
-    out = related_documents(searcher, "carnet-du-gardien.txt", k=3)
+    out = related_passages(searcher, "carnet-du-gardien.txt", k=3)  # a file without a page: documents
     assert out["kind"] == "documents" and out["method"] == "centred"
     assert len(out["documents"]) == 3 and "fr/carnet-du-gardien.txt" not in {d["file"] for d in out["documents"]}
-    same = related_passages(searcher, "carnet-du-gardien.txt", k=3)  # no page: documents
-    assert same["documents"] == out["documents"]
+    assert [d["score"] for d in out["documents"]] == sorted((d["score"] for d in out["documents"]), reverse=True)
+    assert out["envelope"]["generation"]
     hits = related_passages(searcher, "harrow-point-manual.pdf", page=5, k=3, topics=True)["hits"]
     assert all("topic" in h for h in hits)
 
@@ -120,7 +120,8 @@ def test_cites_and_cited_by_page_by_page(library):
 
 
 def test_bad_pointers_say_what_to_do(library):
-    from pagerecall.library import cites, related_passages
+    from pagerecall.library import cites
+    from pagerecall.search.related import related as related_passages
 
     searcher, _, _ = library
     for args, kwargs in [(("nothing-like-this.pdf",), {}), (("0123456789abcdef-00001",), {}),
