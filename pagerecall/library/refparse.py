@@ -36,6 +36,10 @@ AUTHOR_START = re.compile(r"^[ \t]*(?:[A-Z][\w'’-]+(?:[ \t]+[A-Z][\w'’-]+)?,
                           r"[A-Z][\w'’-]+[ \t]+[A-Z]\.(?:[ \t]*[A-Z]\.)*,)", re.MULTILINE)
 YEAR = re.compile(r"(?<!\d)((?:1[89]|20)\d\d)[a-z]?(?!\d)")
 NUMERIC_CITE = re.compile(r"\[(\s*\d{1,3}(?:\s*[-–,;]\s*\d{1,3})*\s*)\]")
+PAREN_NUMERIC = re.compile(r"\((\s*\d{1,3}(?:\s*[-–,;]\s*\d{1,3})*\s*)\)")
+"""``(19)``, ``(3, 7)``: read only in a document where such numbers name more than twice as many of
+its list's labels as bracketed ones do (tracemonkey.pdf cites so; its ``[8]`` are array
+indexes), and only for labels of its list (equation numbers look the same)."""
 PAREN = re.compile(r"\(([^()]{4,300})\)")
 AUTHOR_YEAR = re.compile(r"([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&|und|et|y)\s+[A-Z][\w'’-]+)?,?\s+"
                          r"((?:1[89]|20)\d\d)[a-z]?")
@@ -153,9 +157,11 @@ def _expand(spec: str) -> list[str]:
     return out
 
 
-def citations_on(text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    """The in-text citations of one page's ``text``: ``(labels, [(folded family name, year)])``."""
-    labels = [lab for m in NUMERIC_CITE.finditer(text) for lab in _expand(m.group(1))]
+def citations_on(text: str, parens: bool = False) -> tuple[list[str], list[tuple[str, str]]]:
+    """The in-text citations of one page's ``text``: ``(labels, [(folded family name, year)])``;
+    ``parens``: numbers in parentheses are citations too (:data:`PAREN_NUMERIC`)."""
+    pattern = PAREN_NUMERIC if parens else NUMERIC_CITE
+    labels = [lab for m in pattern.finditer(text) for lab in _expand(m.group(1))]
     pairs = []
     for m in PAREN.finditer(text):
         for part in m.group(1).split(";"):
@@ -174,18 +180,25 @@ def link_citations(pages: Sequence[tuple[int, str]], refs: list[Reference], list
     for r in refs:
         if r.author and r.year:
             by_author.setdefault((fold(r.author), r.year), r)
-    unmatched = 0
+    before = []
     for number, text in pages:
         if list_page is not None and number > list_page:
             break
         if list_page is not None and number == list_page:
             m = list(HEADING.finditer(text))
             text = text[: m[-1].start()] if m else text
-        labels, pairs = citations_on(text)
+        before.append((number, text))
+    def known(pattern: re.Pattern) -> int:
+        return sum(lab in by_label for _, t in before for m in pattern.finditer(t) for lab in _expand(m.group(1)))
+
+    parens = bool(by_label) and known(PAREN_NUMERIC) > 2 * known(NUMERIC_CITE)
+    unmatched = 0
+    for number, text in before:
+        labels, pairs = citations_on(text, parens)
         for lab in labels:
             r = by_label.get(lab)
             if r is None:
-                unmatched += 1
+                unmatched += 0 if parens else 1  # a number in parentheses outside the list is not a citation
             elif number not in r.cited_on:
                 r.cited_on.append(number)
         for key in pairs:
