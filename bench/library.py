@@ -61,11 +61,15 @@ def cmd_docs(args) -> None:
     from pagerecall.library.vectors import METHODS, doc_vectors_from, read_vectors
 
     snap = open_snapshot(Path(args.index))
-    cols, vectors = read_vectors(snap, ("file",))
+    from pagerecall.library.labels import languages
+
+    cols, vectors = read_vectors(snap, ("file", "text"))
+    by_file = languages(cols["file"], cols["text"])
+    langs = [by_file[f] for f in cols["file"]]
     print(machine(), f"| {len(vectors)} passages")
     for method in METHODS:
         t0 = time.perf_counter()
-        paths, m = doc_vectors_from(cols["file"], vectors, method)
+        paths, m = doc_vectors_from(cols["file"], vectors, method, langs)
         took = time.perf_counter() - t0
         groups = groups_of(paths)
         rr, rec_r, rec10, n = 0.0, 0.0, 0.0, 0

@@ -84,6 +84,7 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
         "passages": len(ids), "unassigned": int((labels < 0).sum()),
         "seconds": round(time.perf_counter() - t0, 3),
         "topics": topics,
+        "file_languages": langs_by_file,
         "assign": {cid: int(t) for cid, t in zip(ids, labels) if t >= 0},
     }
 

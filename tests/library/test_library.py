@@ -78,7 +78,7 @@ def test_related_documents_and_topics_of_hits(library):
 
     searcher, _, _ = library
     out = related_passages(searcher, "carnet-du-gardien.txt", k=3)  # a file without a page: documents
-    assert out["kind"] == "documents" and out["method"] == "centred"
+    assert out["kind"] == "documents" and out["method"] == "mean+language"
     assert len(out["documents"]) == 3 and "fr/carnet-du-gardien.txt" not in {d["file"] for d in out["documents"]}
     assert [d["score"] for d in out["documents"]] == sorted((d["score"] for d in out["documents"]), reverse=True)
     assert out["envelope"]["generation"]
