@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pagerecall.library import store
-from pagerecall.library.graph import ASSIGN_K, GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities
+from pagerecall.library.graph import ASSIGN_K, GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities, sample
 from pagerecall.library.labels import ctfidf, label_classes, languages
 
 FILE = "topics.json"
@@ -47,7 +47,8 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
     langs_by_file = languages(cols["file"], cols["text"])
     langs = [langs_by_file.get(f, "und") for f in cols["file"]]
     labels = communities(ids, centred_by_language(vectors, langs) if CENTRE_LANGUAGES else vectors, prev)
-    words = ctfidf(label_classes(labels, cols["text"], langs))
+    pos = sample(ids)  # labels from the graph's passages: bounded work at any size
+    words = ctfidf(label_classes(labels[pos], [cols["text"][i] for i in pos], [langs[i] for i in pos]))
     topics = []
     for t in sorted({int(x) for x in labels if x >= 0}):
         rows = np.flatnonzero(labels == t)
@@ -80,7 +81,7 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
         "method": {"graph": f"exact {KNN}-nearest-neighbour graph of passage vectors (cosine)",
                    "communities": "Leiden (leidenalg), RBConfiguration (modularity)", "resolution": RESOLUTION,
                    "graph_max": GRAPH_MAX, "assign_k": ASSIGN_K, "min_topic": MIN_TOPIC,
-                   "labels": "c-TF-IDF per topic and language"},
+                   "labels": "c-TF-IDF per topic and language, over the graph's passages"},
         "passages": len(ids), "unassigned": int((labels < 0).sum()),
         "seconds": round(time.perf_counter() - t0, 3),
         "topics": topics,
