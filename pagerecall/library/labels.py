@@ -37,43 +37,31 @@ _COMMON_SETS = {lang: set(words.split()) for lang, words in _COMMON.items()}
 _WORD = re.compile(r"[^\W\d_]{3,}")
 _CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]{2,}")
 _STOP = set().union(*_COMMON_SETS.values())
+_SCRIPTS = {
+    "ja": re.compile(r"[\u3040-\u30ff]"), "han": re.compile(r"[\u4e00-\u9fff]"), "ko": re.compile(r"[\uac00-\ud7af]"),
+    "ru": re.compile(r"[\u0400-\u04ff]"), "el": re.compile(r"[\u0370-\u03ff]"), "ar": re.compile(r"[\u0600-\u06ff]"),
+    "th": re.compile(r"[\u0e00-\u0e7f]"), "he": re.compile(r"[\u0590-\u05ff]"),
+    "latin": re.compile(r"[A-Za-z\u00c0-\u024f]"),
+}
 
 
 def language_of(text: str) -> str:
     """A language code for ``text`` (a sample of a file): ``ja`` (kana), ``zh`` (Han without kana),
     ``ko`` (Hangul), ``ru`` (Cyrillic), ``el``, ``ar`` (Arabic script), ``th``, ``he``; in Latin
     script the language of :data:`_COMMON` whose common words are most frequent, else ``und``."""
-    counts = Counter()
-    for ch in text[:20_000]:
-        o = ord(ch)
-        if 0x3040 <= o <= 0x30FF:
-            counts["ja"] += 1
-        elif 0x4E00 <= o <= 0x9FFF:
-            counts["han"] += 1
-        elif 0xAC00 <= o <= 0xD7AF:
-            counts["ko"] += 1
-        elif 0x0400 <= o <= 0x04FF:
-            counts["ru"] += 1
-        elif 0x0370 <= o <= 0x03FF:
-            counts["el"] += 1
-        elif 0x0600 <= o <= 0x06FF:
-            counts["ar"] += 1
-        elif 0x0E00 <= o <= 0x0E7F:
-            counts["th"] += 1
-        elif 0x0590 <= o <= 0x05FF:
-            counts["he"] += 1
-        elif ch.isalpha():
-            counts["latin"] += 1
+    sample = text[:20_000]
+    counts = Counter({name: len(pattern.findall(sample)) for name, pattern in _SCRIPTS.items()})
+    counts = Counter({k: v for k, v in counts.items() if v})
     if not counts:
         return "und"
-    cjk = counts.pop("ja", 0) + counts.pop("han", 0)
-    kana = cjk - sum(1 for ch in text[:20_000] if 0x4E00 <= ord(ch) <= 0x9FFF)
+    kana = counts.pop("ja", 0)
+    cjk = kana + counts.pop("han", 0)
     script = max(counts, key=counts.get) if counts else "cjk"
     if cjk > counts.get(script, 0):
         return "ja" if kana > 0.05 * cjk else "zh"
     if script != "latin":
         return script
-    words = Counter(w.lower() for w in re.findall(r"[^\W\d_]+", text[:20_000]))
+    words = Counter(w.lower() for w in re.findall(r"[^\W\d_]+", sample))
     best = max(_COMMON_SETS, key=lambda lang: sum(words[w] for w in _COMMON_SETS[lang]))
     return best if sum(words[w] for w in _COMMON_SETS[best]) else "und"
 

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from pagerecall.library import store
-from pagerecall.library.graph import ASSIGN_K, GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities, sample
+from pagerecall.library.graph import GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities, sample
 from pagerecall.library.labels import ctfidf, label_classes, languages
 
 FILE = "topics.json"
@@ -80,7 +80,7 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
     return {
         "method": {"graph": f"exact {KNN}-nearest-neighbour graph of passage vectors (cosine)",
                    "communities": "Leiden (leidenalg), RBConfiguration (modularity)", "resolution": RESOLUTION,
-                   "graph_max": GRAPH_MAX, "assign_k": ASSIGN_K, "min_topic": MIN_TOPIC,
+                   "graph_max": GRAPH_MAX, "beyond": "nearest community centroid", "min_topic": MIN_TOPIC,
                    "labels": "c-TF-IDF per topic and language, over the graph's passages"},
         "passages": len(ids), "unassigned": int((labels < 0).sum()),
         "seconds": round(time.perf_counter() - t0, 3),
