@@ -93,6 +93,7 @@ def cmd_topics(args) -> None:
     from pagerecall.index.snapshot import open_snapshot
     from pagerecall.library import topics as T
     from pagerecall.library.graph import ari, communities
+    from pagerecall.library.vectors import centred_by_language
     from pagerecall.library.vectors import read_vectors
 
     snap = open_snapshot(Path(args.index))
@@ -114,7 +115,7 @@ def cmd_topics(args) -> None:
     keep = [i for i, f in enumerate(cols["file"]) if f != drop]
     ids = [cols["chunk_id"][i] for i in keep]
     langs = T.languages(cols["file"], cols["text"])
-    vec2 = T.centred_by_language(vectors[keep], [langs.get(cols["file"][i], "und") for i in keep])
+    vec2 = centred_by_language(vectors[keep], [langs.get(cols["file"][i], "und") for i in keep])
     before = first["assign"]
     for seeded in (True, False):
         t1 = time.perf_counter()

@@ -444,6 +444,12 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             print_evidence(res)
         return 0
+    if cmd in ("related", "topics", "cites", "cited-by"):
+        if not args.json:
+            from pagerecall.cli.library import PRINTERS
+
+            PRINTERS[cmd](res, con())
+        return 0
     if cmd == "check":
         if not args.json:
             print_numbers(res)

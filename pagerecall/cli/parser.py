@@ -108,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
     p.add_argument("--rects", action="store_true",
                    help="also each hit's boxes on its PDF page(s), per line, in PDF points")
+    p.add_argument("--topics", action="store_true", help="also each hit's topic (docs/library.md)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
@@ -118,6 +119,32 @@ def build_parser() -> argparse.ArgumentParser:
                        help="find the files and pages a reference (as a manuscript prints it) points to")
     p.add_argument("text", metavar="REFERENCE", help="one reference, or a DOI / arXiv id / citation key")
     p.add_argument("--top", type=int, default=5, help="at most this many candidates (default 5)")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("related", parents=[common, reader],
+                       help="what else in the library says this: nearest passages, or documents",
+                       description="POINTER is a search hit's chunk_id, or a file: with --page N the passages "
+                                   "nearest to that page, alone the documents nearest to the whole file. Passages "
+                                   "come from other documents, in any language, unless --same-file.")
+    p.add_argument("pointer", metavar="POINTER", help="a chunk_id, or a file (relative path or name)")
+    p.add_argument("--page", type=int, help="physical page of the file, 1-based")
+    p.add_argument("-k", type=int, default=8, help="how many passages or documents (1-50, default 8)")
+    p.add_argument("--same-file", action="store_true", help="include passages of the pointer's own file")
+    p.add_argument("--topics", action="store_true", help="also each passage's topic")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("topics", parents=[common, reader], help="the library's topics (computed at build/update)")
+    p.add_argument("--file", help="only the topics this file's passages are in")
+    p.add_argument("--limit", type=int, help="at most this many topics, largest first")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("cites", parents=[common, reader],
+                       help="a file's reference list, resolved to library files, with the pages citing each")
+    p.add_argument("file", help="file relative to the corpus root (or its name)")
+    p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
+
+    p = sub.add_parser("cited-by", parents=[common, reader], help="the library documents that cite a file, by page")
+    p.add_argument("file", help="file relative to the corpus root (or its name)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("info", parents=[common, reader], help="what is indexed; failed, degraded and stale files")

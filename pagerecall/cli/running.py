@@ -71,6 +71,7 @@ def payload(args: argparse.Namespace) -> dict:
     cmd = args.command
     if cmd == "search":
         extra = {"rects": True} if args.rects else {}
+        extra.update({"topics": True} if args.topics else {})
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
     if cmd == "files":
         return {"pattern": args.pattern}
@@ -90,6 +91,13 @@ def payload(args: argparse.Namespace) -> dict:
         return {"text": args.text, "top": args.top}
     if cmd == "evidence":
         return {"query": args.query, "max_tokens": args.max_tokens, "files": args.files}
+    if cmd == "related":
+        return {"pointer": args.pointer, "page": args.page, "k": args.k, "same_file": args.same_file,
+                "topics": args.topics}
+    if cmd == "topics":
+        return {"file": args.file, "limit": args.limit}
+    if cmd in ("cites", "cited-by"):
+        return {"file": args.file}
     return {}
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from pagerecall.errors import IndexMismatchError
 
 FOLDER = "library"
+TOPICS_FILE = "topics.json"
 VERSION = 1
 
 

@@ -18,7 +18,7 @@ from pagerecall.library import store
 from pagerecall.library.graph import GRAPH_MAX, KNN, MIN_TOPIC, RESOLUTION, communities, sample
 from pagerecall.library.labels import ctfidf, label_classes, languages
 
-FILE = "topics.json"
+FILE = store.TOPICS_FILE
 CENTRE_LANGUAGES = True
 """Subtract each language's mean passage vector before the graph is built: a multilingual model's
 vectors carry their language, and without it the same manual in 11 languages falls into 11 sets
@@ -38,7 +38,7 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
     "assign": {chunk_id: topic id}}``. ``previous`` is the previous generation's ``topics.json``
     (seeds the communities: stable ids across an update that changes little); ``data`` the
     :func:`pagerecall.library.vectors.read_vectors` of :data:`COLUMNS` when already read."""
-    from pagerecall.library.vectors import read_vectors
+    from pagerecall.library.vectors import centred_by_language, read_vectors
 
     t0 = time.perf_counter()
     cols, vectors = data if data is not None else read_vectors(snapshot, COLUMNS)
@@ -88,18 +88,6 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
         "file_languages": langs_by_file,
         "assign": {cid: int(t) for cid, t in zip(ids, labels) if t >= 0},
     }
-
-
-def centred_by_language(vectors: np.ndarray, langs: Sequence[str]) -> np.ndarray:
-    """``vectors`` (float32 (n, dim)) minus the mean vector of their language, L2-normalised again."""
-    out = vectors.astype(np.float32, copy=True)
-    arr = np.asarray(langs)
-    for lang in set(langs):
-        rows = arr == lang
-        out[rows] -= vectors[rows].mean(axis=0)
-    norms = np.linalg.norm(out, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return out / norms
 
 
 def _short(topic: dict) -> str:

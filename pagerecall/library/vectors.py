@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,6 +41,18 @@ def read_vectors(snapshot: Any, columns: tuple[str, ...] = ("chunk_id", "file"))
     return {c: tbl.column(c).to_pylist() for c in columns}, arr
 
 
+def centred_by_language(vectors: np.ndarray, langs: Sequence[str]) -> np.ndarray:
+    """``vectors`` (float32 (n, dim)) minus the mean vector of their language, L2-normalised again."""
+    out = vectors.astype(np.float32, copy=True)
+    arr = np.asarray(langs)
+    for lang in set(langs):
+        rows = arr == lang
+        out[rows] -= vectors[rows].mean(axis=0)
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return out / norms
+
+
 def _normalise(m: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(m, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
@@ -55,8 +67,6 @@ def doc_vectors_from(files: list[str], vectors: np.ndarray, method: str = DOC_ME
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "language":
-        from pagerecall.library.topics import centred_by_language
-
         return doc_vectors_from(files, centred_by_language(vectors, langs or ["und"] * len(files)), "mean")
     if method == "mean+language":  # both halves unit length: the cosine is the mean of the two cosines
         paths, a = doc_vectors_from(files, vectors, "mean")
@@ -99,9 +109,8 @@ def document_vectors(snapshot: Any, method: str = DOC_METHOD) -> tuple[list[str]
     langs = None
     if "language" in method:
         from pagerecall.library import store
-        from pagerecall.library.topics import FILE as TOPICS_FILE
 
-        by_file = (store.read_optional(snapshot.path, TOPICS_FILE) or {}).get("file_languages")
+        by_file = (store.read_optional(snapshot.path, store.TOPICS_FILE) or {}).get("file_languages")
         if not by_file or any(f not in by_file for f in set(cols["file"])):  # an index built before them
             from pagerecall.library.labels import languages
 

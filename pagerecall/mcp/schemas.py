@@ -87,6 +87,8 @@ HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", H
     "truncated": (bool, Field(False, description="text was cut to keep the response small")),
     "rects": (Geometry | None, Field(None, description="with rects=true: where the passage lies on its PDF page(s), "
                                                        "boxes per line in PDF points (view_page shows it)")),
+    "topic": (dict | None, Field(None, description="with topics=true: the hit's topic {id, label} "
+                                                   "(library_topics lists them), null: in no topic")),
 })
 
 

@@ -243,11 +243,16 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
+        topics: Annotated[bool, Field(description="also each hit's topic (library_topics lists them)")] = False,
     ) -> SearchOut:
         def run():
             _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            res = get_searcher().search(query, k=k, mode=mode, files=files or None).to_dict()
+            if topics:
+                from pagerecall.search.related import add_topics
+
+                add_topics(get_searcher().snapshot(), res["hits"])
+            return tool_result(search_out(with_rects(get_searcher(), res, rects), response_budget))
 
         return guard(settings, run)
 
@@ -400,6 +405,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     from pagerecall.mcp.references import register as register_references
 
     register_references(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
+    from pagerecall.mcp.library_tools import register as register_library
+
+    register_library(server, get_searcher, lambda fn: guard(settings, fn), ro, response_budget)
 
     from pagerecall.mcp.arguments import strict_arguments
 

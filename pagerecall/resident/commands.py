@@ -15,6 +15,10 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
     if command == "search":
         res = searcher.search(args["query"], k=args.get("k", 8), mode=args.get("mode", "hybrid"),
                               files=args.get("files"), deep=bool(args.get("deep"))).to_dict()
+        if args.get("topics"):  # the topic of each hit, from the generation's topics (docs/library.md)
+            from pagerecall.search.related import add_topics
+
+            add_topics(searcher.snapshot(), res["hits"])
         if args.get("rects"):
             from pagerecall.verify import add_rects
 
@@ -37,6 +41,23 @@ def run_command(searcher: Any, command: str, args: dict) -> dict:
         return searcher.outline(args["file"])
     if command == "evidence":
         return searcher.evidence(args["query"], int(args["max_tokens"]), files=args.get("files"))
+    if command == "related":
+        from pagerecall.search.related import related
+
+        return related(searcher, args["pointer"], args.get("page"), k=args.get("k", 8),
+                       same_file=bool(args.get("same_file")), topics=bool(args.get("topics")))
+    if command == "topics":
+        from pagerecall.library import list_topics
+
+        return list_topics(searcher, limit=args.get("limit"), file=args.get("file"))
+    if command == "cites":
+        from pagerecall.library import cites
+
+        return cites(searcher, args["file"])
+    if command == "cited-by":
+        from pagerecall.library import cited_by
+
+        return cited_by(searcher, args["file"])
     if command == "view":  # a page image: the PNG travels base64-encoded in the JSON answer
         import base64
 

@@ -25,7 +25,8 @@ MAX_SOCKET_PATH = 100
 """Unix socket paths are limited to 107 bytes on Linux (``sun_path``): a longer index path gets its
 socket in a private per-user folder of the temporary directory instead (named by a hash)."""
 
-READ_COMMANDS = ("search", "files", "info", "page", "verify", "check", "outline", "evidence", "resolve", "view")
+READ_COMMANDS = ("search", "files", "info", "page", "verify", "check", "outline", "evidence", "resolve",
+                 "related", "topics", "cites", "cited-by", "view")
 """What the resident server answers (``view`` is ``page --png``'s request; never forwarded as argv)."""
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for a connection (a live server accepts at once)."""

@@ -172,3 +172,57 @@ def test_topics_are_stable_across_an_update_that_changes_little(library, tmp_pat
     common = sorted(set(before["assign"]) & set(after["assign"]))
     assert len(common) > 40
     assert ari([before["assign"][c] for c in common], [after["assign"][c] for c in common]) >= 0.8
+
+
+def _cli(capsys, *argv):
+    from pagerecall.cli.commands import main
+
+    code = main([*argv, "--in-process"])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_commands_print_and_answer_json(library, capsys):
+    _, settings, _ = library
+    idx = ["--index", str(settings.index_dir)]
+    code, out, _ = _cli(capsys, "related", "harrow-point-manual.pdf", "--page", "5", "-k", "3", "--json", *idx)
+    d = json.loads(out)
+    assert code == 0 and d["kind"] == "passages" and len(d["hits"]) == 3
+    code, out, _ = _cli(capsys, "related", d["hits"][0]["chunk_id"], "-k", "2", *idx)
+    assert code == 0 and out.startswith("1. ") and " score " in out
+    code, out, _ = _cli(capsys, "related", "carnet-du-gardien.txt", *idx)
+    assert code == 0 and "documents nearest to fr/carnet-du-gardien.txt" in out
+    code, out, _ = _cli(capsys, "topics", "--limit", "2", *idx)
+    assert code == 0 and out.startswith("topic ") and "   e.g. " in out
+    code, out, _ = _cli(capsys, "cites", "survey.txt", *idx)
+    assert code == 0 and "-> en/harrow-point-manual.pdf" in out and "cited on p. 1, 2" in out
+    code, out, _ = _cli(capsys, "cited-by", "harrow-point-manual.pdf", "--json", *idx)
+    assert code == 0 and json.loads(out)["cited_by"][0]["file"] == "survey.txt"
+    code, out, _ = _cli(capsys, "search", "fog signal", "-k", "2", "--topics", "--json", *idx)
+    assert code == 0 and all("topic" in h for h in json.loads(out)["hits"])
+    code, _, err = _cli(capsys, "related", "nothing-like-this.pdf", *idx)
+    assert code == 2 and "Next:" in err
+
+
+def test_mcp_tools(library):
+    import anyio
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    _, settings, _ = library
+
+    async def go():
+        async with mcp.Client(create_server(settings)) as client:
+            return [(await client.call_tool(name, args)).structured_content for name, args in [
+                ("related", {"pointer": "harrow-point-manual.pdf", "page": 5, "k": 2}),
+                ("library_topics", {"limit": 2}),
+                ("cites", {"file": "survey.txt"}),
+                ("cited_by", {"file": "harrow-point-manual.pdf"}),
+                ("semantic_search", {"query": "fog signal", "k": 2, "topics": True})]]
+
+    related, topics, cites, cited_by, search = anyio.run(go)
+    assert related["kind"] == "passages" and len(related["hits"]) == 2
+    assert len(topics["topics"]) == 2 and topics["topics"][0]["label"]
+    assert cites["in_library"] == 1 and cited_by["cited_by"][0]["cited_on"] == [1, 2]
+    assert all("topic" in h for h in search["hits"])

@@ -1,0 +1,82 @@
+"""What the CLI prints for ``related``, ``topics``, ``cites`` and ``cited-by`` (docs/library.md);
+``--json`` prints the read command's dict instead (the MCP tools' keys). Each printer takes the
+answer and the console to write to (:func:`pagerecall.cli.output.con`)."""
+
+from __future__ import annotations
+
+COMMANDS = ("related", "topics", "cites", "cited-by")
+
+
+def _pages(h: dict) -> str:
+    a, b = h["page_start"], h["page_end"]
+    pages = f"p. {a}" if a == b else f"pp. {a}-{b}"
+    if h.get("label_start") and h["label_start"] != str(a):
+        pages += f" (printed {h['label_start']})"
+    return pages
+
+
+def _envelope_notes(env: dict, console) -> None:
+    stale = env.get("stale") or {}
+    changed = len(stale.get("changed") or []) + len(stale.get("added") or []) + len(stale.get("deleted") or [])
+    if changed:
+        console.err.write(f"note: {changed} file(s) changed on disk since the build: pagerecall update\n")
+    if env.get("files_failed"):
+        console.err.write(f"note: {len(env['files_failed'])} file(s) failed to index (pagerecall info)\n")
+
+
+def print_related(res: dict, console) -> None:
+    out = console.out
+    if res["kind"] == "documents":
+        for i, d in enumerate(res["documents"], 1):
+            cite = (d.get("reference") or {}).get("citation")
+            out.write(f"{i}. {d['file']}  score {d['score']:.4f}  ({d['passages']} passages, {d['pages']} pages)"
+                      f"{'  ' + cite if cite else ''}\n")
+        out.write(f"# documents nearest to {res['pointer']['file']} as a whole ({res['method']} of passage vectors)\n")
+    else:
+        for i, h in enumerate(res["hits"], 1):
+            out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  {h['chunk_id']}\n")
+            if h.get("section"):
+                out.write(f"   § {' > '.join(h['section'])}\n")
+            out.write(f"   {' '.join(h['text'].split())[:240]}\n\n")
+        if not res["hits"]:
+            out.write("No related passage.\n")
+    _envelope_notes(res.get("envelope") or {}, console)
+
+
+def print_topics(res: dict, console) -> None:
+    out = console.out
+    for t in res["topics"]:
+        docs = ", ".join(f"{d['file']} ({d['passages']})" for d in t["documents"][:4])
+        more = f" and {len(t['documents']) - 4} more" if len(t["documents"]) > 4 else ""
+        out.write(f"topic {t['id']}: {t['size']} passages in {len(t['documents'])} document(s): {docs}{more}\n")
+        for lang, words in list(t["label"].items())[:4]:
+            out.write(f"   [{lang}] {', '.join(words)}\n")
+        for r in t["representatives"]:
+            out.write(f"   e.g. {r['file']}  {_pages(r)}  {r['chunk_id']}\n")
+    out.write(f"{len(res['topics'])} topic(s) of {res['passages']} passages ({res['unassigned']} in no topic); "
+              f"generation {res['generation']}\n")
+
+
+def print_cites(res: dict, console) -> None:
+    out = console.out
+    for r in res["references"]:
+        lab = f"[{r['label']}] " if r.get("label") else ""
+        where = f"cited on p. {', '.join(map(str, r['cited_on']))}" if r.get("cited_on") else "not cited in the text"
+        out.write(f"{lab}{r['text'][:200]}\n   {where}; listed on p. {r['page']}\n")
+        if r.get("resolved"):
+            out.write(f"   -> {r['resolved']['file']}  [{r['resolved']['why']} {r['resolved']['confidence']:.2f}]\n")
+    out.write(f"{res['references_found']} reference(s) in {res['file']}, {res['in_library']} in the library; "
+              f"{res['note']}\n")
+
+
+def print_cited_by(res: dict, console) -> None:
+    out = console.out
+    for c in res["cited_by"]:
+        lab = f"[{c['label']}] " if c.get("label") else ""
+        pages = ", ".join(map(str, c["cited_on"])) or "none found"
+        out.write(f"{c['file']}  cites it on p. {pages}  (entry {lab}on p. {c['list_page']}, "
+                  f"{c['why']} {c['confidence']:.2f})\n   {c['reference'][:200]}\n")
+    out.write(f"{len(res['cited_by'])} library document(s) cite {res['file']}; {res['note']}\n")
+
+
+PRINTERS = {"related": print_related, "topics": print_topics, "cites": print_cites, "cited-by": print_cited_by}
