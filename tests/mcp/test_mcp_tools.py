@@ -38,7 +38,8 @@ from pagerecall.mcp.shaping import tool_error  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page", "resolve_reference",
-         "verify_quote", "check_numbers", "document_outline", "compose_evidence", "view_page"}
+         "verify_quote", "check_numbers", "document_outline", "compose_evidence", "view_page",
+         "related", "library_topics", "cites", "cited_by"}
 LEDGER_WRITE = {"record_check", "review_check"}  # the ledger (tests/ledger/test_ledger.py): the only writes
 LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks"}
 
@@ -671,8 +672,8 @@ def test_hit_and_quote_models_are_the_core_types_with_every_field_described():
     from pagerecall.types import Hit
     from pagerecall.verify import QuoteCheck
 
-    # MCP-only extras: ``truncated`` (the size budget) and ``rects`` (boxes on the page, on request)
-    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects"} == set(HitOut.model_fields)
+    # MCP-only extras: ``truncated`` (the size budget), ``rects`` (boxes on the page) and ``topic`` (on request)
+    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects", "topic"} == set(HitOut.model_fields)
     assert {f.name for f in dc.fields(QuoteCheck)} | {"truncated"} == set(QuoteOut.model_fields)
     undescribed = [n for n, f in HitOut.model_fields.items() if not f.description]
     assert not undescribed, f"HitOut fields without a description for the agent: {undescribed}"
