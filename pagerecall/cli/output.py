@@ -1,7 +1,7 @@
 """What the CLI prints (layer 4): every printer writes to the console of the current thread.
 
 The console is ``sys.stdout``/``sys.stderr`` for a command run in this process. The resident
-server runs a forwarded command line (``pagerecall.resident.client``) in one of its threads with
+server runs a forwarded command line (``pagerecall.wire.client``) in one of its threads with
 :func:`capture`, so that the same printers, byte for byte, fill the strings it sends back to the
 client, while other threads (the MCP stdio transport above all) keep the real streams.
 """

@@ -14,7 +14,7 @@ log = logging.getLogger(__name__)
 
 
 def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, forward=None) -> None:
+          resident: bool = True, read_only: bool = False, listen=None) -> None:
     """Run the MCP server until stopped; arguments and behaviour as
     :func:`pagerecall.mcp.server.serve`. Over stdio, a :class:`~pagerecall.mcp.front.StdioFront`
     takes stdin/stdout first (when the descriptors cannot be duplicated, the SDK's own stdio
@@ -37,4 +37,4 @@ def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 876
     from pagerecall.mcp.server import serve as serve_sdk
 
     serve_sdk(settings, http=http, host=host, port=port, resident=resident, read_only=read_only, front=front,
-              forward=forward, searcher=searcher, loading=loading)
+              listen=listen, searcher=searcher, loading=loading)

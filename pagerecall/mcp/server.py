@@ -51,10 +51,16 @@ from pydantic import Field
 
 from pagerecall import __version__
 from pagerecall.config import Settings
-from pagerecall.errors import (
-    PagerecallError,
+from pagerecall.search.commands import run_read
+from pagerecall.search.limits import (
+    DEFAULT_DEEP_K,
+    DEFAULT_EVIDENCE_TOKENS,
+    DEFAULT_FILES_LISTED,
+    DEFAULT_K,
+    MAX_EVIDENCE_TOKENS,
+    MAX_FILES_LISTED,
+    MAX_K,
 )
-from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
 from pagerecall.types import MAX_CLAIM_CHARS
 
 from pagerecall.mcp.budget import (
@@ -93,7 +99,7 @@ from pagerecall.mcp.schemas import (
     QuoteOut,
     SearchOut,
 )
-from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, search_out, with_rects
+from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, search_out
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +123,6 @@ Files = Annotated[
 ]
 FilePath = Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
                                 description="path relative to the corpus root")]
-K_MAX = 50
 
 
 def _check_args(**args: Any) -> None:
@@ -152,7 +157,7 @@ def _check_args(**args: Any) -> None:
             fail(f"{name} is empty", if_empty)
         if len(v) > most:
             fail(f"{name} has {len(v):,} characters; the limit is {most:,}", if_long)
-    ints = {"k": (1, K_MAX), "page": (1, None), "offset": (0, None), "limit": (1, 2000)}
+    ints = {"k": (1, MAX_K), "page": (1, None), "offset": (0, None), "limit": (1, MAX_FILES_LISTED)}
     for name, (lo, hi) in ints.items():
         v = args.get(name)
         if v is None:
@@ -239,36 +244,39 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @server.tool(description=SEARCH_DESC, annotations=ro, structured_output=True)
     def semantic_search(
         query: Query,
-        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 8,
+        k: Annotated[int, Field(**_limits(minimum=1, maximum=MAX_K), description=f"number of hits, 1-{MAX_K}")] = DEFAULT_K,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
             _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": mode, "files": files or None,
+                                                    "rects": rects})
+            return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
 
     @server.tool(description=DEEP_DESC, annotations=ro, structured_output=True)
     def semantic_search_deep(
         query: Query,
-        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 5,
+        k: Annotated[int, Field(**_limits(minimum=1, maximum=MAX_K),
+                                description=f"number of hits, 1-{MAX_K}")] = DEFAULT_DEEP_K,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
             _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": "hybrid", "files": files or None,
+                                                    "deep": True, "rects": rects})
+            return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
 
     @server.tool(description=INFO_DESC, annotations=ro, structured_output=True)
     def semantic_search_info() -> InfoOut:
         def run():
-            info, cut = cap_lists(get_searcher().info())
+            info, cut = cap_lists(run_read(get_searcher(), "info", {}))
             if isinstance(info.get("degraded_detected"), dict):
                 info["degraded_detected"], cut2 = cap_dict(info["degraded_detected"])
                 cut |= cut2
@@ -282,12 +290,12 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     def library_files(
         pattern: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
                                       description="words of a file name, or a glob; '*' for all")] = "*",
-        limit: Annotated[int, Field(**_limits(minimum=1, maximum=2000),
-                                    description="list at most this many files")] = 200,
+        limit: Annotated[int, Field(**_limits(minimum=1, maximum=MAX_FILES_LISTED),
+                                    description="list at most this many files")] = DEFAULT_FILES_LISTED,
     ) -> FilesOut:
         def run():
             _check_args(pattern=pattern, limit=limit)
-            d = get_searcher().files(pattern)
+            d = run_read(get_searcher(), "files", {"pattern": pattern})
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
                            files=entries[:limit], truncated=len(entries) > limit, note=d.get("note") or "")
@@ -310,8 +318,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     ) -> PageOut:
         def run():
             _check_args(file=file, page=page, offset=offset)
-            res = get_searcher().read_page(file, page)
-            d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+            d = run_read(get_searcher(), "page", {"file": file, "page": page})
             return tool_result(page_out(d, offset, response_budget))
 
         return guard(settings, run)
@@ -326,8 +333,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     ) -> QuoteOut:
         def run():
             _check_args(quote=quote, file=file, page=page)
-            res = get_searcher().verify_quote(quote, file, page)
-            d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+            d = run_read(get_searcher(), "verify", {"quote": quote, "file": file, "page": page})
             out = QuoteOut(**d)
             for key in ("context", "matched_text"):
                 val = getattr(out, key)
@@ -349,7 +355,8 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     ) -> NumbersOut:
         def run():
             _check_args(claim=claim, file=file)
-            return tool_result(NumbersOut(**get_searcher().check_numbers(claim, file, pages).to_dict()))
+            return tool_result(NumbersOut(**run_read(get_searcher(), "check",
+                                                     {"claim": claim, "file": file, "pages": pages})))
 
         return guard(settings, run)
 
@@ -359,7 +366,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                                    description="path relative to the corpus root, or the file's name")],
     ) -> OutlineOut:
         def run():
-            out = OutlineOut(**get_searcher().outline(file))
+            out = OutlineOut(**run_read(get_searcher(), "outline", {"file": file}))
             while estimate_tokens(compact_json(out)) > response_budget and prune_deepest(out.entries):
                 out.truncated = True
             if out.truncated:
@@ -372,11 +379,12 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     def compose_evidence(
         query: Query,
         max_tokens: Annotated[int, Field(ge=1, le=MAX_EVIDENCE_TOKENS,
-                                         description=f"token budget of the passages, 1-{MAX_EVIDENCE_TOKENS}")] = 2000,
+                                         description=f"token budget of the passages, 1-{MAX_EVIDENCE_TOKENS}")
+                        ] = DEFAULT_EVIDENCE_TOKENS,
         files: Files = None,
     ) -> EvidenceOut:
         def run():
-            d = get_searcher().evidence(query, max_tokens, files=files or None)
+            d = run_read(get_searcher(), "evidence", {"query": query, "max_tokens": max_tokens, "files": files or None})
             d["envelope"], _ = cap_lists(slim_envelope(d["envelope"]))
             out = EvidenceOut(**d)
             while estimate_tokens(compact_json(out)) > response_budget and out.passages:
@@ -409,7 +417,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
 
 def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, front=None, forward: Callable | None = None,
+          resident: bool = True, read_only: bool = False, front=None, listen: Callable | None = None,
           searcher=None, loading: threading.Thread | None = None) -> None:
     """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
 
@@ -420,9 +428,9 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
     Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
     the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
     default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
-    (:mod:`pagerecall.resident.server`) while the server runs, and ``forward`` (the CLI's
-    :func:`~pagerecall.cli.forwarded.run_forwarded`, passed in by :mod:`pagerecall.app`) answers
-    the command lines the console script forwards. ``read_only`` refuses the ledger's
+    while the server runs: ``listen(searcher)`` (passed in by :mod:`pagerecall.app`: the resident
+    server, with the CLI's answer to forwarded command lines) starts that listener and returns it
+    (an object with ``stop()``) or None. ``read_only`` refuses the ledger's
     writing tools (``record_check``, ``review_check``). ``front``: the
     :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
     handshake (:func:`pagerecall.mcp.launch.serve`); it is given the tools (built without the
@@ -468,7 +476,7 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
                 log.debug("the front answers no tool calls: %s", exc)
             finally:
                 front.set_tools(table)
-            listener = _listen(settings, searcher, forward) if resident else None
+            listener = listen(searcher) if resident and listen is not None else None
             from pagerecall.mcp.schemas import SearchOut, build_models
 
             build_models((SearchOut,), rest=False)  # the usual first call's answer model, beside its search
@@ -482,7 +490,7 @@ def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port:
             front.run(server)
         else:
             server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
-            listener = _listen(settings, searcher, forward) if resident else None
+            listener = listen(searcher) if resident and listen is not None else None
             _run(server, settings, http, host, port)
     finally:
         if listener is not None:
@@ -511,18 +519,6 @@ def _build_models_after(loading: threading.Thread | None) -> threading.Thread:
     thread = threading.Thread(target=run, name="pagerecall-build-models", daemon=True)
     thread.start()
     return thread
-
-
-def _listen(settings: Settings, searcher, forward: Callable | None):
-    """The resident listener answering the CLI's read commands with ``searcher``
-    (:class:`~pagerecall.resident.server.ResidentServer`, started), or None when it cannot listen."""
-    from pagerecall.resident.server import ResidentServer
-
-    try:
-        return ResidentServer(settings, searcher, forward=forward).start()
-    except (PagerecallError, OSError) as exc:
-        log.warning("not listening for the CLI: %s", exc)
-        return None
 
 
 def _wait_for_loading(thread: threading.Thread | None) -> None:

@@ -11,6 +11,6 @@
 
 The server knows no interface: whoever starts it (the CLI's ``serve --resident``, the MCP server)
 hands it the function that answers a forwarded command line. Nothing is imported here, so the
-console script's fast path (:mod:`pagerecall.resident.client`) stays at ``os``, ``sys``, ``json``
+console script's fast path (:mod:`pagerecall.wire.client`) stays at ``os``, ``sys``, ``json``
 and ``socket``.
 """

@@ -36,6 +36,7 @@ from pagerecall.search.hybrid import (
     heading_lane,
     phrase_first,
 )
+from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit
 from pagerecall.search.weak import NOISE_PROBES, no_evidence
@@ -43,9 +44,6 @@ from pagerecall.search.weak import NOISE_PROBES, no_evidence
 log = logging.getLogger(__name__)
 
 MODES = ("vector", "fulltext", "hybrid")
-
-MAX_K = 50
-MAX_QUERY_CHARS = 2000
 
 
 @dataclass
