@@ -1,4 +1,4 @@
-"""The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
+"""The ``pagerecall`` command line: the only code that touches argv, stdout and exit codes.
 
 Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
 not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments, and for

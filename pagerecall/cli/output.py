@@ -1,4 +1,4 @@
-"""What the CLI prints (layer 4): every printer writes to the console of the current thread.
+"""What the CLI prints: every printer writes to the console of the current thread.
 
 The console is ``sys.stdout``/``sys.stderr`` for a command run in this process. The resident
 server runs a forwarded command line (``pagerecall.wire.client``) in one of its threads with

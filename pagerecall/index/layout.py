@@ -1,4 +1,4 @@
-"""The index directory: generations behind one commit point, the writer lock (layer 2).
+"""The index directory: generations behind one commit point, the writer lock.
 
 ::
 

@@ -1,4 +1,4 @@
-"""Verification of a finalized generation (layer 2): Lance, Tantivy and ``files`` cross-checked.
+"""Verification of a finalized generation: Lance, Tantivy and ``files`` cross-checked.
 
 :meth:`pagerecall.index.writer.GenerationWriter.verify` runs it after ``finalize`` and before
 ``swap``; it reads the generation as a query will, through :class:`~pagerecall.index.snapshot.Snapshot`

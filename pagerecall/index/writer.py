@@ -1,4 +1,4 @@
-"""Writes one generation: Lance rows, Tantivy documents, indexes, meta (layer 2).
+"""Writes one generation: Lance rows, Tantivy documents, indexes, meta.
 
 Obtained from :meth:`pagerecall.index.layout.IndexStore.begin_generation`; nothing it writes is
 visible to readers until :meth:`~pagerecall.index.layout.IndexStore.swap`. Its verification before

@@ -1,4 +1,4 @@
-"""The size budget of an MCP answer: token estimate, cuts, compact JSON (layer 4)."""
+"""The size budget of an MCP answer: token estimate, cuts, compact JSON."""
 
 from __future__ import annotations
 

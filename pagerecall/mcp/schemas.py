@@ -1,5 +1,5 @@
 """The MCP tools' output models (their ``outputSchema``; structured content is validated against
-them) (layer 4).
+them).
 
 One contract: a hit and a quote check are the core dataclasses (:class:`pagerecall.types.Hit`,
 :class:`pagerecall.verify.QuoteCheck`); their models here are derived from them field by field

@@ -1,4 +1,4 @@
-"""The MCP server (layer 4): typed, bounded, read-only tools over one index.
+"""The MCP server: typed, bounded, read-only tools over one index.
 
 Output models: :mod:`pagerecall.mcp.schemas`; the size budget: :mod:`pagerecall.mcp.budget`.
 

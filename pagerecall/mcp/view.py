@@ -1,4 +1,4 @@
-"""The ``view_page`` tool and the ``rects`` of search hits (layer 4).
+"""The ``view_page`` tool and the ``rects`` of search hits.
 
 ``view_page(file, page, highlight=None, hit=None, dpi=None)`` answers with MCP image content
 (the page as PNG, the quote or hit tinted) plus structured content: the boxes (PDF points,

@@ -1,4 +1,4 @@
-"""The search core (layer 3): vector, full-text, hybrid and deep search; inventory; coverage.
+"""The search core: vector, full-text, hybrid and deep search; inventory; coverage.
 
 =====================  ==================================================================
 ``searcher``           :class:`Searcher`: one snapshot per query; search, files, info

@@ -1,4 +1,4 @@
-"""Budgeted evidence: the best passages for a query, read from the source, packed into N tokens (layer 3).
+"""Budgeted evidence: the best passages for a query, read from the source, packed into N tokens.
 
 ``pagerecall evidence QUERY --max-tokens N`` and the MCP tool ``compose_evidence``: one call gives an
 agent with a small budget the best evidence for a claim, instead of k hits to open one by one.

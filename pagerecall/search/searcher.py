@@ -1,4 +1,4 @@
-"""The search core (layer 3): one :class:`Searcher` per index answers every read command.
+"""The search core: one :class:`Searcher` per index answers every read command.
 
 Every answer is a list of *pointers* (file relative to the corpus root, physical 1-based pages,
 printed page labels) plus a coverage envelope that says how far a hit and a miss can be trusted.

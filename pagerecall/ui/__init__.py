@@ -1,4 +1,4 @@
-"""``pagerecall ui``: a small local web page over the search core (layer 4).
+"""``pagerecall ui``: a small local web page over the search core.
 
 A Starlette app served by uvicorn (both come with the MCP SDK) on **127.0.0.1 only**, with plain
 HTML, CSS and JavaScript shipped as package data (``pagerecall/ui/static``): no build step, nothing

@@ -1,4 +1,4 @@
-"""Read pages and verify quotes against the SOURCE, never against the index (layer 3).
+"""Read pages and verify quotes against the SOURCE, never against the index.
 
 Search finds passages; it never quotes them. An agent that wants to cite a sentence calls
 :func:`verify_quote`, which re-reads the source file (PDF text layer, or the ``.txt``) and

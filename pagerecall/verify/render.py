@@ -1,4 +1,4 @@
-"""Page images: a PDF page rendered to PNG with boxes tinted (layer 3).
+"""Page images: a PDF page rendered to PNG with boxes tinted.
 
 Rendering: ``page.get_pixmap`` at the asked dpi, the boxes tinted by a multiply blend (yellow:
 text stays black and readable), encoded as PNG by MuPDF. Nothing is written to the PDF.
