@@ -1,9 +1,6 @@
-"""Writes one generation: Lance rows, Tantivy documents, indexes, meta.
-
-Obtained from :meth:`pagerecall.index.layout.IndexStore.begin_generation`; nothing it writes is
-visible to readers until :meth:`~pagerecall.index.layout.IndexStore.swap`. Its verification before
-the swap is in :mod:`pagerecall.index.verification`.
-"""
+"""Writes one generation: Lance rows, Tantivy documents, indexes, meta. Nothing it writes is visible
+to readers until ``IndexStore.swap``; it knows no store (what it needs is passed in), and its
+verification before the swap is :mod:`pagerecall.index.verification`."""
 
 from __future__ import annotations
 
@@ -40,7 +37,6 @@ from pagerecall.index.schema import (
 )
 from pagerecall.index.verification import VerifyReport, verify_generation
 
-
 log = logging.getLogger(__name__)
 
 FLUSH_ROWS = 4_096
@@ -69,22 +65,17 @@ def _lancedb():
 
 
 class GenerationWriter:
-    """Writes one generation (not live until ``IndexStore.swap``). Obtain it from
-    ``IndexStore.begin_generation``. Writes go to Lance and to a Tantivy writer
-    committed in ``finalize``; chunk rows and file records are buffered (:data:`FLUSH_ROWS`)
-    and written before any delete/rename and in ``finalize``. Nothing is visible to readers
-    of the live generation."""
+    """Writes generation ``name`` of the index directory ``index_path`` (from
+    ``IndexStore.begin_generation``, which made its folder from ``base``), its Lance database at
+    ``lance_uri`` (``storage_options`` on object storage). Rows and file records are buffered
+    (:data:`FLUSH_ROWS`), written before any delete/rename and in ``finalize``. ``on_close(name)``
+    runs once when it is closed, aborted or swapped in; ``finalize`` calls
+    ``crash_hook("lance_written")`` between the Lance write and the Tantivy commit (crash tests).
+    Raises ``IndexMismatchError`` when ``dim`` differs from the base's vectors."""
 
     def __init__(self, index_path: Path, name: str, base: str | None, dim: int | None, *, lance_uri: str,
                  storage_options: dict | None = None, on_close: Callable[[str], None] | None = None,
                  crash_hook: Callable[[str], None] | None = None) -> None:
-        """The writer of generation ``name`` in the index directory ``index_path`` (its folder made
-        by ``IndexStore.begin_generation``, cloned from ``base`` when given), its Lance database at
-        ``lance_uri`` (a folder, or an object-storage URI with ``storage_options``). ``on_close(name)``
-        runs once when the writer is closed, aborted or swapped in (the store releases its lock).
-        ``crash_hook(point)``: ``finalize`` calls it with ``"lance_written"`` between the Lance
-        write and the Tantivy commit (crash tests kill the process there). Raises
-        ``IndexMismatchError`` when ``dim`` differs from the base's vectors."""
         self.index_path = index_path
         self.name = name
         self.base = base
