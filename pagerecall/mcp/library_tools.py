@@ -1,7 +1,7 @@
 """The MCP tools about the library as a whole: ``related``, ``library_topics``, ``cites``, ``cited_by``.
 
 Registered by :func:`pagerecall.mcp.server.create_server` through :func:`register`; each answers
-through the read commands (:func:`pagerecall.resident.commands.run_command`) with the keys
+through the read door (:func:`pagerecall.search.commands.run_read`) with the keys
 ``pagerecall related|topics|cites|cited-by --json`` prints, trimmed to the response budget
 (``truncated`` then says so). What they compute: :mod:`pagerecall.library`, docs/library.md.
 """
@@ -95,7 +95,7 @@ def _fit(out: BaseModel, field: str, budget: int) -> BaseModel:
 
 def register(server: Any, get_searcher: Callable[[], Any], guard: Callable, ro: Any, response_budget: int) -> None:
     """Add the four tools to ``server`` (``guard(fn)`` maps errors to ``ToolError``)."""
-    from pagerecall.resident.commands import run_command as run_read
+    from pagerecall.search.commands import run_read
 
     @server.tool(description=RELATED_DESC, annotations=ro, structured_output=True)
     def related(
