@@ -122,10 +122,16 @@ class Note:
     score: float | None = None
     """``find_notes`` / ``consensus`` only: cosine of the note to the query (orders one answer;
     never a threshold: E5 cosines are compressed)."""
+    target_text: str | None = field(default=None, repr=False)
+    """A ``passage`` note only: the passage's text when the note was written, kept in the store so
+    that the note can follow its passage when its file changes (chunk boundaries move); never in
+    answers or exports (it is the source's text, which the source gives)."""
 
     def to_dict(self) -> dict:
-        """Plain JSON-ready dict (the ``--json`` and MCP shape)."""
-        return asdict(self)
+        """Plain JSON-ready dict (the ``--json`` and MCP shape; ``target_text`` left out)."""
+        d = asdict(self)
+        d.pop("target_text", None)
+        return d
 
     def target(self) -> dict:
         """The target's pointers: ``{"type", "file", "pages", "labels", "section", "chunk_id"}``."""

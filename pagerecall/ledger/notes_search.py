@@ -64,10 +64,9 @@ def _on(n: Note, h: dict) -> str | None:
     if n.target_type == "pages":
         return "page" if _overlap(n.pages, start, end) else None
     if n.target_type == "section":
-        sec = h.get("section")
-        if sec is not None and n.section:
-            return "section" if list(sec[:len(n.section)]) == list(n.section) else None
-        return "section" if _overlap(n.pages, start, end) else None
+        sec = h.get("section")  # the path at the passage's start, or pages it shares with the section
+        inside = sec is not None and bool(n.section) and list(sec[:len(n.section)]) == list(n.section)
+        return "section" if inside or _overlap(n.pages, start, end) else None
     return "document"
 
 

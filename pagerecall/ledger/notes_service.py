@@ -113,7 +113,8 @@ def add_note(settings: Settings, *, kind: Any, text: Any, agent: Any, chunk_id: 
     t = resolve(settings, root, spec, _snapshot_of(settings))
     note = Note(id=new_note_id(), kind=kind, text=text, agent=agent, created_at=now_iso(), target_type=t["type"],
                 file=t["file"], pages=t["pages"], labels=t["labels"], section=t["section"], chunk_id=t["chunk_id"],
-                text_hash=t["text_hash"], file_sha256=t["file_sha256"], status="unreviewed", revises=revises)
+                text_hash=t["text_hash"], file_sha256=t["file_sha256"], status="unreviewed", revises=revises,
+                target_text=t.get("target_text"))
     blob = None
     if embedder is not None:
         blob = _passage_vectors(embedder, [text])[0].tobytes()

@@ -50,7 +50,7 @@ def _recheck(settings: Settings, root: Path, n: Note, rel: str, snapshot) -> tup
 
     try:
         if n.target_type == "passage":
-            found = follow_passage(snapshot(), rel, n.text_hash)
+            found = follow_passage(settings, root, snapshot(), rel, n.text_hash, n.target_text)
             if found is None:
                 return f"passage gone: no passage of {rel} reads as {n.chunk_id} did (the file's content changed)", {}
             return None, {**found, "file": rel}

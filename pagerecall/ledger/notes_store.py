@@ -64,6 +64,7 @@ CREATE TABLE IF NOT EXISTS notes (
     stale_reason TEXT,
     stale_at     TEXT,
     revises      TEXT,
+    target_text  TEXT,                -- a passage note's passage text (to follow it), else null
     embedding    BLOB,
     embed_model  TEXT
 );
@@ -83,7 +84,7 @@ CREATE INDEX IF NOT EXISTS note_reviews_note ON note_reviews(note_id);
 """
 
 _COLS = ("id, kind, text, agent, created_at, target_type, file, pages, labels, section, chunk_id, text_hash, "
-         "file_sha256, status, stale_reason, stale_at, revises")
+         "file_sha256, status, stale_reason, stale_at, revises, target_text")
 
 
 class NotesStore:
@@ -132,11 +133,11 @@ class NotesStore:
             raise LedgerRefusedError(f"A note with id {n.id} exists already; nothing was written.")
         n.status = note_status(n.reviews, n.stale_reason)
         con.execute(
-            f"INSERT INTO notes ({_COLS}, tag_key, embedding, embed_model) VALUES ({', '.join('?' * 20)})",
+            f"INSERT INTO notes ({_COLS}, tag_key, embedding, embed_model) VALUES ({', '.join('?' * 21)})",
             (n.id, n.kind, n.text, n.agent, n.created_at, n.target_type, n.file, json.dumps(n.pages),
              json.dumps(n.labels, ensure_ascii=False),
              None if n.section is None else json.dumps(n.section, ensure_ascii=False), n.chunk_id, n.text_hash,
-             n.file_sha256, n.status, n.stale_reason, n.stale_at, n.revises,
+             n.file_sha256, n.status, n.stale_reason, n.stale_at, n.revises, n.target_text,
              tag_key(n.text) if n.kind == "tag" else None, embedding, embed_model))
         for r in n.reviews:
             self._insert_review(con, n.id, r)
@@ -191,7 +192,7 @@ class NotesStore:
                 reason = ch.get("stale_reason")
                 sets = {"stale_reason": reason, "stale_at": ch.get("stale_at") if reason else None,
                         "status": note_status(note.reviews, reason)}
-                for key in ("file_sha256", "file", "chunk_id"):
+                for key in ("file_sha256", "file", "chunk_id", "target_text"):
                     if ch.get(key):
                         sets[key] = ch[key]
                 for key in ("pages", "labels"):
@@ -310,8 +311,9 @@ def _not_found(note_id: str) -> NoteNotFoundError:
 
 def _note(row: Sequence[Any]) -> Note:
     (nid, kind, text, agent, created_at, ttype, file, pages, labels, section, chunk_id, text_hash, file_sha,
-     status, stale_reason, stale_at, revises) = row
+     status, stale_reason, stale_at, revises, target_text) = row
     return Note(id=nid, kind=kind, text=text, agent=agent, created_at=created_at, target_type=ttype, file=file,
                 pages=json.loads(pages), labels=json.loads(labels),
                 section=None if section is None else json.loads(section), chunk_id=chunk_id, text_hash=text_hash,
-                file_sha256=file_sha, status=status, stale_reason=stale_reason, stale_at=stale_at, revises=revises)
+                file_sha256=file_sha, status=status, stale_reason=stale_reason, stale_at=stale_at, revises=revises,
+                target_text=target_text)

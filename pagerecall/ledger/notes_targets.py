@@ -117,7 +117,8 @@ def resolve(settings: Settings, root: Path, spec: dict[str, Any], snapshot: Call
 
         return {"type": kind, "file": r["file"], "pages": pages, "labels": labels,
                 "section": None if outline is None else section_path(outline, pages[0], r.get("char_start"), r["text"]),
-                "chunk_id": r["chunk_id"], "text_hash": text_hash(r["text"]), "file_sha256": sha}
+                "chunk_id": r["chunk_id"], "text_hash": text_hash(r["text"]), "file_sha256": sha,
+                "target_text": r["text"]}
     rel = spec["file"]
     path, rel = resolve_in_corpus(root, rel)
     if kind == "pages":
@@ -159,21 +160,52 @@ def resolve(settings: Settings, root: Path, spec: dict[str, Any], snapshot: Call
             "chunk_id": None, "text_hash": pages_text_hash(parts), "file_sha256": file_sha256(path)}
 
 
-def follow_passage(snap, file: str, old_hash: str) -> dict[str, Any] | None:
-    """A passage of ``file`` in ``snap`` whose text hashes to ``old_hash`` (the passage a note was
-    written on, under its new chunk id after its file changed), as :func:`resolve` returns it;
-    None when no passage reads the same any more."""
-    n = next((int(f["n_chunks"]) for f in snap.files_table() if f["path"] == file), 0)
-    if not n:
+def follow_passage(settings: Settings, root: Path, snap, file: str, old_hash: str,
+                   old_text: str | None) -> dict[str, Any] | None:
+    """Where the passage a note was written on is now (its file changed, so every passage has a
+    new id and chunk boundaries may have moved): ``{"pages", "labels", "chunk_id",
+    "file_sha256", "target_text"}``, or None when its text is no longer in the file.
+
+    First a passage of ``file`` in ``snap`` whose text hashes to ``old_hash``; else (with
+    ``old_text``) the text found in the source's pages joined as passages join them
+    (:data:`pagerecall.ingest.chunking.PAGE_JOIN`, a newline): the pages it now spans, and the
+    passage of the live index that starts on its first page and holds its opening words."""
+    files = {f["path"]: f for f in snap.files_table()}
+    rec = files.get(file)
+    if rec is None:
         return None
-    for r in snap.neighbours(file, 0, n + 1):
+    sha = rec["sha256"]
+    rows = snap.neighbours(file, 0, int(rec.get("n_chunks") or 0) + 1)
+    for r in rows:
         if text_hash(r["text"]) == old_hash:
             pages = list(range(int(r["page_start"]), int(r["page_end"]) + 1))
             labels = [r.get("label_start")] + [None] * (len(pages) - 2) + (
                 [r.get("label_end")] if len(pages) > 1 else [])
-            sha = next((f["sha256"] for f in snap.files_table() if f["path"] == file), "")
             return {"pages": pages, "labels": labels, "chunk_id": r["chunk_id"], "file_sha256": sha}
-    return None
+    if not old_text:
+        return None
+    from pagerecall.verify import read_page
+
+    kw = dict(ocr=settings.ocr, passwords_file=settings.passwords_path())
+    first = read_page(root, file, 1, **kw)
+    texts = [first] + [read_page(root, file, p, **kw) for p in range(2, first.pages + 1)]
+    joined = "\n".join(t.text for t in texts)
+    at = joined.find(old_text)
+    if at < 0:
+        return None
+    # the page of a position: count page boundaries before it
+    bounds, pos = [], 0
+    for t in texts:
+        pos += len(t.text) + 1
+        bounds.append(pos)
+    p0 = next(i for i, b in enumerate(bounds, 1) if at < b)
+    p1 = next(i for i, b in enumerate(bounds, 1) if at + len(old_text) - 1 < b)
+    head = old_text[:60]
+    on_page = [r for r in rows if int(r["page_start"]) <= p0 <= int(r["page_end"])]
+    best = next((r for r in on_page if head in r["text"]), on_page[0] if on_page else None)
+    pages = list(range(p0, p1 + 1))
+    return {"pages": pages, "labels": [texts[p - 1].label for p in pages],
+            "chunk_id": best["chunk_id"] if best else None, "file_sha256": sha}
 
 
 __all__ = ["MAX_NOTE_PAGES", "MAX_SECTION_PAGES", "TargetGone", "follow_passage", "resolve", "section_span",
