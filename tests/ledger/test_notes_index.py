@@ -93,7 +93,7 @@ def test_passage_and_section_targets(indexed):
     assert e.value.field == "chunk_id" and ns.open_notes(s).count() == 2
 
 
-def test_stale_on_change_fresh_when_it_comes_back_and_a_section_followed(indexed):
+def test_a_section_and_a_passage_follow_their_text_and_go_stale_when_it_changes(indexed):
     from pagerecall.ingest import pipeline as indexing
 
     s, corpus = indexed
@@ -103,7 +103,6 @@ def test_stale_on_change_fresh_when_it_comes_back_and_a_section_followed(indexed
                       section=["2 The Fog Signal"])
     page1 = ns.add_note(s, kind="note", text="The light's character.", agent="a", file="manual.txt", pages=[1])
     stores = ns.add_note(s, kind="note", text="Stores come quarterly.", agent="a", chunk_id=hit["chunk_id"])
-    doc = ns.add_note(s, kind="summary", text="Recipes for bread and cake.", agent="a", file="recipes.txt")
     ns.review_note(s, id=sec.id, verdict="confirm", agent="b")
     # a page inserted before the section: its pages move, its text does not; the page-1 note stays
     moved = MANUAL[:1] + ["A new page about the lens, inserted by the second edition."] + MANUAL[1:]
@@ -122,6 +121,24 @@ def test_stale_on_change_fresh_when_it_comes_back_and_a_section_followed(indexed
     got = get(sec)
     assert got.status == "stale" and got.stale_reason.startswith("text changed in the section '2 The Fog Signal'")
     assert ns.find_notes(s, status="stale")[0][0].id == sec.id
+
+
+@pytest.mark.slow  # four index writes, ~30 s on 2 busy cores
+def test_file_gone_and_back_rebuild_rollback_and_a_section_removed(tmp_path):
+    from pagerecall.ingest import pipeline as indexing
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    write(corpus, MANUAL)
+    write(corpus, RECIPES, "recipes.txt")
+    s = settings_for(tmp_path / "index")
+    indexing.build(s, corpus)
+    get = lambda n: ns.open_notes(s).get(n.id)  # noqa: E731
+    sec = ns.add_note(s, kind="summary", text="The fog signal section.", agent="a", file="manual.txt",
+                      section=["2 The Fog Signal"])
+    doc = ns.add_note(s, kind="summary", text="Recipes for bread and cake.", agent="a", file="recipes.txt")
+    ns.review_note(s, id=sec.id, verdict="confirm", agent="b")
+    moved = MANUAL[:1] + ["A new page about the lens, inserted by the second edition."] + MANUAL[1:]
     # the file gone, then back as it was: fresh again with the status its reviews give
     (corpus / "recipes.txt").unlink()
     write(corpus, moved)
