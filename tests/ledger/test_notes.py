@@ -279,3 +279,49 @@ def test_eight_writers_at_once_lose_no_note_and_no_check(ledger):
     assert {n.id for n in notes} | {c.id for c in checks} == set(acked)
     con = sqlite3.connect(ledger_path(ledger.index_dir))
     assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+NOTE_WRITER = """
+import sys
+from pathlib import Path
+from pagerecall.ledger.notes_models import Note
+from pagerecall.ledger.notes_service import new_note_id
+from pagerecall.ledger.notes_store import NotesStore
+from pagerecall.ledger.store import LedgerStore
+store = NotesStore(LedgerStore(Path(sys.argv[1]) / "ledger.sqlite"))
+i = 0
+while True:  # nothing but inserts: a kill lands inside a transaction or a commit
+    n = Note(id=new_note_id(), kind="note", text=f"tight {i} " + "x" * (i % 3000), agent="tight",
+             created_at="2026-12-04T00:00:00.000Z", target_type="pages", file="notes/harbour-log.txt", pages=[2],
+             labels=[None], section=None, chunk_id=None, text_hash="0" * 64, file_sha256="0" * 64,
+             status="unreviewed")
+    store.insert(n, b"\\0" * 1536, "m")
+    print(n.id, flush=True)
+    i += 1
+"""
+
+
+def test_kill_9_during_note_writes_keeps_every_acknowledged_note(ledger):
+    import os
+    import signal
+
+    acked: list[str] = []
+    for round_ in range(3):
+        p = subprocess.Popen([sys.executable, "-c", NOTE_WRITER, str(ledger.index_dir)], cwd=ROOT, env=_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(40 + 13 * round_):
+            line = p.stdout.readline()
+            assert line, p.stderr.read()[-2000:]
+            acked.append(line.strip())
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        acked.extend(line.strip() for line in p.stdout.read().splitlines() if line.strip())
+        p.stdout.close()
+        p.stderr.close()
+    have = {n.id for n in ns.open_notes(ledger).select()[0]}
+    assert set(acked) <= have
+    con = sqlite3.connect(ledger_path(ledger.index_dir))
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    con.close()
+    add(ledger)  # the store still takes writes
+    assert notes_count(ledger) == len(have) + 1
