@@ -94,9 +94,10 @@ class NoteReview(Review):
 
 
 @dataclass
-class Note:
-    """One note (see the module docstring). ``pages`` physical, 1-based, ascending (the target's
-    pages: a passage's, a section's, every page of a document); ``labels`` their printed labels;
+class NoteFields:
+    """A note's fields as answers show them (the MCP output model is made from them; the note
+    itself is :class:`Note`). See the module docstring. ``pages`` physical, 1-based, ascending
+    (the target's pages: a passage's, a section's; empty for a document); ``labels`` their printed labels;
     ``section`` the outline path (``section`` targets; for others the path at the first page
     when the index knows it, else None); ``file_sha256`` the file's bytes at write time (a
     staleness pass re-reads the target only when it changed)."""
@@ -122,10 +123,6 @@ class Note:
     score: float | None = None
     """``find_notes`` / ``consensus`` only: cosine of the note to the query (orders one answer;
     never a threshold: E5 cosines are compressed)."""
-    target_text: str | None = field(default=None, repr=False)
-    """A ``passage`` note only: the passage's text when the note was written, kept in the store so
-    that the note can follow its passage when its file changes (chunk boundaries move); never in
-    answers or exports (it is the source's text, which the source gives)."""
 
     def to_dict(self) -> dict:
         """Plain JSON-ready dict (the ``--json`` and MCP shape; ``target_text`` left out)."""
@@ -137,6 +134,16 @@ class Note:
         """The target's pointers: ``{"type", "file", "pages", "labels", "section", "chunk_id"}``."""
         return {"type": self.target_type, "file": self.file, "pages": self.pages, "labels": self.labels,
                 "section": self.section, "chunk_id": self.chunk_id}
+
+
+@dataclass
+class Note(NoteFields):
+    """One note: :class:`NoteFields` and what the store keeps beside them."""
+
+    target_text: str | None = field(default=None, repr=False)
+    """A ``passage`` note only: the passage's text when the note was written, kept in the store so
+    that the note can follow its passage when its file changes (chunk boundaries move); never in
+    answers or exports (it is the source's text, which the source gives)."""
 
 
 def check_kind(value: Any) -> str:

@@ -218,3 +218,55 @@ def note_hit(n: Note, rank: int, page_count: int | None) -> dict:
             "from_note": {**_brief(n, n.target_type), "score": n.score,
                           "warning": "an agent's summary of these pages, not the source's words: read the pages "
                                      "(read_page) before quoting"}}
+
+
+MAX_K = 50
+"""The search core's own bound on ``k`` (:data:`pagerecall.search.searcher.MAX_K`): a tag filter
+asks for that many hits and keeps those on tagged targets."""
+
+
+def search_with_notes(settings: Settings, searcher: Any, args: dict, run: Callable[[dict], dict]) -> dict:
+    """A search answer with what ``args`` asks of notes, for every interface (CLI, resident
+    server, MCP): ``args`` are the search command's arguments plus ``with_notes`` (bool) and
+    ``tag`` (text or None); ``run(args)`` runs the plain search (the read table's command).
+
+    ``tag``: only hits on targets carrying the tag (a tagged document, or tagged pages): the search
+    is scoped to the tagged files (or the caller's scope), asked for :data:`MAX_K` hits and cut
+    to ``k`` after the filter; ``envelope.tag`` says how many files carry it. ``with_notes``: in a
+    hybrid search the ``notes`` lane (module docstring) is fused in, then every hit gets its
+    ``notes`` and ``tags`` (:func:`add_notes_to_hits`); ``envelope.notes`` says what was added.
+    Raises what the search raises, and ``LedgerInputError`` for a malformed tag."""
+    k = int(args.get("k") or 8)
+    tagged = None
+    if args.get("tag"):
+        tagged = tagged_targets(settings, args["tag"])
+        if not tagged:
+            res = run({**args, "k": 1})
+            res["hits"] = []
+            res["envelope"]["tag"] = {"tag": args["tag"], "files": 0,
+                                      "note": f"no file carries the tag {args['tag']!r}: a miss proves nothing about "
+                                              "the text. Next: `pagerecall notes list --kind tag` shows the tags"}
+            return res
+        run_args = {**args, "k": MAX_K, "files": args.get("files") or sorted(tagged)}
+        res = run(run_args)
+        res["hits"] = [h for h in res["hits"] if hit_tagged(h, tagged)][:k]
+        res["envelope"]["tag"] = {"tag": args["tag"], "files": len(tagged),
+                                  "note": "only hits on targets carrying the tag (a tagged document or tagged pages)"}
+    else:
+        res = run(args)
+    if not args.get("with_notes"):
+        return res
+    lane: list[Note] = []
+    if res.get("mode") == "hybrid":
+        snap = searcher.snapshot()
+        scope = searcher.resolve_scope(args.get("files"), snap) if args.get("files") else None
+        files = scope if not tagged else sorted(set(scope) & set(tagged)) if scope else sorted(tagged)
+        lane = notes_lane(settings, res["query"], searcher.embedder(snap), files=files)
+        counts = {f["path"]: int(f.get("pages") or 0) for f in snap.files_table()}
+        res["hits"] = fuse_notes_lane(res["hits"], lane, k, counts.get)
+    add_notes_to_hits(settings, res["hits"])
+    res["envelope"]["notes"] = {
+        "lane": len(lane), "brought_in": sum(h.get("origin") == "note" for h in res["hits"]),
+        "note": "notes are agents' words about the source, never the source's: a hit with origin 'note' points to "
+                "a summary's target pages (text empty); read those pages before quoting"}
+    return res

@@ -222,3 +222,33 @@ def test_a_plain_search_loads_no_notes_code(indexed):
             "assert loaded == [], loaded\n")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
+
+
+def test_search_with_notes_and_tag_for_every_interface(indexed):
+    """The one function the CLI, the resident server and the MCP tools call for notes on a search."""
+    from pagerecall.search.searcher import Searcher
+
+    s, _ = indexed
+    searcher = Searcher(s)
+
+    def run(args):
+        return searcher.search(args["query"], k=args["k"], mode=args.get("mode", "hybrid"),
+                               files=args.get("files")).to_dict()
+
+    plain = run({"query": "feeding a sourdough starter", "k": 3})
+    assert all("notes" not in h and "origin" not in h for h in plain["hits"])
+    summary = ns.add_note(s, kind="summary", text="A baking book: sourdough bread and sponge cakes.", agent="a",
+                          file="recipes.txt")
+    ns.add_note(s, kind="tag", text="baking", agent="a", file="recipes.txt")
+    res = nsr.search_with_notes(s, searcher, {"query": "which file is about baking?", "k": 3, "with_notes": True},
+                                run)
+    assert res["envelope"]["notes"]["lane"] == 1
+    on_recipes = [h for h in res["hits"] if h["file"] == "recipes.txt"]
+    assert on_recipes and all(summary.id in [n["id"] for n in h["notes"]] or h["origin"] == "note"
+                              for h in on_recipes)
+    assert all(h["tags"] == ["baking"] for h in on_recipes)
+    tagged = nsr.search_with_notes(s, searcher, {"query": "keeper", "k": 3, "tag": "Baking"}, run)
+    assert tagged["hits"] and {h["file"] for h in tagged["hits"]} == {"recipes.txt"}
+    assert tagged["envelope"]["tag"]["files"] == 1 and "notes" not in tagged["hits"][0]
+    none = nsr.search_with_notes(s, searcher, {"query": "keeper", "k": 3, "tag": "no-such-tag"}, run)
+    assert none["hits"] == [] and "proves nothing" in none["envelope"]["tag"]["note"]
