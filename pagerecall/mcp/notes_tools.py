@@ -112,7 +112,9 @@ Where do agents' notes agree or conflict on a question? The summaries and notes 
 
 _ACTIVITY_DESC = """\
 Everything one agent wrote in the ledger's store, in time order: its checks, notes, and reviews
-of checks and notes.
+of checks and notes (`type` check, note, check_review, note_review; `at` the time). Use it to
+see what another agent already did before you repeat its work, or to audit an agent. The newest
+`limit` items are kept.
 """
 
 Agent = Annotated[str, Field(min_length=1, max_length=lm.MAX_AGENT_CHARS,
@@ -171,9 +173,11 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
                                           description="target file, relative to the corpus root")] = None,
         pages: Annotated[list[Annotated[int, Field(ge=1)]] | None,
                          Field(max_length=nm.MAX_NOTE_PAGES, description="target pages of file, physical")] = None,
-        section: Annotated[list[Annotated[str, Field(max_length=nm.MAX_SECTION_TITLE_CHARS)]] | None,
-                           Field(max_length=nm.MAX_SECTION_DEPTH,
-                                 description="target section of file: outline titles, outermost first")] = None,
+        section: Annotated[list[Annotated[str, Field(max_length=nm.MAX_SECTION_TITLE_CHARS)]]
+                           | Annotated[str, Field(max_length=nm.MAX_SECTION_DEPTH * (nm.MAX_SECTION_TITLE_CHARS + 3))]
+                           | None,
+                           Field(description="target section of file: outline titles, outermost first (a list, or "
+                                             "'Part I > 3.2 Fog signals')")] = None,
         revises: Annotated[str | None, Field(max_length=40, description="id of a note this one replaces")] = None,
     ) -> NoteOut:
         def run():

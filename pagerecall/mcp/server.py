@@ -14,6 +14,8 @@ Tools (names kept from the upstream design):
 ``check_numbers``          the numbers of a claim on the cited source pages: found or not, where
 ``record_check`` ...       the citation ledger: record, review, find, list checks
                            (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
+``add_note`` ...           notes: add, review, find notes; consensus; agent_activity (:mod:`.notes_tools`,
+                           the same store)
 ``view_page``              the page as an image, a quote or hit highlighted (:mod:`.view`)
 ``document_outline``       a file's table of contents from the index (bookmarks or detected headings)
 ``resolve_reference``      a reference as printed -> candidate files, metadata, pages (:mod:`.references`)
@@ -393,6 +395,10 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     register_ledger_tools(server, settings, get_searcher, guard, read_only=read_only,
                           response_budget=response_budget)
+    from pagerecall.mcp.notes_tools import register as register_notes_tools
+
+    register_notes_tools(server, settings, get_searcher, guard, read_only=read_only,
+                         response_budget=response_budget)
 
     from pagerecall.mcp.view import register as register_view
 

@@ -39,8 +39,9 @@ from pagerecall.mcp.shaping import tool_error  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page", "resolve_reference",
          "verify_quote", "check_numbers", "document_outline", "compose_evidence", "view_page"}
-LEDGER_WRITE = {"record_check", "review_check"}  # the ledger (tests/ledger/test_ledger.py): the only writes
-LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks"}
+LEDGER_WRITE = {"record_check", "review_check",  # the ledger (tests/ledger/test_ledger.py): the only writes
+                "add_note", "review_note"}  # and its notes (tests/ledger/test_notes*.py)
+LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks", "find_notes", "consensus", "agent_activity"}
 
 STORM = ("The lighthouse keeper recorded a violent storm at twenty to four in the morning on the ninth "
          "of March.")
