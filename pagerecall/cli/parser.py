@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pagerecall import __version__
 from pagerecall.cli.ledger import add_ledger_parser
+from pagerecall.cli.notes import add_notes_parser
 from pagerecall.cli.output import con
 
 
@@ -194,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
                    help="--background/--resident: stop after this many idle minutes (default 30)")
     p.add_argument("--read-only", action="store_true",
-                   help="MCP: refuse record_check/review_check too (the ledger is the only thing it writes)")
+                   help="MCP: refuse record_check/review_check/add_note/review_note too (the ledger's store is "
+                        "the only thing it writes)")
 
     add_ledger_parser(sub, common)
+    add_notes_parser(sub, common)
     return parser
