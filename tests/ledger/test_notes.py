@@ -325,3 +325,29 @@ def test_kill_9_during_note_writes_keeps_every_acknowledged_note(ledger):
     con.close()
     add(ledger)  # the store still takes writes
     assert notes_count(ledger) == len(have) + 1
+
+
+def test_cli_verbs_exit_codes_and_json(ledger, capsys, tmp_path):
+    from pagerecall.cli.commands import main
+
+    base = ["--index", str(ledger.index_dir), "--corpus", str(ledger.corpus_root)]
+    assert main(["notes", "add", *base, "--kind", "summary", "--file", LOG, "--pages", "2", "--agent", "a",
+                 "--text", "The storm entry.", "--json"]) == 0
+    note = json.loads(capsys.readouterr().out)
+    assert note["id"].startswith("note-") and note["pages"] == [2] and "target_text" not in note
+    assert main(["notes", "review", note["id"], *base, "--verdict", "confirm", "--agent", "A"]) == 1  # own review
+    assert "cannot review their own note" in capsys.readouterr().err
+    assert main(["notes", "add", *base, "--kind", "tag", "--file", LOG, "--agent", "a", "--text", "a, b"]) == 2
+    assert main(["notes", "review", note["id"], *base, "--verdict", "needs_revision", "--agent", "b",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["status"] == "needs_revision"
+    assert main(["notes", "find", "Sturm", *base, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["total"] == 1 and found["notes"][0]["id"] == note["id"]
+    assert main(["notes", "activity", "b", *base, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["counts"]["note_review"] == 1
+    assert main(["notes", "export", *base, "--csv", "-o", str(tmp_path / "n.csv")]) == 0
+    other = ["--index", str(tmp_path / "other"), "--corpus", str(ledger.corpus_root)]
+    assert main(["notes", "import", str(tmp_path / "n.csv"), *other, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["imported"] == 1
+    assert main(["notes", "list", *other]) == 0 and "1 of 1 matching note(s)" in capsys.readouterr().out
