@@ -35,7 +35,19 @@ from pathlib import Path
 
 from pagerecall.ledger.location import LEDGER_FILE, ledger_path
 
-__all__ = ["LEDGER_FILE", "ledger_path", "after_index_write"]
+__all__ = ["LEDGER_FILE", "ledger_path", "after_index_write", "wants_notes"]
+
+
+def wants_notes(settings, command: str, args: dict) -> bool:
+    """Whether the read ``command`` with ``args`` needs the notes (then an interface answers it
+    through :func:`pagerecall.ledger.notes_search.answer`, else through the read table alone, and
+    no notes code is imported): a ``search`` asking ``with_notes`` or a ``tag``; ``files`` with a
+    ``tag``, or when the index has a ledger (``files`` lists each file's tags; one ``stat``)."""
+    if command == "search":
+        return bool(args.get("with_notes") or args.get("tag"))
+    if command == "files":
+        return bool(args.get("tag")) or ledger_path(settings.index_dir).exists()
+    return False
 
 def after_index_write(settings, corpus_root: Path | str, moved: dict[str, str] | None = None) -> None:
     """Mark ledger checks and notes stale after an index write (build, update, rebuild, rollback).

@@ -270,3 +270,34 @@ def search_with_notes(settings: Settings, searcher: Any, args: dict, run: Callab
         "note": "notes are agents' words about the source, never the source's: a hit with origin 'note' points to "
                 "a summary's target pages (text empty); read those pages before quoting"}
     return res
+
+
+def files_with_tags(settings: Settings, res: dict, tag: Any = None) -> dict:
+    """A ``files`` answer with each file's ``tags`` (sorted; ``[]`` for none) and, with ``tag``,
+    only the files carrying it (a tag on the document or on any target in it); ``matched`` is
+    then the number kept and ``note`` says the list was filtered. Raises ``LedgerInputError``
+    for a malformed tag."""
+    files = res.get("files") or []
+    tags = tags_by_file(settings, [f["path"] for f in files])
+    for f in files:
+        f["tags"] = tags.get(f["path"], [])
+    if tag not in (None, ""):
+        key = tag_key(check_tag(tag))
+        res["files"] = [f for f in files if key in {tag_key(t) for t in f["tags"]}]
+        res["matched"] = len(res["files"])
+        res["tag"] = tag
+        res["note"] = (f"files whose tags include {tag!r} (a tag on the document or on a part of it), among those "
+                       f"the pattern matched; {res['note']}" if res.get("note") else "")
+    return res
+
+
+def answer(settings: Settings, searcher: Any, command: str, args: dict, run: Callable[[dict], dict]) -> dict:
+    """A read command whose arguments ask for notes or tags (:func:`pagerecall.ledger.wants_notes`
+    said so): ``search`` through :func:`search_with_notes`, ``files`` through
+    :func:`files_with_tags`; ``run(args)`` runs the plain command (the read table's)."""
+    if command == "search":
+        return search_with_notes(settings, searcher, args, run)
+    if command == "files":
+        plain = {k: v for k, v in args.items() if k != "tag"}
+        return files_with_tags(settings, run(plain), args.get("tag"))
+    return run(args)
