@@ -179,7 +179,8 @@ def notes_lane(settings: Settings, query: str, embedder: Any, store: NotesStore 
 def fuse_notes_lane(hits: list[dict], lane: list[Note], k: int, page_counts: Callable[[str], int | None]) -> list[dict]:
     """The hits and the lane fused (weighted RRF, K = :data:`pagerecall.search.fusion.RRF_K`), at
     most ``k``. A summary whose target holds a hit lifts that hit (``ranks["notes"]``); any other
-    becomes a note hit (see the module docstring). ``page_counts(file)`` gives a document's
+    becomes a note hit (see the module docstring). ``score`` becomes the fused score (the
+    search's own is kept as ``search_score``). ``page_counts(file)`` gives a document's
     physical page count (a document summary points to pages 1..N)."""
     from pagerecall.search.fusion import RRF_K, weighted_rrf
 
@@ -204,7 +205,14 @@ def fuse_notes_lane(hits: list[dict], lane: list[Note], k: int, page_counts: Cal
         items[nid] = note_hit(n, r, page_counts(n.file))
         lane_ids.append(nid)
     fused = weighted_rrf({"search": search_ids, "notes": lane_ids}, {"search": 1.0, "notes": LANE_WEIGHT}, k=RRF_K)
-    return [items[f.id] for f in fused][:k]
+    out = []
+    for f in fused[:k]:
+        h = items[f.id]
+        if h.get("origin") != "note":
+            h["search_score"] = h.get("score")
+        h["score"] = round(float(f.score), 6)  # the fused score orders this answer (as every score, only it)
+        out.append(h)
+    return out
 
 
 def note_hit(n: Note, rank: int, page_count: int | None) -> dict:
