@@ -252,3 +252,21 @@ def test_search_with_notes_and_tag_for_every_interface(indexed):
     assert tagged["envelope"]["tag"]["files"] == 1 and "notes" not in tagged["hits"][0]
     none = nsr.search_with_notes(s, searcher, {"query": "keeper", "k": 3, "tag": "no-such-tag"}, run)
     assert none["hits"] == [] and "proves nothing" in none["envelope"]["tag"]["note"]
+
+
+def test_files_list_tags_and_filter_by_tag(indexed):
+    from pagerecall.ledger import wants_notes
+    from pagerecall.search.searcher import Searcher
+
+    s, _ = indexed
+    searcher = Searcher(s)
+    assert not wants_notes(s, "files", {"pattern": "*"})  # no ledger yet: files loads no notes code
+    assert not wants_notes(s, "search", {"query": "x"}) and wants_notes(s, "search", {"query": "x", "tag": "t"})
+    ns.add_note(s, kind="tag", text="Baking", agent="a", file="recipes.txt")
+    ns.add_note(s, kind="tag", text="fog", agent="a", file="manual.txt", pages=[2])
+    assert wants_notes(s, "files", {"pattern": "*"})
+    run = lambda args: searcher.files(args.get("pattern", "*"))  # noqa: E731
+    listed = nsr.answer(s, searcher, "files", {"pattern": "*"}, run)
+    assert {f["path"]: f["tags"] for f in listed["files"]} == {"manual.txt": ["fog"], "recipes.txt": ["Baking"]}
+    only = nsr.answer(s, searcher, "files", {"pattern": "*", "tag": "baking"}, run)
+    assert [f["path"] for f in only["files"]] == ["recipes.txt"] and only["matched"] == 1
