@@ -6,7 +6,8 @@ one process: a cold one-shot ``pagerecall search --in-process`` (imports, index 
 load, one query), then a warm MCP server (in-memory client) answering every query once
 (``semantic_search``, no notes asked). The index gets notes first (a document summary per file,
 tags), so "after" runs with a ledger that holds notes: a search that asks for none must not pay
-for them. Prints medians per side and the after/before ratios.
+for them. A third side, ``control``, runs "before" again (an A/A pair: the machine's noise). The
+order of the three rotates every round. Prints medians per side and per-round ratios.
 
     python bench/notes_latency.py --before /work/main --after . [--index DIR] [--rounds 5]
 """
@@ -44,7 +45,7 @@ times = []
 async def go():
     async with mcp.Client(server) as client:
         await client.call_tool("semantic_search", {"query": "warm up", "k": 8})
-        for q in queries:
+        for q in queries * 3:
             t = time.perf_counter()
             r = await client.call_tool("semantic_search", {"query": q, "k": 8})
             times.append(time.perf_counter() - t)
@@ -62,8 +63,8 @@ def main() -> None:
     ap.add_argument("--index", type=Path, help="an index of examples/corpus (built in a temporary folder if absent)")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    after = args.after.resolve()
-    sys.path.insert(0, str(after))
+    here = Path(__file__).resolve().parents[1]  # this checkout writes the notes (the other may know none)
+    sys.path.insert(0, str(here))
     import dataclasses
 
     from pagerecall.config import Settings
@@ -74,7 +75,7 @@ def main() -> None:
     if not (index / "CURRENT").exists():
         from pagerecall.ingest.pipeline import build
 
-        build(s, after / "examples" / "corpus")
+        build(s, here / "examples" / "corpus")
     from pagerecall.ledger import notes_service
 
     if notes_service.open_notes(s).count() == 0:
@@ -82,11 +83,13 @@ def main() -> None:
             notes_service.add_note(s, kind="summary", text=f"A summary of {f}: a lighthouse keeper's text.",
                                    agent="bench", file=f)
             notes_service.add_note(s, kind="tag", text="lighthouse", agent="bench", file=f)
-    res: dict[str, dict[str, list]] = {"before": {"cold": [], "warm": []}, "after": {"cold": [], "warm": []}}
+    res: dict[str, dict[str, list]] = {"before": {"cold": [], "warm": []}, "after": {"cold": [], "warm": []},
+                                       "control": {"cold": [], "warm": []}}
     modules = {}
+    sides = ("before", "after", "control")  # control: "before" again (A/A): the noise of this machine
     for r in range(args.rounds):
-        for side in (("before", "after") if r % 2 == 0 else ("after", "before")):
-            root = (args.before if side == "before" else args.after).resolve()
+        for side in sides[r % 3:] + sides[:r % 3]:
+            root = (args.after if side == "after" else args.before).resolve()
             env = {**os.environ, "PYTHONPATH": str(root)}
             p = subprocess.run([sys.executable, "-c", CHILD, str(index), json.dumps(QUERIES)], capture_output=True,
                                text=True, env=env, cwd=root)
@@ -94,7 +97,7 @@ def main() -> None:
                 sys.exit(p.stderr[-3000:])
             out = json.loads(p.stdout.strip().splitlines()[-1])
             res[side]["cold"].append(out["cold"])
-            res[side]["warm"] += out["warm"]
+            res[side]["warm"].append(statistics.median(out["warm"]))
             modules[side] = out["notes_modules"]
     lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
     cpu = next((ln.split(":", 1)[1].strip() for ln in lscpu.splitlines() if ln.startswith("Model name")), "?")
@@ -102,9 +105,12 @@ def main() -> None:
     for key, unit in (("cold", "s, one-shot `pagerecall search --in-process`"),
                       ("warm", "ms, warm MCP semantic_search")):
         scale = 1 if key == "cold" else 1000
-        b = statistics.median(res["before"][key]) * scale
-        a = statistics.median(res["after"][key]) * scale
-        print(f"{key}: before {b:.3f}, after {a:.3f} {unit}; after/before {a / b:.3f}")
+        b, a, c = (statistics.median(res[x][key]) * scale for x in ("before", "after", "control"))
+        pairs = [x / y for x, y in zip(res["after"][key], res["before"][key])]
+        ctrl = [x / y for x, y in zip(res["control"][key], res["before"][key])]
+        print(f"{key}: before {b:.3f}, after {a:.3f}, control (before again) {c:.3f} {unit}; after/before per round "
+              f"median {statistics.median(pairs):.3f} (range {min(pairs):.2f}-{max(pairs):.2f}); control/before "
+              f"{statistics.median(ctrl):.3f} (range {min(ctrl):.2f}-{max(ctrl):.2f})")
     print(f"notes search modules loaded by a plain search: before {modules['before']}, after {modules['after']}")
 
 

@@ -215,3 +215,20 @@ def run_notes(args: argparse.Namespace, settings) -> int:
                              f"{len(skipped)} skipped (id already there)\n")
         return 0
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it
+
+
+def hit_note_lines(h: dict) -> str:
+    """The lines ``search --with-notes`` prints under a hit: for a hit a summary brought in, that it
+    came from a note (never the source's words); then the hit's tags and notes."""
+    lines = []
+    fn = h.get("from_note")
+    if fn:
+        lines.append(f"   FROM A NOTE ({fn['kind']} {fn['id']} by {fn['agent']}, {fn['status']}), not the source's "
+                     f"words: {' '.join(fn['text'].split())[:300]}\n")
+        lines.append("   read the pages before quoting (pagerecall page FILE N)\n")
+    if h.get("tags"):
+        lines.append(f"   tags: {', '.join(h['tags'])}\n")
+    for n in h.get("notes") or []:
+        lines.append(f"   {n['kind']} on the {n['on']} ({n['id']}, {n['agent']}, {n['status']}): "
+                     f"{' '.join(n['text'].split())[:300]}\n")
+    return "".join(lines)
