@@ -210,10 +210,7 @@ def check_note_pages(value: Any) -> list[int]:
     """Physical 1-based pages of a ``pages`` target: a list, ``"12"``, ``"12-14"``; one contiguous
     stretch or several, at most :data:`MAX_NOTE_PAGES`. Ascending and unique on return."""
     if isinstance(value, str):
-        try:
-            value = _parse_long_pages(value)
-        except LedgerInputError:
-            raise
+        value = _parse_long_pages(value)
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, (list, tuple)) or not value:
