@@ -147,6 +147,11 @@ def test_file_gone_and_back_rebuild_rollback_and_a_section_removed(tmp_path):
     write(corpus, RECIPES, "recipes.txt")
     indexing.update(s)
     assert get(doc).status == "unreviewed"
+    # a file moved: its notes follow it (the target reads the same there)
+    (corpus / "baking").mkdir()
+    shutil.move(corpus / "recipes.txt", corpus / "baking" / "recipes.txt")
+    indexing.update(s)
+    assert (get(doc).file, get(doc).status) == ("baking/recipes.txt", "unreviewed"), get(doc).stale_reason
     # rollback re-checks against the disk (unchanged): nothing changes
     indexing.rollback(s)
     assert get(doc).status == "unreviewed" and get(sec).status == "confirmed"
