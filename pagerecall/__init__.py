@@ -32,7 +32,7 @@ _LAZY = {
 
 __all__ = ["Settings", "Searcher", "PagerecallError", "build", "update", "rebuild", "rollback", "__version__"]
 
-TYPE_CHECKING = False  # not ``typing``'s: the forwarding client (pagerecall.resident.client) imports nothing it need not
+TYPE_CHECKING = False  # not ``typing``'s: the forwarding client (pagerecall.wire.client) imports nothing it need not
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any
 

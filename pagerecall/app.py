@@ -1,12 +1,13 @@
 """The ``pagerecall`` program: the one place that joins the interfaces (CLI, MCP server, web page).
 
 :func:`main` is the console script. A read command first goes to the resident server of its index
-(:func:`pagerecall.resident.client.forward`: standard library only, no parsing); otherwise the CLI
-runs it in this process (:func:`pagerecall.cli.commands.main`) with the launchers of what the CLI
-does not import: ``serve`` starts the MCP server (:mod:`pagerecall.mcp.server`) with the resident
-server beside it answering forwarded command lines (:func:`pagerecall.cli.forwarded.run_forwarded`),
-and ``ui`` the web page (:mod:`pagerecall.ui`). Interfaces never import each other; only this
-module imports them all, each when its command runs.
+(:func:`pagerecall.wire.client.ask`: standard library only, no parsing; the socket is probed once);
+otherwise the CLI runs it in this process (:func:`pagerecall.cli.commands.main`, told what that
+probe found) with the launchers of what the CLI does not import: ``serve`` starts the MCP server
+(:mod:`pagerecall.mcp.server`) with the resident server beside it answering forwarded command
+lines (:func:`pagerecall.cli.forwarded.run_forwarded`), ``serve --resident``/``--background`` the
+resident server alone (:mod:`pagerecall.resident`), and ``ui`` the web page (:mod:`pagerecall.ui`).
+Interfaces never import each other; only this module imports them all, each when its command runs.
 """
 
 from __future__ import annotations
@@ -26,14 +27,30 @@ def serve_mcp(args: argparse.Namespace, settings: Settings) -> int:
     with ``--http``), the CLI's resident server beside it unless ``--no-resident``. Blocks; returns 0."""
     from pagerecall.mcp.launch import serve  # answers the handshake before the rest loads
 
-    def run_forwarded(msg: dict, searcher, expected: dict) -> dict:  # imported when a command line arrives
-        from pagerecall.cli.forwarded import run_forwarded as run
+    def listen(searcher):  # the resident server beside the MCP server, on the same warm searcher
+        from pagerecall.resident.launch import listen as start
 
-        return run(msg, searcher, expected)
+        return start(settings, searcher, run_forwarded)
 
     serve(settings, http=args.http, host=args.host, port=args.port, resident=not args.no_resident,
-          read_only=args.read_only, forward=run_forwarded)
+          read_only=args.read_only, listen=listen)
     return 0
+
+
+def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
+    """A command line forwarded to the resident server, answered by the CLI (imported when one
+    arrives): :func:`pagerecall.cli.forwarded.run_forwarded`."""
+    from pagerecall.cli.forwarded import run_forwarded as run
+
+    return run(msg, searcher, expected)
+
+
+def serve_resident(args: argparse.Namespace, settings: Settings) -> int:
+    """``pagerecall serve --resident`` / ``--background``: the resident server alone, answering
+    forwarded command lines with the CLI. Blocks (``--resident``); returns the exit code."""
+    from pagerecall.resident.launch import serve_resident as serve
+
+    return serve(args, settings, run_forwarded)
 
 
 def serve_ui(args: argparse.Namespace, settings: Settings) -> int:
@@ -44,19 +61,19 @@ def serve_ui(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-LAUNCHERS = {"mcp": serve_mcp, "ui": serve_ui}
+LAUNCHERS = {"mcp": serve_mcp, "ui": serve_ui, "resident": serve_resident}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pagerecall`` console script and ``python -m pagerecall``: ``argv``
     (default ``sys.argv[1:]``) answered by the resident server when one serves its index, else in
     this process. Returns the exit code (see :mod:`pagerecall.cli`)."""
-    from pagerecall.resident.client import forward
+    from pagerecall.wire.client import ask
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    code = forward(argv)
+    code, asked = ask(argv)  # the one probe of the resident server's socket
     if code is not None:
         return code
     from pagerecall.cli.commands import main as cli_main
 
-    return cli_main(argv, LAUNCHERS)
+    return cli_main(argv, LAUNCHERS, asked=asked)

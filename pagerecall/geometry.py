@@ -1,4 +1,4 @@
-"""Where a passage or a quote lies on a PDF page: plain types (layer 0).
+"""Where a passage or a quote lies on a PDF page: plain types.
 
 Units, everywhere in these types: **PDF points** (1/72 inch), **page-relative** with the origin
 at the top-left corner of the page *as displayed* (its ``/Rotate`` applied, the same frame as a

@@ -1,4 +1,4 @@
-"""Confine file arguments to the corpus root (layer 1).
+"""Confine file arguments to the corpus root.
 
 Every function that takes a file name from a user or an agent (read a page, verify a quote,
 scope a search) passes it through :func:`resolve_in_corpus` first. A file argument is a path

@@ -1,4 +1,4 @@
-"""The ``pagerecall`` command line (layer 4): the only code that touches argv, stdout and exit codes.
+"""The ``pagerecall`` command line: the only code that touches argv, stdout and exit codes.
 
 Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatch, a quote
 not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments, and for
@@ -37,8 +37,11 @@ Launcher = Callable[[argparse.Namespace, Settings], int]
 arguments and the settings, returns the exit code. :mod:`pagerecall.app` passes them in."""
 
 
-def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = None) -> int:
-    """Run the parsed command ``args``; returns its exit code. Raises pagerecall's errors."""
+def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = None,
+        asked: str | None = None) -> int:
+    """Run the parsed command ``args``; returns its exit code. Raises pagerecall's errors.
+    ``asked``: whether the console script asked the resident server already (see
+    :func:`pagerecall.cli.running.read_command`)."""
     settings = settings_from_args(args)
     cmd = args.command
     if cmd in ("build", "update", "rebuild"):
@@ -67,7 +70,7 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
     if cmd == "serve":
         from pagerecall.cli.serve import serve_command
 
-        return serve_command(args, settings, _launcher(launchers, "mcp"))
+        return serve_command(args, settings, _launcher(launchers, "mcp"), _launcher(launchers, "resident"))
     if cmd == "ledger":
         from pagerecall.cli.ledger import run_ledger
 
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         return run_notes(args, settings)
     if cmd == "ui":
         return _launcher(launchers, "ui")(args, settings)
-    return read_command(args, settings)
+    return read_command(args, settings, asked)
 
 
 def _launcher(launchers: Mapping[str, Launcher] | None, name: str) -> Launcher:
@@ -89,11 +92,14 @@ def _launcher(launchers: Mapping[str, Launcher] | None, name: str) -> Launcher:
     return (launchers or {}).get(name, missing)
 
 
-def main(argv: Sequence[str] | None = None, launchers: Mapping[str, Launcher] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, launchers: Mapping[str, Launcher] | None = None,
+         asked: str | None = None) -> int:
     """The command line ``argv`` (default ``sys.argv[1:]``) run in this process; returns the exit
     code. ``launchers`` start what the CLI does not import (``"mcp"``, ``"ui"``); the console
-    script (:func:`pagerecall.app.main`) passes them."""
+    script (:func:`pagerecall.app.main`) passes them, and ``asked``: None, or what its one probe
+    of the resident server said (:func:`pagerecall.wire.client.ask`), so a read command does
+    not probe the socket again."""
     parser = build_parser()
     args = parser.parse_args(argv)
     setup_logging(args)
-    return guarded(run, args, launchers)
+    return guarded(run, args, launchers, asked)

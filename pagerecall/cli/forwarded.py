@@ -1,5 +1,5 @@
 """The command lines the resident server answers: a whole command line that the console script
-(:func:`pagerecall.resident.client.forward`) sent, parsed and printed exactly as
+(:func:`pagerecall.wire.client.forward`) sent, parsed and printed exactly as
 :func:`pagerecall.cli.commands.main` would. Whoever starts a resident server passes
 :func:`run_forwarded` to it (:class:`pagerecall.resident.server.ResidentServer`'s ``forward``)."""
 
@@ -13,7 +13,7 @@ from pagerecall.cli.output import capture
 from pagerecall.cli.parser import build_parser
 from pagerecall.cli.running import answer_read, guarded, log_level, settings_from_args
 from pagerecall.errors import UsageError
-from pagerecall.resident.protocol import READ_COMMANDS, answer_settings, settings_difference
+from pagerecall.wire.protocol import READ_COMMANDS, answer_settings, settings_difference
 
 FORWARD_PATH_VARS = ("PAGERECALL_INDEX", "PAGERECALL_CORPUS", "CORPUS_ROOT", "PAGERECALL_CACHE_DIR",
                      "PAGERECALL_DEGRADED", "SEMANTIC_RECALL_DEGRADED", "PAGERECALL_PASSWORDS")
@@ -39,7 +39,7 @@ def _parse_forwarded(argv: list[str]) -> argparse.Namespace:
 
 
 def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
-    """Run a command line forwarded by ``pagerecall.resident.client`` on the resident server's ``searcher``.
+    """Run a command line forwarded by ``pagerecall.wire.client`` on the resident server's ``searcher``.
 
     ``msg`` holds the client's ``argv`` (list of str), ``env`` (its ``PAGERECALL_*`` variables and
     aliases), ``cwd`` (absolute path) and ``tty`` (whether its stdout is a terminal). The command

@@ -1,4 +1,4 @@
-"""``pagerecall ledger add | review | find | list | export | import`` (layer 4, part of the CLI).
+"""``pagerecall ledger add | review | find | list | export | import`` (part of the CLI).
 
 The parser is built with the rest of the CLI (this module imports only argparse at that time);
 the ledger's code loads when a ``ledger`` command runs. ``--json`` prints the same keys as the

@@ -1,5 +1,5 @@
 """Progress of ``build``, ``update`` and ``rebuild`` on stderr: tqdm bars on a terminal, log lines
-in a log (layer 4)."""
+in a log."""
 
 from __future__ import annotations
 

@@ -67,7 +67,7 @@ def setup_logging(args: argparse.Namespace) -> None:
 
 
 def payload(args: argparse.Namespace) -> dict:
-    """The arguments of a read command, as the resident server and ``resident.run_command`` take them."""
+    """The arguments of a read command, as the resident server and :func:`pagerecall.search.commands.run_read` take them."""
     cmd = args.command
     if cmd == "search":
         extra = {"rects": True} if args.rects else {}
@@ -93,21 +93,27 @@ def payload(args: argparse.Namespace) -> dict:
     return {}
 
 
-def read_command(args: argparse.Namespace, settings: Settings) -> int:
-    """``search``, ``files``, ``info``, ``page``, ``verify``, ``outline``, ``evidence``: through the
-    resident server when one serves this index (warm), else in this process; printed the same
-    way either way."""
-    from pagerecall.resident import client
+def read_command(args: argparse.Namespace, settings: Settings, asked: str | None = None) -> int:
+    """A read command (:data:`pagerecall.search.commands.READS`): through the resident server when
+    one serves this index (warm), else in this process; printed the same way either way.
 
+    ``asked``: None when nobody asked the resident server yet (this asks it once); else the
+    console script asked it already (:func:`pagerecall.wire.client.ask`) and it did not
+    answer: "" without a word, or the note saying why (printed here, where the request would
+    have printed it). The socket is probed at most once per command line."""
     cmd, payload_ = args.command, payload(args)
     if cmd == "page" and args.png is not None:
         cmd = "view"
     res = None
-    if not args.in_process:
+    if asked:
+        con().err.write(asked)
+    elif asked is None and not args.in_process:
+        from pagerecall.wire import client
+
         try:
             res = client.request(settings, cmd, payload_)
         except client.Refused as exc:
-            con().err.write(f"note: resident server not used ({exc}); answering in this process\n")
+            con().err.write(client.refusal_note(exc))
     if res is None:
         return answer_read(args, settings, None)
     return print_read(args, res)
@@ -115,25 +121,26 @@ def read_command(args: argparse.Namespace, settings: Settings) -> int:
 
 def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
     """Answer a read command with ``searcher`` (a new in-process one when None) and print it."""
-    from pagerecall.resident.commands import run_command
+    from pagerecall.search.commands import read_command as table_entry
 
     cmd, payload_ = args.command, payload(args)
     if cmd == "page" and args.png is not None:
         cmd = "view"
+    entry = table_entry(cmd)
     loading = None
     one_shot = searcher is None
     if one_shot:
         from pagerecall.search.searcher import Searcher
 
         searcher = Searcher(settings)
-        if cmd == "search" and args.mode != "fulltext":
+        if entry.loads_model(payload_):
             loading = searcher.preload()  # the model loads while the index opens and the full-text lane runs
     try:
-        if one_shot and cmd not in ("page", "verify", "check"):  # those read the source, not the tables
+        if one_shot and entry.reads_tables:  # page, verify, check read the source, not the tables
             from pagerecall.index.snapshot import import_lance_without_pandas
 
             import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``
-        res = run_command(searcher, cmd, payload_)
+        res = entry.run(searcher, payload_)
     finally:
         if loading is not None:
             # never exit while the model loads in the background: onnxruntime aborts the process

@@ -1,7 +1,7 @@
 """``pagerecall serve``: the MCP server with the CLI's resident server beside it, the resident server
 alone (``--resident``, ``--background``), or a question to the one that serves an index
-(``--status``, ``--stop``). The MCP server itself is started by the launcher the console script
-passes in (:mod:`pagerecall.app`): the CLI does not import it."""
+(``--status``, ``--stop``). The MCP server and the resident server are started by the launchers
+the console script passes in (:mod:`pagerecall.app`): the CLI imports neither."""
 
 from __future__ import annotations
 
@@ -13,29 +13,21 @@ from pagerecall.config import Settings
 from pagerecall.errors import PagerecallError
 
 
-def _settings_argv(args: argparse.Namespace) -> list[str]:
-    """The index/model/corpus flags of ``args`` again, for a detached child process."""
-    out: list[str] = []
-    for flag, value in (("--index", args.index), ("--model", args.model), ("--cache-dir", args.cache_dir),
-                        ("--corpus", args.corpus)):
-        if value:
-            out += [flag, str(value)]
-    return out
-
-
 def serve_command(args: argparse.Namespace, settings: Settings,
-                  mcp: Callable[[argparse.Namespace, Settings], int]) -> int:
+                  mcp: Callable[[argparse.Namespace, Settings], int],
+                  resident: Callable[[argparse.Namespace, Settings], int]) -> int:
     """Run ``pagerecall serve`` as ``args`` says; returns the exit code. ``mcp`` runs the MCP server
-    (with the resident server beside it unless ``--no-resident``). Raises ``PagerecallError`` when a
-    resident server answers with a refusal, ``UsageError`` when one already runs."""
-    from pagerecall.resident import client, server
+    (with the resident server beside it unless ``--no-resident``), ``resident`` the resident server
+    alone (``--resident``, ``--background``); the console script passes both. Raises
+    ``PagerecallError`` when a resident server answers with a refusal, ``UsageError`` when one
+    already runs."""
+    from pagerecall.wire import client
 
     if args.resident or not (args.status or args.stop or args.background):
         from pagerecall.memory import limit_malloc_arenas
 
         limit_malloc_arenas()  # a long-running, threaded server: pagerecall.memory
 
-    idle = args.idle_timeout if args.idle_timeout is not None else server.DEFAULT_IDLE_MINUTES
     if args.status or args.stop:
         try:
             got = client.control(settings, "stop" if args.stop else "ping")
@@ -49,25 +41,6 @@ def serve_command(args: argparse.Namespace, settings: Settings,
             sys.stdout.write(f"resident server pid {got['pid']} (pagerecall {got['pagerecall']}) serves "
                              f"{got['index']}\n")
         return 0 if got is not None or args.stop else 1
-    if args.background:
-        try:
-            got = server.start_background(settings, idle, _settings_argv(args))
-        except client.Refused as exc:  # the child did not come up: one line, exit 1 (its log says why)
-            raise PagerecallError(f"The resident server did not start: {exc}. Next: read that log, or run "
-                                  "pagerecall serve --resident to see it fail in the foreground") from None
-        sys.stdout.write(f"resident server pid {got['pid']} serves {got['index']} on {got['socket']} "
-                         f"(stops after {idle:g} idle minutes; log {got['log']})\n")
-        return 0
-    if args.resident:
-        from pagerecall.cli.forwarded import run_forwarded
-        from pagerecall.search.searcher import Searcher
-
-        searcher = Searcher(settings)
-        listener = server.ResidentServer(settings, searcher, idle_timeout=idle * 60, forward=run_forwarded).start()
-        searcher.preload(open_index=True, without_pandas=True)
-        try:
-            listener.serve_forever()
-        finally:
-            listener.stop()
-        return 0
+    if args.background or args.resident:
+        return resident(args, settings)
     return mcp(args, settings)

@@ -1,4 +1,4 @@
-"""Fonts whose glyphs have no character values (layer 1; PyMuPDF objects passed in, never imported).
+"""Fonts whose glyphs have no character values (PyMuPDF objects passed in, never imported).
 
 A text layer is a font's mapping from codes to characters. A simple TrueType font with no
 ``/ToUnicode`` map and no ``cmap`` table has none: a reader falls back on a standard encoding

@@ -1,4 +1,4 @@
-"""Margin line numbers of line-numbered manuscripts (layer 1; pure, over PyMuPDF's text dicts).
+"""Margin line numbers of line-numbered manuscripts (pure, over PyMuPDF's text dicts).
 
 Review copies of journal papers (``lineno``, the ``review`` option of revtex/aastex/acmart) print
 a running line number in the margin beside every text line. MuPDF puts each number in the block of

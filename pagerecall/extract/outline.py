@@ -1,4 +1,4 @@
-"""A document's outline: its table of contents as a tree of titles and pages (layer 1).
+"""A document's outline: its table of contents as a tree of titles and pages.
 
 Three sources, in order of trust, recorded in ``source``:
 

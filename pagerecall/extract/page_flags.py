@@ -1,4 +1,4 @@
-"""Per-file counts of text a reader cannot see and of sentences addressed to an AI agent (layer 1).
+"""Per-file counts of text a reader cannot see and of sentences addressed to an AI agent.
 
 Stored at build time in the ``files`` table's ``page_flags`` column (JSON, :func:`page_flags`),
 so that ``info`` and a search's envelope can say which files hold hidden text without opening

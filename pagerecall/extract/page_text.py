@@ -1,4 +1,4 @@
-"""Text of a PDF page cleaned up, and page labels made printable (layer 1; pure functions, no PyMuPDF import).
+"""Text of a PDF page cleaned up, and page labels made printable (pure functions, no PyMuPDF import).
 
 :mod:`pagerecall.extract.pdf` builds a page's text in steps; this module holds step 4 and the labels:
 

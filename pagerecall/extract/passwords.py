@@ -1,4 +1,4 @@
-"""The PDF passwords file: which password opens which PDF of a corpus (layer 1).
+"""The PDF passwords file: which password opens which PDF of a corpus.
 
 Read by the build (:mod:`pagerecall.ingest.preparing`) and the quote verifier
 (:mod:`pagerecall.verify.source`); :func:`pagerecall.extract.pdf.read_pdf` takes the password found here.

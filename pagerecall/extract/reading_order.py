@@ -1,4 +1,4 @@
-"""Reading order of a PDF page: blocks in columns, vertical writing, de-hyphenation (layer 1).
+"""Reading order of a PDF page: blocks in columns, vertical writing, de-hyphenation.
 
 Pure functions over PyMuPDF's ``extractDICT()`` output (no PyMuPDF import); :mod:`pagerecall.extract.pdf`
 calls :func:`ordered_text` on every page (steps 2 and 3 of its pipeline):

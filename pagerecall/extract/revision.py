@@ -1,4 +1,4 @@
-"""The extraction revision: which version of reading and chunking made a file's passages (layer 1).
+"""The extraction revision: which version of reading and chunking made a file's passages.
 
 A soft counterpart of the index fingerprint's ``extraction_version``
 (:mod:`pagerecall.index.fingerprint`): a change of the fingerprint makes an index unreadable until

@@ -1,4 +1,4 @@
-"""Where on its page each section of an outline starts (layer 1; pure text, no PyMuPDF).
+"""Where on its page each section of an outline starts (pure text, no PyMuPDF).
 
 Several sections often start on one page (maint-guide.en p. 10 starts "1.3 Documentation needed
 for development" and "1.4 Where to ask for help"; sample-sigconf p. 2 starts seven). A page

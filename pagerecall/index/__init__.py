@@ -1,4 +1,4 @@
-"""The index on disk (layer 2): generations of LanceDB + Tantivy behind one commit point.
+"""The index on disk: generations of LanceDB + Tantivy behind one commit point.
 
 =====================  ==================================================================
 ``layout``             :class:`IndexStore`: CURRENT / PREVIOUS, the writer lock, swap,

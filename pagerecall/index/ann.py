@@ -1,4 +1,4 @@
-"""The ANN index's tuning (layer 2): which index, from how many rows, how it is probed.
+"""The ANN index's tuning: which index, from how many rows, how it is probed.
 
 ANN: IVF_SQ below :data:`RQ_MIN_ROWS` (500k) rows, IVF_RQ with 2 bits per dimension from there (IVF_PQ
   from :data:`PQ_MIN_ROWS` rows when that is set: :func:`ann_params`), cosine,

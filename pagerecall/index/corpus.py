@@ -1,4 +1,4 @@
-"""The corpus on disk: which source files exist, and what changed since the index (layer 2).
+"""The corpus on disk: which source files exist, and what changed since the index.
 
 Read by the write path (build, update) and by the read path's stale check alike.
 

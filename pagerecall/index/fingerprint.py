@@ -1,4 +1,4 @@
-"""The index fingerprint: what must match between an index and the code that reads or updates it (layer 2).
+"""The index fingerprint: what must match between an index and the code that reads or updates it.
 
 Stored in each generation's ``meta.json`` (``fingerprint``) by the write path and checked before
 any query (:mod:`pagerecall.search.searcher`) or update (:mod:`pagerecall.ingest.pipeline`): a query

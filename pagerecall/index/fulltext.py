@@ -1,4 +1,4 @@
-"""The Tantivy side of a generation: schema, analyzers, documents (layer 1).
+"""The Tantivy side of a generation: schema, analyzers, documents.
 
 The index writer (:mod:`pagerecall.index.writer`) writes with these; the query side
 (:mod:`pagerecall.search.query` parses a query with the same analyzers,

@@ -1,4 +1,4 @@
-"""The index directory: generations behind one commit point, the writer lock (layer 2).
+"""The index directory: generations behind one commit point, the writer lock.
 
 ::
 
@@ -39,7 +39,7 @@ import shutil
 import socket
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from pagerecall.errors import IndexCorruptError, IndexNotFoundError, LockedError
 
@@ -203,7 +203,8 @@ class IndexStore:
                 nums.append(int(GEN_RE.match(name).group(1)))
         return f"{GEN_PREFIX}{(max(nums) + 1 if nums else 1):06d}"
 
-    def begin_generation(self, base: str | None = None, dim: int | None = None) -> "GenerationWriter":
+    def begin_generation(self, base: str | None = None, dim: int | None = None,
+                         crash_hook: Callable[[str], None] | None = None) -> "GenerationWriter":
         """Start a new generation directory beside the live one.
 
         To wait for another writer, hold ``store.lock(wait=True)`` around this call.
@@ -212,6 +213,7 @@ class IndexStore:
         hard-linked, the rest copied; the base is never modified). ``dim``: vector size for
         a generation started empty (else taken from the first rows added, or the base).
         Takes the writer lock (no wait) until the writer is closed, aborted or swapped in.
+        ``crash_hook``: passed to the writer (``GenerationWriter``; crash tests).
         Raises ``LockedError``, ``IndexNotFoundError`` (unknown or incomplete base)."""
         self._acquire(wait=False, timeout=None)
         try:
@@ -238,7 +240,9 @@ class IndexStore:
             self._prepare_lance(name, base)
             from pagerecall.index.writer import GenerationWriter
 
-            writer = GenerationWriter(self, name, base, dim)
+            writer = GenerationWriter(self.path, name, base, dim, lance_uri=self.lance_uri(name),
+                                      storage_options=self.storage.options or None, on_close=self._forget_writer,
+                                      crash_hook=crash_hook)
         except BaseException:
             self._release()
             raise

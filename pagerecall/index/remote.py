@@ -1,4 +1,4 @@
-"""Writing an index whose Lance tables live on object storage (layer 2).
+"""Writing an index whose Lance tables live on object storage.
 
 The split (decided in docs/scale-out.md, described in :mod:`pagerecall.index.storage`): the Lance
 ``chunks`` and ``files`` tables of generation ``gen-NNNNNN`` live at ``LANCE_URI/gen-NNNNNN/``; the

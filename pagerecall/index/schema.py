@@ -1,4 +1,4 @@
-"""The index's record shapes, in one place: Lance schemas, chunk ids, the schema version (layer 2).
+"""The index's record shapes, in one place: Lance schemas, chunk ids, the schema version.
 
 Imported by both the write path (:mod:`pagerecall.index.writer`) and the read path
 (:mod:`pagerecall.index.snapshot`); it imports neither, and neither LanceDB nor Tantivy.

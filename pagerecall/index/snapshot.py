@@ -1,4 +1,4 @@
-"""The read path: one open generation, pinned for the whole of a query (layer 2).
+"""The read path: one open generation, pinned for the whole of a query.
 
 A :class:`Snapshot` is one generation opened once: its meta, its Lance ``chunks`` and ``files``
 tables, its Tantivy index and searcher, its file records. It never changes after it is opened:

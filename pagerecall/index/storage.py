@@ -1,4 +1,4 @@
-"""Where a generation's Lance tables live: beside it on disk, or on object storage (layer 2).
+"""Where a generation's Lance tables live: beside it on disk, or on object storage.
 
 An index is one local folder (``INDEX``). By default each generation keeps its Lance tables in
 ``INDEX/gen-NNNNNN/lance/``. An index built with a Lance URI (``pagerecall build CORPUS --index

@@ -1,4 +1,4 @@
-"""Verification of a finalized generation (layer 2): Lance, Tantivy and ``files`` cross-checked.
+"""Verification of a finalized generation: Lance, Tantivy and ``files`` cross-checked.
 
 :meth:`pagerecall.index.writer.GenerationWriter.verify` runs it after ``finalize`` and before
 ``swap``; it reads the generation as a query will, through :class:`~pagerecall.index.snapshot.Snapshot`
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -18,8 +19,6 @@ from pagerecall.errors import IndexCorruptError
 
 from pagerecall.index.ann import ANN_MIN_ROWS
 
-if TYPE_CHECKING:  # pragma: no cover
-    from pagerecall.index.layout import IndexStore
 
 
 @dataclass
@@ -39,9 +38,12 @@ class VerifyReport:
     notes: list[str] = field(default_factory=list)
 
 
-def verify_generation(store: IndexStore, generation: str, probe_vector: np.ndarray | None = None,
-                      probe_text: str | None = None) -> VerifyReport:
-    """Cross-check the finalized generation ``generation`` of ``store`` as a fresh reader sees it.
+def verify_generation(index_path: Path, generation: str, probe_vector: np.ndarray | None = None,
+                      probe_text: str | None = None, *, lance_uri: str | None = None,
+                      storage_options: dict | None = None) -> VerifyReport:
+    """Cross-check the finalized generation ``generation`` of the index directory ``index_path``
+    as a fresh reader sees it (its Lance database at ``lance_uri``, default ``GEN/lance``, with
+    ``storage_options`` for object storage).
 
     Checks: row counts equal in Lance ``chunks``, Tantivy and the sum of
     ``files.n_chunks``; chunk ids unique and the same set in Lance and Tantivy; per file,
@@ -57,10 +59,10 @@ def verify_generation(store: IndexStore, generation: str, probe_vector: np.ndarr
 
     from pagerecall.index.snapshot import Snapshot
 
-    reader = Snapshot(store.path, generation)  # the read path, as a query will see it
+    reader = Snapshot(index_path, generation)  # the read path, as a query will see it
     problems: list[str] = []
-    chunks = lancedb.connect(  # a fresh handle
-        store.lance_uri(generation), storage_options=store.storage.options or None).open_table("chunks")
+    uri = lance_uri if lance_uri is not None else str(index_path / generation / "lance")
+    chunks = lancedb.connect(uri, storage_options=storage_options or None).open_table("chunks")  # a fresh handle
     n_lance = chunks.count_rows()
     searcher = reader.tantivy_searcher()
     n_tantivy = searcher.num_docs
@@ -137,7 +139,7 @@ def verify_generation(store: IndexStore, generation: str, probe_vector: np.ndarr
                 break
     if problems:
         raise IndexCorruptError(
-            f"Generation {store.path / generation} failed verification: " + "; ".join(problems)
+            f"Generation {index_path / generation} failed verification: " + "; ".join(problems)
             + ". The live generation is untouched and still answers. Next: run the command again (a passing disk "
             "or memory fault clears); if it fails the same way, report it with this message"
         )

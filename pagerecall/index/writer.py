@@ -1,9 +1,6 @@
-"""Writes one generation: Lance rows, Tantivy documents, indexes, meta (layer 2).
-
-Obtained from :meth:`pagerecall.index.layout.IndexStore.begin_generation`; nothing it writes is
-visible to readers until :meth:`~pagerecall.index.layout.IndexStore.swap`. Its verification before
-the swap is in :mod:`pagerecall.index.verification`.
-"""
+"""Writes one generation: Lance rows, Tantivy documents, indexes, meta. Nothing it writes is visible
+to readers until ``IndexStore.swap``; it knows no store (what it needs is passed in), and its
+verification before the swap is :mod:`pagerecall.index.verification`."""
 
 from __future__ import annotations
 
@@ -13,7 +10,8 @@ import logging
 import shutil
 import time
 import warnings
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -38,9 +36,6 @@ from pagerecall.index.schema import (
     to_table,
 )
 from pagerecall.index.verification import VerifyReport, verify_generation
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pagerecall.index.layout import IndexStore
 
 log = logging.getLogger(__name__)
 
@@ -70,18 +65,25 @@ def _lancedb():
 
 
 class GenerationWriter:
-    """Writes one generation (not live until ``IndexStore.swap``). Obtain it from
-    ``IndexStore.begin_generation``. Writes go to Lance and to a Tantivy writer
-    committed in ``finalize``; chunk rows and file records are buffered (:data:`FLUSH_ROWS`)
-    and written before any delete/rename and in ``finalize``. Nothing is visible to readers
-    of the live generation."""
+    """Writes generation ``name`` of the index directory ``index_path`` (from
+    ``IndexStore.begin_generation``, which made its folder from ``base``), its Lance database at
+    ``lance_uri`` (``storage_options`` on object storage). Rows and file records are buffered
+    (:data:`FLUSH_ROWS`), written before any delete/rename and in ``finalize``. ``on_close(name)``
+    runs once when it is closed, aborted or swapped in; ``finalize`` calls
+    ``crash_hook("lance_written")`` between the Lance write and the Tantivy commit (crash tests).
+    Raises ``IndexMismatchError`` when ``dim`` differs from the base's vectors."""
 
-    def __init__(self, store: IndexStore, name: str, base: str | None, dim: int | None) -> None:
-        self.store = store
+    def __init__(self, index_path: Path, name: str, base: str | None, dim: int | None, *, lance_uri: str,
+                 storage_options: dict | None = None, on_close: Callable[[str], None] | None = None,
+                 crash_hook: Callable[[str], None] | None = None) -> None:
+        self.index_path = index_path
         self.name = name
         self.base = base
-        self.dir = store.path / name
-        self._db = _lancedb().connect(store.lance_uri(name), storage_options=store.storage.options or None)
+        self.dir = index_path / name
+        self.lance_uri = lance_uri
+        self.storage_options = storage_options or None
+        self._on_close = on_close
+        self._db = _lancedb().connect(lance_uri, storage_options=self.storage_options)
         tables = set(self._db.list_tables().tables)
         self._chunks = self._db.open_table("chunks") if "chunks" in tables else None
         self._chunks_version0 = self._chunks.version if self._chunks is not None else None
@@ -112,9 +114,7 @@ class GenerationWriter:
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
         self._pending_files: dict[str, dict] = {}
-        self.crash_hook: Any = None
-        """Optional ``callable(point)``; ``finalize`` calls it with ``"lance_written"`` between
-        the Lance write and the Tantivy commit (crash tests kill the process there)."""
+        self._crash_hook = crash_hook
 
     # -- helpers
 
@@ -324,8 +324,8 @@ class GenerationWriter:
         from lancedb.index import BTree
 
         self._flush()
-        if self.crash_hook is not None:
-            self.crash_hook("lance_written")
+        if self._crash_hook is not None:
+            self._crash_hook("lance_written")
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
 
@@ -424,7 +424,8 @@ class GenerationWriter:
         naming the exact mismatch, or when the generation is not finalized."""
         if not self.finalized:
             raise IndexCorruptError(f"Generation {self.name} is not finalized; call finalize() first.")
-        return verify_generation(self.store, self.name, probe_vector, probe_text)
+        return verify_generation(self.index_path, self.name, probe_vector, probe_text, lance_uri=self.lance_uri,
+                                 storage_options=self.storage_options)
 
     def abort(self) -> None:
         """Discard this generation (directory removed) and release the lock."""
@@ -444,4 +445,5 @@ class GenerationWriter:
             return
         self._closed = True
         self._twriter = None
-        self.store._forget_writer(self.name)
+        if self._on_close is not None:
+            self._on_close(self.name)

@@ -1,4 +1,4 @@
-"""The embed loop: prepared files in, chunk rows with vectors out (layer 3).
+"""The embed loop: prepared files in, chunk rows with vectors out.
 
 What it does with the passages of a write (build, update, rebuild):
 

@@ -1,6 +1,7 @@
-"""Build, incremental update and guarded rebuild of an index (layer 3).
+"""Build, incremental update and guarded rebuild of an index.
 
-Every write follows one path (ARCHITECTURE.md, "The index on disk"):
+Every write follows one sequence (:func:`pagerecall.ingest.sequence.write_generation`; the index
+directory and the write protocol: docs/maintenance.md):
 
 1. take the writer lock (one writer at a time);
 2. prepare a complete new generation beside the live one: from scratch (``build``, ``rebuild``)
@@ -23,10 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from contextlib import ExitStack
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from pagerecall.ingest.embed_loop import EMBED_BATCH, EMBED_GROUP, EmbedStats, LazyTokenizer, WriteStats, index_files  # noqa: F401
 from pagerecall.config import Settings
@@ -35,198 +33,20 @@ from pagerecall.index.corpus import DiskFile, compute_delta, resolve_root, scan_
 from pagerecall.index.fingerprint import check_fingerprint, index_fingerprint
 from pagerecall.memory import tune_for_writes
 from pagerecall.ingest.preparing import Prepared, chunk_id_for, fails_the_same, only_retries, prepare_file  # noqa: F401 - re-exported
+from pagerecall.ingest.report import WriteReport, embed_fields, failed_entries
+from pagerecall.ingest.sequence import Hook, Progress, live_meta, open_store, write_generation
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: stage is ``"scan"``, ``"files"`` or ``"passages"``. For
-``"passages"``, ``total`` is the passages known so far (embedded plus those of the file(s) being
-embedded): it grows file by file."""
-
 
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
 
 
-# --------------------------------------------------------------------------- reports
-
-
-@dataclass
-class WriteReport:
-    """What a build / update / rebuild did. ``to_dict()`` is the ``--json`` output."""
-
-    action: str
-    generation: str | None
-    previous: str | None
-    """The generation ``rollback`` makes live after this write (in a dry run: would make live): the one
-    that was live before a write that swapped, ``PREVIOUS`` unchanged when nothing was written (a no-op
-    update reported the live generation here before)."""
-    corpus_root: str
-    delta: dict
-    files_ok: int
-    files_failed: int
-    failed: list[dict]
-    chunks_embedded: int
-    chunks_total: int
-    pages_embedded: int
-    seconds: float
-    seconds_embedding: float
-    dry_run: bool = False
-    written: bool = True
-    """False when nothing changed and no generation was written (an update with an empty delta,
-    or whose only work was retrying failed files that failed again the same way); ``generation``
-    is then the live one, unchanged, and ``rollback`` still reaches the same previous builds."""
-    chunks_reused: dict = field(default_factory=dict)
-    """Rows whose vector was not computed by the model in this run: ``{"resume_cache": n}`` (from
-    the resume cache of an interrupted write), ``{"duplicates": n}`` (a passage text already
-    embedded in this write; pointers kept per row). ``chunks_embedded`` counts what the model embedded."""
-    tokens_embedded: int = 0
-    """Tokens the model computed in this run, padding included (see ``batching.EmbedStats``)."""
-    verified: bool = False
-    corpus_moved: dict | None = None
-    """``{"from", "to"}`` when ``update`` found the corpus at another folder than the one recorded
-    (``--corpus``): the new generation records the new place (in a dry run: would record it)."""
-    skipped: list[dict] = field(default_factory=list)
-    """``[{"path", "reason"}]``: entries of the corpus folder that were skipped (a symlink loop, a
-    dangling link, a name that is not UTF-8, a file that could not be read): not indexed, listed
-    so that the user can fix them (:func:`pagerecall.index.corpus.scan_corpus`)."""
-    fulltext_rebuilt: bool = False
-    """True when the live generation's full-text index had an older schema
-    (``fulltext.FULLTEXT_SCHEMA_VERSION``) and this write rebuilt it from the stored passages
-    (in a dry run: would rebuild it)."""
-    bibliography: dict | None = None
-    """Bibliographic metadata of the new generation (:func:`pagerecall.biblio.catalog.summary`):
-    sources read with their problems, files with metadata per source, dangling entries; in an
-    update that wrote nothing, None. ``bibliography_changed``: an update found a bibliography or
-    the Zotero database changed and refreshed the metadata (nothing re-embedded)."""
-    bibliography_changed: bool = False
-    interrupted: dict | None = None
-    """What an interrupted write had left when this command started (resume cache, half-written
-    generations, what to run: :func:`pagerecall.index.leftovers.interrupted_write`), None when
-    nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
-    killed build or rebuild finishes that write)."""
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def _failed(records: list[dict]) -> list[dict]:
-    return [{"path": r["path"], "error": r.get("error")} for r in records if r.get("status") != "ok"]
-
-
 # --------------------------------------------------------------------------- entry points
 
 
-def _open_store(settings: Settings):
-    """The index store: local, or with its Lance tables on object storage (``pagerecall.index.remote``)."""
-    from pagerecall.index.remote import open_store
-
-    return open_store(settings)
-
-
-def _indexer(settings: Settings) -> Callable[..., WriteStats]:
-    """The embed loop of a write, by ``settings.engine``: :func:`index_files` (``local``) or the Ray
-    Data one (``ray``, :func:`pagerecall.ingest.ray_build.index_files_ray`; same signature)."""
-    if settings.engine == "ray":
-        from pagerecall.ingest.ray_build import index_files_ray
-
-        return index_files_ray
-    return index_files
-
-
-def _live_meta(store) -> dict:
-    """The live generation's ``meta.json``."""
-    from pagerecall.index.schema import read_json
-
-    return read_json(store.path / store.current_name() / "meta.json")
-
-
-def _live_files(store) -> list[dict]:
-    """The live generation's file records (read through the read path)."""
-    from pagerecall.index.snapshot import open_snapshot
-
-    return open_snapshot(store.path).files_table()
-
-
-def _probe(writer, embedder) -> None:
-    """Verify a prepared generation with a real probe (its first chunk's text and vector)."""
-    probe_text = writer.sample_text() if hasattr(writer, "sample_text") else None
-    probe_vec = embedder.embed_queries([probe_text or "probe"])[0]
-    writer.verify(probe_vec, probe_text)
-
-
-def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Path, hook) -> str:
-    """The commit sequence of every write: finalize (indexes, meta), verify with a real probe,
-    then swap ``CURRENT``. Returns the new live generation's name; raises before the swap on
-    any failure (the caller aborts the writer, the live generation is untouched)."""
-    hook("before_finalize")
-    from pagerecall.memory import release_free_heap
-
-    release_free_heap()  # the embed loop's freed batches, before finalize grows (pagerecall.memory)
-    meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
-    if hasattr(embedder, "runtime_info"):  # which runtime embedded, and why (pagerecall.model.runtimes)
-        meta["embedding_runtime"] = embedder.runtime_info()
-    writer.finalize(meta)
-    from pagerecall.biblio.catalog import refresh_generation
-
-    writer.bibliography = refresh_generation(store, writer.name, root, settings)  # pagerecall.biblio
-    _probe(writer, embedder)
-    hook("before_swap")
-    store.swap(writer.name)
-    return writer.name
-
-
-def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                 settings: Settings, progress: Progress, hook, action: str = "update") -> tuple[WriteStats, str]:
-    """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
-    The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
-    now) and kept when anything fails before it (the next write resumes from it); it records
-    ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
-    what died. What was reused from it is logged after the embed loop, not what it holds."""
-    import os
-    import socket
-
-    from pagerecall.index.schema import now_iso
-    from pagerecall.ingest import resume_cache as embedcache
-
-    cache = None
-    held = 0
-    indexer = _indexer(settings)
-    if files and indexer is index_files:  # the Ray engine has no resume cache
-        cache = embedcache.open_cache(store.path, embedcache.model_id(embedder, embedder.fingerprint()),
-                                      embedder.dim)
-        if cache is not None:
-            held = cache.units
-            cache.note_write({"action": action, "generation": writer.name, "corpus_root": str(root),
-                              "started": now_iso(), "pid": os.getpid(), "host": socket.gethostname()})
-    try:
-        if indexer is index_files:
-            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
-            if held:  # say what was taken, not what the cache held ("resuming: 39" and 0 reused)
-                if stats.embed.from_cache:
-                    log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "
-                             "embedded now", stats.embed.from_cache, stats.embed.embedded)
-                else:
-                    log.info("the resume cache held %d batch(es) of an interrupted write; none matched this "
-                             "%s's passages: nothing reused", held, action)
-        else:
-            stats = indexer(writer, root, files, hashes, embedder, settings, progress)
-        name = _finalize_verify_swap(store, writer, embedder, settings, root, hook)
-    finally:
-        if cache is not None:
-            cache.close()
-    embedcache.remove(store.path)
-    return stats, name
-
-
-def _embed_fields(stats: WriteStats) -> dict:
-    e = stats.embed
-    return {"chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
-            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates}}
-
-
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
-          action: str = "build", crash_hook: Callable[[str], None] | None = None,
+          action: str = "build", crash_hook: Hook | None = None,
           replace: bool = False, dry_run: bool = False) -> WriteReport:
     """Index every supported file under ``corpus_root`` into a new generation and make it live.
 
@@ -241,12 +61,11 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     """
     from pagerecall.model.embedding import load_embedder
 
-    hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
     root = resolve_root(corpus_root)
-    store = _open_store(settings)
+    store = open_store(settings)
     if not replace and store.exists():
-        held = Path(_live_meta(store).get("corpus_root") or root)
+        held = Path(live_meta(store).get("corpus_root") or root)
         if not _same_folder(held, root):
             raise UsageError(
                 f"The index {settings.index_dir} holds another corpus ({held}); building {root} would replace "
@@ -266,29 +85,24 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     tune_for_writes()  # before the model's threads allocate (pagerecall.memory)
     embedder = load_embedder(settings, purpose="index")
     tune_for_writes(getattr(getattr(embedder, "encoder", None), "name", ""))
-    with store.lock(wait=wait):
-        disk = scan_corpus(root, skipped=skipped)
+    disk: dict[str, DiskFile] = {}
+
+    def scan() -> list[DiskFile]:  # with the lock held: what is on disk now
+        disk.update(scan_corpus(root, skipped=skipped))
         if not disk:
             log.warning("no .pdf or .txt file under %s: the index will be empty", root)
         progress("scan", len(disk), len(disk))
-        previous = store.current_name()
-        writer = store.begin_generation(base=None)
-        writer.crash_hook = crash_hook  # "lance_written", inside finalize
-        try:
-            stats, name = _write_files(store, writer, root, list(disk.values()), {}, embedder, settings, progress,
-                                       hook, action)
-        except BaseException:
-            writer.abort()
-            raise
-        store.cleanup(keep=settings.keep_generations)
-        records = _live_files(store)
+        return list(disk.values())
+
+    done = write_generation(settings, store, root, scan, {}, embedder, progress, wait=wait, action=action,
+                            crash_hook=crash_hook)
     _ledger_after_write(settings, root)
     return WriteReport(
-        action=action, generation=name, previous=previous, corpus_root=str(root),
-        delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
-        failed=_failed(records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in records),
-        pages_embedded=stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
-        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats),
+        action=action, generation=done.name, previous=done.previous, corpus_root=str(root),
+        delta={"added": len(disk)}, files_ok=done.stats.files_ok, files_failed=done.stats.files_failed,
+        failed=failed_entries(done.records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in done.records),
+        pages_embedded=done.stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
+        bibliography=done.bibliography, **embed_fields(done.stats),
     )
 
 
@@ -318,10 +132,10 @@ def rebuild(settings: Settings, progress: Progress = _no_progress, *, wait: bool
 
 
 def _recorded_root(settings: Settings) -> Path:
-    store = _open_store(settings)
+    store = open_store(settings)
     if not store.exists():
         raise IndexNotFoundError.at(settings.index_dir)
-    return Path(_live_meta(store)["corpus_root"])
+    return Path(live_meta(store)["corpus_root"])
 
 
 def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bool = False, wait: bool = True,
@@ -343,9 +157,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
     is there (another corpus: the update would delete them all; a moved corpus folder is fine).
     """
-    hook = crash_hook or (lambda point: None)
     t0 = time.perf_counter()
-    store = _open_store(settings)
+    store = open_store(settings)
     from pagerecall.index.leftovers import interrupted_write, resumable
 
     interrupted = interrupted_write(store.path)
@@ -378,7 +191,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     live_name = store.current_name()
     base_report = dict(
         action="update", previous=live_name, corpus_root=str(root), delta=delta.to_dict(),
-        failed=_failed(list(records.values())), skipped=delta.skipped, interrupted=interrupted,
+        failed=failed_entries(list(records.values())), skipped=delta.skipped, interrupted=interrupted,
     )
     from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
 
@@ -429,44 +242,36 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     embedder = load_embedder(settings, index_fingerprint=meta.get("fingerprint"), purpose="index")
     tune_for_writes(getattr(getattr(embedder, "encoder", None), "name", ""))
     check_fingerprint(meta.get("fingerprint", {}), index_fingerprint(embedder, settings), "update")
-    with ExitStack() as held:
-        held.enter_context(store.lock(wait=wait))
-        if store.current_name() != live_name:
-            # another writer swapped while we scanned: start over on the new live generation,
-            # after releasing the lock: the restart takes it through its own IndexStore, and
-            # while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
-            held.close()
-            return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
-        writer = store.begin_generation(base=store.current_name())
-        writer.crash_hook = crash_hook  # "lance_written", inside finalize
-        try:
-            gone = delta.deleted + delta.changed + delta.retry
-            if gone:
-                writer.delete_files(gone)
-            for old, new in delta.moved:
-                writer.rename_file(old, new)
-            # same content, new place or mtime: the record goes forward whole, with the new size and mtime
-            # (``records`` lacks the outline and the page flags: files_table() leaves them out)
-            kept = [new for _, new in delta.moved] + list(delta.touched)
-            if kept:
-                writer.carry_file_records({rel: {"size": disk[rel].size, "mtime": disk[rel].mtime} for rel in kept})
-            hook("before_embed")
-            stats, name = _write_files(store, writer, root, [disk[p] for p in delta.to_embed], delta.hashes,
-                                       embedder, settings, progress, hook)
-        except BaseException:
-            writer.abort()
-            raise
-        store.cleanup(keep=settings.keep_generations)
-        new_records = _live_files(store)
+    def edit(writer, hook) -> None:  # the live generation's copy: what left, moved or was touched
+        gone = delta.deleted + delta.changed + delta.retry
+        if gone:
+            writer.delete_files(gone)
+        for old, new in delta.moved:
+            writer.rename_file(old, new)
+        # same content, new place or mtime: the record goes forward whole, with the new size and mtime
+        # (``records`` lacks the outline and the page flags: files_table() leaves them out)
+        kept = [new for _, new in delta.moved] + list(delta.touched)
+        if kept:
+            writer.carry_file_records({rel: {"size": disk[rel].size, "mtime": disk[rel].mtime} for rel in kept})
+        hook("before_embed")
+
+    done = write_generation(settings, store, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
+                            progress, wait=wait, action="update", base_live=True, expect_live=live_name, edit=edit,
+                            crash_hook=crash_hook)
+    if done is None:
+        # another writer swapped while we scanned: start over on the new live generation, after
+        # releasing the lock (write_generation did): the restart takes it through its own
+        # IndexStore, and while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
+        return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
     _ledger_after_write(settings, root, dict(delta.moved))
-    base_report["failed"] = _failed(new_records)
+    base_report["failed"] = failed_entries(done.records)
     if interrupted is not None:
-        base_report["interrupted"] = dict(interrupted, resumed=stats.embed.from_cache > 0)
+        base_report["interrupted"] = dict(interrupted, resumed=done.stats.embed.from_cache > 0)
     return WriteReport(
-        generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
-        chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
-        seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
-        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats), **base_report,
+        generation=done.name, files_ok=done.stats.files_ok, files_failed=done.stats.files_failed,
+        chunks_total=sum(int(r.get("n_chunks") or 0) for r in done.records), pages_embedded=done.stats.pages,
+        seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=done.fulltext_rebuilt,
+        bibliography=done.bibliography, **embed_fields(done.stats), **base_report,
     )
 
 
@@ -507,7 +312,7 @@ def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wa
     only the rest is embedded. Returns its report, ``interrupted["resumed"]`` True."""
     action = interrupted["action"]
     recorded = interrupted.get("corpus_root")  # the folder that write was indexing
-    root = Path(settings.corpus_root or recorded or _live_meta(store)["corpus_root"])
+    root = Path(settings.corpus_root or recorded or live_meta(store)["corpus_root"])
     cache = interrupted.get("cache") or {}
     log.info("update: resuming the %s interrupted since %s (%d passage(s) in the resume cache); every file is "
              "read again, only what is not cached is embedded", action, interrupted.get("started") or "?",
@@ -521,11 +326,11 @@ def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wa
 
 def rollback(settings: Settings, *, wait: bool = True) -> dict:
     """Make the previous generation live again. Returns ``{"generation", "previous"}``."""
-    store = _open_store(settings)
+    store = open_store(settings)
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()
-    root = settings.corpus_root or _live_meta(store).get("corpus_root")
+    root = settings.corpus_root or live_meta(store).get("corpus_root")
     if root:
         _ledger_after_write(settings, Path(root))
     return {"generation": name, "previous": previous}

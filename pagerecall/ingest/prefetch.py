@@ -1,4 +1,4 @@
-"""Files prepared ahead of the embed loop, in a worker thread; OCR'd files do not hold the others up (layer 3).
+"""Files prepared ahead of the embed loop, in a worker thread; OCR'd files do not hold the others up.
 
 :func:`prepare_ahead` runs :func:`pagerecall.ingest.preparing.start_file` on the files of a write in
 path order in one worker thread, while the main thread embeds (:mod:`pagerecall.ingest.embed_loop`;

@@ -1,4 +1,4 @@
-"""Preparing source files for the embed loop: extraction, chunking, file records (layer 3).
+"""Preparing source files for the embed loop: extraction, chunking, file records.
 
 ``prepare_file`` turns one source file into a :class:`Prepared` (its ``files`` record and its
 chunks), never raising for a bad file (the record says why it failed). A build uses its two

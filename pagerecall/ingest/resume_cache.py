@@ -1,4 +1,4 @@
-"""The resume cache: vectors already computed by a write that did not finish (layer 2).
+"""The resume cache: vectors already computed by a write that did not finish.
 
 ``INDEX/embedcache.sqlite`` (SQLite in WAL mode, beside the generations, never inside one)
 maps a content address to the vectors the model gave for it. The embed loop

@@ -5,7 +5,7 @@ pages, quote). It lives in ``INDEX/ledger.sqlite``, beside the generations and n
 it is user data, not derived data, so builds, updates, rebuilds, rollbacks and generation
 cleanup leave it alone (cleanup removes only ``gen-*`` folders and ``*.tmp*`` files).
 
-Modules (layer 3: they import layers 0-2 and :mod:`pagerecall.verify`, never the CLI or MCP):
+Modules (they import layers 0-2 and :mod:`pagerecall.verify`, never the CLI or MCP):
 
 ==================  ===============================================================
 ``models``          :class:`Check`, :class:`Review`, verdicts, statuses, limits, input validation

@@ -1,4 +1,4 @@
-"""The ledger's records, vocabularies, limits and input validation (pure; layer 0-like).
+"""The ledger's records, vocabularies, limits and input validation (pure).
 
 A :class:`Check` is what an agent recorded: a claim, the cited file and physical pages (with
 their printed labels), the quote, a verdict, notes, the agent, the time, the hash of the cited
@@ -114,7 +114,7 @@ class Check:
     reviews: list[Review] = field(default_factory=list)
     score: float | None = None
     """``find`` only: cosine of the claim to the query (orders one answer; never threshold it:
-    E5 cosines are compressed, unrelated pairs score ~0.75, ARCHITECTURE.md)."""
+    E5 cosines are compressed, unrelated pairs score ~0.75)."""
     warning: str | None = None
     """``review_check`` only: what the reviewer should know about what they confirmed (the quote
     was not found in the source); absent from the answer when there is none."""

@@ -1,4 +1,4 @@
-"""Record, review, find and list checks (layer 3): what the CLI and the MCP tools call.
+"""Record, review, find and list checks: what the CLI and the MCP tools call.
 
 Recording reads the cited pages from the SOURCE (not the index), like ``read_page``: their
 printed labels and the hash of their text are stored, and the quote goes through
@@ -9,7 +9,7 @@ refused: the verdict is the agent's, the verification is the evidence beside it.
 Finding by meaning: claims are embedded with the *query* prefix of E5 (``embed_queries``), like
 the query, because claim-to-claim is a symmetric similarity task (the E5 authors: "use the
 'query: ' prefix for symmetric tasks"). Cosines order one answer only; they are never thresholded
-(ARCHITECTURE.md: E5 cosines are compressed, unrelated pairs ~0.75).
+(E5 cosines are compressed, unrelated pairs ~0.75).
 """
 
 from __future__ import annotations

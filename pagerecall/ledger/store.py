@@ -25,7 +25,7 @@ Decision record (SQLite WAL, not a LanceDB table)
     (three interleaved rounds for the SQLite rows, two separate runs for LanceDB.) Neither lost
     an acknowledged write, but LanceDB wrote a data file, a manifest and a transaction file per
     check (a compaction job would be needed), and a reader in another process sees new rows only
-    after re-opening the table (``read_consistency_interval``, ARCHITECTURE.md "Consistency").
+    after re-opening the table (``read_consistency_interval``).
     SQLite's busy handler backs off to 100 ms sleeps, so waiting writers sleep past a free lock:
     short random retries (:data:`LOCK_RETRY_S`) gave 1.3-2.2x the throughput at a higher median
     (the lock is handed round instead of kept by whoever is awake).

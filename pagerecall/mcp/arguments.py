@@ -1,4 +1,4 @@
-"""One refusal style for every MCP tool's arguments (layer 4).
+"""One refusal style for every MCP tool's arguments.
 
 The SDK (mcp 2.3) validates a call's arguments against the tool's pydantic model before the tool
 runs: a bound broken there (``record_check`` with an empty claim, ``compose_evidence`` with

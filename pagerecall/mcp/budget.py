@@ -1,4 +1,4 @@
-"""The size budget of an MCP answer: token estimate, cuts, compact JSON (layer 4)."""
+"""The size budget of an MCP answer: token estimate, cuts, compact JSON."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ MAX_LIST_ITEMS = 50
 """Lists inside an envelope / info answer (stale files, failed files, degraded pages) longer than
 this are cut, and ``<key>_omitted`` says how many items were left out."""
 
-MAX_QUERY_CHARS = 2_000
+from pagerecall.search.limits import MAX_QUERY_CHARS  # noqa: E402,F401 - one limit: the searcher enforces it
 MAX_QUOTE_CHARS = 5_000
 MAX_SCOPE_ITEMS = 100
 MAX_PATH_CHARS = 1_000

@@ -14,9 +14,9 @@ log = logging.getLogger(__name__)
 
 
 def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, forward=None) -> None:
+          resident: bool = True, read_only: bool = False, listen=None) -> None:
     """Run the MCP server until stopped; arguments and behaviour as
-    :func:`pagerecall.mcp.server.serve`. Over stdio, a :class:`~pagerecall.mcp.front.StdioFront`
+    :func:`pagerecall.mcp.serving.serve`. Over stdio, a :class:`~pagerecall.mcp.front.StdioFront`
     takes stdin/stdout first (when the descriptors cannot be duplicated, the SDK's own stdio
     transport serves, as before)."""
     front = searcher = loading = None
@@ -34,7 +34,7 @@ def serve(settings, http: bool = False, host: str = "127.0.0.1", port: int = 876
 
         searcher = Searcher(settings)
         loading = searcher.preload(open_index=True, without_pandas=True, hold=front.hold)
-    from pagerecall.mcp.server import serve as serve_sdk
+    from pagerecall.mcp.serving import serve as serve_sdk
 
     serve_sdk(settings, http=http, host=host, port=port, resident=resident, read_only=read_only, front=front,
-              forward=forward, searcher=searcher, loading=loading)
+              listen=listen, searcher=searcher, loading=loading)

@@ -1,4 +1,4 @@
-"""The ledger's MCP tools (layer 4): ``record_check``, ``review_check``, ``find_checks``, ``list_checks``.
+"""The ledger's MCP tools: ``record_check``, ``review_check``, ``find_checks``, ``list_checks``.
 
 Registered by :func:`pagerecall.mcp.server.create_server` through :func:`register`. The ledger is
 the only thing the server writes (``INDEX/ledger.sqlite``; never the corpus or the index);

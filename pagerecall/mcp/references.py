@@ -1,4 +1,4 @@
-"""The MCP tool ``resolve_reference`` (layer 4): a reference as a manuscript prints it -> files and pages.
+"""The MCP tool ``resolve_reference``: a reference as a manuscript prints it -> files and pages.
 
 Registered by :func:`pagerecall.mcp.server.create_server` through :func:`register`; answers with
 :class:`ResolveOut` (``pagerecall resolve --json`` prints the same keys). The work is done by

@@ -1,5 +1,5 @@
 """The MCP tools' output models (their ``outputSchema``; structured content is validated against
-them) (layer 4).
+them).
 
 One contract: a hit and a quote check are the core dataclasses (:class:`pagerecall.types.Hit`,
 :class:`pagerecall.verify.QuoteCheck`); their models here are derived from them field by field
@@ -388,7 +388,7 @@ def build_models(first: tuple[type[BaseModel], ...] = (SearchOut, PageOut, Quote
     """Build the validators of the output models now (they are declared with ``defer_build``, so
     that importing this module stays cheap): ``first`` (and the models they contain), then, with
     ``rest``, every other model here. The stdio server builds them before a call needs them
-    (:func:`pagerecall.mcp.server.serve`): 12 ms for :class:`SearchOut` and its parts, 12 ms for
+    (:func:`pagerecall.mcp.serving.serve`): 12 ms for :class:`SearchOut` and its parts, 12 ms for
     the rest, plus ~25 ms of pydantic's one-time costs on the first build of a process (AMD EPYC)."""
     others = [m for m in globals().values()
               if rest and isinstance(m, type) and issubclass(m, BaseModel) and m is not BaseModel]

@@ -1,4 +1,4 @@
-"""The MCP server (layer 4): typed, bounded, read-only tools over one index.
+"""The MCP server: typed, bounded, read-only tools over one index.
 
 Output models: :mod:`pagerecall.mcp.schemas`; the size budget: :mod:`pagerecall.mcp.budget`.
 
@@ -44,26 +44,30 @@ parses every stdout line of a real subprocess, with a model conversion on first 
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Callable, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from pagerecall import __version__
 from pagerecall.config import Settings
-from pagerecall.errors import (
-    PagerecallError,
+from pagerecall.search.commands import run_read
+from pagerecall.search.limits import (
+    DEFAULT_DEEP_K,
+    DEFAULT_EVIDENCE_TOKENS,
+    DEFAULT_FILES_LISTED,
+    DEFAULT_K,
+    MAX_EVIDENCE_TOKENS,
+    MAX_FILES_LISTED,
+    MAX_K,
 )
-from pagerecall.search.evidence import MAX_EVIDENCE_TOKENS
 from pagerecall.types import MAX_CLAIM_CHARS
 
+from pagerecall.mcp.bounds import FilePath, Files, Query, check_args, schema_bounds
 from pagerecall.mcp.budget import (
     MAX_PATH_CHARS,
-    MAX_QUERY_CHARS,
     MAX_QUOTE_CHARS,
-    MAX_SCOPE_ITEMS,
     RESPONSE_TOKEN_BUDGET,
     cap_lists,
     compact_json,
@@ -95,83 +99,9 @@ from pagerecall.mcp.schemas import (
     QuoteOut,
     SearchOut,
 )
-from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, search_out, with_rects
+from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, search_out
 
 log = logging.getLogger(__name__)
-
-
-def _limits(**schema: Any) -> dict:
-    """Bounds advertised in a tool's input schema (``minimum``, ``maxLength``, ...) but checked by
-    :func:`_check_args`, not by pydantic: the SDK would send the agent pydantic's multi-line text
-    with a documentation URL; :func:`_check_args` says it in one sentence with one next step."""
-    return {"json_schema_extra": schema}
-
-
-Query = Annotated[
-    str,
-    Field(**_limits(minLength=1, maxLength=MAX_QUERY_CHARS),
-          description="words, a sentence or a question, any language; \"double quotes\" mark a phrase"),
-]
-Files = Annotated[
-    list[Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS))]] | None,
-    Field(**_limits(maxItems=MAX_SCOPE_ITEMS),
-          description="limit to these files: paths relative to the corpus root or globs (library_files)"),
-]
-FilePath = Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
-                                description="path relative to the corpus root")]
-K_MAX = 50
-
-
-def _check_args(**args: Any) -> None:
-    """Check a tool's arguments against the bounds of its input schema (:func:`_limits`).
-
-    Raises ``ToolError`` with one sentence and one next step for the first argument out of
-    bounds: ``query`` 1..MAX_QUERY_CHARS characters, ``k`` 1..50, ``files`` at most
-    MAX_SCOPE_ITEMS paths of 1..MAX_PATH_CHARS characters, ``file`` and ``pattern``
-    1..MAX_PATH_CHARS characters, ``quote`` 1..MAX_QUOTE_CHARS characters, ``page`` >= 1,
-    ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
-
-    def fail(what: str, step: str) -> None:
-        from pagerecall.mcp.sdk import SDK_IMPORT
-
-        with SDK_IMPORT:
-            from mcp.server.mcpserver.exceptions import ToolError
-
-        raise ToolError(f"{what}. Next: {step}.")
-
-    listed = "pass a path relative to the corpus root, as library_files lists it"
-    texts = {"query": (MAX_QUERY_CHARS, "pass the words or a sentence to look for", "shorten the query"),
-             "file": (MAX_PATH_CHARS, listed, listed),
-             "pattern": (MAX_PATH_CHARS, "pass words of a file name or a glob such as '*.pdf'", "shorten the pattern"),
-             "quote": (MAX_QUOTE_CHARS, "pass the text to check", "verify the quote in shorter parts"),
-             "claim": (MAX_CLAIM_CHARS, "pass the sentence whose numbers to check",
-                       "check the sentence that holds the numbers")}
-    for name, (most, if_empty, if_long) in texts.items():
-        v = args.get(name)
-        if v is None:
-            continue
-        if not v.strip():
-            fail(f"{name} is empty", if_empty)
-        if len(v) > most:
-            fail(f"{name} has {len(v):,} characters; the limit is {most:,}", if_long)
-    ints = {"k": (1, K_MAX), "page": (1, None), "offset": (0, None), "limit": (1, 2000)}
-    for name, (lo, hi) in ints.items():
-        v = args.get(name)
-        if v is None:
-            continue
-        if v < lo or (hi is not None and v > hi):
-            span = f"between {lo} and {hi}" if hi is not None else f"{lo} or more"
-            unit = " (physical page, 1-based)" if name == "page" else ""
-            fail(f"{name} must be {span}{unit}, got {v}", f"call again with {name} {span}")
-    files = args.get("files")
-    if files:
-        if len(files) > MAX_SCOPE_ITEMS:
-            fail(f"files has {len(files)} entries; the limit is {MAX_SCOPE_ITEMS}",
-                 "pass a folder or a glob such as 'reports/*.pdf' instead")
-        for f in files:
-            if not f.strip() or len(f) > MAX_PATH_CHARS:
-                fail(f"a files entry is empty or longer than {MAX_PATH_CHARS:,} characters",
-                     "pass paths or globs as library_files lists them")
 
 
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
@@ -241,36 +171,39 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @server.tool(description=SEARCH_DESC, annotations=ro, structured_output=True)
     def semantic_search(
         query: Query,
-        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 8,
+        k: Annotated[int, Field(**schema_bounds(minimum=1, maximum=MAX_K), description=f"number of hits, 1-{MAX_K}")] = DEFAULT_K,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
-            _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            check_args(query=query, k=k, files=files)
+            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": mode, "files": files or None,
+                                                    "rects": rects})
+            return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
 
     @server.tool(description=DEEP_DESC, annotations=ro, structured_output=True)
     def semantic_search_deep(
         query: Query,
-        k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 5,
+        k: Annotated[int, Field(**schema_bounds(minimum=1, maximum=MAX_K),
+                                description=f"number of hits, 1-{MAX_K}")] = DEFAULT_DEEP_K,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
     ) -> SearchOut:
         def run():
-            _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            check_args(query=query, k=k, files=files)
+            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": "hybrid", "files": files or None,
+                                                    "deep": True, "rects": rects})
+            return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
 
     @server.tool(description=INFO_DESC, annotations=ro, structured_output=True)
     def semantic_search_info() -> InfoOut:
         def run():
-            info, cut = cap_lists(get_searcher().info())
+            info, cut = cap_lists(run_read(get_searcher(), "info", {}))
             if isinstance(info.get("degraded_detected"), dict):
                 info["degraded_detected"], cut2 = cap_dict(info["degraded_detected"])
                 cut |= cut2
@@ -282,14 +215,14 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @server.tool(description=FILES_DESC, annotations=ro, structured_output=True)
     def library_files(
-        pattern: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_PATH_CHARS),
+        pattern: Annotated[str, Field(**schema_bounds(minLength=1, maxLength=MAX_PATH_CHARS),
                                       description="words of a file name, or a glob; '*' for all")] = "*",
-        limit: Annotated[int, Field(**_limits(minimum=1, maximum=2000),
-                                    description="list at most this many files")] = 200,
+        limit: Annotated[int, Field(**schema_bounds(minimum=1, maximum=MAX_FILES_LISTED),
+                                    description="list at most this many files")] = DEFAULT_FILES_LISTED,
     ) -> FilesOut:
         def run():
-            _check_args(pattern=pattern, limit=limit)
-            d = get_searcher().files(pattern)
+            check_args(pattern=pattern, limit=limit)
+            d = run_read(get_searcher(), "files", {"pattern": pattern})
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
                            files=entries[:limit], truncated=len(entries) > limit, note=d.get("note") or "")
@@ -306,30 +239,28 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     @server.tool(description=PAGE_DESC, annotations=ro, structured_output=True)
     def read_page(
         file: FilePath,
-        page: Annotated[int, Field(**_limits(minimum=1), description="physical page, 1-based")],
-        offset: Annotated[int, Field(**_limits(minimum=0),
+        page: Annotated[int, Field(**schema_bounds(minimum=1), description="physical page, 1-based")],
+        offset: Annotated[int, Field(**schema_bounds(minimum=0),
                                      description="character offset in the page (continue a long page)")] = 0,
     ) -> PageOut:
         def run():
-            _check_args(file=file, page=page, offset=offset)
-            res = get_searcher().read_page(file, page)
-            d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+            check_args(file=file, page=page, offset=offset)
+            d = run_read(get_searcher(), "page", {"file": file, "page": page})
             return tool_result(page_out(d, offset, response_budget))
 
         return guard(settings, run)
 
     @server.tool(description=VERIFY_DESC, annotations=ro, structured_output=True)
     def verify_quote(
-        quote: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_QUOTE_CHARS),
+        quote: Annotated[str, Field(**schema_bounds(minLength=1, maxLength=MAX_QUOTE_CHARS),
                                     description="the text to check")],
         file: FilePath,
-        page: Annotated[int | None, Field(**_limits(minimum=1),
+        page: Annotated[int | None, Field(**schema_bounds(minimum=1),
                                           description="the cited physical page, 1-based (optional)")] = None,
     ) -> QuoteOut:
         def run():
-            _check_args(quote=quote, file=file, page=page)
-            res = get_searcher().verify_quote(quote, file, page)
-            d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
+            check_args(quote=quote, file=file, page=page)
+            d = run_read(get_searcher(), "verify", {"quote": quote, "file": file, "page": page})
             out = QuoteOut(**d)
             for key in ("context", "matched_text"):
                 val = getattr(out, key)
@@ -343,15 +274,16 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     @server.tool(description=NUMBERS_DESC, annotations=ro, structured_output=True)
     def check_numbers(
-        claim: Annotated[str, Field(**_limits(minLength=1, maxLength=MAX_CLAIM_CHARS),
+        claim: Annotated[str, Field(**schema_bounds(minLength=1, maxLength=MAX_CLAIM_CHARS),
                                     description="the sentence whose numbers to check")],
         file: FilePath,
-        pages: Annotated[str, Field(**_limits(minLength=1, maxLength=100),
+        pages: Annotated[str, Field(**schema_bounds(minLength=1, maxLength=100),
                                     description="cited physical pages, 1-based: '12', '12-14' or '12,14'")],
     ) -> NumbersOut:
         def run():
-            _check_args(claim=claim, file=file)
-            return tool_result(NumbersOut(**get_searcher().check_numbers(claim, file, pages).to_dict()))
+            check_args(claim=claim, file=file)
+            return tool_result(NumbersOut(**run_read(get_searcher(), "check",
+                                                     {"claim": claim, "file": file, "pages": pages})))
 
         return guard(settings, run)
 
@@ -361,7 +293,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                                    description="path relative to the corpus root, or the file's name")],
     ) -> OutlineOut:
         def run():
-            out = OutlineOut(**get_searcher().outline(file))
+            out = OutlineOut(**run_read(get_searcher(), "outline", {"file": file}))
             while estimate_tokens(compact_json(out)) > response_budget and prune_deepest(out.entries):
                 out.truncated = True
             if out.truncated:
@@ -374,11 +306,12 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     def compose_evidence(
         query: Query,
         max_tokens: Annotated[int, Field(ge=1, le=MAX_EVIDENCE_TOKENS,
-                                         description=f"token budget of the passages, 1-{MAX_EVIDENCE_TOKENS}")] = 2000,
+                                         description=f"token budget of the passages, 1-{MAX_EVIDENCE_TOKENS}")
+                        ] = DEFAULT_EVIDENCE_TOKENS,
         files: Files = None,
     ) -> EvidenceOut:
         def run():
-            d = get_searcher().evidence(query, max_tokens, files=files or None)
+            d = run_read(get_searcher(), "evidence", {"query": query, "max_tokens": max_tokens, "files": files or None})
             d["envelope"], _ = cap_lists(slim_envelope(d["envelope"]))
             out = EvidenceOut(**d)
             while estimate_tokens(compact_json(out)) > response_budget and out.passages:
@@ -414,123 +347,6 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
     return server
 
 
-def serve(settings: Settings, http: bool = False, host: str = "127.0.0.1", port: int = 8765,
-          resident: bool = True, read_only: bool = False, front=None, forward: Callable | None = None,
-          searcher=None, loading: threading.Thread | None = None) -> None:
-    """Run the MCP server until stopped: stdio by default, streamable HTTP with ``http=True``.
-
-    HTTP binds ``host`` (default ``127.0.0.1``, loopback only; another interface only when the
-    caller names it) at ``port``, path ``/mcp``; on a loopback host the SDK refuses requests whose
-    ``Host``/``Origin`` name another host (DNS-rebinding protection, HTTP 421/403). There is no
-    authentication: never name a public interface on a shared network. Blocks until stopped.
-    Logs go to stderr only. A background warm-up opens the index and loads the model as soon as
-    the transport is up, so an agent's first search rarely pays for it. With ``resident`` (the
-    default) the same warm ``Searcher`` also answers the CLI's read commands on the index's socket
-    (:mod:`pagerecall.resident.server`) while the server runs, and ``forward`` (the CLI's
-    :func:`~pagerecall.cli.forwarded.run_forwarded`, passed in by :mod:`pagerecall.app`) answers
-    the command lines the console script forwards. ``read_only`` refuses the ledger's
-    writing tools (``record_check``, ``review_check``). ``front``: the
-    :class:`~pagerecall.mcp.front.StdioFront` that already holds stdin/stdout and answers the
-    handshake (:func:`pagerecall.mcp.launch.serve`); it is given the tools (built without the
-    SDK) to answer the calls, and the SDK is imported only when a message arrives that the front
-    cannot answer (a refusal, the ledger's tools, ``view_page``, another method); stdio is then
-    served through the front. A session that never needs the SDK ends without importing it.
-    ``searcher`` and ``loading``: a :class:`~pagerecall.search.Searcher` and its running
-    ``preload`` thread started by the caller (``launch.serve`` starts them before this module is
-    imported); by default both are made here.
-
-    Shutdown waits for the background load to finish before returning: a daemon thread still
-    inside onnxruntime's session constructor (which releases the GIL) when the interpreter
-    finalizes is ended by ``pthread_exit`` on retaking the GIL, whose forced unwind through a
-    ``noexcept`` C++ frame called ``std::terminate`` ("terminate called without an active
-    exception", exit -6) in 3 of 8 stdio sessions closed right after a quick tool call.
-    """
-    if not logging.getLogger("pagerecall").handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("pagerecall: %(message)s"))
-        logging.getLogger("pagerecall").addHandler(handler)
-        logging.getLogger("pagerecall").setLevel(logging.INFO)
-        logging.getLogger("pagerecall").propagate = False
-    if searcher is None:
-        from pagerecall.search.searcher import Searcher
-
-        searcher = Searcher(settings)
-    # The index and the model load in the background from the first moment, so a first search
-    # waits only for what is still missing. Over stdio only when something already owns stdout
-    # (the front; else the SDK's lifespan), because anything a loader writes to stdout before
-    # that would corrupt the JSON-RPC stream.
-    if loading is None and (http or front is not None):
-        loading = searcher.preload(open_index=True, without_pandas=True)
-    listener = None
-    try:
-        if front is not None:
-            # The front answers the tools' calls itself (pagerecall.mcp.front); the SDK (0.53 s of
-            # CPU to import, as much as the whole search core) is imported only when a message
-            # arrives that the front cannot answer, so that an agent's calls never wait for it.
-            table = None
-            try:
-                table = create_server(settings, searcher=searcher, read_only=read_only, sdk=False)
-            except Exception as exc:  # noqa: BLE001 - the SDK answers every call then
-                log.debug("the front answers no tool calls: %s", exc)
-            finally:
-                front.set_tools(table)
-            listener = _listen(settings, searcher, forward) if resident else None
-            from pagerecall.mcp.schemas import SearchOut, build_models
-
-            build_models((SearchOut,), rest=False)  # the usual first call's answer model, beside its search
-            _build_models_after(loading)
-            if table is not None and front.remembers_handshake() and not front.wait_until_sdk_needed():
-                log.debug("the session ended without needing the MCP SDK")
-                front.finish()
-                return
-            server = create_server(settings, searcher=searcher, read_only=read_only)
-            log.info("MCP over stdio (index %s)", settings.index_dir)
-            front.run(server)
-        else:
-            server = create_server(settings, searcher=searcher, warm_up=loading is None, read_only=read_only)
-            listener = _listen(settings, searcher, forward) if resident else None
-            _run(server, settings, http, host, port)
-    finally:
-        if listener is not None:
-            listener.stop()
-        _wait_for_loading(loading)
-
-
-def _build_models_after(loading: threading.Thread | None) -> threading.Thread:
-    """Build the output models' validators (:func:`pagerecall.mcp.schemas.build_models`) in a
-    daemon thread once ``loading`` (the index and model load) has ended: built beside the load,
-    they held the GIL against it. A call that comes first builds the models it needs itself.
-
-    Measured with ``bench/mcp_first_answer.py``'s protocol (interleaved, AMD EPYC, 2 cores): all
-    models built in the main thread beside the load, first ``semantic_search`` 1.11x a cold CLI
-    search; after the load 1.03x (5 runs, load 1.2). Then, with the rest after the load,
-    :class:`~pagerecall.mcp.schemas.SearchOut` built in the main thread at once (its first build
-    also pays pydantic's one-time costs, such as importing ``importlib.metadata`` for its plugin
-    lookup, while the first call validates and searches) 1.03x against 1.10x (7 runs, load 0.9)."""
-    from pagerecall.mcp.schemas import build_models
-
-    def run() -> None:
-        if loading is not None:
-            loading.join()
-        build_models()
-
-    thread = threading.Thread(target=run, name="pagerecall-build-models", daemon=True)
-    thread.start()
-    return thread
-
-
-def _listen(settings: Settings, searcher, forward: Callable | None):
-    """The resident listener answering the CLI's read commands with ``searcher``
-    (:class:`~pagerecall.resident.server.ResidentServer`, started), or None when it cannot listen."""
-    from pagerecall.resident.server import ResidentServer
-
-    try:
-        return ResidentServer(settings, searcher, forward=forward).start()
-    except (PagerecallError, OSError) as exc:
-        log.warning("not listening for the CLI: %s", exc)
-        return None
-
-
 def _wait_for_loading(thread: threading.Thread | None) -> None:
     """Join the background load (``Searcher.preload``'s thread) before the interpreter may
     finalize (see :func:`serve`). It ends by itself: the model load takes about a second, a
@@ -539,14 +355,3 @@ def _wait_for_loading(thread: threading.Thread | None) -> None:
         return
     log.info("waiting for the index and model to finish loading before exit")
     thread.join()
-
-
-def _run(server, settings: Settings, http: bool, host: str, port: int) -> None:
-    if http:
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            log.warning("serving HTTP on %s: reachable from other machines; there is no authentication", host)
-        log.info("MCP over streamable HTTP at http://%s:%d/mcp (index %s)", host, port, settings.index_dir)
-        server.run("streamable-http", host=host, port=port)
-    else:
-        log.info("MCP over stdio (index %s)", settings.index_dir)
-        server.run("stdio")

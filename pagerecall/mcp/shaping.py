@@ -190,16 +190,6 @@ def prune_deepest(nodes: list[dict]) -> bool:
     return True
 
 
-def with_rects(searcher, d: dict, rects: bool) -> dict:
-    """``d`` (a search answer) with each hit's boxes when ``rects`` (:func:`pagerecall.verify.add_rects`)."""
-    if rects:
-        from pagerecall.verify import add_rects
-
-        add_rects(searcher.corpus_root(searcher.snapshot()), d.get("hits", []),
-                  passwords_file=searcher.settings.passwords_path())
-    return d
-
-
 def cap_dict(d: dict, limit: int = MAX_LIST_ITEMS * 4) -> tuple[dict, bool]:
     """``d`` cut to its first ``limit`` items, and whether it was cut."""
     if len(d) <= limit:

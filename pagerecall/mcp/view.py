@@ -1,4 +1,4 @@
-"""The ``view_page`` tool and the ``rects`` of search hits (layer 4).
+"""The ``view_page`` tool and the ``rects`` of search hits.
 
 ``view_page(file, page, highlight=None, hit=None, dpi=None)`` answers with MCP image content
 (the page as PNG, the quote or hit tinted) plus structured content: the boxes (PDF points,
@@ -103,15 +103,15 @@ def view_result(searcher: Any, file: str, page: int, *, highlight: str | None = 
     with SDK_IMPORT:
         from mcp.types import CallToolResult, ImageContent, TextContent
 
-    from pagerecall import verify as pageview
+    from pagerecall.search import pageview
 
-    view = pageview.view_with_searcher(searcher, file, page, highlight=highlight, hit=hit, dpi=dpi,
-                              fit_edge=IMAGE_MAX_EDGE_PX)
+    view = pageview.view(searcher, file, page, highlight=highlight, hit=hit, dpi=dpi,
+                         fit_edge=IMAGE_MAX_EDGE_PX)
     out = _out(view)
     room = response_budget - estimate_tokens(compact_json(out)) - 64
     while out.image_tokens > room and view.dpi > pageview.MIN_DPI:  # a huge page: lower the dpi
         smaller = max(pageview.MIN_DPI, int(view.dpi * math.sqrt(room / out.image_tokens) * 0.95))
-        view = pageview.view_with_searcher(searcher, file, page, highlight=highlight, hit=hit, dpi=smaller)
+        view = pageview.view(searcher, file, page, highlight=highlight, hit=hit, dpi=smaller)
         out = _out(view)
     data = out.model_dump(mode="json")
     return CallToolResult(

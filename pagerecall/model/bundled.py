@@ -94,7 +94,7 @@ class OrtEncoder:
     """``run(batches, pool=None)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64
     (b, s)]`` → ``[last_hidden_state float32 (b, s, 384)]``, or ``[pool(hidden, mask)]`` when
     ``pool`` is given, one batch after another (onnxruntime uses every core inside a run).
-    ``preferred_batch``: passages per batch for a write (32: ARCHITECTURE.md). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
+    ``preferred_batch``: passages per batch for a write (32: docs/measured.md). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
     activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise.
     ``table``: a ``pagerecall.model.word_table.WordTable`` when the session runs the split graph (its
     input is the gathered rows, not the ids; the same hidden states, bit for bit)."""

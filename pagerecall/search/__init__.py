@@ -1,7 +1,11 @@
-"""The search core (layer 3): vector, full-text, hybrid and deep search; inventory; coverage.
+"""The search core: vector, full-text, hybrid and deep search; inventory; coverage.
 
 =====================  ==================================================================
-``searcher``           :class:`Searcher`: one snapshot per query; search, files, info
+``commands``           the read API: one table of every read command (:func:`run_read`)
+``limits``             bounds and defaults of the read commands (k, token budgets), one place
+``searcher``           :class:`Searcher`: one snapshot per query; search (``index_reads``:
+                       files, resolve, info; ``source_reads``: page, verify, check, outline)
+``pageview``           a page image over a searcher (the renderer is ``verify.render``)
 ``query``              the query, parsed once (phrases, terms, grams)
 ``lexical``            the full-text and filename lanes (Tantivy BM25, relaxation)
 ``hybrid``             lane weights, coverage discount, the heading lane (RRF in ``fusion``)

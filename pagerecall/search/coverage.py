@@ -1,4 +1,4 @@
-"""The coverage envelope: how far an answer's hits and misses can be trusted (layer 3).
+"""The coverage envelope: how far an answer's hits and misses can be trusted.
 
 Every answer carries one, built from the same snapshot as its hits: the generation and its build
 time, files indexed and failed, files changed on disk since the build (:class:`StaleCheck`),

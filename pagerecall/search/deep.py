@@ -1,4 +1,4 @@
-"""Deep mode: recall wide, widen each hit to its neighbouring chunks, rerank (layer 3)."""
+"""Deep mode: recall wide, widen each hit to its neighbouring chunks, rerank."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Budgeted evidence: the best passages for a query, read from the source, packed into N tokens (layer 3).
+"""Budgeted evidence: the best passages for a query, read from the source, packed into N tokens.
 
 ``pagerecall evidence QUERY --max-tokens N`` and the MCP tool ``compose_evidence``: one call gives an
 agent with a small budget the best evidence for a claim, instead of k hits to open one by one.
@@ -21,13 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from pagerecall.errors import QueryError, SourceNotFoundError
+from pagerecall.search.limits import MAX_EVIDENCE_TOKENS  # 16,000: about 80 passages (see the limits module)
 
 CANDIDATES = 20
 """Hits recalled before packing (a budget of a few thousand tokens holds 10-20 passages of ~200)."""
 
-MAX_EVIDENCE_TOKENS = 16_000
-"""The largest budget accepted: about 80 passages, beyond what one agent call should carry
-(the MCP answers are held under 20,000 estimated tokens, see ``pagerecall.mcp.budget``)."""
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """Which indexed files were extracted by an older revision of extraction and chunking, for ``info``
-and a search's envelope (layer 3).
+and a search's envelope.
 
 Read from the ``files`` records' ``extraction_revision`` (:mod:`pagerecall.extract.revision`),
 which the snapshot reads once with the records: no extra Lance read. The summary is computed once

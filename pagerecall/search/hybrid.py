@@ -1,4 +1,4 @@
-"""Hybrid search: the lanes fused by weighted reciprocal rank fusion (layer 3).
+"""Hybrid search: the lanes fused by weighted reciprocal rank fusion.
 
 Lanes, each a ranked list of chunk ids from one snapshot:
 

@@ -1,4 +1,4 @@
-"""Which files the index holds, by name: the inventory and the file scope of a search (layer 3).
+"""Which files the index holds, by name: the inventory and the file scope of a search.
 
 Two questions, one vocabulary of patterns:
 

@@ -1,4 +1,4 @@
-"""Which query words a snippet marks (layer 3): the ones that carry the query, in any language.
+"""Which query words a snippet marks: the ones that carry the query, in any language.
 
 A snippet marked every analysed query word it found: in "How often does the fog signal sound?" the
 web page lit up ``the`` as brightly as ``fog``, and single letters (``a``). :func:`unmarked` names the words not to mark, judged by the index

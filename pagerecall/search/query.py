@@ -1,4 +1,4 @@
-"""A user query, parsed once per search (layer 3).
+"""A user query, parsed once per search.
 
 :func:`parse_query` splits quoted phrases and analyses every word with the index's own analyzers
 (:mod:`pagerecall.index.fulltext`); the result (:class:`ParsedQuery`) is handed to the full-text lane,

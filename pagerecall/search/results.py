@@ -1,4 +1,4 @@
-"""What a search answers (layer 3): :class:`SearchResult`, and its hits made from chunk rows, each
+"""What a search answers: :class:`SearchResult`, and its hits made from chunk rows, each
 with its section and its snippet.
 
 The searcher ranks chunk ids; this module turns the ranked rows into :class:`~pagerecall.types.Hit`

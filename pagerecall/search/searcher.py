@@ -1,4 +1,4 @@
-"""The search core (layer 3): one :class:`Searcher` per index answers every read command.
+"""The search core: one :class:`Searcher` per index answers every read command.
 
 Every answer is a list of *pointers* (file relative to the corpus root, physical 1-based pages,
 printed page labels) plus a coverage envelope that says how far a hit and a miss can be trusted.
@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 from pagerecall.config import Settings
 from pagerecall.errors import QueryError
 
-from pagerecall.search.coverage import StaleCheck, detected, envelope, failed_files, iso
+from pagerecall.search.coverage import StaleCheck, envelope
 from pagerecall.search.deep import DEEP_CANDIDATES
 from pagerecall.search import hybrid
 from pagerecall.search.hybrid import (
@@ -36,16 +36,16 @@ from pagerecall.search.hybrid import (
     heading_lane,
     phrase_first,
 )
+from pagerecall.search.index_reads import IndexReads
+from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit
+from pagerecall.search.source_reads import SourceReads
 from pagerecall.search.weak import NOISE_PROBES, no_evidence
 
 log = logging.getLogger(__name__)
 
 MODES = ("vector", "fulltext", "hybrid")
-
-MAX_K = 50
-MAX_QUERY_CHARS = 2000
 
 
 @dataclass
@@ -69,7 +69,7 @@ class _Query:
         return self.rows
 
 
-class Searcher:
+class Searcher(IndexReads, SourceReads):
     """Opens an index and answers queries; follows ``CURRENT`` (a new generation is served without
     a restart, each query pinned to one).
 
@@ -341,230 +341,12 @@ class Searcher:
                 self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES))
             return self._probes
 
-    # ------------------------------------------------------------------ inventory and info
-    def files(self, pattern: str) -> dict:
-        """``{"total", "matched", "files", "note"}`` by file name (stemmed terms or a glob).
-
-        ``matched: 0`` is a definitive negative *by file name* only.
-        """
-        from pagerecall.search.inventory import files_inventory
-
-        from pagerecall.biblio.catalog import read_catalog, sources_read
-
-        snapshot = self.snapshot()
-        catalog = read_catalog(snapshot.path)
-        out = dict(files_inventory(snapshot, pattern, catalog=catalog))
-        srcs = sources_read(catalog)
-        if not srcs:
-            out["note"] = (
-                "matched: 0 is a definitive negative by file name; it says nothing about the text"
-                if out.get("matched") == 0 else "matches by file name"
-            )
-        else:
-            out["note"] = (
-                f"matched: 0 is a definitive negative by file name and by the metadata the index holds (read: "
-                f"{', '.join(srcs)}); it says nothing about the text"
-                if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
-            )
-        out["sources"] = srcs
-        return out
-
-    def resolve_reference(self, text: str, top: int = 5) -> dict:
-        """Candidate files for a whole reference string, with metadata and the pages it names
-        (:func:`pagerecall.biblio.resolve.resolve_reference`)."""
-        from pagerecall.biblio.resolve import resolve_reference
-
-        return resolve_reference(self.snapshot(), text, top)
-
-    def info(self) -> dict:
-        """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
-        blank pages per file (``blank_pages``: no text and no image; not a degradation);
-        ``hidden_text`` counts the files and pages with text no reader sees and with sentences
-        addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
-        ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
-        ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
-        write left its resume cache or a partial generation (what it was, and what to run);
-        ``extraction_outdated`` when files were read by an older extraction revision (how many,
-        what a rebuild changes, the command: :func:`pagerecall.search.extraction_report.outdated`),
-        None when every file is current."""
-        from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
-        from pagerecall.search.extraction_report import outdated
-        from pagerecall.search.hidden_report import hidden_counts
-
-        snapshot = self.snapshot()
-        meta = snapshot.meta
-        records = snapshot.files_table()
-        degraded = {r["path"]: d for r in records if (d := detected(r))}
-        from pagerecall.search.coverage import blank
-
-        blanks = {r["path"]: b for r in records if (b := blank(r))}
-        return {
-            "index_dir": str(self.settings.index_dir),
-            "generation": snapshot.name,
-            "previous": _previous_name(self.settings.index_dir),
-            "built_at": iso(meta.get("built_at")),
-            "corpus_root": meta.get("corpus_root"),
-            "model": meta.get("fingerprint", {}).get("model"),
-            "fingerprint": meta.get("fingerprint"),
-            "embedding_runtime": meta.get("embedding_runtime"),
-            "counts": meta.get("counts"),
-            "fulltext_schema_version": schema_version_of(meta),
-            "fulltext_upgrade_pending": schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION,
-            "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
-            "pages_indexed": sum(int(r.get("pages") or 0) for r in records if r.get("status") == "ok"),
-            "chunks": snapshot.count_chunks(),
-            "files_failed": failed_files(records),
-            "degraded_detected": degraded,
-            "blank_pages": blanks,
-            "hidden_text": hidden_counts(records, snapshot.page_flags()),
-            "registry": self._registry().to_dict(),
-            "stale": self._stale(snapshot, self.corpus_root(snapshot)),
-            "bibliography": _bibliography(snapshot),
-            "interrupted": _interrupted(self.settings.index_dir),
-            "extraction_outdated": outdated(snapshot),
-        }
-
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
         """The best passages for ``query``, read from the source and packed into ``max_tokens``
         tokens (:func:`pagerecall.search.evidence.compose`)."""
         from pagerecall.search.evidence import compose
 
         return compose(self, query, max_tokens, files)
-
-    def outline(self, file: str) -> dict:
-        """The outline of one indexed file, from the index (the source is not opened):
-        ``{"file", "pages", "source", "notes", "entries"}`` with ``entries`` a tree of ``{"title",
-        "level", "page", "label", "children"}`` (pages physical, 1-based). ``file`` is a relative
-        path, a file name or a pattern that names exactly one indexed file. Raises ``UsageError``
-        when it names none or several."""
-        from pagerecall.errors import UsageError
-
-        snapshot = self.snapshot()
-        chosen = self.resolve_scope([file], snapshot)
-        if len(chosen) != 1:
-            raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
-                             f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them")
-        path = chosen[0]
-        rec = next(r for r in snapshot.files_table() if r["path"] == path)
-        outline = snapshot.outlines([path])[path]
-        if outline is None:
-            return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
-                    "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
-        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": list(outline.notes),
-                "entries": outline.tree()}
-
-    # ------------------------------------------------------------------ source access
-    def source_root(self) -> Path:
-        """The corpus root to read sources from (``page``, ``verify``): the setting, else the one
-        the live generation's ``meta.json`` records, read without opening its Lance tables (a cold
-        ``pagerecall page`` needs no ``lance``: 0.16-0.33 s of imports). Errors as :meth:`snapshot`."""
-        if self.settings.corpus_root:
-            return Path(self.settings.corpus_root)
-        from pagerecall.index.schema import read_json
-        from pagerecall.index.snapshot import read_current
-
-        name, _ = read_current(self.settings.index_dir)
-        recorded = read_json(Path(self.settings.index_dir) / name / "meta.json").get("corpus_root")
-        return Path(recorded) if recorded else self.corpus_root(self.snapshot())
-
-    def source_file(self, file: str, root: Path | None = None) -> str:
-        """``file`` as a path relative to the corpus root, for the commands that read the source
-        (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
-        one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
-        accepts). Only a name missing on disk opens the index.
-
-        Raises what :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no
-        indexed file (``SourceArgumentError``: a usage mistake, exit 2), ``UsageError`` when it
-        names several (listed, with the next step), and ``SourceNotFoundError`` (exit 1: the index
-        is stale, not the argument) when it names an indexed file that is gone from disk."""
-        from pagerecall.errors import SourceNotFoundError, UsageError
-        from pagerecall.paths import resolve_in_corpus
-
-        root = root or self.source_root()
-        try:
-            resolve_in_corpus(root, file)
-            return file
-        except SourceNotFoundError as missing:
-            if not isinstance(file, str) or any(c in file for c in "*?["):
-                raise
-            try:
-                indexed = [r["path"] for r in self.snapshot().files_table()]
-            except Exception:  # no index to ask: the source's answer stands
-                raise missing from None
-            want = file.strip("/")
-            chosen = [want] if want in indexed else (
-                [] if "/" in want else [p for p in indexed if p.rsplit("/", 1)[-1] == want])
-            if len(chosen) > 1:
-                raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
-                                 f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None
-            if not chosen:
-                raise
-            try:
-                resolve_in_corpus(root, chosen[0])
-            except SourceNotFoundError:
-                raise SourceNotFoundError(
-                    f"{chosen[0]!r} is in the index but no longer under the corpus root {str(root)!r} "
-                    "(deleted or moved since the index was built). Next: restore it, or run "
-                    "`pagerecall update` so the index drops it") from None
-            return chosen[0]
-
-    def read_page(self, file: str, page: int):
-        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;
-        ``file`` as :meth:`source_file` takes it)."""
-        from pagerecall.verify import read_page
-
-        root = self.source_root()
-        return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
-                         passwords_file=self.settings.passwords_path())
-
-    def check_numbers(self, claim: str, file: str, pages: Any):
-        """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
-        (:func:`pagerecall.verify.numbers.check_numbers`)."""
-        from pagerecall.errors import SourceArgumentError
-        from pagerecall.verify.numbers import check_numbers
-
-        root = self.source_root()
-        try:
-            file = self.source_file(file, root)  # a bare indexed file name, as page and verify take it
-        except SourceArgumentError:
-            pass  # check_numbers refuses it as bad input (exit 2), saying what to pass; an indexed
-            # file gone from disk is raised as it is (exit 1: the index is stale)
-        return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
-                             passwords_file=self.settings.passwords_path())
-
-    def verify_quote(self, quote: str, file: str, page: int | None = None):
-        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
-        as :meth:`source_file` takes it)."""
-        from pagerecall.verify import verify_quote
-
-        root = self.source_root()
-        return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
-                            passwords_file=self.settings.passwords_path())
-
-
-def _bibliography(snapshot) -> dict | None:
-    """``info``'s ``bibliography``: sources read, files with metadata per source, dangling entries
-    (:func:`pagerecall.biblio.catalog.summary`); None for a generation built without a catalog."""
-    from pagerecall.biblio.catalog import read_catalog, summary
-
-    catalog = read_catalog(snapshot.path)
-    return summary(catalog) if catalog else None
-
-
-def _previous_name(index_dir: Path) -> str | None:
-    try:
-        return (Path(index_dir) / "PREVIOUS").read_text(encoding="utf-8").strip() or None
-    except OSError:
-        return None
-
-
-def _interrupted(index_dir: Path) -> dict | None:
-    """Leftovers of an interrupted write (resume cache, partial generations) and what to run
-    (:func:`pagerecall.index.leftovers.interrupted_write`), None when there are none."""
-    from pagerecall.index.leftovers import interrupted_write
-
-    return interrupted_write(index_dir)
-
 
 _default_searchers: dict[tuple, Searcher] = {}
 _default_lock = threading.Lock()

@@ -1,4 +1,4 @@
-"""Snippets: a window of a hit's text around the query's matches, marked ``«`` ``»`` (layer 3)."""
+"""Snippets: a window of a hit's text around the query's matches, marked ``«`` ``»``."""
 
 from __future__ import annotations
 

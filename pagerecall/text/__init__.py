@@ -1,4 +1,4 @@
-"""Pure text helpers shared by extraction, indexing and matching (layer 0: stdlib only).
+"""Pure text helpers shared by extraction, indexing and matching (stdlib only).
 
 :mod:`pagerecall.text.fold` is the one folding table (quotes, dashes, split accents, Arabic
 and Hebrew marks, scripts written without spaces); :mod:`pagerecall.text.quality` tells text

@@ -1,4 +1,4 @@
-"""The one folding table: what pagerecall treats as "the same text" when it matches (layer 0).
+"""The one folding table: what pagerecall treats as "the same text" when it matches.
 
 Every module that compares text typed by a user with text extracted from a source folds both
 sides with the tables here, so the concepts cannot drift apart again (a review found the split

@@ -1,4 +1,4 @@
-"""Does extracted text say what the page shows? Signals of text that lies (layer 0, stdlib only).
+"""Does extracted text say what the page shows? Signals of text that lies (stdlib only).
 
 A PDF's text layer is only as good as its fonts' character mappings. When a mapping is missing
 or wrong, the text still extracts, but it is not what the page shows, and a search over it

@@ -1,4 +1,4 @@
-"""``pagerecall ui``: a small local web page over the search core (layer 4).
+"""``pagerecall ui``: a small local web page over the search core.
 
 A Starlette app served by uvicorn (both come with the MCP SDK) on **127.0.0.1 only**, with plain
 HTML, CSS and JavaScript shipped as package data (``pagerecall/ui/static``): no build step, nothing
@@ -21,7 +21,6 @@ Errors come back as ``{"error": message}`` with 400 (bad input), 404 (no such fi
 
 from __future__ import annotations
 
-import base64
 import logging
 from importlib import resources
 from typing import Any
@@ -48,6 +47,8 @@ def create_app(searcher: Any) -> Any:
         SourceNotFoundError,
         UsageError,
     )
+    from pagerecall.search.commands import run_read
+    from pagerecall.search.limits import UI_DEFAULT_K
 
     def static(name: str) -> Response:
         data = resources.files(__package__).joinpath("static", name).read_bytes()
@@ -84,23 +85,24 @@ def create_app(searcher: Any) -> Any:
             raise UsageError(f"{key} must be a whole number, got {v!r}") from None
 
     def api_files(q: Any) -> dict:
-        return searcher.files("*")
+        return run_read(searcher, "files", {"pattern": "*"})
 
     def api_search(q: Any) -> dict:
         files = [f for f in q.getlist("file") if f]
-        return searcher.search(q.get("q", ""), k=_int(q, "k", 10), mode=q.get("mode") or "hybrid",
-                               files=files or None, deep=q.get("deep") in ("1", "true", "on")).to_dict()
+        return run_read(searcher, "search", {"query": q.get("q", ""), "k": _int(q, "k", UI_DEFAULT_K),
+                                             "mode": q.get("mode") or "hybrid", "files": files or None,
+                                             "deep": q.get("deep") in ("1", "true", "on")})
 
     def api_view(q: Any) -> dict:
-        from pagerecall.verify import view_with_searcher
-
         dpi = q.get("dpi")
-        view = view_with_searcher(searcher, q["file"], _int(q, "page"), highlight=q.get("highlight") or None,
-                                  hit=q.get("hit") or None, dpi=float(dpi) if dpi else None, tint=False)
-        return {**view.to_dict(), "png": base64.b64encode(view.png).decode("ascii")}
+        d = run_read(searcher, "view", {"file": q["file"], "page": _int(q, "page"),
+                                        "highlight": q.get("highlight") or None, "hit": q.get("hit") or None,
+                                        "dpi": float(dpi) if dpi else None, "tint": False})
+        d["png"] = d.pop("png_base64")  # the page's script reads "png"
+        return d
 
     def api_verify(q: Any) -> dict:
-        return searcher.verify_quote(q.get("quote", ""), q["file"], _int(q, "page")).to_dict()
+        return run_read(searcher, "verify", {"quote": q.get("quote", ""), "file": q["file"], "page": _int(q, "page")})
 
     routes = [
         Route("/", lambda request: static("index.html")),

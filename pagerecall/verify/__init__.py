@@ -1,4 +1,4 @@
-"""Read pages and verify quotes against the SOURCE, never against the index (layer 3).
+"""Read pages and verify quotes against the SOURCE, never against the index.
 
 Search finds passages; it never quotes them. An agent that wants to cite a sentence calls
 :func:`verify_quote`, which re-reads the source file (PDF text layer, or the ``.txt``) and
@@ -68,7 +68,7 @@ _HOMES = {
     "JUNCTION_WINDOW": "match", "NEIGHBOURS": "match", "SPLIT_MIN_CHARS": "match", "MatchKind": "match",
     "FUZZY_MIN_CHARS": "quote", "FUZZY_THRESHOLD": "quote", "QuoteCheck": "quote", "verify_quote": "quote",
     "DEFAULT_DPI": "render", "MAX_DPI": "render", "MIN_DPI": "render", "PNG_LEVEL": "render",
-    "PageView": "render", "render_page": "render", "view_page": "render", "view_with_searcher": "render",
+    "PageView": "render", "render_page": "render", "view_page": "render",
     "read_page": "flagged",
     "PageText": "source", "password_for": "source",
 }
@@ -97,7 +97,6 @@ if TYPE_CHECKING:  # for type checkers and editors; at run time :func:`__getattr
         PageView,
         render_page,
         view_page,
-        view_with_searcher,
     )
     from pagerecall.verify.source import PageText, password_for
 
@@ -132,7 +131,6 @@ __all__ = [
     "render_page",
     "spans_geometry",
     "view_page",
-    "view_with_searcher",
     "FUZZY_MIN_CHARS",
     "FUZZY_THRESHOLD",
     "JUNCTION_WINDOW",

@@ -1,5 +1,5 @@
 """Where the sentences addressed to an AI agent lie on the page: ``rects`` for ``read_page``'s
-``instruction_like`` list (layer 3).
+``instruction_like`` list.
 
 :func:`read_page` is :func:`pagerecall.verify.source.read_page` plus, for each flagged sentence,
 ``rects``: its boxes in PDF points, page-relative, top-left origin of the page as displayed --

@@ -1,4 +1,4 @@
-"""Page images: a PDF page rendered to PNG with boxes tinted (layer 3).
+"""Page images: a PDF page rendered to PNG with boxes tinted.
 
 Rendering: ``page.get_pixmap`` at the asked dpi, the boxes tinted by a multiply blend (yellow:
 text stays black and readable), encoded as PNG by MuPDF. Nothing is written to the PDF.
@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pagerecall.errors import ExtractionError, QueryError, SourceArgumentError, UsageError
+from pagerecall.errors import ExtractionError, QueryError, UsageError
 from pagerecall.geometry import Box, Geometry
 
-from pagerecall.verify.boxes import _open_page, _page_data, page_size, passage_geometry
+from pagerecall.verify.boxes import _open_page, _page_data, passage_geometry
 
 DEFAULT_DPI = 150
 """Default rendering resolution: 150 dpi shows 8-pt print legibly (a US-letter page is
@@ -270,39 +270,3 @@ def _fit_dpi(dpi: float, width_pt: float, height_pt: float, max_pixels: int) -> 
         return dpi
     best = math.floor(math.sqrt(max_pixels / area) * 100) / 100
     return max(float(MIN_DPI), min(float(dpi), best))
-
-
-def view_with_searcher(searcher: Any, file: str, page: int, *, highlight: str | None = None,
-                       hit: str | None = None, dpi: float | None = None, fit_edge: int | None = None,
-                       tint: bool = True) -> PageView:
-    """:func:`view_page` over ``searcher``'s corpus (its settings: OCR mode,
-    passwords file), a ``hit`` given by chunk_id looked up in the live index. ``fit_edge``: when
-    no ``dpi`` is given, the dpi that makes the long edge that many pixels (at most the default
-    dpi). Raises ``SourceArgumentError`` for an unknown chunk_id, else as ``view_page``."""
-    snap = searcher.snapshot()
-    root = searcher.corpus_root(snap)
-    if hasattr(searcher, "source_file"):
-        file = searcher.source_file(file, root)  # a bare file name, as outline and read_page take it
-    row = None
-    if hit is not None:
-        rows = snap.get_chunks([hit])
-        if not rows:
-            raise SourceArgumentError(f"No passage with chunk_id {hit!r} in the live index (generation {snap.name}). "
-                                      "Next: search again and pass a chunk_id from its hits")
-        row = dict(rows[0])
-    if dpi is None:
-        dpi = DEFAULT_DPI
-        if fit_edge:
-            dpi = min(dpi, _edge_dpi(root, file, page, fit_edge, searcher))
-    return view_page(root, file, page, highlight=highlight, hit=row, dpi=dpi, ocr=searcher.settings.ocr,
-                     passwords_file=searcher.settings.passwords_path(), tint=tint)
-
-
-def _edge_dpi(root: Any, file: str, page: int, edge: int, searcher: Any) -> float:
-    """The dpi at which the page's long edge is ``edge`` pixels (the default dpi when the page
-    cannot be sized here: ``view_page`` then raises the real error)."""
-    try:
-        w, h = page_size(root, file, page, passwords_file=searcher.settings.passwords_path())
-    except Exception:  # noqa: BLE001 - view_page reports it properly
-        return DEFAULT_DPI
-    return max(float(MIN_DPI), math.floor(edge * 72.0 / max(w, h) * 100) / 100)

@@ -7,7 +7,7 @@ built once per module. Each scenario runs the writer in a subprocess that SIGKIL
 * ``embedding``: from the progress callback, after the first batch of passages;
 * ``lance_write``: a watcher thread started at ``before_finalize`` kills the process at the
   first new file in a ``data/`` folder of the new generation's Lance tables, i.e. while Lance
-  writes rows (first to ``data/.tmp*``: ARCHITECTURE.md saw a 768 MB orphan of one);
+  writes rows (first to ``data/.tmp*``: a killed write once left a 768 MB orphan there);
 * ``lance_written``: ``GenerationWriter.finalize`` after the Lance write, before the Tantivy commit;
 * ``tantivy_commit``: a watcher started at ``lance_written`` kills at the first new file under
   ``tantivy/``, i.e. while Tantivy commits;

@@ -22,8 +22,8 @@ import pytest
 
 from pagerecall.cli.commands import main
 from pagerecall.cli.forwarded import run_forwarded
-from pagerecall.resident import client as _client
-from pagerecall.resident import protocol
+from pagerecall.wire import client as _client
+from pagerecall.wire import protocol
 from pagerecall.resident import server as resident
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
@@ -148,10 +148,10 @@ def test_forwarded_settings_must_match_the_server(index, server, capsys, monkeyp
 
 def test_the_forwarding_client_imports_almost_nothing(index, server):
     """The client side of a warm command: no argparse, pathlib, logging, dataclasses, and nothing of
-    pagerecall but the package, ``resident.client`` and ``resident.protocol`` (start-up cost)."""
+    pagerecall but the package, ``wire.client`` and ``wire.protocol`` (start-up cost)."""
     settings, _ = index
     heavy = ("argparse", "pathlib", "logging", "dataclasses", "typing", "pagerecall")
-    probe = ("import sys; before = set(sys.modules); from pagerecall.resident import client as _client;"
+    probe = ("import sys; before = set(sys.modules); from pagerecall.wire import client as _client;"
              "code = _client.forward(sys.argv[1:]);"
              f"print(code, sorted(m for m in set(sys.modules) - before if m.split('.')[0] in {heavy!r}),"
              "file=sys.stderr)")
@@ -160,8 +160,8 @@ def test_the_forwarding_client_imports_almost_nothing(index, server):
     code, mods = proc.stderr.strip().splitlines()[-1].split(" ", 1)
     assert code == "0" and "match by name" in proc.stdout, proc.stderr
     # (an editable install's import finder loads pathlib at start-up already: counted as "before")
-    assert eval(mods) == ["pagerecall", "pagerecall.resident", "pagerecall.resident.client",
-                          "pagerecall.resident.protocol"], mods
+    assert eval(mods) == ["pagerecall", "pagerecall.wire", "pagerecall.wire.client",
+                          "pagerecall.wire.protocol"], mods
 
 
 def test_mcp_gives_the_same_hits_as_the_cli(index, server, capsys):

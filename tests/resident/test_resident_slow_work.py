@@ -17,7 +17,7 @@ import pytest
 from pagerecall.cli.forwarded import run_forwarded
 from pagerecall.config import Settings
 from pagerecall.extract.opening import resolve_ocr
-from pagerecall.resident import client, protocol
+from pagerecall.wire import client, protocol
 from pagerecall.resident.server import ResidentServer
 from pagerecall.search.searcher import Searcher
 from tests.conftest import EXAMPLES, shared_path

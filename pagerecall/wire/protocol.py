@@ -27,6 +27,8 @@ socket in a private per-user folder of the temporary directory instead (named by
 
 READ_COMMANDS = ("search", "files", "info", "page", "verify", "check", "outline", "evidence", "resolve", "view")
 """What the resident server answers (``view`` is ``page --png``'s request; never forwarded as argv)."""
+NO_COMMAND_LINES = "this server answers no command lines"
+"""The refusal of a server started without a ``forward`` function: it still answers parsed requests."""
 CONNECT_TIMEOUT = 0.5
 """Seconds to wait for a connection (a live server accepts at once)."""
 REQUEST_TIMEOUT = 600.0

@@ -16,7 +16,7 @@ same note as before when a server refuses.
 The client forwards the raw command line, not a parsed request: parsing and printing would cost the
 client more imports than the warm answer itself (target: a warm CLI query in at most 100 ms). The
 server re-derives the settings from the forwarded argv and environment and refuses unless they equal
-its own (:func:`pagerecall.resident.protocol.answer_settings`); the socket's mode 0600 and
+its own (:func:`pagerecall.wire.protocol.answer_settings`); the socket's mode 0600 and
 ``SO_PEERCRED`` check still decide who may connect.
 Why: docs/decisions/resident-server.md.
 """
@@ -26,8 +26,9 @@ from __future__ import annotations
 import os
 import sys
 
-from pagerecall.resident.protocol import (
+from pagerecall.wire.protocol import (
     CONNECT_TIMEOUT,
+    NO_COMMAND_LINES,
     READ_COMMANDS,
     REQUEST_TIMEOUT,
     Refused,
@@ -67,12 +68,22 @@ def forward(argv: list[str]) -> int | None:
     or None when this process must answer (no server, a refusal, anything unexpected). A server
     that accepts but does not answer within ``REQUEST_TIMEOUT`` is not asked again: ``argv``
     gets ``--in-process`` and a note goes to stderr."""
+    return ask(argv)[0]
+
+
+def ask(argv: list[str]) -> tuple[int | None, str | None]:
+    """:func:`forward`, and whether the server was asked: ``(code, None)`` when it answered;
+    ``(None, None)`` when ``argv`` is not for it (not a forwardable read command, ``--png``,
+    ``--in-process``); ``(None, note)`` when it was asked and this process must answer: ``note``
+    is "" (no server, a stale socket file, removed) or the line to print to stderr once the
+    command runs (a refusal: other settings, another version). The console script passes
+    ``note`` to the CLI so the socket is probed once per command line."""
     if not argv or argv[0] not in READ_COMMANDS[:-1] or any(
             a in _LOCAL_ONLY or a.startswith("--png=") for a in argv):
-        return None
+        return None, None
     path = socket_file(_index_arg(argv))
     if not os.path.exists(path):
-        return None
+        return None, ""
     import json
     import socket
 
@@ -82,7 +93,16 @@ def forward(argv: list[str]) -> int | None:
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(CONNECT_TIMEOUT)
-        sock.connect(path)
+        try:
+            sock.connect(path)
+        except OSError as exc:
+            if isinstance(exc, (ConnectionRefusedError, FileNotFoundError)):
+                try:
+                    os.unlink(path)  # a socket file nobody listens on, left by a killed server
+                except OSError:
+                    pass
+                return None, ""
+            return None, refusal_note(Refused(f"cannot connect to {path}: {exc}"))
         sock.settimeout(REQUEST_TIMEOUT)
         sock.sendall(json.dumps(msg).encode("utf-8") + b"\n")
         reply = json.loads(read_line(sock) or b"null")
@@ -90,13 +110,17 @@ def forward(argv: list[str]) -> int | None:
         sys.stderr.write(f"note: resident server not used (it did not answer at {path} in time); "
                          "answering in this process\n")
         argv.append("--in-process")
-        return None
+        return None, ""
     except (OSError, ValueError):
-        return None  # stale socket, refused connection, garbage: pagerecall.cli.commands.main tries again and says why
+        return None, ""  # a connection reset, garbage: answered in this process
     finally:
         sock.close()
+    if isinstance(reply, dict) and not reply.get("ok") and reply.get("refused"):
+        if reply["refused"] == NO_COMMAND_LINES:
+            return None, None  # it answers parsed requests: the CLI sends one
+        return None, refusal_note(Refused(reply["refused"]))
     if not isinstance(reply, dict) or not reply.get("ok") or "cli" not in reply:
-        return None
+        return None, ""
     out = reply["cli"]
     try:
         sys.stdout.write(out["stdout"])
@@ -105,9 +129,14 @@ def forward(argv: list[str]) -> int | None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-        return 141
+        return 141, None
     sys.stderr.write(out["stderr"])
-    return int(out["code"])
+    return int(out["code"]), None
+
+
+def refusal_note(exc: BaseException) -> str:
+    """The stderr line saying why the resident server did not answer (``exc``: its refusal)."""
+    return f"note: resident server not used ({exc}); answering in this process\n"
 
 
 

@@ -1,0 +1,157 @@
+"""What the CLI prints for a write (``build``, ``update``, ``rebuild``: :func:`print_report`) and for
+``info`` (:func:`print_info`), on this thread's console (:mod:`pagerecall.cli.console`)."""
+
+from __future__ import annotations
+
+import json
+
+from pagerecall.cli.console import con
+
+
+def print_report(rep: dict) -> None:
+    """A build/update/rebuild report (``WriteReport.to_dict()``) as lines on stdout."""
+    out = con().out
+    d = rep.get("delta", {})
+    if rep.get("dry_run"):
+        out.write("Dry run: nothing changed.\n")
+        if rep["action"] in ("build", "rebuild"):
+            out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
+                      f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")
+            for path in d.get("files") or []:  # README: --dry-run lists the files it would index
+                out.write(f"  {path}\n")
+        elif (rep.get("interrupted") or {}).get("resumable"):
+            out.write(f"An update would finish the interrupted {rep['interrupted']['action']} (below) instead; the "
+                      "changes on disk since the live generation:\n")
+        else:
+            out.write("An update would make these changes:\n")
+    if rep["action"] == "update":
+        moved = d.get("moved", [])
+        out.write(
+            f"added {len(d.get('added', []))}, changed {len(d.get('changed', []))}, moved {len(moved)}, "
+            f"deleted {len(d.get('deleted', []))}, retried {len(d.get('retry', []))}, "
+            f"touched {len(d.get('touched', []))}, unchanged {d.get('unchanged', 0)}\n"
+        )
+        for key in ("added", "changed", "deleted", "retry"):
+            for p in d.get(key, []):
+                out.write(f"  {key}: {p}\n")
+        for m in moved:
+            out.write(f"  moved: {m['from']} -> {m['to']}\n")
+    if rep.get("corpus_moved"):
+        mv = rep["corpus_moved"]
+        out.write(f"corpus folder {'would be' if rep.get('dry_run') else 'is now'} recorded at {mv['to']} "
+                  f"(was {mv['from']})\n")
+    if rep.get("fulltext_rebuilt"):
+        out.write(("the full-text index has an older format: update will rebuild it from the stored passages\n"
+                   if rep.get("dry_run") else
+                   "full-text index rebuilt in the current format from the stored passages (nothing re-embedded)\n"))
+    if not rep.get("dry_run") and not rep.get("written", True):
+        retried = len(d.get("retry", []))
+        out.write(f"{rep['action']}: nothing changed"
+                  + (f" ({retried} failed file(s) retried, failing the same way)" if retried else "")
+                  + f"; no generation written, generation {rep['generation']} stays live\n")
+    elif not rep.get("dry_run"):
+        reused = rep.get("chunks_reused") or {}
+        extra = "".join(f", {n} {what}" for what, n in (("from the interrupted run", reused.get("resume_cache")),
+                                                         ("identical passages reused", reused.get("duplicates")))
+                        if n)
+        out.write(
+            f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
+            f"{rep['chunks_embedded']} passages embedded{extra}, {rep['chunks_total']} in the index, "
+            f"{rep['seconds']} s\n"
+        )
+    if rep.get("interrupted"):
+        out.write(_interrupted_line(rep["interrupted"], rep) + "\n")
+    for f in rep.get("failed", []):
+        out.write(f"  FAILED {f['path']}: {f['error']} (retried on the next update)\n")
+    for f in rep.get("skipped", []):
+        out.write(f"  SKIPPED {f['path']}: {f['reason']} (not indexed; fix it and run pagerecall update)\n")
+
+
+def _interrupted_line(it: dict, rep: dict | None = None) -> str:
+    """One line about an interrupted write's leftovers (``pagerecall.index.leftovers``)."""
+    what = f"{it.get('action') or 'a write'}" + (f" started {it['started']}" if it.get("started") else "")
+    cache = it.get("cache") or {}
+    parts = []
+    if cache:
+        parts.append(f"{cache.get('passages', 0)} passage(s) in {cache.get('batches', 0)} batch(es) in the resume "
+                     f"cache ({cache.get('bytes', 0) / 2**20:.1f} MiB)")
+    gens = it.get("partial_generations") or []
+    if gens:
+        parts.append("partial generation(s) " + ", ".join(f"{g['name']} ({g['bytes'] / 2**20:.1f} MiB)" for g in gens))
+    left = "; ".join(parts) or "nothing cached"
+    if it.get("resumed"):
+        return f"interrupted {what}: resumed ({left})"
+    gone = it.get("removed") or {}
+    if gone.get("cache") or gone.get("generations"):
+        return f"interrupted {what}: {left}; nothing to resume, removed. {it.get('next')}"
+    if rep is not None and rep.get("dry_run") and it.get("resumable"):
+        return f"interrupted {what}: {left}. pagerecall update would resume it (the whole corpus, only uncached passages embedded)"
+    return f"interrupted {what}: {left}. {it.get('next')}"
+
+
+def print_info(info: dict) -> None:
+    """``Searcher.info()``: the index, its generation, model, runtime, files, failures and staleness."""
+    out = con().out
+    out.write(f"index       {info['index_dir']}\n")
+    out.write(f"generation  {info['generation']} (previous: {info.get('previous')})\n")
+    out.write(f"built       {info['built_at']}\n")
+    out.write(f"corpus      {info['corpus_root']}\n")
+    out.write(f"model       {info['model']}\n")
+    rt = info.get("embedding_runtime") or {}
+    if rt:
+        what = ", ".join(str(v) for v in (rt.get("graph"), rt.get("precision")) if v)  # no "None"
+        out.write(f"embedded by {rt.get('runtime')} {rt.get('version') or ''}{f' ({what})' if what else ''}: "
+                  f"{rt.get('reason')}\n")
+    if info.get("fulltext_upgrade_pending"):
+        out.write(f"full text   format {info['fulltext_schema_version']} is older; pagerecall update rebuilds it "
+                  "from the stored passages (nothing re-embedded)\n")
+    out.write(f"files       {info['files_indexed']} indexed, {len(info['files_failed'])} failed; "
+              f"{info['pages_indexed']} pages, {info['chunks']} passages\n")
+    for f in info["files_failed"]:
+        out.write(f"  failed    {f['path']}: {f['error']}\n")
+    for path, why in info["degraded_detected"].items():
+        out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    for path, pages in (info.get("blank_pages") or {}).items():
+        out.write(f"  blank     {path}: page(s) {', '.join(map(str, pages))} have no text and no image (blank pages; "
+                  "the other pages are unaffected)\n")
+    ht = info.get("hidden_text")
+    if ht:
+        if ht.get("files_unknown"):
+            out.write(f"hidden text unknown for {ht['files_unknown']} file(s) indexed before it was counted "
+                      "(pagerecall rebuild)\n")
+        else:
+            why = ", ".join(f"{k} {v}" for k, v in ht["reasons"].items())
+            out.write(f"hidden text {ht['files']} file(s), {ht['pages']} page(s)" + (f" ({why})" if why else "")
+                      + f"; addressed to an AI agent: {ht['instruction_like_files']} file(s), "
+                      f"{ht['instruction_like_pages']} page(s)\n")
+    reg = info["registry"]
+    out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
+    st = info["stale"]
+    for k in ("changed", "added", "deleted"):
+        for p in st.get(k, []):
+            out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+    for f in st.get("skipped", []):
+        out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
+    if info.get("interrupted"):
+        out.write(f"leftovers   {_interrupted_line(info['interrupted'])}\n")
+    eo = info.get("extraction_outdated")
+    if eo:
+        out.write(f"extraction  {eo['files']} of {eo['files_indexed']} file(s) read by an older pagerecall "
+                  f"(revision {eo['oldest']}; this version reads with revision {eo['current']}); a rebuild brings:\n")
+        for line in eo["changes"]:
+            out.write(f"  {line}\n")
+        out.write(f"  Next: {eo['next']}\n")
+    bib = info.get("bibliography")
+    if bib:
+        out.write(f"metadata    {bib['files_with_metadata']} file(s) with bibliographic metadata\n")
+        for src in bib.get("sources") or []:
+            what = f"{src.get('kind')} {src.get('path') or ''}".rstrip()
+            if src.get("kind") == "pdf":
+                what = f"pdf own metadata ({src.get('read', 0)} PDFs read, {src.get('with_doi', 0)} with a DOI/arXiv id)"
+            out.write(f"  source    {what}: {src.get('files', 0)} file(s)\n")
+            for problem in src.get("problems") or []:
+                out.write(f"  problem   {problem}\n")
+        for src, counts in (bib.get("fields_by_source") or {}).items():
+            out.write(f"  fields    {src}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
+        if bib.get("dangling_total"):
+            out.write(f"  dangling  {bib['dangling_total']} entr(y/ies) name a file not in the corpus (--json lists them)\n")

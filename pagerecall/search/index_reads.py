@@ -1,0 +1,121 @@
+"""The read commands of a :class:`~pagerecall.search.Searcher` answered from the index's tables alone:
+``files`` (inventory by name and metadata), ``resolve`` (a reference to files and pages) and
+``info`` (what is indexed, and what is wrong with it). A mixin of ``Searcher``: it uses its
+``snapshot()``, ``settings``, ``corpus_root()``, ``_registry()`` and ``_stale()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pagerecall.search.coverage import detected, failed_files, iso
+
+
+class IndexReads:
+    """``files``, ``resolve_reference`` and ``info`` of :class:`~pagerecall.search.Searcher`."""
+
+    def files(self, pattern: str) -> dict:
+        """``{"total", "matched", "files", "note"}`` by file name (stemmed terms or a glob).
+
+        ``matched: 0`` is a definitive negative *by file name* only.
+        """
+        from pagerecall.search.inventory import files_inventory
+
+        from pagerecall.biblio.catalog import read_catalog, sources_read
+
+        snapshot = self.snapshot()
+        catalog = read_catalog(snapshot.path)
+        out = dict(files_inventory(snapshot, pattern, catalog=catalog))
+        srcs = sources_read(catalog)
+        if not srcs:
+            out["note"] = (
+                "matched: 0 is a definitive negative by file name; it says nothing about the text"
+                if out.get("matched") == 0 else "matches by file name"
+            )
+        else:
+            out["note"] = (
+                f"matched: 0 is a definitive negative by file name and by the metadata the index holds (read: "
+                f"{', '.join(srcs)}); it says nothing about the text"
+                if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
+            )
+        out["sources"] = srcs
+        return out
+
+    def resolve_reference(self, text: str, top: int = 5) -> dict:
+        """Candidate files for a whole reference string, with metadata and the pages it names
+        (:func:`pagerecall.biblio.resolve.resolve_reference`)."""
+        from pagerecall.biblio.resolve import resolve_reference
+
+        return resolve_reference(self.snapshot(), text, top)
+
+    def info(self) -> dict:
+        """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
+        blank pages per file (``blank_pages``: no text and no image; not a degradation);
+        ``hidden_text`` counts the files and pages with text no reader sees and with sentences
+        addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
+        ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
+        ``pagerecall update`` rebuilds it from the stored passages); ``interrupted`` when a killed
+        write left its resume cache or a partial generation (what it was, and what to run);
+        ``extraction_outdated`` when files were read by an older extraction revision (how many,
+        what a rebuild changes, the command: :func:`pagerecall.search.extraction_report.outdated`),
+        None when every file is current."""
+        from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
+        from pagerecall.search.extraction_report import outdated
+        from pagerecall.search.hidden_report import hidden_counts
+
+        snapshot = self.snapshot()
+        meta = snapshot.meta
+        records = snapshot.files_table()
+        degraded = {r["path"]: d for r in records if (d := detected(r))}
+        from pagerecall.search.coverage import blank
+
+        blanks = {r["path"]: b for r in records if (b := blank(r))}
+        return {
+            "index_dir": str(self.settings.index_dir),
+            "generation": snapshot.name,
+            "previous": _previous_name(self.settings.index_dir),
+            "built_at": iso(meta.get("built_at")),
+            "corpus_root": meta.get("corpus_root"),
+            "model": meta.get("fingerprint", {}).get("model"),
+            "fingerprint": meta.get("fingerprint"),
+            "embedding_runtime": meta.get("embedding_runtime"),
+            "counts": meta.get("counts"),
+            "fulltext_schema_version": schema_version_of(meta),
+            "fulltext_upgrade_pending": schema_version_of(meta) < FULLTEXT_SCHEMA_VERSION,
+            "files_indexed": sum(1 for r in records if r.get("status") == "ok"),
+            "pages_indexed": sum(int(r.get("pages") or 0) for r in records if r.get("status") == "ok"),
+            "chunks": snapshot.count_chunks(),
+            "files_failed": failed_files(records),
+            "degraded_detected": degraded,
+            "blank_pages": blanks,
+            "hidden_text": hidden_counts(records, snapshot.page_flags()),
+            "registry": self._registry().to_dict(),
+            "stale": self._stale(snapshot, self.corpus_root(snapshot)),
+            "bibliography": _bibliography(snapshot),
+            "interrupted": _interrupted(self.settings.index_dir),
+            "extraction_outdated": outdated(snapshot),
+        }
+
+
+def _bibliography(snapshot) -> dict | None:
+    """``info``'s ``bibliography``: sources read, files with metadata per source, dangling entries
+    (:func:`pagerecall.biblio.catalog.summary`); None for a generation built without a catalog."""
+    from pagerecall.biblio.catalog import read_catalog, summary
+
+    catalog = read_catalog(snapshot.path)
+    return summary(catalog) if catalog else None
+
+
+def _previous_name(index_dir: Path) -> str | None:
+    try:
+        return (Path(index_dir) / "PREVIOUS").read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
+def _interrupted(index_dir: Path) -> dict | None:
+    """Leftovers of an interrupted write (resume cache, partial generations) and what to run
+    (:func:`pagerecall.index.leftovers.interrupted_write`), None when there are none."""
+    from pagerecall.index.leftovers import interrupted_write
+
+    return interrupted_write(index_dir)

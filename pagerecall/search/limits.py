@@ -1,0 +1,34 @@
+"""The bounds and defaults of the read commands, in one place: the searcher enforces them, the CLI
+parser, the MCP tools' input schemas, the resident server and the web page read them from here.
+
+Units: ``k`` hits; ``*_TOKENS`` tokens of the bundled model's tokenizer; ``*_CHARS`` Unicode
+characters; pages are physical, 1-based. The most pages one ``check`` reads (20) is
+``pagerecall.verify.numbers.MAX_PAGES``, enforced where the pages are read (importing it here would
+cost the cold CLI path the compilation of its patterns).
+"""
+
+from __future__ import annotations
+
+
+MAX_K = 50
+"""Most hits one search returns (``k`` 1..MAX_K; more is a usage error, exit 2)."""
+DEFAULT_K = 8
+"""Hits of ``pagerecall search`` and the ``semantic_search`` tool when ``k`` is not given."""
+DEFAULT_DEEP_K = 5
+"""Hits of the ``semantic_search_deep`` tool when ``k`` is not given (deep mode reranks each)."""
+UI_DEFAULT_K = 10
+"""Hits of the web page's search when ``k`` is not given."""
+MAX_QUERY_CHARS = 2000
+"""Longest query in characters (a claim is embedded like a query: ``types.MAX_CLAIM_CHARS``)."""
+MAX_EVIDENCE_TOKENS = 16_000
+"""Largest ``evidence`` budget in tokens (``--max-tokens`` / ``max_tokens`` 1..MAX_EVIDENCE_TOKENS): about
+80 passages, beyond what one agent call should carry (the MCP answers are held under 20,000 estimated
+tokens, see ``pagerecall.mcp.budget``)."""
+DEFAULT_EVIDENCE_TOKENS = 2000
+"""The ``compose_evidence`` tool's budget when ``max_tokens`` is not given (the CLI requires it)."""
+DEFAULT_RESOLVE_TOP = 5
+"""Candidates of ``resolve`` when ``--top`` / ``top`` is not given."""
+MAX_FILES_LISTED = 2000
+"""Most files one ``library_files`` answer lists (``limit`` 1..MAX_FILES_LISTED)."""
+DEFAULT_FILES_LISTED = 200
+"""Files one ``library_files`` answer lists when ``limit`` is not given."""

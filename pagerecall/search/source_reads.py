@@ -1,0 +1,124 @@
+"""The read commands of a :class:`~pagerecall.search.Searcher` that read the source files: ``page``,
+``verify``, ``check`` (and the file name they accept: :meth:`SourceReads.source_file`), and
+``outline`` (from the index, by the same file names). A mixin of ``Searcher``: it uses its
+``snapshot()``, ``settings``, ``corpus_root()`` and ``resolve_scope()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class SourceReads:
+    """``outline``, ``source_root``, ``source_file``, ``read_page``, ``check_numbers`` and
+    ``verify_quote`` of :class:`~pagerecall.search.Searcher`."""
+
+    def outline(self, file: str) -> dict:
+        """The outline of one indexed file, from the index (the source is not opened):
+        ``{"file", "pages", "source", "notes", "entries"}`` with ``entries`` a tree of ``{"title",
+        "level", "page", "label", "children"}`` (pages physical, 1-based). ``file`` is a relative
+        path, a file name or a pattern that names exactly one indexed file. Raises ``UsageError``
+        when it names none or several."""
+        from pagerecall.errors import UsageError
+
+        snapshot = self.snapshot()
+        chosen = self.resolve_scope([file], snapshot)
+        if len(chosen) != 1:
+            raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
+                             f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them")
+        path = chosen[0]
+        rec = next(r for r in snapshot.files_table() if r["path"] == path)
+        outline = snapshot.outlines([path])[path]
+        if outline is None:
+            return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
+                    "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
+        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": list(outline.notes),
+                "entries": outline.tree()}
+
+    def source_root(self) -> Path:
+        """The corpus root to read sources from (``page``, ``verify``): the setting, else the one
+        the live generation's ``meta.json`` records, read without opening its Lance tables (a cold
+        ``pagerecall page`` needs no ``lance``: 0.16-0.33 s of imports). Errors as :meth:`snapshot`."""
+        if self.settings.corpus_root:
+            return Path(self.settings.corpus_root)
+        from pagerecall.index.schema import read_json
+        from pagerecall.index.snapshot import read_current
+
+        name, _ = read_current(self.settings.index_dir)
+        recorded = read_json(Path(self.settings.index_dir) / name / "meta.json").get("corpus_root")
+        return Path(recorded) if recorded else self.corpus_root(self.snapshot())
+
+    def source_file(self, file: str, root: Path | None = None) -> str:
+        """``file`` as a path relative to the corpus root, for the commands that read the source
+        (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
+        one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
+        accepts). Only a name missing on disk opens the index.
+
+        Raises what :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no
+        indexed file (``SourceArgumentError``: a usage mistake, exit 2), ``UsageError`` when it
+        names several (listed, with the next step), and ``SourceNotFoundError`` (exit 1: the index
+        is stale, not the argument) when it names an indexed file that is gone from disk."""
+        from pagerecall.errors import SourceNotFoundError, UsageError
+        from pagerecall.paths import resolve_in_corpus
+
+        root = root or self.source_root()
+        try:
+            resolve_in_corpus(root, file)
+            return file
+        except SourceNotFoundError as missing:
+            if not isinstance(file, str) or any(c in file for c in "*?["):
+                raise
+            try:
+                indexed = [r["path"] for r in self.snapshot().files_table()]
+            except Exception:  # no index to ask: the source's answer stands
+                raise missing from None
+            want = file.strip("/")
+            chosen = [want] if want in indexed else (
+                [] if "/" in want else [p for p in indexed if p.rsplit("/", 1)[-1] == want])
+            if len(chosen) > 1:
+                raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
+                                 f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None
+            if not chosen:
+                raise
+            try:
+                resolve_in_corpus(root, chosen[0])
+            except SourceNotFoundError:
+                raise SourceNotFoundError(
+                    f"{chosen[0]!r} is in the index but no longer under the corpus root {str(root)!r} "
+                    "(deleted or moved since the index was built). Next: restore it, or run "
+                    "`pagerecall update` so the index drops it") from None
+            return chosen[0]
+
+    def read_page(self, file: str, page: int):
+        """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;
+        ``file`` as :meth:`source_file` takes it)."""
+        from pagerecall.verify import read_page
+
+        root = self.source_root()
+        return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
+                         passwords_file=self.settings.passwords_path())
+
+    def check_numbers(self, claim: str, file: str, pages: Any):
+        """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
+        (:func:`pagerecall.verify.numbers.check_numbers`)."""
+        from pagerecall.errors import SourceArgumentError
+        from pagerecall.verify.numbers import check_numbers
+
+        root = self.source_root()
+        try:
+            file = self.source_file(file, root)  # a bare indexed file name, as page and verify take it
+        except SourceArgumentError:
+            pass  # check_numbers refuses it as bad input (exit 2), saying what to pass; an indexed
+            # file gone from disk is raised as it is (exit 1: the index is stale)
+        return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
+                             passwords_file=self.settings.passwords_path())
+
+    def verify_quote(self, quote: str, file: str, page: int | None = None):
+        """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
+        as :meth:`source_file` takes it)."""
+        from pagerecall.verify import verify_quote
+
+        root = self.source_root()
+        return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
+                            passwords_file=self.settings.passwords_path())
