@@ -75,6 +75,10 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         from pagerecall.cli.ledger import run_ledger
 
         return run_ledger(args, settings)
+    if cmd == "notes":
+        from pagerecall.cli.notes import run_notes
+
+        return run_notes(args, settings)
     if cmd == "ui":
         return _launcher(launchers, "ui")(args, settings)
     return read_command(args, settings, asked)

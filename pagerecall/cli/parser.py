@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pagerecall import __version__
 from pagerecall.cli.ledger import add_ledger_parser
+from pagerecall.cli.notes import add_notes_parser
 from pagerecall.cli.output import con
 
 
@@ -109,10 +110,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rects", action="store_true",
                    help="also each hit's boxes on its PDF page(s), per line, in PDF points")
     p.add_argument("--topics", action="store_true", help="also each hit's topic (docs/library.md)")
+    p.add_argument("--with-notes", action="store_true",
+                   help="add agents' notes on each hit's passage, page, section, document; a summary may bring its "
+                        "document in (docs/notes.md)")
+    p.add_argument("--tag", help="only hits on targets carrying this tag (pagerecall notes add --kind tag)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
     p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
+    p.add_argument("--tag", help="only files carrying this tag (on the document or a part of it)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("resolve", parents=[common, reader],
@@ -221,7 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
                    help="--background/--resident: stop after this many idle minutes (default 30)")
     p.add_argument("--read-only", action="store_true",
-                   help="MCP: refuse record_check/review_check too (the ledger is the only thing it writes)")
+                   help="MCP: refuse record_check/review_check/add_note/review_note too (the ledger's store is "
+                        "the only thing it writes)")
 
     add_ledger_parser(sub, common)
+    add_notes_parser(sub, common)
     return parser

@@ -72,9 +72,13 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd == "search":
         extra = {"rects": True} if args.rects else {}
         extra.update({"topics": True} if args.topics else {})
+        if args.with_notes:
+            extra["with_notes"] = True
+        if args.tag:
+            extra["tag"] = args.tag
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
     if cmd == "files":
-        return {"pattern": args.pattern}
+        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
     if cmd == "page" and args.png is not None:
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":
@@ -148,7 +152,9 @@ def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
             from pagerecall.index.snapshot import import_lance_without_pandas
 
             import_lance_without_pandas()  # a one-shot process: pandas would be 55 % of ``import lance``
-        res = entry.run(searcher, payload_)
+        from pagerecall.ledger import read_with_notes  # the package only: notes load when asked for
+
+        res = read_with_notes(searcher, cmd, payload_, lambda s, _cmd, a: entry.run(s, a))
     finally:
         if loading is not None:
             # never exit while the model loads in the background: onnxruntime aborts the process

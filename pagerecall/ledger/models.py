@@ -133,9 +133,10 @@ class Check:
 
 
 def derive_status(reviews: Sequence[Review], stale_reason: str | None) -> str:
-    """A check's status from its reviews and staleness: ``stale`` wins; otherwise each
-    reviewer's latest review counts, any ``dispute`` makes it ``disputed``, else any
-    ``confirm`` ``confirmed``, else ``unreviewed``."""
+    """A check's (or a note's) status from its reviews and staleness: ``stale`` wins; otherwise
+    each reviewer's latest review counts, any ``dispute`` makes it ``disputed``, else any
+    ``needs_revision`` (a note's review) ``needs_revision``, else any ``confirm`` ``confirmed``,
+    else ``unreviewed``."""
     if stale_reason:
         return "stale"
     latest: dict[str, str] = {}
@@ -143,6 +144,8 @@ def derive_status(reviews: Sequence[Review], stale_reason: str | None) -> str:
         latest[agent_key(r.agent)] = r.verdict
     if "dispute" in latest.values():
         return "disputed"
+    if "needs_revision" in latest.values():  # notes only (checks take confirm / dispute)
+        return "needs_revision"
     if "confirm" in latest.values():
         return "confirmed"
     return "unreviewed"

@@ -14,6 +14,8 @@ Tools (names kept from the upstream design):
 ``check_numbers``          the numbers of a claim on the cited source pages: found or not, where
 ``record_check`` ...       the citation ledger: record, review, find, list checks
                            (:mod:`pagerecall.mcp.ledger_tools`; the only thing the server writes)
+``add_note`` ...           notes: add, review, find notes; consensus; agent_activity (:mod:`.notes_tools`,
+                           the same store)
 ``view_page``              the page as an image, a quote or hit highlighted (:mod:`.view`)
 ``document_outline``       a file's table of contents from the index (bookmarks or detected headings)
 ``resolve_reference``      a reference as printed -> candidate files, metadata, pages (:mod:`.references`)
@@ -102,6 +104,25 @@ from pagerecall.mcp.shaping import cap_dict, guard, page_out, prune_deepest, sea
 log = logging.getLogger(__name__)
 
 
+WITH_NOTES_DESC = ("add agents' notes on each hit's passage, page, section and document (notes are agents' "
+                   "words, never the source's); a document summary may bring its document in as a hit with "
+                   "origin 'note' that points to its pages (text empty): read them before quoting")
+Tag = Annotated[str | None, Field(max_length=64, description="only hits (files) on targets carrying this tag "
+                                                            "(add_note kind tag)")]
+
+
+def _notes_args(with_notes: bool, tag: str | None) -> dict:
+    """The read table's arguments for notes: none unless asked (a plain search stays the table's)."""
+    return {**({"with_notes": True} if with_notes else {}), **({"tag": tag} if tag else {})}
+
+
+def _read(searcher, command: str, args: dict) -> dict:
+    """A read through the table, with the notes it asks for (:func:`pagerecall.ledger.read_with_notes`)."""
+    from pagerecall.ledger import read_with_notes
+
+    return read_with_notes(searcher, command, args, run_read)
+
+
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                   response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False, sdk: bool = True):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
@@ -174,11 +195,13 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
         topics: Annotated[bool, Field(description="also each hit's topic (library_topics lists them)")] = False,
+        with_notes: Annotated[bool, Field(description=WITH_NOTES_DESC)] = False,
+        tag: Tag = None,
     ) -> SearchOut:
         def run():
             check_args(query=query, k=k, files=files)
-            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": mode, "files": files or None,
-                                                    "rects": rects, "topics": topics})
+            d = _read(get_searcher(), "search", {"query": query, "k": k, "mode": mode, "files": files or None,
+                                                 "rects": rects, "topics": topics, **_notes_args(with_notes, tag)})
             return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
@@ -190,11 +213,13 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                                 description=f"number of hits, 1-{MAX_K}")] = DEFAULT_DEEP_K,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
+        with_notes: Annotated[bool, Field(description=WITH_NOTES_DESC)] = False,
+        tag: Tag = None,
     ) -> SearchOut:
         def run():
             check_args(query=query, k=k, files=files)
-            d = run_read(get_searcher(), "search", {"query": query, "k": k, "mode": "hybrid", "files": files or None,
-                                                    "deep": True, "rects": rects})
+            d = _read(get_searcher(), "search", {"query": query, "k": k, "mode": "hybrid", "files": files or None,
+                                                 "deep": True, "rects": rects, **_notes_args(with_notes, tag)})
             return tool_result(search_out(d, response_budget))
 
         return guard(settings, run)
@@ -218,10 +243,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                                       description="words of a file name, or a glob; '*' for all")] = "*",
         limit: Annotated[int, Field(**schema_bounds(minimum=1, maximum=MAX_FILES_LISTED),
                                     description="list at most this many files")] = DEFAULT_FILES_LISTED,
+        tag: Tag = None,
     ) -> FilesOut:
         def run():
             check_args(pattern=pattern, limit=limit)
-            d = run_read(get_searcher(), "files", {"pattern": pattern})
+            d = _read(get_searcher(), "files", {"pattern": pattern, **_notes_args(False, tag)})
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
                            files=entries[:limit], truncated=len(entries) > limit, note=d.get("note") or "")
@@ -327,6 +353,10 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
 
     register_ledger_tools(server, settings, get_searcher, guard, read_only=read_only,
                           response_budget=response_budget)
+    from pagerecall.mcp.notes_tools import register as register_notes_tools
+
+    register_notes_tools(server, settings, get_searcher, guard, read_only=read_only,
+                         response_budget=response_budget)
 
     from pagerecall.mcp.view import register as register_view
 

@@ -265,7 +265,9 @@ class ResidentServer:
         if command not in READ_COMMANDS:
             return {"ok": False, "refused": f"unknown command {command!r}"}
         try:
-            return {"ok": True, "result": run_read(self.searcher, command, msg.get("args") or {})}
+            from pagerecall.ledger import read_with_notes  # the package only: notes load when asked for
+
+            return {"ok": True, "result": read_with_notes(self.searcher, command, msg.get("args") or {}, run_read)}
         except PagerecallError as exc:
             return {"ok": False, "error": {"type": type(exc).__name__, "message": str(exc)}}
 

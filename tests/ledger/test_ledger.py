@@ -510,8 +510,8 @@ def test_queries_never_load_the_ledger(indexed):
         "from pagerecall.mcp.server import create_server\n"
         "from pagerecall.config import Settings\n"
         "create_server(Settings())\n"
-        # the MCP tool definitions need the package, its pure models module and where the ledger lives
-        "loaded = [m for m in sys.modules if m.startswith('pagerecall.ledger.') and m not in ('pagerecall.ledger.models', 'pagerecall.ledger.location')]\n"
+        # the MCP tool definitions need the package, its pure models modules and where the ledger lives
+        "loaded = [m for m in sys.modules if m.startswith('pagerecall.ledger.') and m not in ('pagerecall.ledger.models', 'pagerecall.ledger.notes_models', 'pagerecall.ledger.location')]\n"
         "print('LOADED', loaded, file=sys.stderr)\n"
         "assert loaded == [], loaded\n"
     )

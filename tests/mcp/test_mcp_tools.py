@@ -40,8 +40,9 @@ ROOT = Path(__file__).resolve().parents[2]
 TOOLS = {"semantic_search", "semantic_search_deep", "semantic_search_info", "library_files", "read_page", "resolve_reference",
          "verify_quote", "check_numbers", "document_outline", "compose_evidence", "view_page",
          "related", "library_topics", "cites", "cited_by"}
-LEDGER_WRITE = {"record_check", "review_check"}  # the ledger (tests/ledger/test_ledger.py): the only writes
-LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks"}
+LEDGER_WRITE = {"record_check", "review_check",  # the ledger (tests/ledger/test_ledger.py): the only writes
+                "add_note", "review_note"}  # and its notes (tests/ledger/test_notes*.py)
+LEDGER_TOOLS = LEDGER_WRITE | {"find_checks", "list_checks", "find_notes", "consensus", "agent_activity"}
 
 STORM = ("The lighthouse keeper recorded a violent storm at twenty to four in the morning on the ninth "
          "of March.")
@@ -672,8 +673,10 @@ def test_hit_and_quote_models_are_the_core_types_with_every_field_described():
     from pagerecall.types import Hit
     from pagerecall.verify import QuoteCheck
 
-    # MCP-only extras: ``truncated`` (the size budget), ``rects`` (boxes on the page) and ``topic`` (on request)
-    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects", "topic"} == set(HitOut.model_fields)
+    # MCP-only extras: ``truncated`` (the size budget), ``rects`` (boxes on the page, on request), ``topic`` (on
+    # request), and what ``with_notes`` adds (docs/notes.md: origin, from_note, notes, tags, search_score)
+    notes = {"origin", "from_note", "notes", "tags", "search_score"}
+    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects", "topic"} | notes == set(HitOut.model_fields)
     assert {f.name for f in dc.fields(QuoteCheck)} | {"truncated"} == set(QuoteOut.model_fields)
     undescribed = [n for n, f in HitOut.model_fields.items() if not f.description]
     assert not undescribed, f"HitOut fields without a description for the agent: {undescribed}"
