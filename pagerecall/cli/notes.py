@@ -1,4 +1,4 @@
-"""``pagerecall notes add | review | find | list | export | import | consensus | activity`` (layer 4, CLI).
+"""``pagerecall notes add | review | find | list | export | import | consensus | activity`` (CLI).
 
 Shaped like ``pagerecall ledger`` (:mod:`pagerecall.cli.ledger`): the parser imports only argparse;
 the notes code loads when a ``notes`` command runs. ``--json`` prints the MCP tools' keys

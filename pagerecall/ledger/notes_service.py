@@ -1,4 +1,4 @@
-"""Add, review, list and find notes; consensus; one agent's activity (layer 3: what the CLI and the
+"""Add, review, list and find notes; consensus; one agent's activity (what the CLI and the
 MCP tools call).
 
 Writing a note reads its target (:mod:`pagerecall.ledger.notes_targets`) and stores its pointers

@@ -1,4 +1,4 @@
-"""The notes' MCP tools (layer 4): ``add_note``, ``review_note``, ``find_notes``, ``consensus``,
+"""The notes' MCP tools: ``add_note``, ``review_note``, ``find_notes``, ``consensus``,
 ``agent_activity``.
 
 Registered beside the ledger's tools (:mod:`pagerecall.mcp.ledger_tools`), on the same store
