@@ -672,8 +672,10 @@ def test_hit_and_quote_models_are_the_core_types_with_every_field_described():
     from pagerecall.types import Hit
     from pagerecall.verify import QuoteCheck
 
-    # MCP-only extras: ``truncated`` (the size budget) and ``rects`` (boxes on the page, on request)
-    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects"} == set(HitOut.model_fields)
+    # MCP-only extras: ``truncated`` (the size budget), ``rects`` (boxes on the page, on request), and what
+    # ``with_notes`` adds (docs/notes.md: origin, from_note, notes, tags, search_score)
+    notes = {"origin", "from_note", "notes", "tags", "search_score"}
+    assert {f.name for f in dc.fields(Hit)} | {"truncated", "rects"} | notes == set(HitOut.model_fields)
     assert {f.name for f in dc.fields(QuoteCheck)} | {"truncated"} == set(QuoteOut.model_fields)
     undescribed = [n for n, f in HitOut.model_fields.items() if not f.description]
     assert not undescribed, f"HitOut fields without a description for the agent: {undescribed}"
