@@ -10,6 +10,7 @@ the page and section a sentence is in.
 from __future__ import annotations
 
 import dataclasses
+import json
 import shutil
 import subprocess
 import sys
@@ -275,3 +276,24 @@ def test_files_list_tags_and_filter_by_tag(indexed):
     assert {f["path"]: f["tags"] for f in listed["files"]} == {"manual.txt": ["fog"], "recipes.txt": ["Baking"]}
     only = nsr.answer(s, searcher, "files", {"pattern": "*", "tag": "baking"}, run)
     assert [f["path"] for f in only["files"]] == ["recipes.txt"] and only["matched"] == 1
+
+
+def test_cli_search_with_notes_tag_and_files_tags(indexed, capsys):
+    from pagerecall.cli.commands import main
+
+    s, _ = indexed
+    base = ["--index", str(s.index_dir), "--corpus", str(s.corpus_root), "--in-process", "-q"]
+    ns.add_note(s, kind="summary", text="A baking book: sourdough bread and sponge cakes.", agent="a",
+                file="recipes.txt")
+    ns.add_note(s, kind="tag", text="baking", agent="a", file="recipes.txt")
+    assert main(["search", "which file is about baking?", "-k", "3", "--with-notes", *base]) == 0
+    out = capsys.readouterr().out
+    assert "A baking book" in out and ("FROM A NOTE" in out or "summary on the document" in out)
+    assert main(["search", "keeper", "--tag", "baking", "--json", *base]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["hits"] and {h["file"] for h in res["hits"]} == {"recipes.txt"}
+    assert main(["files", *base]) == 0
+    assert "recipes.txt  [tags: baking]" in capsys.readouterr().out
+    assert main(["files", "--tag", "baking", "--json", *base]) == 0
+    assert [f["path"] for f in json.loads(capsys.readouterr().out)["files"]] == ["recipes.txt"]
+    assert main(["search", "keeper", "--tag", "a, b", *base]) == 2
