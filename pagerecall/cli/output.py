@@ -118,7 +118,12 @@ def print_search(res: dict, quiet: bool = False) -> None:
             out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
         body = h.get("snippet") or h["text"]
         body = " ".join(_highlight(body, tty).split())
-        out.write(f"   {body}\n")
+        if body:
+            out.write(f"   {body}\n")
+        if "notes" in h or h.get("from_note"):  # search --with-notes / --tag (pagerecall.cli.notes)
+            from pagerecall.cli.notes import hit_note_lines
+
+            out.write(hit_note_lines(h))
         if "rects" in h:
             out.write(_rects_line(h["rects"]))
         out.write("\n")
@@ -403,7 +408,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "files":
         if not args.json:
             for f in res["files"]:
-                con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}\n")
+                tags = f"  [tags: {', '.join(f['tags'])}]" if isinstance(f, dict) and f.get("tags") else ""
+                con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}{tags}\n")
             note = f" ({res['note']})" if res["matched"] == 0 else ""
             by = "by name or metadata" if res.get("sources") else "by name"
             con().out.write(f"{res['matched']} of {res['total']} files match {by}{note}\n")

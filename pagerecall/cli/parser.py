@@ -109,10 +109,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--deep", action="store_true", help="recall wide, widen passages, rerank")
     p.add_argument("--rects", action="store_true",
                    help="also each hit's boxes on its PDF page(s), per line, in PDF points")
+    p.add_argument("--with-notes", action="store_true",
+                   help="add agents' notes on each hit's passage, page, section, document; a summary may bring its "
+                        "document in (docs/notes.md)")
+    p.add_argument("--tag", help="only hits on targets carrying this tag (pagerecall notes add --kind tag)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("files", parents=[common, reader], help="inventory by file name (definitive by name)")
     p.add_argument("pattern", nargs="?", default="*", help="words of a file name, or a glob")
+    p.add_argument("--tag", help="only files carrying this tag (on the document or a part of it)")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("resolve", parents=[common, reader],

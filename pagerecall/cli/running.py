@@ -71,9 +71,13 @@ def payload(args: argparse.Namespace) -> dict:
     cmd = args.command
     if cmd == "search":
         extra = {"rects": True} if args.rects else {}
+        if args.with_notes:
+            extra["with_notes"] = True
+        if args.tag:
+            extra["tag"] = args.tag
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
     if cmd == "files":
-        return {"pattern": args.pattern}
+        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
     if cmd == "page" and args.png is not None:
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":

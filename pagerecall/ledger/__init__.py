@@ -35,7 +35,20 @@ from pathlib import Path
 
 from pagerecall.ledger.location import LEDGER_FILE, ledger_path
 
-__all__ = ["LEDGER_FILE", "ledger_path", "after_index_write", "wants_notes"]
+__all__ = ["LEDGER_FILE", "ledger_path", "after_index_write", "read_with_notes", "wants_notes"]
+
+
+def read_with_notes(searcher, command: str, args: dict, run_read) -> dict:
+    """A read command as every interface answers it: ``run_read(searcher, command, args)`` (the
+    read table, :func:`pagerecall.search.commands.run_read`), with the notes it asks for when
+    :func:`wants_notes` says so (:func:`pagerecall.ledger.notes_search.answer`: ``search`` with
+    ``with_notes`` or ``tag``, ``files`` with tags). Without notes, nothing of the notes is
+    imported and the answer is the table's. Raises what the command raises."""
+    if not wants_notes(searcher.settings, command, args):
+        return run_read(searcher, command, args)
+    from pagerecall.ledger.notes_search import answer
+
+    return answer(searcher.settings, searcher, command, args, lambda a: run_read(searcher, command, a))
 
 
 def wants_notes(settings, command: str, args: dict) -> bool:

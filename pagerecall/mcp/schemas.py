@@ -87,6 +87,22 @@ HitOut = model_of(Hit, "HitOut", "One search hit: a pointer into the source.", H
     "truncated": (bool, Field(False, description="text was cut to keep the response small")),
     "rects": (Geometry | None, Field(None, description="with rects=true: where the passage lies on its PDF page(s), "
                                                        "boxes per line in PDF points (view_page shows it)")),
+    # with_notes / tag only (absent otherwise: a plain answer stays as it was; docs/notes.md)
+    "chunk_id": (str | None, Field(description="the passage's id (read_page / view_page hit=...); null for a hit "
+                                               "a note brought in (origin 'note')")),
+    "origin": (str | None, Field(None, exclude_if=lambda v: v is None,
+                                 description="with_notes: 'passage', or 'note' for a hit a summary brought in: it "
+                                             "points to the summary's target pages, its text is empty")),
+    "from_note": (dict | None, Field(None, exclude_if=lambda v: v is None,
+                                     description="origin 'note': the summary (id, kind, text, agent, status, "
+                                                 "target): an agent's words, never the source's")),
+    "notes": (list[dict] | None, Field(None, exclude_if=lambda v: v is None,
+                                       description="with_notes: agents' notes on this hit's passage, page, section "
+                                                   "or document (on, id, kind, text, agent, status)")),
+    "tags": (list[str] | None, Field(None, exclude_if=lambda v: v is None,
+                                     description="with_notes: tags on this hit's targets")),
+    "search_score": (float | None, Field(None, exclude_if=lambda v: v is None,
+                                         description="with_notes: the search's own score before the notes lane")),
 })
 
 
@@ -264,7 +280,8 @@ class FileEntry(BaseModel):
         return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
                    error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
                    why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"),
-                   **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}))
+                   **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}),
+                   **({"tags": rec["tags"]} if rec.get("tags") else {}))  # files carrying tags (docs/notes.md)
 
 
 class FilesOut(BaseModel):

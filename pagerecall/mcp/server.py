@@ -174,6 +174,26 @@ def _check_args(**args: Any) -> None:
                      "pass paths or globs as library_files lists them")
 
 
+WITH_NOTES_DESC = ("add agents' notes on each hit's passage, page, section and document (notes are agents' "
+                   "words, never the source's); a document summary may bring its document in as a hit with "
+                   "origin 'note' that points to its pages (text empty): read them before quoting")
+Tag = Annotated[str | None, Field(max_length=64, description="only hits (files) on targets carrying this tag "
+                                                            "(add_note kind tag)")]
+
+
+def _notes_args(with_notes: bool, tag: str | None) -> dict:
+    """The read's arguments for notes: none unless asked (a plain search stays as it was)."""
+    return {**({"with_notes": True} if with_notes else {}), **({"tag": tag} if tag else {})}
+
+
+def _read(searcher, command: str, args: dict) -> dict:
+    """A read with the notes it asks for (:func:`pagerecall.ledger.read_with_notes`)."""
+    from pagerecall.ledger import read_with_notes
+    from pagerecall.resident.commands import run_without_notes
+
+    return read_with_notes(searcher, command, args, run_without_notes)
+
+
 def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                   response_budget: int = RESPONSE_TOKEN_BUDGET, read_only: bool = False, sdk: bool = True):
     """Build the MCP server (an ``mcp.server.mcpserver.MCPServer``) over one index.
@@ -245,11 +265,17 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         mode: Annotated[Literal["hybrid", "vector", "fulltext"], Field(description="search lanes")] = "hybrid",
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
+        with_notes: Annotated[bool, Field(description=WITH_NOTES_DESC)] = False,
+        tag: Tag = None,
     ) -> SearchOut:
         def run():
             _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode=mode, files=files or None)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            if with_notes or tag:
+                d = _read(get_searcher(), "search", {"query": query, "k": k, "mode": mode, "files": files or None,
+                                                     **_notes_args(with_notes, tag)})
+            else:
+                d = get_searcher().search(query, k=k, mode=mode, files=files or None).to_dict()
+            return tool_result(search_out(with_rects(get_searcher(), d, rects), response_budget))
 
         return guard(settings, run)
 
@@ -259,11 +285,17 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         k: Annotated[int, Field(**_limits(minimum=1, maximum=K_MAX), description="number of hits, 1-50")] = 5,
         files: Files = None,
         rects: Annotated[bool, Field(description="also each hit's boxes on its PDF page(s)")] = False,
+        with_notes: Annotated[bool, Field(description=WITH_NOTES_DESC)] = False,
+        tag: Tag = None,
     ) -> SearchOut:
         def run():
             _check_args(query=query, k=k, files=files)
-            res = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True)
-            return tool_result(search_out(with_rects(get_searcher(), res.to_dict(), rects), response_budget))
+            if with_notes or tag:
+                d = _read(get_searcher(), "search", {"query": query, "k": k, "mode": "hybrid", "files": files or None,
+                                                     "deep": True, **_notes_args(with_notes, tag)})
+            else:
+                d = get_searcher().search(query, k=k, mode="hybrid", files=files or None, deep=True).to_dict()
+            return tool_result(search_out(with_rects(get_searcher(), d, rects), response_budget))
 
         return guard(settings, run)
 
@@ -286,10 +318,11 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
                                       description="words of a file name, or a glob; '*' for all")] = "*",
         limit: Annotated[int, Field(**_limits(minimum=1, maximum=2000),
                                     description="list at most this many files")] = 200,
+        tag: Tag = None,
     ) -> FilesOut:
         def run():
             _check_args(pattern=pattern, limit=limit)
-            d = get_searcher().files(pattern)
+            d = _read(get_searcher(), "files", {"pattern": pattern, **_notes_args(False, tag)})
             entries = [FileEntry.from_record(f) for f in d.get("files", [])]
             out = FilesOut(total=int(d.get("total", 0)), matched=int(d.get("matched", len(entries))),
                            files=entries[:limit], truncated=len(entries) > limit, note=d.get("note") or "")

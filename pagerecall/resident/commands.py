@@ -11,7 +11,17 @@ from typing import Any
 
 def run_command(searcher: Any, command: str, args: dict) -> dict:
     """One read command on ``searcher``, as the dict the CLI prints (the in-process path calls this
-    too, so both paths print the same thing)."""
+    too, so both paths print the same thing), with the notes it asks for
+    (:func:`pagerecall.ledger.read_with_notes`: none unless ``search`` asks ``with_notes`` or a
+    ``tag``, or ``files`` a ``tag`` or the index has a ledger; nothing of the notes is imported
+    otherwise)."""
+    from pagerecall.ledger import read_with_notes
+
+    return read_with_notes(searcher, command, args, run_without_notes)
+
+
+def run_without_notes(searcher: Any, command: str, args: dict) -> dict:
+    """The read command without notes."""
     if command == "search":
         res = searcher.search(args["query"], k=args.get("k", 8), mode=args.get("mode", "hybrid"),
                               files=args.get("files"), deep=bool(args.get("deep"))).to_dict()

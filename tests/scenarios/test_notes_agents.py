@@ -91,6 +91,26 @@ def test_two_agents_share_summaries_review_them_and_find_consensus(library):
     assert top["target"]["section"] == ["3. The Fog Signal"] and top["agreement"] == "disputed"
     assert {n["id"] for n in top["notes"]} == {fog["id"], other["id"]}
     assert top["confirmations"] == 1 and top["disputes"] == 1 and top["agents"] == ["reader-1", "reader-3"]
+    # a search with notes: the hits carry the notes on their targets; a broad question brings the summarised
+    # document in through the notes lane, pointing to its pages and never quoting the summary as the source
+    plain = ok(call(checker, "semantic_search", {"query": "how often does the fog siren sound", "k": 3}))
+    assert all("notes" not in h and "origin" not in h for h in plain["hits"])
+    noted = ok(call(checker, "semantic_search", {"query": "how often does the fog siren sound", "k": 3,
+                                                 "with_notes": True}))
+    on_p5 = [h for h in noted["hits"] if h["file"] == MANUAL and h["page_start"] <= 5 <= h["page_end"]]
+    assert on_p5 and fog["id"] in [n["id"] for n in on_p5[0]["notes"]] and "fog signals" in on_p5[0]["tags"]
+    broad = ok(call(checker, "semantic_search", {"query": "which of my books is a manual for lighthouse keepers?",
+                                                 "k": 5, "with_notes": True}))
+    assert broad["envelope"]["notes"]["lane"] >= 1
+    for h in broad["hits"]:
+        if h.get("origin") == "note":
+            assert h["text"] == "" and h["chunk_id"] is None and "not the source's words" in h["from_note"]["warning"]
+    assert MANUAL in [h["file"] for h in broad["hits"]]
+    tagged = ok(call(checker, "semantic_search", {"query": "keeper", "k": 5, "tag": "Fog Signals"}))
+    assert tagged["hits"] and all(h["file"] == MANUAL and h["page_start"] <= 5 <= h["page_end"]
+                                  for h in tagged["hits"])
+    files = ok(call(checker, "library_files", {"pattern": "*", "tag": "fog signals"}))
+    assert [f["path"] for f in files["files"]] == [MANUAL] and files["files"][0]["tags"] == ["fog signals"]
     # what each agent did, in time order
     act = ok(call(checker, "agent_activity", {"agent": "checker-2"}))
     assert [it["type"] for it in act["items"]] == ["note_review", "note", "note_review"]
