@@ -42,6 +42,12 @@ def index(tmp_path_factory) -> tuple[Settings, Path]:
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
                                    degraded_registry=None)
     build(settings, corpus)
+    from pagerecall.ledger import notes_service  # notes, so that --with-notes and --tag answer something
+
+    manual = "en/harrow-point-manual.pdf"
+    notes_service.add_note(settings, kind="summary", agent="r1", file=manual,
+                           text="The keeper's manual of Harrow Point Light: lamp, lens, fog signal, journal, storms.")
+    notes_service.add_note(settings, kind="tag", agent="r1", file=manual, section="3. The Fog Signal", text="fog")
     return settings, corpus
 
 
@@ -65,6 +71,9 @@ COMMANDS = [
     ["search", "Nebelsignal", "--mode", "vector", "--file", "de"],
     ["search", "lighthouse keeper duties", "--deep", "-k", "3"],
     ["files", "*"],
+    ["search", "which book is a lighthouse keeper's manual?", "-k", "3", "--with-notes"],
+    ["search", "keeper", "-k", "3", "--tag", "fog"],
+    ["files", "*", "--tag", "FOG"],
     ["info"],
     ["page", "en/harrow-point-manual.pdf", "2"],
     ["verify", "fog signal", "--file", "en/harrow-point-manual.pdf"],
