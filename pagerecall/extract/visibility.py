@@ -1,0 +1,383 @@
+"""Which glyphs of a PDF page a reader sees, decided from the rendered page (layer 1).
+
+**A glyph is visible when drawing it changes the pixels a reader sees.** The page is rendered with
+and without its text (:func:`pagerecall.extract.rendering.render_pair`); each glyph of the page's
+text (``extractRAWDICT``, the very glyphs the page's text is made of) is visible when its box,
+shrunk by :data:`SHRINK` on each side (so that a neighbour's ink does not count), holds a pixel
+whose contrast between the two renders reaches
+:data:`pagerecall.extract.rendering.MIN_PIXEL_CONTRAST`. That one test covers text under images,
+shadings, curves, polygons and pattern fills, clips, optional content, soft masks, render modes 3
+and 7, same-colour text and blank glyphs, whatever the trick, and keeps white text on a dark
+shading, text under a highlight annotation, outlined text and rotated pages.
+
+Where the rendering cannot decide, the rules of the first round remain:
+
+* ``tiny_font``: a glyph whose box is under :data:`MIN_GLYPH_EXTENT` points across its line
+  (squashed flat by the text matrix or the CTM) or whose size is under 1 pt leaves no readable
+  ink, whatever its pixels;
+* ``outside_page``: a glyph wholly outside the page's visible box is not rendered;
+  :func:`pagerecall.extract.offpage.overflow` keeps printed text cut by the paper's edge;
+* an invisible text layer (render mode 3) over an image stays the page's text where the image
+  shows ink like print beneath it (a scan's OCR layer: :data:`SCAN_MIN_CONTRAST`); over a plain
+  banner it is hidden.
+
+Text MuPDF leaves out of the extraction itself is listed too: off the crop or media box
+(``outside_page``), clipped away (``unpainted``), in an optional content layer that is off
+(``optional_content_off``).
+
+A hidden glyph is named by the first cause that applies: ``invisible_render_mode`` (mode 3 or
+7 in ``get_texttrace``), ``transparent`` (span opacity 0), ``covered`` (a non-text drawing made
+after it meets its box), ``same_colour`` (its colour against the page beneath it, from the
+render without text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph,
+a mask or blend). Whitespace glyphs and spans without a letter or digit are never hidden.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.types import HiddenSpan
+
+__all__ = ["MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+
+Key = tuple[int, int, int, int]
+"""A glyph of ``extractRAWDICT``: (block, line, span, char) indexes."""
+
+MIN_GLYPH_EXTENT = 1.0
+"""Points across the writing direction under which a glyph box leaves no readable ink. Why: the
+first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed by ``Tm`` or
+``cm`` to 0.24 pt keeps size 12 in the trace but not in the glyph box)."""
+
+SHRINK = 0.2
+"""Share of a glyph box's width and height cut from each side before its pixels are counted."""
+
+MIN_ALONG = 0.3
+"""Font sizes: the least extent along the line a glyph box is given before its pixels are counted."""
+
+SCAN_MIN_CONTRAST = 3.0
+"""Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
+text (render without text) for the image there to count as showing print. Why: a scan's text
+line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
+
+_TEXT_OPS = ("fill-text", "stroke-text", "clip-text", "clip-stroke-text", "ignore-text")
+
+
+def _has_word(span: dict) -> bool:
+    return any(c["c"].isalnum() for c in span.get("chars", ()))
+
+
+def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
+    """(hidden glyphs of ``raw`` -> reason, hidden spans) for a PyMuPDF ``page`` and its
+    ``extractRAWDICT()`` ``raw``. Spans list runs of one reason in reading order (lines of a run
+    joined by a space), then text MuPDF leaves out of ``raw`` itself (outside the media box) from
+    ``get_texttrace``. Empty results when every glyph is visible. A page MuPDF cannot render
+    keeps its text (nothing hidden by the rendering)."""
+    rect = tuple(page.rect * page.derotation_matrix)
+    try:
+        log = page.get_bboxlog()
+    except Exception:
+        log = []
+    keys, boxes, dirs, sizes, runs, run_of = _glyphs(raw)
+    reasons: dict[Key, str] = {}
+    if keys:
+        off = [not meets(r.bbox, rect) for r in runs]
+        kept = overflow(runs, off, rect) if any(off) else set()
+        horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
+        extent = np.where(horizontal, boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0])
+        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0)
+        inside = _share_inside(boxes, rect) >= 0.5
+        for i in np.nonzero(tiny)[0]:
+            reasons[keys[i]] = "tiny_font"
+        for i in np.nonzero(~inside & ~tiny)[0]:  # a glyph of a line on the page, cut by its edge, stays
+            if off[run_of[i]] and run_of[i] not in kept:
+                reasons[keys[i]] = "outside_page"
+        todo = np.nonzero(inside & ~tiny)[0]
+        if len(todo):
+            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo], sizes[todo]))
+    spans = list(_spans(raw, reasons, page))
+    spans += _dropped_by_mupdf(page, raw, rect, log)
+    spans += _layers_off(page, raw)
+    return reasons, tuple(spans)
+
+
+def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
+    """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
+    ``(n, 4)``, line directions ``(n, 2)``, span sizes ``(n,)``, the spans as :class:`Run` and
+    each glyph's span index."""
+    keys: list[Key] = []
+    boxes: list = []
+    dirs: list = []
+    sizes: list = []
+    runs: list[Run] = []
+    run_of: list[int] = []
+    for b, blk in enumerate(raw.get("blocks", ())):
+        for l, line in enumerate(blk.get("lines", ())):
+            d = line.get("dir") or (1.0, 0.0)
+            for s, span in enumerate(line.get("spans", ())):
+                chars = span.get("chars", ())
+                if not _has_word(span):
+                    continue
+                r = len(runs)
+                runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(d), tuple(chars[0]["origin"])))
+                for c, ch in enumerate(chars):
+                    if ch["c"].isspace():
+                        continue
+                    keys.append((b, l, s, c))
+                    boxes.append(ch["bbox"])
+                    dirs.append(d)
+                    sizes.append(span.get("size") or 0.0)
+                    run_of.append(r)
+    if not keys:
+        return [], np.zeros((0, 4)), np.zeros((0, 2)), np.zeros(0), runs, run_of
+    return keys, np.asarray(boxes, float), np.asarray(dirs, float), np.asarray(sizes, float), runs, run_of
+
+
+def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
+               sizes: np.ndarray) -> dict[Key, str]:
+    """Glyphs (inside the page) whose box, shrunk along the line by :data:`SHRINK` on each side,
+    shows no changed pixel -> reason. A glyph box thinner than :data:`MIN_ALONG` font sizes along
+    the line (the second letter of an expanded ligature, a combining mark) is widened about its
+    centre to that: its ink is its neighbour's. Across the line the box is kept whole (an
+    underscore's ink lies at its descender edge)."""
+    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
+
+    try:
+        with_text, without_text, m = render_pair(page)
+    except Exception:  # a page MuPDF cannot draw: the rendering cannot decide, nothing hidden
+        return {}
+    px = _to_pixels(boxes, m)
+    lo = np.where(horizontal, px[:, 0], px[:, 1])
+    hi = np.where(horizontal, px[:, 2], px[:, 3])
+    need = MIN_ALONG * sizes * abs(m.a or m.b)
+    mid = (lo + hi) / 2
+    lo, hi = np.minimum(lo, mid - need / 2), np.maximum(hi, mid + need / 2)
+    cut = SHRINK * (hi - lo)
+    lo, hi = lo + cut, hi - cut
+    shrunk = px.copy()
+    shrunk[:, 0] = np.where(horizontal, lo, px[:, 0])
+    shrunk[:, 2] = np.where(horizontal, hi, px[:, 2])
+    shrunk[:, 1] = np.where(horizontal, px[:, 1], lo)
+    shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
+    counts = box_ink(integral(ink(with_text, without_text)), shrunk)
+    hidden = np.nonzero(counts == 0)[0]
+    if not len(hidden):
+        return {}
+    namer = _Namer(page, raw, log, without_text, m)
+    out: dict[Key, str] = {}
+    for i in hidden:
+        reason = namer.reason(keys[i], boxes[i], px[i])
+        if reason:
+            out[keys[i]] = reason
+    return out
+
+
+def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
+    """Share of each box's area inside ``rect`` (1.0 for a box without area that lies inside)."""
+    w = np.clip(np.minimum(boxes[:, 2], rect[2]) - np.maximum(boxes[:, 0], rect[0]), 0, None)
+    h = np.clip(np.minimum(boxes[:, 3], rect[3]) - np.maximum(boxes[:, 1], rect[1]), 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    flat = area <= 0
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    centre_in = (cx >= rect[0]) & (cx <= rect[2]) & (cy >= rect[1]) & (cy <= rect[3])
+    return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
+
+
+def _to_pixels(boxes: np.ndarray, m: Any) -> np.ndarray:
+    """Boxes ``(n, 4)`` through a matrix of a multiple of 90 degrees -> pixel boxes ``(n, 4)``."""
+    xa = m.a * boxes[:, 0] + m.c * boxes[:, 1] + m.e
+    ya = m.b * boxes[:, 0] + m.d * boxes[:, 1] + m.f
+    xb = m.a * boxes[:, 2] + m.c * boxes[:, 3] + m.e
+    yb = m.b * boxes[:, 2] + m.d * boxes[:, 3] + m.f
+    return np.stack([np.minimum(xa, xb), np.minimum(ya, yb), np.maximum(xa, xb), np.maximum(ya, yb)], 1)
+
+
+class _Namer:
+    """Names why a glyph the rendering found invisible is hidden (module docstring), or None for
+    an OCR layer over a scan that shows print. The render mode comes from the span's
+    ``char_flags`` (MuPDF: 16 filled, 32 stroked, 64 clip; render mode 3 sets neither of the
+    first two, mode 7 sets fill and clip with alpha 0), the paint order from ``get_bboxlog``."""
+
+    def __init__(self, page: Any, raw: dict, log: list, without_text: np.ndarray, m: Any) -> None:
+        self.page, self.raw, self.log, self.bg, self.m = page, raw, log, without_text, m
+        self._scan: dict[tuple[int, int], bool] = {}
+
+    def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
+        b, l, s, _ = key
+        span = self.raw["blocks"][b]["lines"][l]["spans"][s]
+        flags, alpha = span.get("char_flags", 16), span.get("alpha", 255)
+        if not flags & 48:  # render mode 3: drawn by no one
+            return None if self._shows_print(b, l, box) else "invisible_render_mode"
+        if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
+            return "invisible_render_mode"
+        if alpha == 0:
+            return "transparent"
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        seq = next((i for i, (k, r) in enumerate(self.log)
+                    if k in _TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
+        if seq is not None and any(k not in _TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
+            return "covered"
+        if _contrast_to_page(span.get("color", 0), self.bg, px) < 1.2:
+            return "same_colour"
+        return "unpainted"
+
+    def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
+        """True when an image lies beneath the glyph and the page beneath its line (render without
+        text) holds dark ink on light ground (:data:`SCAN_MIN_CONTRAST`)."""
+        if not any(k in ("fill-image", "fill-imgmask") and meets(box, r) for k, r in self.log):
+            return False
+        if (b, l) not in self._scan:
+            line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
+            x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
+            region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+            ok = False
+            if region.size >= 4:
+                lo, hi = np.percentile(region, (5, 95))
+                ok = _contrast(_lin(lo), _lin(hi)) >= SCAN_MIN_CONTRAST
+            self._scan[(b, l)] = ok
+        return self._scan[(b, l)]
+
+
+def _lin(v: float) -> float:
+    v = min(255.0, max(0.0, float(v))) / 255.0
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def _contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
+    """Contrast of an sRGB colour (``0xRRGGBB``) against the median gray of the page beneath ``px``."""
+    r, g, b = ((colour >> 16) & 255) / 255.0, ((colour >> 8) & 255) / 255.0, (colour & 255) / 255.0
+    gray = 255.0 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
+    x0, y0, x1, y1 = (int(v) for v in np.round(px))
+    region = bg[max(0, y0):max(y0 + 1, y1), max(0, x0):max(x0 + 1, x1)]
+    beneath = float(np.median(region)) if region.size else 255.0
+    return _contrast(_lin(gray), _lin(beneath))
+
+
+def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
+    """Runs of hidden glyphs of one reason in reading order -> spans; a run goes on over
+    whitespace and line ends (joined by a space) and ends at a visible glyph."""
+    if not reasons:
+        return []
+    runs: list[list] = []  # [reason, chars, boxes]
+    open_ = False
+    for b, blk in enumerate(raw.get("blocks", ())):
+        for l, line in enumerate(blk.get("lines", ())):
+            for s, span in enumerate(line.get("spans", ())):
+                for c, ch in enumerate(span.get("chars", ())):
+                    reason = reasons.get((b, l, s, c))
+                    if reason is None:
+                        if ch["c"].isspace():
+                            if open_:
+                                runs[-1][1].append(" ")
+                            continue
+                        open_ = False
+                        continue
+                    if not open_ or runs[-1][0] != reason:
+                        runs.append([reason, [], []])
+                        open_ = True
+                    runs[-1][1].append(ch["c"])
+                    runs[-1][2].append(ch["bbox"])
+            if open_:
+                runs[-1][1].append(" ")  # a line end inside a hidden run
+    return [_span(reason, chars, boxes, page) for reason, chars, boxes in runs if "".join(chars).strip()]
+
+
+def _span(reason: str, chars: list[str], boxes: list, page: Any) -> HiddenSpan:
+    """One run -> a :class:`HiddenSpan`, its box turned into the displayed page's frame."""
+    text = " ".join("".join(chars).split())
+    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+    if getattr(page, "rotation", 0):
+        m = page.rotation_matrix
+        xs = [m.a * x + m.c * y + m.e for x, y in ((x0, y0), (x1, y1))]
+        ys = [m.b * x + m.d * y + m.f for x, y in ((x0, y0), (x1, y1))]
+        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+    return HiddenSpan(text, reason, (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)))
+
+
+def _dropped_by_mupdf(page: Any, raw: dict, rect: tuple, log: list) -> list[HiddenSpan]:
+    """Text MuPDF's extraction leaves out itself (outside the crop or media box, clipped away),
+    from ``get_texttrace``: spans with a letter or digit that meet no extracted line, named
+    ``outside_page`` when off the page's visible box (unless printed text cut by the edge,
+    :func:`pagerecall.extract.offpage.overflow`), else ``unpainted``. The trace is only read when
+    a text drawing of ``get_bboxlog`` meets no extracted line (cheap; a line extracted in part is
+    not looked at)."""
+    ops = [r for k, r in log if k in _TEXT_OPS]
+    if not ops:
+        return []
+    lines = np.asarray([ln["bbox"] for blk in raw.get("blocks", ()) for ln in blk.get("lines", ())], float)
+    if lines.size and _meets_any(np.asarray(ops, float), lines).all():
+        return []
+    try:
+        trace = page.get_texttrace()
+    except Exception:
+        return []
+    runs, off, texts = [], [], []
+    for span in trace:
+        chars = span.get("chars") or ()
+        if not chars:
+            continue
+        runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(span.get("dir") or (1.0, 0.0)),
+                        tuple(chars[0][2])))
+        off.append(not meets(span["bbox"], rect))
+        texts.append("".join(chr(c[0]) for c in chars if 0 <= c[0] < 0x110000))
+    if not runs:
+        return []
+    boxes = np.asarray([r.bbox for r in runs], float)
+    extracted = _meets_any(boxes, lines) if lines.size else np.zeros(len(runs), bool)
+    kept = overflow(runs, off, rect) if any(off) else set()
+    out = []
+    for i, text in enumerate(texts):
+        if extracted[i] or i in kept or not any(ch.isalnum() for ch in text):
+            continue
+        out.append(_span("outside_page" if off[i] else "unpainted", list(text), [runs[i].bbox], page))
+    return out
+
+
+def _meets_any(a: np.ndarray, b: np.ndarray, pad: float = 1.0) -> np.ndarray:
+    """For each box of ``a`` ``(n, 4)``: does it meet a box of ``b`` ``(m, 4)`` grown by ``pad`` points?"""
+    return ((a[:, None, 0] < b[None, :, 2] + pad) & (b[None, :, 0] - pad < a[:, None, 2])
+            & (a[:, None, 1] < b[None, :, 3] + pad) & (b[None, :, 1] - pad < a[:, None, 3])).any(1)
+
+
+def _layers_off(page: Any, raw: dict) -> list[HiddenSpan]:
+    """Text in optional content layers that are off (MuPDF neither draws nor extracts it): the
+    page's lines extracted with every unlocked off layer switched on that meet no line of
+    ``raw``, as ``optional_content_off`` spans. Only for documents with such a layer; the
+    document's layer state is restored before returning."""
+    doc = page.parent
+    try:
+        configs = doc.layer_ui_configs()
+    except Exception:
+        return []
+    off = [c["number"] for c in configs if c.get("type") == "checkbox" and not c.get("on") and not c.get("locked")]
+    if not off:
+        return []
+    from pagerecall.extract.opening import text_flags
+
+    try:
+        for n in off:
+            doc.set_layer_ui_config(n, action=0)
+        every = page.get_textpage(flags=text_flags()).extractRAWDICT()
+    except Exception:
+        return []
+    finally:
+        for n in off:
+            doc.set_layer_ui_config(n, action=2)
+    lines = np.asarray([ln["bbox"] for blk in raw.get("blocks", ()) for ln in blk.get("lines", ())], float)
+    out = []
+    for blk in every.get("blocks", ()):
+        for ln in blk.get("lines", ()):
+            text = "".join(c["c"] for sp in ln.get("spans", ()) for c in sp.get("chars", ()))
+            if not any(ch.isalnum() for ch in text):
+                continue
+            if lines.size and _meets_any(np.asarray([ln["bbox"]], float), lines, pad=0.0)[0]:
+                continue
+            out.append(_span("optional_content_off", list(text), [ln["bbox"]], page))
+    return out
