@@ -14,8 +14,8 @@ Everything MuPDF honours when it draws is thus honoured here: optional content, 
 modes, soft masks, patterns, shadings, Type 3 glyph procedures, the crop box, the page's rotation
 (boxes are passed in unrotated page coordinates; the render undoes the rotation).
 
-:func:`ink` turns the two renders into a mask of the pixels whose luminance contrast between them
-is at least :data:`MIN_PIXEL_CONTRAST`, and :func:`box_ink` counts the mask's pixels in many boxes
+:func:`ink` turns the two renders into a mask of the pixels the text changed
+(:data:`MIN_PIXEL_CHANGE`), and :func:`box_ink` counts the mask's pixels in many boxes
 at once (an integral image). Cost, measured on 2-core AMD EPYC (tracemonkey.pdf p. 6, figures and
 two columns): with text ~14 ms, without ~5 ms (CPU) at 72 dpi.
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_PIXEL_CONTRAST", "RENDER_ZOOM", "box_ink", "ink", "render_pair"]
+__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "box_ink", "ink", "integral", "render_pair"]
 
 RENDER_ZOOM = 1.0
 """Pixels per PDF point of the renders (72 dpi). Why: a glyph a reader can read (5 pt and up) is
@@ -34,22 +34,17 @@ RENDER_ZOOM = 1.0
 render time (measured on tracemonkey p. 6) and changed no decision on the constructions of
 ``tests/extract/test_visibility*.py``."""
 
-MIN_PIXEL_CONTRAST = 1.2
-"""WCAG contrast ratio between a pixel with and without the text under which the text does not
-change that pixel for a reader. The same bound as the colour rule before it (gray 0.9 on white,
-1.25, is a faint but seen watermark; gray 0.95, 1.12, and white on white, 1.0, are not)."""
+MIN_PIXEL_CHANGE = 6
+"""Gray levels (of 255) by which a pixel must differ between the two renders for the text to have
+changed it. The renders are made the same way but for the text, so every other pixel is equal;
+the bound only ignores the faintest anti-aliased edge. Why not a contrast bound here: a thin
+8 pt glyph at 72 dpi inks its pixels only in part (GeoTopo's green subscript ``x`` changes them
+by 5-20 levels, contrast < 1.2, and is printed text); faintness is judged on the glyph's colour
+(:func:`pagerecall.extract.visibility` against the page beneath), not on anti-aliased pixels."""
 
-
-def _lut() -> np.ndarray:
-    """256 x 256 bool table: does gray ``a`` against gray ``b`` reach :data:`MIN_PIXEL_CONTRAST`?"""
-    v = np.arange(256, dtype=np.float64) / 255.0
-    lin = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
-    hi = np.maximum(lin[:, None], lin[None, :])
-    lo = np.minimum(lin[:, None], lin[None, :])
-    return (hi + 0.05) / (lo + 0.05) >= MIN_PIXEL_CONTRAST
-
-
-_CONTRAST = _lut()
+LINEAR = np.where(np.arange(256) / 255.0 <= 0.04045, np.arange(256) / 255.0 / 12.92,
+                  ((np.arange(256) / 255.0 + 0.055) / 1.055) ** 2.4)
+"""Linear luminance of each gray level (sRGB transfer curve), float64 ``(256,)``."""
 
 
 def _no_text_device(mupdf: Any) -> type:
@@ -173,25 +168,27 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM) -> tuple[np.ndarray, np.nd
 
 
 def ink(with_text: np.ndarray, without_text: np.ndarray) -> np.ndarray:
-    """Bool mask ``(height, width)``: pixels whose contrast between the two renders reaches
-    :data:`MIN_PIXEL_CONTRAST` (the text changed what a reader sees there)."""
-    return _CONTRAST[with_text, without_text]
+    """Bool mask ``(height, width)``: pixels the text changed by :data:`MIN_PIXEL_CHANGE` or more."""
+    diff = np.abs(with_text.astype(np.int16) - without_text.astype(np.int16))
+    return diff >= MIN_PIXEL_CHANGE
 
 
-def integral(mask: np.ndarray) -> np.ndarray:
-    """Summed-area table of ``mask``: int32 ``(height + 1, width + 1)``, zero first row and column."""
-    s = np.zeros((mask.shape[0] + 1, mask.shape[1] + 1), dtype=np.int32)
-    np.cumsum(np.cumsum(mask, axis=0, dtype=np.int32), axis=1, out=s[1:, 1:])
+def integral(values: np.ndarray, dtype: type = np.int32) -> np.ndarray:
+    """Summed-area table of ``values`` (a mask or an image): ``(height + 1, width + 1)`` of
+    ``dtype``, zero first row and column."""
+    s = np.zeros((values.shape[0] + 1, values.shape[1] + 1), dtype=dtype)
+    np.cumsum(np.cumsum(values, axis=0, dtype=dtype), axis=1, out=s[1:, 1:])
     return s
 
 
 def box_ink(table: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    """Pixels set in each box: ``table`` from :func:`integral`, ``boxes`` float ``(n, 4)`` in pixel
-    coordinates ``x0, y0, x1, y1`` (clipped to the render; rounded to whole pixels, a box thinner
-    than a pixel takes the pixel it lies in). Returns int ``(n,)``."""
+    """Sum of the values in each box, and its pixel count: ``table`` from :func:`integral`,
+    ``boxes`` float ``(n, 4)`` in pixel coordinates ``x0, y0, x1, y1`` (clipped to the render;
+    rounded outwards to whole pixels, a box thinner than a pixel takes the pixel it lies in).
+    Returns ``(sums (n,), pixels (n,))``."""
     h, w = table.shape[0] - 1, table.shape[1] - 1
     x0 = np.clip(np.floor(boxes[:, 0]), 0, w).astype(np.int64)
     y0 = np.clip(np.floor(boxes[:, 1]), 0, h).astype(np.int64)
     x1 = np.clip(np.maximum(np.ceil(boxes[:, 2]), x0 + 1), 0, w).astype(np.int64)
     y1 = np.clip(np.maximum(np.ceil(boxes[:, 3]), y0 + 1), 0, h).astype(np.int64)
-    return table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0]
+    return table[y1, x1] - table[y0, x1] - table[y1, x0] + table[y0, x0], (x1 - x0) * (y1 - y0)

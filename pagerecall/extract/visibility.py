@@ -54,8 +54,16 @@ first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed 
 SHRINK = 0.2
 """Share of a glyph box's width and height cut from each side before its pixels are counted."""
 
+DEGENERATE = 0.05
+"""Font sizes along the line under which a glyph box cannot be placed on the render."""
+
 MIN_ALONG = 0.3
 """Font sizes: the least extent along the line a glyph box is given before its pixels are counted."""
+
+MIN_CONTRAST = 1.2
+"""WCAG contrast ratio between a glyph's colour and the page beneath it under which it is faint
+past reading (``same_colour``). Why: gray 0.9 on white (1.25) is a faint but seen watermark;
+gray 0.95 (1.12) and white on white (1.0) are not."""
 
 SCAN_MIN_CONTRAST = 3.0
 """Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
@@ -96,7 +104,8 @@ def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ..
                 reasons[keys[i]] = "outside_page"
         todo = np.nonzero(inside & ~tiny)[0]
         if len(todo):
-            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo], sizes[todo]))
+            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
+                                      sizes[todo], dirs[todo, 2] > 0))
     spans = list(_spans(raw, reasons, page))
     spans += _dropped_by_mupdf(page, raw, rect, log)
     spans += _layers_off(page, raw)
@@ -105,7 +114,7 @@ def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ..
 
 def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
     """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
-    ``(n, 4)``, line directions ``(n, 2)``, span sizes ``(n,)``, the spans as :class:`Run` and
+    ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the spans as :class:`Run` and
     each glyph's span index."""
     keys: list[Key] = []
     boxes: list = []
@@ -116,6 +125,7 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
     for b, blk in enumerate(raw.get("blocks", ())):
         for l, line in enumerate(blk.get("lines", ())):
             d = line.get("dir") or (1.0, 0.0)
+            vertical = line.get("wmode", 0) == 1
             for s, span in enumerate(line.get("spans", ())):
                 chars = span.get("chars", ())
                 if not _has_word(span):
@@ -127,22 +137,26 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
                         continue
                     keys.append((b, l, s, c))
                     boxes.append(ch["bbox"])
-                    dirs.append(d)
+                    dirs.append((d[0], d[1], float(vertical)))
                     sizes.append(span.get("size") or 0.0)
                     run_of.append(r)
     if not keys:
-        return [], np.zeros((0, 4)), np.zeros((0, 2)), np.zeros(0), runs, run_of
+        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, run_of
     return keys, np.asarray(boxes, float), np.asarray(dirs, float), np.asarray(sizes, float), runs, run_of
 
 
 def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
-               sizes: np.ndarray) -> dict[Key, str]:
+               sizes: np.ndarray, vertical: np.ndarray) -> dict[Key, str]:
     """Glyphs (inside the page) whose box, shrunk along the line by :data:`SHRINK` on each side,
     shows no changed pixel -> reason. A glyph box thinner than :data:`MIN_ALONG` font sizes along
     the line (the second letter of an expanded ligature, a combining mark) is widened about its
-    centre to that: its ink is its neighbour's. Across the line the box is kept whole (an
-    underscore's ink lies at its descender edge)."""
-    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
+    centre to that: its ink is its neighbour's; a box with no extent along the line at all
+    (under :data:`DEGENERATE` sizes: a zero advance, the ink drawn elsewhere, as in GeoTopo's TikZ
+    labels) cannot be placed on the render and takes the verdict of its span's other glyphs
+    (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
+    off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
+    line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
+    from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
 
     try:
         with_text, without_text, m = render_pair(page)
@@ -151,9 +165,12 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     px = _to_pixels(boxes, m)
     lo = np.where(horizontal, px[:, 0], px[:, 1])
     hi = np.where(horizontal, px[:, 2], px[:, 3])
-    need = MIN_ALONG * sizes * abs(m.a or m.b)
+    zoom = abs(m.a or m.b)
+    degenerate = (hi - lo) < DEGENERATE * sizes * zoom
+    need = MIN_ALONG * sizes * zoom
     mid = (lo + hi) / 2
     lo, hi = np.minimum(lo, mid - need / 2), np.maximum(hi, mid + need / 2)
+    lo, hi = lo - vertical * sizes * zoom, hi + vertical * sizes * zoom
     cut = SHRINK * (hi - lo)
     lo, hi = lo + cut, hi - cut
     shrunk = px.copy()
@@ -161,14 +178,28 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     shrunk[:, 2] = np.where(horizontal, hi, px[:, 2])
     shrunk[:, 1] = np.where(horizontal, px[:, 1], lo)
     shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
-    counts = box_ink(integral(ink(with_text, without_text)), shrunk)
-    hidden = np.nonzero(counts == 0)[0]
+    changed, _ = box_ink(integral(ink(with_text, without_text)), shrunk)
+    # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
+    # render without text over the glyph box) under the contrast bound is hidden however it inks
+    beneath, area = box_ink(integral(LINEAR[without_text], np.float64), px)
+    colour = np.asarray([_span_of(raw, k).get("color", 0) for k in keys], np.int64)
+    own = _luminance(colour)
+    ground = beneath / np.maximum(area, 1)
+    faint = (np.maximum(own, ground) + 0.05) / (np.minimum(own, ground) + 0.05) < MIN_CONTRAST
+    gone = (changed == 0) | faint
+    if degenerate.any() and gone.any():
+        seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
+        placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
+        for i in np.nonzero(gone & degenerate)[0]:
+            if keys[i][:3] in seen or keys[i][:3] not in placed:
+                gone[i] = False
+    hidden = np.nonzero(gone)[0]
     if not len(hidden):
         return {}
     namer = _Namer(page, raw, log, without_text, m)
     out: dict[Key, str] = {}
     for i in hidden:
-        reason = namer.reason(keys[i], boxes[i], px[i])
+        reason = "same_colour" if changed[i] else namer.reason(keys[i], boxes[i], px[i])
         if reason:
             out[keys[i]] = reason
     return out
@@ -183,6 +214,18 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
     centre_in = (cx >= rect[0]) & (cx <= rect[2]) & (cy >= rect[1]) & (cy <= rect[3])
     return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
+
+
+def _span_of(raw: dict, key: Key) -> dict:
+    return raw["blocks"][key[0]]["lines"][key[1]]["spans"][key[2]]
+
+
+def _luminance(colour: np.ndarray) -> np.ndarray:
+    """Linear luminance of sRGB colours ``0xRRGGBB`` int ``(n,)`` -> float ``(n,)`` (WCAG 2)."""
+    from pagerecall.extract.rendering import LINEAR
+
+    r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def _to_pixels(boxes: np.ndarray, m: Any) -> np.ndarray:
@@ -219,7 +262,7 @@ class _Namer:
                     if k in _TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
         if seq is not None and any(k not in _TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
             return "covered"
-        if _contrast_to_page(span.get("color", 0), self.bg, px) < 1.2:
+        if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
         return "unpainted"
 
@@ -336,6 +379,9 @@ def _dropped_by_mupdf(page: Any, raw: dict, rect: tuple, log: list) -> list[Hidd
     for i, text in enumerate(texts):
         if extracted[i] or i in kept or not any(ch.isalnum() for ch in text):
             continue
+        x0, y0, x1, y1 = runs[i].bbox
+        if min(x1 - x0, y1 - y0) < DEGENERATE * max(runs[i].size, 1.0):
+            continue  # no extent: a marker glyph MuPDF skips (GeoTopo's TikZ dots), not text placed out of sight
         out.append(_span("outside_page" if off[i] else "unpainted", list(text), [runs[i].bbox], page))
     return out
 
