@@ -304,10 +304,12 @@ def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
     """Runs of hidden glyphs of one reason in reading order -> spans; a run goes on over
-    whitespace and line ends (joined by a space) and ends at a visible glyph."""
+    whitespace and line ends (joined by a space) and ends at a visible glyph. A run without a
+    letter or digit (a blank unmapped glyph, a dot under a bar) carries no message: its glyphs
+    are taken out of ``reasons`` (they stay page text, as before) and it is not listed."""
     if not reasons:
         return []
-    runs: list[list] = []  # [reason, chars, boxes]
+    runs: list[list] = []  # [reason, chars, boxes, keys]
     open_ = False
     for b, blk in enumerate(raw.get("blocks", ())):
         for l, line in enumerate(blk.get("lines", ())):
@@ -322,13 +324,21 @@ def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
                         open_ = False
                         continue
                     if not open_ or runs[-1][0] != reason:
-                        runs.append([reason, [], []])
+                        runs.append([reason, [], [], []])
                         open_ = True
                     runs[-1][1].append(ch["c"])
                     runs[-1][2].append(ch["bbox"])
+                    runs[-1][3].append((b, l, s, c))
             if open_:
                 runs[-1][1].append(" ")  # a line end inside a hidden run
-    return [_span(reason, chars, boxes, page) for reason, chars, boxes in runs if "".join(chars).strip()]
+    out = []
+    for reason, chars, boxes, keys in runs:
+        if any(ch.isalnum() for ch in chars):
+            out.append(_span(reason, chars, boxes, page))
+        else:
+            for k in keys:
+                reasons.pop(k, None)
+    return out
 
 
 def _span(reason: str, chars: list[str], boxes: list, page: Any) -> HiddenSpan:
