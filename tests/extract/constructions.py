@@ -149,3 +149,35 @@ def build(tmp_path: Path, builder) -> Path:
     path = tmp_path / "made.pdf"
     doc.save(path)
     return path
+
+
+_LYING_CMAP = b"""/CIDInit /ProcSet findresource begin 12 dict begin begincmap
+/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def
+/CMapName /Lying-UCS def /CMapType 2 def
+1 begincodespacerange <00> <FF> endcodespacerange
+5 beginbfchar <50> <004F> <61> <0073> <72> <0061> <69> <006B> <73> <0061> endbfchar
+endcmap CMapName currentdict /CMap defineresource pop end end"""
+
+DRAWN = "The summit takes place in Paris this year."
+EXTRACTED = "The summit takes place in Osaka this year."
+
+
+def lying_font(page: pymupdf.Page) -> None:
+    """Draws :data:`DRAWN` at y 120 with a font whose ``ToUnicode`` extracts :data:`EXTRACTED`
+    (Helvetica, its codes for P, a, r, i, s mapped to O, s, a, k, a), the other words in plain
+    Helvetica."""
+    doc = page.parent
+    cmap = doc.get_new_xref()
+    doc.update_object(cmap, "<<>>")
+    doc.update_stream(cmap, _LYING_CMAP)
+    font = doc.get_new_xref()
+    doc.update_object(font, f"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding "
+                            f"/ToUnicode {cmap} 0 R >>")
+    kind, value = doc.xref_get_key(page.xref, "Resources")
+    res = int(value.split()[0]) if kind == "xref" else None
+    fonts = doc.xref_get_key(res, "Font") if res else doc.xref_get_key(page.xref, "Resources/Font")
+    entries = fonts[1].strip()[2:-2] if fonts[0] == "dict" else ""
+    target = (res, "Font") if res else (page.xref, "Resources/Font")
+    doc.xref_set_key(*target, f"<<{entries} /Lie {font} 0 R>>")
+    raw(page, "BT /helv 11 Tf 72 672 Td (The summit takes place in ) Tj /Lie 11 Tf (Paris) Tj "
+              "/helv 11 Tf ( this year.) Tj ET\n")
