@@ -246,11 +246,30 @@ class _Namer:
     def __init__(self, page: Any, raw: dict, log: list, without_text: np.ndarray, m: Any) -> None:
         self.page, self.raw, self.log, self.bg, self.m = page, raw, log, without_text, m
         self._scan: dict[tuple[int, int], bool] = {}
+        self._cmapless: set[str] | None = None
+
+    def cmapless(self, font: str) -> bool:
+        """True for a font MuPDF cannot draw by character code (a simple TrueType font without a
+        ``cmap`` table nor ``ToUnicode``): its rendering cannot decide; the garbled rule of
+        :mod:`pagerecall.extract.fonts` judges that text, as before."""
+        if self._cmapless is None:
+            from pagerecall.extract.fonts import lacks_char_map
+
+            self._cmapless = set()
+            try:
+                for xref, _ext, ftype, basefont, _res, _enc in self.page.get_fonts():
+                    if ftype == "TrueType" and lacks_char_map(self.page.parent, xref):
+                        self._cmapless.add(basefont.split("+", 1)[-1])
+            except Exception:
+                pass
+        return font.split("+", 1)[-1] in self._cmapless
 
     def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
         b, l, s, _ = key
         span = self.raw["blocks"][b]["lines"][l]["spans"][s]
         flags, alpha = span.get("char_flags", 16), span.get("alpha", 255)
+        if self.cmapless(span.get("font", "")):
+            return None
         if not flags & 48:  # render mode 3: drawn by no one
             return None if self._shows_print(b, l, box) else "invisible_render_mode"
         if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
