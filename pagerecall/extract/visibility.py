@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.types import HiddenSpan
 
@@ -54,9 +55,6 @@ first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed 
 SHRINK = 0.2
 """Share of a glyph box's width and height cut from each side before its pixels are counted."""
 
-DEGENERATE = 0.05
-"""Font sizes along the line under which a glyph box cannot be placed on the render."""
-
 MIN_ALONG = 0.3
 """Font sizes: the least extent along the line a glyph box is given before its pixels are counted."""
 
@@ -69,8 +67,6 @@ SCAN_MIN_CONTRAST = 3.0
 """Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
 text (render without text) for the image there to count as showing print. Why: a scan's text
 line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
-
-_TEXT_OPS = ("fill-text", "stroke-text", "clip-text", "clip-stroke-text", "ignore-text")
 
 
 def _has_word(span: dict) -> bool:
@@ -107,8 +103,8 @@ def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ..
             reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
                                       sizes[todo], dirs[todo, 2] > 0))
     spans = list(_spans(raw, reasons, page))
-    spans += _dropped_by_mupdf(page, raw, rect, log)
-    spans += _layers_off(page, raw)
+    spans += dropped_by_mupdf(page, raw, rect, log)
+    spans += layers_off(page, raw)
     return reasons, tuple(spans)
 
 
@@ -278,8 +274,8 @@ class _Namer:
             return "transparent"
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         seq = next((i for i, (k, r) in enumerate(self.log)
-                    if k in _TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
-        if seq is not None and any(k not in _TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
+                    if k in TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
+        if seq is not None and any(k not in TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
             return "covered"
         if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
@@ -353,106 +349,8 @@ def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
     out = []
     for reason, chars, boxes, keys in runs:
         if any(ch.isalnum() for ch in chars):
-            out.append(_span(reason, chars, boxes, page))
+            out.append(hidden_span(reason, chars, boxes, page))
         else:
             for k in keys:
                 reasons.pop(k, None)
-    return out
-
-
-def _span(reason: str, chars: list[str], boxes: list, page: Any) -> HiddenSpan:
-    """One run -> a :class:`HiddenSpan`, its box turned into the displayed page's frame."""
-    text = " ".join("".join(chars).split())
-    x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-    x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-    if getattr(page, "rotation", 0):
-        m = page.rotation_matrix
-        xs = [m.a * x + m.c * y + m.e for x, y in ((x0, y0), (x1, y1))]
-        ys = [m.b * x + m.d * y + m.f for x, y in ((x0, y0), (x1, y1))]
-        x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
-    return HiddenSpan(text, reason, (round(x0, 2), round(y0, 2), round(x1, 2), round(y1, 2)))
-
-
-def _dropped_by_mupdf(page: Any, raw: dict, rect: tuple, log: list) -> list[HiddenSpan]:
-    """Text MuPDF's extraction leaves out itself (outside the crop or media box, clipped away),
-    from ``get_texttrace``: spans with a letter or digit that meet no extracted line, named
-    ``outside_page`` when off the page's visible box (unless printed text cut by the edge,
-    :func:`pagerecall.extract.offpage.overflow`), else ``unpainted``. The trace is only read when
-    a text drawing of ``get_bboxlog`` meets no extracted line (cheap; a line extracted in part is
-    not looked at)."""
-    ops = [r for k, r in log if k in _TEXT_OPS]
-    if not ops:
-        return []
-    lines = np.asarray([ln["bbox"] for blk in raw.get("blocks", ()) for ln in blk.get("lines", ())], float)
-    if lines.size and _meets_any(np.asarray(ops, float), lines).all():
-        return []
-    try:
-        trace = page.get_texttrace()
-    except Exception:
-        return []
-    runs, off, texts = [], [], []
-    for span in trace:
-        chars = span.get("chars") or ()
-        if not chars:
-            continue
-        runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(span.get("dir") or (1.0, 0.0)),
-                        tuple(chars[0][2])))
-        off.append(not meets(span["bbox"], rect))
-        texts.append("".join(chr(c[0]) for c in chars if 0 <= c[0] < 0x110000))
-    if not runs:
-        return []
-    boxes = np.asarray([r.bbox for r in runs], float)
-    extracted = _meets_any(boxes, lines) if lines.size else np.zeros(len(runs), bool)
-    kept = overflow(runs, off, rect) if any(off) else set()
-    out = []
-    for i, text in enumerate(texts):
-        if extracted[i] or i in kept or not any(ch.isalnum() for ch in text):
-            continue
-        x0, y0, x1, y1 = runs[i].bbox
-        if min(x1 - x0, y1 - y0) < DEGENERATE * max(runs[i].size, 1.0):
-            continue  # no extent: a marker glyph MuPDF skips (GeoTopo's TikZ dots), not text placed out of sight
-        out.append(_span("outside_page" if off[i] else "unpainted", list(text), [runs[i].bbox], page))
-    return out
-
-
-def _meets_any(a: np.ndarray, b: np.ndarray, pad: float = 1.0) -> np.ndarray:
-    """For each box of ``a`` ``(n, 4)``: does it meet a box of ``b`` ``(m, 4)`` grown by ``pad`` points?"""
-    return ((a[:, None, 0] < b[None, :, 2] + pad) & (b[None, :, 0] - pad < a[:, None, 2])
-            & (a[:, None, 1] < b[None, :, 3] + pad) & (b[None, :, 1] - pad < a[:, None, 3])).any(1)
-
-
-def _layers_off(page: Any, raw: dict) -> list[HiddenSpan]:
-    """Text in optional content layers that are off (MuPDF neither draws nor extracts it): the
-    page's lines extracted with every unlocked off layer switched on that meet no line of
-    ``raw``, as ``optional_content_off`` spans. Only for documents with such a layer; the
-    document's layer state is restored before returning."""
-    doc = page.parent
-    try:
-        configs = doc.layer_ui_configs()
-    except Exception:
-        return []
-    off = [c["number"] for c in configs if c.get("type") == "checkbox" and not c.get("on") and not c.get("locked")]
-    if not off:
-        return []
-    from pagerecall.extract.opening import text_flags
-
-    try:
-        for n in off:
-            doc.set_layer_ui_config(n, action=0)
-        every = page.get_textpage(flags=text_flags()).extractRAWDICT()
-    except Exception:
-        return []
-    finally:
-        for n in off:
-            doc.set_layer_ui_config(n, action=2)
-    lines = np.asarray([ln["bbox"] for blk in raw.get("blocks", ()) for ln in blk.get("lines", ())], float)
-    out = []
-    for blk in every.get("blocks", ()):
-        for ln in blk.get("lines", ()):
-            text = "".join(c["c"] for sp in ln.get("spans", ()) for c in sp.get("chars", ()))
-            if not any(ch.isalnum() for ch in text):
-                continue
-            if lines.size and _meets_any(np.asarray([ln["bbox"]], float), lines, pad=0.0)[0]:
-                continue
-            out.append(_span("optional_content_off", list(text), [ln["bbox"]], page))
     return out
