@@ -47,8 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", type=Path)
     ap.add_argument("--only", nargs="*", default=[], help="file path substrings to keep")
+    ap.add_argument("--first", nargs="*", default=[], help="file path substrings to sweep first")
     args = ap.parse_args(argv)
     files = sorted(p for p in args.folder.rglob("*.pdf") if not args.only or any(s in str(p) for s in args.only))
+    files.sort(key=lambda p: not any(s in str(p) for s in args.first))  # stable: --first ones, then the rest
     pages = changed = flagged = 0
     reasons: Counter[str] = Counter()
     t0 = time.process_time()
@@ -59,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         except Exception as exc:  # a file that does not open is not a page of this sweep
             skipped.append(f"{path.name}: {type(exc).__name__}")
             continue
+        file_flagged, file_pages = flagged, pages
         with doc:
             if doc.needs_pass and not any(doc.authenticate(pw) for pw in PASSWORDS):
                 skipped.append(f"{path.name}: encrypted")
@@ -80,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
                                   "text_changed": before != after, "reasons": why,
                                   "hidden": [[h.reason, h.text[:60], h.rect] for h in hidden[:4]]},
                                  ensure_ascii=False), flush=True)
+        print(json.dumps({"done": str(path.relative_to(args.folder)), "pages": pages - file_pages,
+                          "flagged": flagged - file_flagged, "cpu_s": round(time.process_time() - t0, 1)}), flush=True)
     print(json.dumps({"files": len(files), "pages": pages, "skipped": skipped, "flagged": flagged, "changed": changed, "by_reason": dict(reasons),
                       "cpu_s": round(time.process_time() - t0, 1)}))
     return 0
