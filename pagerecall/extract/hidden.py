@@ -110,8 +110,16 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict) -> tuple[dict, tuple[
     if not data.get("blocks"):
         drop, spans = _classify(page, {"blocks": []})
         return data, spans
+    try:
+        from pagerecall.extract.quickcheck import all_visible
+
+        visible, renders = all_visible(page, data)
+    except Exception:  # the glyph-level check decides
+        visible, renders = False, None
+    if visible:  # every span shown visible: only text MuPDF dropped itself can be listed
+        return data, _dropped(page, data)
     raw = textpage.extractRAWDICT()
-    drop, spans = _classify(page, raw)
+    drop, spans = _classify(page, raw, renders)
     if not drop:
         return data, spans
     return _without(raw, drop, keep_chars=False), spans
@@ -124,14 +132,26 @@ def visible_rawdict(page: Any, raw: dict) -> dict:
     return _without(raw, drop, keep_chars=True) if drop else raw
 
 
-def _classify(page: Any, raw: dict) -> tuple[dict, tuple[HiddenSpan, ...]]:
+def _classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict, tuple[HiddenSpan, ...]]:
     """:func:`pagerecall.extract.visibility.classify`, any failure leaving the page as it was."""
     from pagerecall.extract.visibility import classify
 
     try:
-        return classify(page, raw)
+        return classify(page, raw, renders)
     except Exception:  # an unexpected page keeps its text as before
         return {}, ()
+
+
+def _dropped(page: Any, data: dict) -> tuple[HiddenSpan, ...]:
+    """Text MuPDF left out of ``data`` itself (:mod:`pagerecall.extract.dropped`)."""
+    from pagerecall.extract.dropped import dropped_by_mupdf, layers_off
+
+    try:
+        log = page.get_bboxlog()
+        rect = tuple(page.rect * page.derotation_matrix)
+        return tuple(dropped_by_mupdf(page, data, rect, log) + layers_off(page, data))
+    except Exception:
+        return ()
 
 
 def _without(raw: dict, drop: dict, keep_chars: bool) -> dict:

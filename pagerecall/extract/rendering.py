@@ -160,9 +160,9 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM) -> tuple[np.ndarray, np.nd
             mupdf.fz_close_device(draw)
         finally:
             draw = None
-        p = pymupdf.Pixmap(pix)
-        arr = np.frombuffer(p.samples_mv, dtype=np.uint8).reshape(p.h, p.w, p.n)[..., 0].copy()
-        out.append(arr)
+        w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
+        view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
+        out.append(view.reshape(h, w, n)[..., 0].copy())  # gray, no alpha: n == 1; the copy outlives pix
     # boxes are unrotated already, as the render: only the zoom and the render's origin remain
     return out[0], out[1], pymupdf.Matrix(zoom, 0, 0, zoom, -bbox.x0, -bbox.y0)
 

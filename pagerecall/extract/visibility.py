@@ -73,12 +73,13 @@ def _has_word(span: dict) -> bool:
     return any(c["c"].isalnum() for c in span.get("chars", ()))
 
 
-def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
+def classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
     """(hidden glyphs of ``raw`` -> reason, hidden spans) for a PyMuPDF ``page`` and its
     ``extractRAWDICT()`` ``raw``. Spans list runs of one reason in reading order (lines of a run
     joined by a space), then text MuPDF leaves out of ``raw`` itself (outside the media box) from
     ``get_texttrace``. Empty results when every glyph is visible. A page MuPDF cannot render
-    keeps its text (nothing hidden by the rendering)."""
+    keeps its text (nothing hidden by the rendering). ``renders``: the page's
+    :func:`pagerecall.extract.rendering.render_pair`, when already made."""
     rect = tuple(page.rect * page.derotation_matrix)
     try:
         log = page.get_bboxlog()
@@ -101,7 +102,7 @@ def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ..
         todo = np.nonzero(inside & ~tiny)[0]
         if len(todo):
             reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
-                                      sizes[todo], dirs[todo, 2] > 0))
+                                      sizes[todo], dirs[todo, 2] > 0, renders))
     spans = list(_spans(raw, reasons, page))
     spans += dropped_by_mupdf(page, raw, rect, log)
     spans += layers_off(page, raw)
@@ -110,39 +111,39 @@ def classify(page: Any, raw: dict) -> tuple[dict[Key, str], tuple[HiddenSpan, ..
 
 def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
     """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
-    ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the spans as :class:`Run` and
-    each glyph's span index."""
+    ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the
+    spans as :class:`Run` and each glyph's span index. Built span by span (numpy ``repeat`` for
+    what a span's glyphs share): the per-glyph Python work is one list comprehension."""
     keys: list[Key] = []
     boxes: list = []
-    dirs: list = []
-    sizes: list = []
+    per_span: list[tuple[float, float, float, float, int]] = []  # dx, dy, vertical, size, glyphs
     runs: list[Run] = []
-    run_of: list[int] = []
     for b, blk in enumerate(raw.get("blocks", ())):
         for l, line in enumerate(blk.get("lines", ())):
             d = line.get("dir") or (1.0, 0.0)
-            vertical = line.get("wmode", 0) == 1
+            vertical = float(line.get("wmode", 0) == 1)
             for s, span in enumerate(line.get("spans", ())):
                 chars = span.get("chars", ())
-                if not _has_word(span):
+                text = "".join(c["c"] for c in chars)
+                if not any(ch.isalnum() for ch in text):
                     continue
-                r = len(runs)
+                idx = [c for c, ch in enumerate(text) if not ch.isspace()] if len(text) == len(chars) else \
+                    [c for c, ch in enumerate(chars) if not ch["c"].isspace()]
                 runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(d), tuple(chars[0]["origin"])))
-                for c, ch in enumerate(chars):
-                    if ch["c"].isspace():
-                        continue
-                    keys.append((b, l, s, c))
-                    boxes.append(ch["bbox"])
-                    dirs.append((d[0], d[1], float(vertical)))
-                    sizes.append(span.get("size") or 0.0)
-                    run_of.append(r)
+                keys += [(b, l, s, c) for c in idx]
+                boxes += [chars[c]["bbox"] for c in idx]
+                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx)))
     if not keys:
-        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, run_of
-    return keys, np.asarray(boxes, float), np.asarray(dirs, float), np.asarray(sizes, float), runs, run_of
+        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, []
+    table = np.asarray(per_span, float)
+    counts = table[:, 4].astype(np.int64)
+    run_of = np.repeat(np.arange(len(per_span)), counts)
+    return (keys, np.asarray(boxes, float), np.repeat(table[:, :3], counts, axis=0),
+            np.repeat(table[:, 3], counts), runs, run_of.tolist())
 
 
 def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
-               sizes: np.ndarray, vertical: np.ndarray) -> dict[Key, str]:
+               sizes: np.ndarray, vertical: np.ndarray, renders: tuple | None = None) -> dict[Key, str]:
     """Glyphs (inside the page) whose box, shrunk along the line by :data:`SHRINK` on each side,
     shows no changed pixel -> reason. A glyph box thinner than :data:`MIN_ALONG` font sizes along
     the line (the second letter of an expanded ligature, a combining mark) is widened about its
@@ -155,7 +156,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
 
     try:
-        with_text, without_text, m = render_pair(page)
+        with_text, without_text, m = renders or render_pair(page)
     except Exception:  # a page MuPDF cannot draw: the rendering cannot decide, nothing hidden
         return {}
     px = _to_pixels(boxes, m)
@@ -176,12 +177,9 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
     changed, _ = box_ink(integral(ink(with_text, without_text)), shrunk)
     # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
-    # render without text over the glyph box) under the contrast bound is hidden however it inks
-    beneath, area = box_ink(integral(LINEAR[without_text], np.float64), px)
-    colour = np.asarray([_span_of(raw, k).get("color", 0) for k in keys], np.int64)
-    own = _luminance(colour)
-    ground = beneath / np.maximum(area, 1)
-    faint = (np.maximum(own, ground) + 0.05) / (np.minimum(own, ground) + 0.05) < MIN_CONTRAST
+    # render without text over the glyph box) under the contrast bound is hidden however it inks;
+    # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
+    faint = _faint(raw, keys, px, without_text)
     gone = (changed == 0) | faint
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
@@ -210,6 +208,39 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
     centre_in = (cx >= rect[0]) & (cx <= rect[2]) & (cy >= rect[1]) & (cy <= rect[3])
     return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
+
+
+def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """Bool ``(n,)``: glyphs whose colour has a contrast under :data:`MIN_CONTRAST` against the
+    mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
+    ground is taken over each span's box, and over each glyph's own box only when the span's
+    ground is not one gray (a glyph half on a dark box, half on paper)."""
+    from pagerecall.extract.rendering import LINEAR
+
+    out = np.zeros(len(keys), bool)
+    h, w = ground.shape
+    start = 0
+    while start < len(keys):
+        end = start
+        while end < len(keys) and keys[end][:3] == keys[start][:3]:
+            end += 1
+        box = px[start:end]
+        x0, y0 = int(max(0, np.floor(box[:, 0].min()))), int(max(0, np.floor(box[:, 1].min())))
+        x1, y1 = int(min(w, np.ceil(box[:, 2].max()))), int(min(h, np.ceil(box[:, 3].max())))
+        own = float(_luminance(np.asarray([_span_of(raw, keys[start]).get("color", 0)], np.int64))[0])
+        region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
+        if region.size and region.min() == region.max():
+            g = float(LINEAR[region.flat[0]])
+            out[start:end] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+        elif region.size:
+            for i in range(start, end):
+                bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
+                bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
+                sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
+                g = float(LINEAR[sub].mean()) if sub.size else 1.0
+                out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+        start = end
+    return out
 
 
 def _span_of(raw: dict, key: Key) -> dict:
