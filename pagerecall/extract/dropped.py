@@ -72,13 +72,19 @@ def dropped_by_mupdf(page: Any, raw: dict, rect: tuple, log: list) -> list[Hidde
     kept = overflow(runs, off, rect) if any(off) else set()
     out = []
     for i, text in enumerate(texts):
-        if extracted[i] or i in kept or not any(ch.isalnum() for ch in text):
+        if extracted[i] or i in kept or sum(ch.isalnum() for ch in text) < 3:
             continue
+        if not off[i] and not _within(runs[i].bbox, rect):
+            continue  # a line MuPDF cut at the page's edge (debian-reference's tables), not text out of sight
         x0, y0, x1, y1 = runs[i].bbox
         if min(x1 - x0, y1 - y0) < DEGENERATE * max(runs[i].size, 1.0):
             continue  # no extent: a marker glyph MuPDF skips (GeoTopo's TikZ dots), not text placed out of sight
         out.append(hidden_span("outside_page" if off[i] else "unpainted", list(text), [runs[i].bbox], page))
     return out
+
+
+def _within(a: tuple, rect: tuple) -> bool:
+    return a[0] >= rect[0] and a[1] >= rect[1] and a[2] <= rect[2] and a[3] <= rect[3]
 
 
 def meets_any(a: np.ndarray, b: np.ndarray, pad: float = 1.0) -> np.ndarray:

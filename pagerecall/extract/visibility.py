@@ -58,6 +58,12 @@ SHRINK = 0.2
 MIN_ALONG = 0.3
 """Font sizes: the least extent along the line a glyph box is given before its pixels are counted."""
 
+MIN_MESSAGE = 3
+"""Letters and digits a hidden run needs to be hidden and listed. Why: the bench sweep found single
+glyphs whose box misses their ink (lshort's TikZ arrow heads set as "6", "H", "D" in a symbol
+font, ~80 pages; a blank unmapped glyph; a "#" under a chart bar); none carries a message, and
+planted text is words. What it lets through: hiding one or two letters inside visible text."""
+
 MIN_CONTRAST = 1.2
 """WCAG contrast ratio between a glyph's colour and the page beneath it under which it is faint
 past reading (``same_colour``). Why: gray 0.9 on white (1.25) is a faint but seen watermark;
@@ -350,9 +356,9 @@ def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
     """Runs of hidden glyphs of one reason in reading order -> spans; a run goes on over
-    whitespace and line ends (joined by a space) and ends at a visible glyph. A run without a
-    letter or digit (a blank unmapped glyph, a dot under a bar) carries no message: its glyphs
-    are taken out of ``reasons`` (they stay page text, as before) and it is not listed."""
+    whitespace and line ends (joined by a space) and ends at a visible glyph. A run with fewer
+    than :data:`MIN_MESSAGE` letters and digits carries no message: its glyphs are taken out of
+    ``reasons`` (they stay page text, as before) and it is not listed."""
     if not reasons:
         return []
     runs: list[list] = []  # [reason, chars, boxes, keys]
@@ -379,7 +385,7 @@ def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
                 runs[-1][1].append(" ")  # a line end inside a hidden run
     out = []
     for reason, chars, boxes, keys in runs:
-        if any(ch.isalnum() for ch in chars):
+        if sum(ch.isalnum() for ch in chars) >= MIN_MESSAGE:
             out.append(hidden_span(reason, chars, boxes, page))
         else:
             for k in keys:
