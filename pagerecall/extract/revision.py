@@ -28,6 +28,10 @@ REVISIONS: dict[int, str] = {
     2: "section paths from where each heading sits on its page; margin line numbers of line-numbered "
        "manuscripts dropped; a passage no longer starts on the previous page when all that is left of "
        "that page is its number; text no reader sees kept out of the passages",
+    3: "which text a reader sees decided from the rendered page (text under images, shadings, curves and "
+       "pattern fills, squashed flat, clipped, outside the crop box or in a layer that is off is kept out; "
+       "white text on dark shadings, text under highlights, outlined text and rotated pages stay); text "
+       "MuPDF drops itself listed as hidden",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -280,6 +280,10 @@ def verify_quote(
     if found.page != found.page_end:
         notes.append(f"spans the page break {found.page}-{found.page_end}")
     result.rects = _geometry(src, found, pa, pb)
+    if result.verbatim_citable and src.is_pdf:
+        other = _drawn_differently(src, result, q)
+        if other is not None:
+            return other
     if result.ocr:
         notes.append("the page text came from OCR: not verbatim-citable; check the page image")
     if result.page_correct is False:
@@ -309,19 +313,51 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
         return Geometry(note=f"no boxes: {exc}")
 
 
+def _drawn_differently(src: _Source, result: QuoteCheck, quote: str) -> QuoteCheck | None:
+    """``result`` turned into a ``hidden`` answer (reason ``drawn_differently``) when the glyphs at
+    the match draw other words than the quote (:func:`pagerecall.verify.drawn.drawn_words_differ`),
+    else None."""
+    from pagerecall.verify.drawn import drawn_words_differ
+
+    pages = result.rects.pages if result.rects is not None else []
+    for pb in pages:
+        check = drawn_words_differ(src.path, pb.page, pb.boxes, quote, password=src.password)
+        if check.differ:
+            result.match, result.verbatim_citable = "hidden", False
+            result.hidden_reason = "drawn_differently"
+            result.note = (f"the text layer holds the quote on page {pb.page}, but its glyphs draw other words "
+                           f"({', '.join(check.words)} not drawn; the glyphs read: \"{check.drawn[:120]}\"): "
+                           "not what a reader sees, never citable")
+            return result
+    return None
+
+
 def _in_hidden(src: _Source, nq: str, order: list[int]) -> tuple[Page, object] | None:
     """The first page (in search order) and hidden span whose text holds the normalised quote
-    ``nq`` (case kept, then case-folded), or None. Reads the whole document (already read on a miss)."""
+    ``nq`` (case kept, then case-folded), or None; a quote over two or more hidden spans of a
+    page (runs of different reasons, one after the other) is found in their texts joined by a
+    space, and answered with the first span it touches. Reads the whole document (already read
+    on a miss)."""
     pages = {p.number: p for p in src.document().pages if p.hidden}
     if not pages:
         return None
     fq = _fold_case(nq)
     for number in order:
         pg = pages.get(number)
-        for span in pg.hidden if pg else ():
-            hn = normalise(span.text).text
+        if pg is None:
+            continue
+        texts = [normalise(span.text).text for span in pg.hidden]
+        for span, hn in zip(pg.hidden, texts):
             if nq in hn or fq in _fold_case(hn):
                 return pg, span
+        joined = _fold_case(" ".join(texts))
+        at = joined.find(fq)
+        if at >= 0:
+            ends = 0
+            for span, hn in zip(pg.hidden, texts):
+                ends += len(_fold_case(hn)) + 1
+                if at < ends:
+                    return pg, span
     return None
 
 

@@ -1,0 +1,393 @@
+"""Which glyphs of a PDF page a reader sees, decided from the rendered page (layer 1).
+
+**A glyph is visible when drawing it changes the pixels a reader sees.** The page is rendered with
+and without its text (:func:`pagerecall.extract.rendering.render_pair`); each glyph of the page's
+text (``extractRAWDICT``, the very glyphs the page's text is made of) is visible when its box,
+shrunk by :data:`SHRINK` on each side (so that a neighbour's ink does not count), holds a pixel
+whose contrast between the two renders reaches
+:data:`pagerecall.extract.rendering.MIN_PIXEL_CONTRAST`. That one test covers text under images,
+shadings, curves, polygons and pattern fills, clips, optional content, soft masks, render modes 3
+and 7, same-colour text and blank glyphs, whatever the trick, and keeps white text on a dark
+shading, text under a highlight annotation, outlined text and rotated pages.
+
+Where the rendering cannot decide, the rules of the first round remain:
+
+* ``tiny_font``: a glyph whose box is under :data:`MIN_GLYPH_EXTENT` points across its line
+  (squashed flat by the text matrix or the CTM) or whose size is under 1 pt leaves no readable
+  ink, whatever its pixels;
+* ``outside_page``: a glyph wholly outside the page's visible box is not rendered;
+  :func:`pagerecall.extract.offpage.overflow` keeps printed text cut by the paper's edge;
+* an invisible text layer (render mode 3) over an image stays the page's text where the image
+  shows ink like print beneath it (a scan's OCR layer: :data:`SCAN_MIN_CONTRAST`); over a plain
+  banner it is hidden.
+
+Text MuPDF leaves out of the extraction itself is listed too: off the crop or media box
+(``outside_page``), clipped away (``unpainted``), in an optional content layer that is off
+(``optional_content_off``).
+
+A hidden glyph is named by the first cause that applies: ``invisible_render_mode`` (mode 3 or
+7 in ``get_texttrace``), ``transparent`` (span opacity 0), ``covered`` (a non-text drawing made
+after it meets its box), ``same_colour`` (its colour against the page beneath it, from the
+render without text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph,
+a mask or blend). Whitespace glyphs and spans without a letter or digit are never hidden.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
+from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.types import HiddenSpan
+
+__all__ = ["MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+
+Key = tuple[int, int, int, int]
+"""A glyph of ``extractRAWDICT``: (block, line, span, char) indexes."""
+
+MIN_GLYPH_EXTENT = 1.0
+"""Points across the writing direction under which a glyph box leaves no readable ink. Why: the
+first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed by ``Tm`` or
+``cm`` to 0.24 pt keeps size 12 in the trace but not in the glyph box)."""
+
+SHRINK = 0.2
+"""Share of a glyph box's width and height cut from each side before its pixels are counted."""
+
+MIN_ALONG = 0.3
+"""Font sizes: the least extent along the line a glyph box is given before its pixels are counted."""
+
+MIN_MESSAGE = 3
+"""Letters and digits a hidden run needs to be hidden and listed. Why: the bench sweep found single
+glyphs whose box misses their ink (lshort's TikZ arrow heads set as "6", "H", "D" in a symbol
+font, ~80 pages; a blank unmapped glyph; a "#" under a chart bar); none carries a message, and
+planted text is words. What it lets through: hiding one or two letters inside visible text."""
+
+MIN_CONTRAST = 1.2
+"""WCAG contrast ratio between a glyph's colour and the page beneath it under which it is faint
+past reading (``same_colour``). Why: gray 0.9 on white (1.25) is a faint but seen watermark;
+gray 0.95 (1.12) and white on white (1.0) are not."""
+
+SCAN_MIN_CONTRAST = 3.0
+"""Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
+text (render without text) for the image there to count as showing print. Why: a scan's text
+line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
+
+
+def _has_word(span: dict) -> bool:
+    return any(c["c"].isalnum() for c in span.get("chars", ()))
+
+
+def classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
+    """(hidden glyphs of ``raw`` -> reason, hidden spans) for a PyMuPDF ``page`` and its
+    ``extractRAWDICT()`` ``raw``. Spans list runs of one reason in reading order (lines of a run
+    joined by a space), then text MuPDF leaves out of ``raw`` itself (outside the media box) from
+    ``get_texttrace``. Empty results when every glyph is visible. A page MuPDF cannot render
+    keeps its text (nothing hidden by the rendering). ``renders``: the page's
+    :func:`pagerecall.extract.rendering.render_pair`, when already made."""
+    rect = tuple(page.rect * page.derotation_matrix)
+    try:
+        log = page.get_bboxlog()
+    except Exception:
+        log = []
+    keys, boxes, dirs, sizes, runs, run_of = _glyphs(raw)
+    reasons: dict[Key, str] = {}
+    if keys:
+        off = [not meets(r.bbox, rect) for r in runs]
+        kept = overflow(runs, off, rect) if any(off) else set()
+        horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
+        extent = np.where(horizontal, boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0])
+        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0)
+        inside = _share_inside(boxes, rect) >= 0.5
+        for i in np.nonzero(tiny)[0]:
+            reasons[keys[i]] = "tiny_font"
+        for i in np.nonzero(~inside & ~tiny)[0]:  # a glyph of a line on the page, cut by its edge, stays
+            if off[run_of[i]] and run_of[i] not in kept:
+                reasons[keys[i]] = "outside_page"
+        todo = np.nonzero(inside & ~tiny)[0]
+        if len(todo):
+            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
+                                      sizes[todo], dirs[todo, 2] > 0, renders))
+    spans = list(_spans(raw, reasons, page))
+    spans += dropped_by_mupdf(page, raw, rect, log)
+    spans += layers_off(page, raw)
+    return reasons, tuple(spans)
+
+
+def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
+    """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
+    ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the
+    spans as :class:`Run` and each glyph's span index. Built span by span (numpy ``repeat`` for
+    what a span's glyphs share): the per-glyph Python work is one list comprehension."""
+    keys: list[Key] = []
+    boxes: list = []
+    per_span: list[tuple[float, float, float, float, int]] = []  # dx, dy, vertical, size, glyphs
+    runs: list[Run] = []
+    for b, blk in enumerate(raw.get("blocks", ())):
+        for l, line in enumerate(blk.get("lines", ())):
+            d = line.get("dir") or (1.0, 0.0)
+            vertical = float(line.get("wmode", 0) == 1)
+            for s, span in enumerate(line.get("spans", ())):
+                chars = span.get("chars", ())
+                text = "".join(c["c"] for c in chars)
+                if not any(ch.isalnum() for ch in text):
+                    continue
+                idx = [c for c, ch in enumerate(text) if not ch.isspace()] if len(text) == len(chars) else \
+                    [c for c, ch in enumerate(chars) if not ch["c"].isspace()]
+                runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(d), tuple(chars[0]["origin"])))
+                keys += [(b, l, s, c) for c in idx]
+                boxes += [chars[c]["bbox"] for c in idx]
+                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx)))
+    if not keys:
+        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, []
+    table = np.asarray(per_span, float)
+    counts = table[:, 4].astype(np.int64)
+    run_of = np.repeat(np.arange(len(per_span)), counts)
+    return (keys, np.asarray(boxes, float), np.repeat(table[:, :3], counts, axis=0),
+            np.repeat(table[:, 3], counts), runs, run_of.tolist())
+
+
+def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
+               sizes: np.ndarray, vertical: np.ndarray, renders: tuple | None = None) -> dict[Key, str]:
+    """Glyphs (inside the page) whose box, shrunk along the line by :data:`SHRINK` on each side,
+    shows no changed pixel -> reason. A glyph box thinner than :data:`MIN_ALONG` font sizes along
+    the line (the second letter of an expanded ligature, a combining mark) is widened about its
+    centre to that: its ink is its neighbour's; a box with no extent along the line at all
+    (under :data:`DEGENERATE` sizes: a zero advance, the ink drawn elsewhere, as in GeoTopo's TikZ
+    labels) cannot be placed on the render and takes the verdict of its span's other glyphs
+    (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
+    off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
+    line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
+    from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
+
+    try:
+        with_text, without_text, m = renders or render_pair(page)
+    except Exception:  # a page MuPDF cannot draw: the rendering cannot decide, nothing hidden
+        return {}
+    px = _to_pixels(boxes, m)
+    lo = np.where(horizontal, px[:, 0], px[:, 1])
+    hi = np.where(horizontal, px[:, 2], px[:, 3])
+    zoom = abs(m.a or m.b)
+    degenerate = (hi - lo) < DEGENERATE * sizes * zoom
+    need = MIN_ALONG * sizes * zoom
+    mid = (lo + hi) / 2
+    lo, hi = np.minimum(lo, mid - need / 2), np.maximum(hi, mid + need / 2)
+    lo, hi = lo - vertical * sizes * zoom, hi + vertical * sizes * zoom
+    cut = SHRINK * (hi - lo)
+    lo, hi = lo + cut, hi - cut
+    shrunk = px.copy()
+    shrunk[:, 0] = np.where(horizontal, lo, px[:, 0])
+    shrunk[:, 2] = np.where(horizontal, hi, px[:, 2])
+    shrunk[:, 1] = np.where(horizontal, px[:, 1], lo)
+    shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
+    changed, _ = box_ink(integral(ink(with_text, without_text)), shrunk)
+    # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
+    # render without text over the glyph box) under the contrast bound is hidden however it inks;
+    # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
+    faint = _faint(raw, keys, px, without_text)
+    gone = (changed == 0) | faint
+    if degenerate.any() and gone.any():
+        seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
+        placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
+        for i in np.nonzero(gone & degenerate)[0]:
+            if keys[i][:3] in seen or keys[i][:3] not in placed:
+                gone[i] = False
+    hidden = np.nonzero(gone)[0]
+    if not len(hidden):
+        return {}
+    namer = _Namer(page, raw, log, without_text, m)
+    out: dict[Key, str] = {}
+    for i in hidden:
+        reason = "same_colour" if changed[i] else namer.reason(keys[i], boxes[i], px[i])
+        if reason:
+            out[keys[i]] = reason
+    return out
+
+
+def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
+    """Share of each box's area inside ``rect`` (1.0 for a box without area that lies inside)."""
+    w = np.clip(np.minimum(boxes[:, 2], rect[2]) - np.maximum(boxes[:, 0], rect[0]), 0, None)
+    h = np.clip(np.minimum(boxes[:, 3], rect[3]) - np.maximum(boxes[:, 1], rect[1]), 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    flat = area <= 0
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    centre_in = (cx >= rect[0]) & (cx <= rect[2]) & (cy >= rect[1]) & (cy <= rect[3])
+    return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
+
+
+def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray) -> np.ndarray:
+    """Bool ``(n,)``: glyphs whose colour has a contrast under :data:`MIN_CONTRAST` against the
+    mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
+    ground is taken over each span's box, and over each glyph's own box only when the span's
+    ground is not one gray (a glyph half on a dark box, half on paper)."""
+    from pagerecall.extract.rendering import LINEAR
+
+    out = np.zeros(len(keys), bool)
+    h, w = ground.shape
+    start = 0
+    while start < len(keys):
+        end = start
+        while end < len(keys) and keys[end][:3] == keys[start][:3]:
+            end += 1
+        box = px[start:end]
+        x0, y0 = int(max(0, np.floor(box[:, 0].min()))), int(max(0, np.floor(box[:, 1].min())))
+        x1, y1 = int(min(w, np.ceil(box[:, 2].max()))), int(min(h, np.ceil(box[:, 3].max())))
+        own = float(_luminance(np.asarray([_span_of(raw, keys[start]).get("color", 0)], np.int64))[0])
+        region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
+        if region.size and region.min() == region.max():
+            g = float(LINEAR[region.flat[0]])
+            out[start:end] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+        elif region.size:
+            for i in range(start, end):
+                bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
+                bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
+                sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
+                g = float(LINEAR[sub].mean()) if sub.size else 1.0
+                out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+        start = end
+    return out
+
+
+def _span_of(raw: dict, key: Key) -> dict:
+    return raw["blocks"][key[0]]["lines"][key[1]]["spans"][key[2]]
+
+
+def _luminance(colour: np.ndarray) -> np.ndarray:
+    """Linear luminance of sRGB colours ``0xRRGGBB`` int ``(n,)`` -> float ``(n,)`` (WCAG 2)."""
+    from pagerecall.extract.rendering import LINEAR
+
+    r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _to_pixels(boxes: np.ndarray, m: Any) -> np.ndarray:
+    """Boxes ``(n, 4)`` through a matrix of a multiple of 90 degrees -> pixel boxes ``(n, 4)``."""
+    xa = m.a * boxes[:, 0] + m.c * boxes[:, 1] + m.e
+    ya = m.b * boxes[:, 0] + m.d * boxes[:, 1] + m.f
+    xb = m.a * boxes[:, 2] + m.c * boxes[:, 3] + m.e
+    yb = m.b * boxes[:, 2] + m.d * boxes[:, 3] + m.f
+    return np.stack([np.minimum(xa, xb), np.minimum(ya, yb), np.maximum(xa, xb), np.maximum(ya, yb)], 1)
+
+
+class _Namer:
+    """Names why a glyph the rendering found invisible is hidden (module docstring), or None for
+    an OCR layer over a scan that shows print. The render mode comes from the span's
+    ``char_flags`` (MuPDF: 16 filled, 32 stroked, 64 clip; render mode 3 sets neither of the
+    first two, mode 7 sets fill and clip with alpha 0), the paint order from ``get_bboxlog``."""
+
+    def __init__(self, page: Any, raw: dict, log: list, without_text: np.ndarray, m: Any) -> None:
+        self.page, self.raw, self.log, self.bg, self.m = page, raw, log, without_text, m
+        self._scan: dict[tuple[int, int], bool] = {}
+        self._cmapless: set[str] | None = None
+
+    def cmapless(self, font: str) -> bool:
+        """True for a font MuPDF cannot draw by character code (a simple TrueType font without a
+        ``cmap`` table nor ``ToUnicode``): its rendering cannot decide; the garbled rule of
+        :mod:`pagerecall.extract.fonts` judges that text, as before."""
+        if self._cmapless is None:
+            from pagerecall.extract.fonts import lacks_char_map
+
+            self._cmapless = set()
+            try:
+                for xref, _ext, ftype, basefont, _res, _enc in self.page.get_fonts():
+                    if ftype == "TrueType" and lacks_char_map(self.page.parent, xref):
+                        self._cmapless.add(basefont.split("+", 1)[-1])
+            except Exception:
+                pass
+        return font.split("+", 1)[-1] in self._cmapless
+
+    def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
+        b, l, s, _ = key
+        span = self.raw["blocks"][b]["lines"][l]["spans"][s]
+        flags, alpha = span.get("char_flags", 16), span.get("alpha", 255)
+        if self.cmapless(span.get("font", "")):
+            return None
+        if not flags & 48:  # render mode 3: drawn by no one
+            return None if self._shows_print(b, l, box) else "invisible_render_mode"
+        if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
+            return "invisible_render_mode"
+        if alpha == 0:
+            return "transparent"
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        seq = next((i for i, (k, r) in enumerate(self.log)
+                    if k in TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
+        if seq is not None and any(k not in TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
+            return "covered"
+        if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
+            return "same_colour"
+        return "unpainted"
+
+    def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
+        """True when an image lies beneath the glyph and the page beneath its line (render without
+        text) holds dark ink on light ground (:data:`SCAN_MIN_CONTRAST`)."""
+        if not any(k in ("fill-image", "fill-imgmask") and meets(box, r) for k, r in self.log):
+            return False
+        if (b, l) not in self._scan:
+            line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
+            x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
+            region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+            ok = False
+            if region.size >= 4:
+                lo, hi = np.percentile(region, (5, 95))
+                ok = _contrast(_lin(lo), _lin(hi)) >= SCAN_MIN_CONTRAST
+            self._scan[(b, l)] = ok
+        return self._scan[(b, l)]
+
+
+def _lin(v: float) -> float:
+    v = min(255.0, max(0.0, float(v))) / 255.0
+    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+
+def _contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
+    """Contrast of an sRGB colour (``0xRRGGBB``) against the median gray of the page beneath ``px``."""
+    r, g, b = ((colour >> 16) & 255) / 255.0, ((colour >> 8) & 255) / 255.0, (colour & 255) / 255.0
+    gray = 255.0 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
+    x0, y0, x1, y1 = (int(v) for v in np.round(px))
+    region = bg[max(0, y0):max(y0 + 1, y1), max(0, x0):max(x0 + 1, x1)]
+    beneath = float(np.median(region)) if region.size else 255.0
+    return _contrast(_lin(gray), _lin(beneath))
+
+
+def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
+    """Runs of hidden glyphs of one reason in reading order -> spans; a run goes on over
+    whitespace and line ends (joined by a space) and ends at a visible glyph. A run with fewer
+    than :data:`MIN_MESSAGE` letters and digits carries no message: its glyphs are taken out of
+    ``reasons`` (they stay page text, as before) and it is not listed."""
+    if not reasons:
+        return []
+    runs: list[list] = []  # [reason, chars, boxes, keys]
+    open_ = False
+    for b, blk in enumerate(raw.get("blocks", ())):
+        for l, line in enumerate(blk.get("lines", ())):
+            for s, span in enumerate(line.get("spans", ())):
+                for c, ch in enumerate(span.get("chars", ())):
+                    reason = reasons.get((b, l, s, c))
+                    if reason is None:
+                        if ch["c"].isspace():
+                            if open_:
+                                runs[-1][1].append(" ")
+                            continue
+                        open_ = False
+                        continue
+                    if not open_ or runs[-1][0] != reason:
+                        runs.append([reason, [], [], []])
+                        open_ = True
+                    runs[-1][1].append(ch["c"])
+                    runs[-1][2].append(ch["bbox"])
+                    runs[-1][3].append((b, l, s, c))
+            if open_:
+                runs[-1][1].append(" ")  # a line end inside a hidden run
+    out = []
+    for reason, chars, boxes, keys in runs:
+        if sum(ch.isalnum() for ch in chars) >= MIN_MESSAGE:
+            out.append(hidden_span(reason, chars, boxes, page))
+        else:
+            for k in keys:
+                reasons.pop(k, None)
+    return out
