@@ -22,6 +22,9 @@ from pagerecall.config import Settings
 from pagerecall.model.instruction_judge import judge_for
 from pagerecall.text.instructions import flag_texts, instruction_like_many
 
+sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
+from train_instruction_judge import train_half  # noqa: E402
+
 
 def main(argv: list[str]) -> None:
     show = int(argv[argv.index("--show") + 1]) if "--show" in argv else 10
@@ -36,7 +39,10 @@ def main(argv: list[str]) -> None:
     with open(args[0], encoding="utf-8") as fh:
         for line in fh:
             d = json.loads(line)
-            by_corpus[d["corpus"]].append(d)
+            key = d["corpus"]
+            if key == "bench":
+                key += " (training half)" if train_half(d["file"]) else " (held-out half)"
+            by_corpus[key].append(d)
     judge = judge_for(Settings.from_env())
     judge([])  # load the model before timing (a build has it loaded)
     judge.scores(["warm up"])

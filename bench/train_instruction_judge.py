@@ -5,7 +5,7 @@ recall on the labelled set's train and held-out parts.
 
 Data: tests/text/instruction_set.jsonl (text, label, lang, split); the ``train`` rows, plus the
 candidate sentences of the demo corpus's pages (read from the PDFs, or from a cache made by
-bench/page_texts.py) as negatives, fit a logistic regression on the bundled model's query
+bench/page_texts.py, then with the bench corpus's training half: :func:`train_half`) as negatives, fit a logistic regression on the bundled model's query
 embeddings of each sentence as a reader sees it. The threshold is chosen on 5-fold out-of-fold
 scores of the training data (the held-out rows are never looked at before the report). --write
 saves pagerecall/model/data/instruction_judge.json.
@@ -17,6 +17,7 @@ letters, zero-width spaces, reversed behind a bidi override, broken over lines, 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import sys
@@ -56,11 +57,22 @@ def disguises(text: str, rnd: random.Random) -> dict[str, str]:
             "broken over lines": lines, "fullwidth": full}
 
 
-def corpus_negatives(pages_jsonl: str | None, limit: int = 2500) -> list[str]:
+def train_half(file: str) -> bool:
+    """The bench corpus files whose candidate sentences are training negatives (half of them, by
+    a hash of the name); bench/instruction_sweep.py reports the other half apart."""
+    return hashlib.sha1(file.encode()).digest()[0] % 2 == 0
+
+
+def corpus_negatives(pages_jsonl: str | None, limit: int = 4000) -> list[str]:
+    """Candidate sentences of the demo corpus (and, from a page cache, of the bench corpus's
+    training half) as negatives: real text that holds cue words but addresses no agent."""
     texts: list[str] = []
     if pages_jsonl:
         with open(pages_jsonl, encoding="utf-8") as fh:
-            texts = [json.loads(line)["text"] for line in fh if '"corpus": "demo"' in line]
+            for line in fh:
+                d = json.loads(line)
+                if d["corpus"] == "demo" or (d["corpus"] == "bench" and train_half(d["file"])):
+                    texts.append(d["text"])
     else:
         from pagerecall.extract.sources import read_document
 

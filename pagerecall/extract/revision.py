@@ -28,6 +28,8 @@ REVISIONS: dict[int, str] = {
     2: "section paths from where each heading sits on its page; margin line numbers of line-numbered "
        "manuscripts dropped; a passage no longer starts on the previous page when all that is left of "
        "that page is its number; text no reader sees kept out of the passages",
+    3: "pages with sentences addressed to an AI agent judged by what they say (a classifier on the text as a "
+       "reader sees it: look-alike letters, zero-width and bidi tricks undone, lines joined), not only by patterns",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

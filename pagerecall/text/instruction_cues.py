@@ -22,24 +22,25 @@ CUE_STEMS = (
     "ignore", "disregard", "forget", "bypass", "instruction", "system prompt", "your prompt", "assistant",
     "chatbot", "language model", "reviewer", "summar", "system message", "developer mode", "you were told",
     "been told", "been asked", "from now on", "set aside", "your rules", "your guidelines", "rate this",
-    "score", "recommend accept", "praise", "approve", "user asks", "users ask",
+    "score", "recommend accept", "praise", "approve", "your answer", "stop obeying", "user asks", "users ask", "dear model", "pretend",
+    "automated system", "bots ", "ai agent", "ai-agent",
     # de
     "ignorier", "vergiss", "vergessen", "anweisung", "ki-", "sprachmodell", "systemprompt", "gutachter", "bewerte",
-    "empfiehl", "zusammenfass", "gesagt hat", "antworte", "lobe",
+    "empfiehl", "zusammenfass", "gesagt hat", "antworte", "lobe", "liebes modell", "tu so, als",
     # fr
     "oublie", "consigne", "modèle de langage", "prompt système", "relecteur", "résum",
     "réponds", "répondez", "recommande", "notez", "éloge",
     # es, pt, it
     "ignora", "olvida", "instrucci", "modelo de lenguaje", "modelo de linguagem", "asistente", "assistente",
     "prompt de sistema", "prompt di sistema", "revisor", "resum", " responde", "recomienda", "recomende", "elogia", "elogie", "dimentica", "istruzion",
-    "modello linguistico", "revisore", "riassunt", "rispondi", "raccomanda", "loda", "esqueça", "instruç",
+    "modello linguistico", "caro modello", "fai finta", "revisore", "riassunt", "rispondi", "raccomanda", "loda", "esqueça", "instruç",
     "califica", "avalie", "valuta",
     # nl, sv
     "negeer", "vergeet", "instructie", "taalmodel", "beoordel", "samenvatting", "antwoord", "ignorera",
     "glöm", "instruktion", "språkmodell", "sammanfattning", "svara", "beröm",
     # ru, uk
     "игнорир", "забудь", "инструкц", "языков", "системн", "ии-", "ассистент", "рецензент", "оцени", "отвечай",
-    "ответь", "порекоменд", "хвали", "резюме", "ігноруй", "інструкц", "мовна модель", "ші-", "асистент",
+    "ответь", "дорогая модель", "сделай вид", "порекоменд", "хвали", "резюме", "ігноруй", "інструкц", "мовна модель", "ші-", "асистент",
     "оціни", "відповідай",
     # pl, cs
     "zignoruj", "zapomnij", "instrukcj", "model językowy", "asystent", "asystenc", "streszcz", "promptu", "oceń", "odpowiedz", "poleć",
@@ -49,7 +50,7 @@ CUE_STEMS = (
     "lupakan", "instruksi", "model bahasa", "asisten", "jawab", "rekomendasi", "bỏ qua", "quên", "hướng dẫn",
     "mô hình ngôn ngữ", "trợ lý", "trả lời", "đánh giá",
     # ar, fa, hi
-    "تجاهل", "انس", "التعليمات", "نموذج", "الذكاء الاصطناعي", "مساعد", "أجب", "أوص", "نادیده", "فراموش",
+    "تجاهل", "انس", "التعليمات", "نموذج", "ذكاء اصطناعي", "مساعد", "أجب", "أوص", "نادیده", "فراموش",
     "دستور", "مدل زبانی", "هوش مصنوعی", "دستیار", "پاسخ", "अनदेखा", "भूल", "निर्देश", "भाषा मॉडल", "एआई",
     "सहायक", "उत्तर", "सारांश",
     # ja, zh, ko
@@ -63,9 +64,9 @@ them, most of them these): "rules" (debian/rules), "override", "prompt" (the she
 "recommend", "指令" (a command), and short words matched inside others (they are in
 :data:`CUE_ACRONYMS`)."""
 
-CUE_ACRONYMS = re.compile(r"(?<![^\W\d_])(?:AI|A\.I\.|IA|KI|ИИ|ШІ|LLMs?|GPT\w*|ChatGPT|AIアシスタント|AI助手)(?![^\W\d_])")
-"""The short names of an AI, case-sensitive and standing alone (Italian "ai", "via ", "wiki"
-are no cue)."""
+CUE_ACRONYMS = re.compile(r"(?<![A-Za-z])(?:AI|A\.I\.|IA|KI|ИИ|ШІ|LLMs?|GPT\w*|ChatGPT)(?![A-Za-z])")
+"""The short names of an AI, case-sensitive and not inside a Latin word (Italian "ai", "via ",
+"wiki" are no cue; "AIエージェント", "AI助手" are)."""
 
 
 @lru_cache(maxsize=1)

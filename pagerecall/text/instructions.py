@@ -17,9 +17,15 @@ A sentence is flagged when it either
 
 Why this shape: a manual is full of imperatives for its human reader ("Ignore the warning",
 "Run make install as root"); without an AI addressee or an override of *instructions* they are
-never flagged. Languages: English, German, French, Spanish, Italian, Portuguese, Dutch, Russian,
-Japanese, Chinese (the bench corpus's main languages). Measured precision and recall on the
-labelled set in ``tests/text/test_instruction_like.py`` and on the bench corpus: see the CHANGELOG.
+never flagged. Languages of the patterns: English, German, French, Spanish, Italian, Portuguese,
+Dutch, Russian, Japanese, Chinese.
+
+Every text is first seen as a reader sees it (:mod:`pagerecall.text.reader_view`: look-alike
+letters, zero-width characters, bidi overrides, line breaks undone). At build time a classifier
+(:mod:`pagerecall.model.instruction_judge`, handed in as ``judge``) decides every candidate
+sentence (:mod:`pagerecall.text.instruction_cues`, 21 languages) that the override pattern does
+not: it recognises paraphrases and languages the patterns miss and tells a sentence *about* AI
+from one addressed to it. Measured precision and recall: docs/decisions/instruction-classifier.md.
 """
 
 from __future__ import annotations
