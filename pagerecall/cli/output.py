@@ -160,13 +160,21 @@ def print_view(args: argparse.Namespace, res: dict) -> int:
 
 
 def print_numbers(res: dict) -> None:
-    """A claim's numbers, one line each: found or NOT FOUND, where, as written there."""
+    """A claim's numbers, one line each: found, found without its unit, only in a running head or
+    hidden text, or NOT FOUND; where, as written there, and the words around it."""
     out = con().out
+    says = {"found_without_unit": "NO UNIT   ", "running_head": "HEAD ONLY ", "hidden": "HIDDEN    "}
     for n in res["numbers"]:
         unit = f" {n['unit']}" if n.get("unit") and n["unit"] not in n["text"] else ""
-        if n["found"]:
+        status = n.get("status") or ("found" if n["found"] else "not_found")
+        if n.get("page") is not None:
             label = f" (printed {n['label']})" if n.get("label") else ""
-            out.write(f"found      {n['text']}{unit} = {n['value']}: page {n['page']}{label} \"{n['matched_text']}\"\n")
+            head = "found     " if status == "found" else says.get(status, "found     ")
+            why = {"found_without_unit": f" without the unit {n['unit']}", "running_head": " only in a running head",
+                   "hidden": " only in hidden text"}.get(status, "")
+            context = f": \u2026{n['context']}\u2026" if n.get("context") else ""
+            out.write(f"{head} {n['text']}{unit} = {n['value']}: page {n['page']}{label}{why} "
+                      f"\"{n['matched_text']}\"{context}\n")
         else:
             out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
     out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")

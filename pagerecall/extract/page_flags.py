@@ -10,25 +10,29 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from pagerecall.text.instructions import is_instruction_like
+from pagerecall.text.instructions import Judge, flag_texts
 from pagerecall.types import Document
 
 __all__ = ["page_flags", "parse_page_flags"]
 
 
-def page_flags(doc: Document) -> str:
+def page_flags(doc: Document, judge: Judge | None = None) -> str:
     """JSON of ``{"hidden_pages": [...], "hidden_reasons": {reason: spans}, "instruction_like_pages": [...]}``
     for ``doc``: 1-based physical pages that hold hidden spans (:mod:`pagerecall.extract.hidden`),
     hidden spans per reason, and pages with a sentence :func:`pagerecall.text.instructions.instruction_like`
-    flags in their visible or hidden text. Cost: the instruction regexes on every page's text
-    (a few µs for a page without a trigger word)."""
+    flags in their visible or hidden text, with ``judge`` (the build's instruction classifier,
+    :mod:`pagerecall.model.instruction_judge`) deciding the candidate sentences, all pages' in one
+    batch. Cost: the instruction regexes on every page's text (a few µs for a page without a
+    trigger word) and the embedding of the candidate sentences (``bench/instruction_sweep.py``)."""
     hidden_pages, instruction_pages = [], []
     reasons: Counter[str] = Counter()
+    texts = [(p.number, t) for p in doc.pages for t in (p.text, *(h.text for h in p.hidden))]
+    flagged = {n for (n, _), yes in zip(texts, flag_texts([t for _, t in texts], judge)) if yes}
     for p in doc.pages:
         if p.hidden:
             hidden_pages.append(p.number)
             reasons.update(h.reason for h in p.hidden)
-        if is_instruction_like(p.text) or any(is_instruction_like(h.text) for h in p.hidden):
+        if p.number in flagged:
             instruction_pages.append(p.number)
     return json.dumps({"hidden_pages": hidden_pages, "hidden_reasons": dict(sorted(reasons.items())),
                        "instruction_like_pages": instruction_pages}, separators=(",", ":"))

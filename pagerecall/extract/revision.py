@@ -32,6 +32,8 @@ REVISIONS: dict[int, str] = {
        "pattern fills, squashed flat, clipped, outside the crop box or in a layer that is off is kept out; "
        "white text on dark shadings, text under highlights, outlined text and rotated pages stay); text "
        "MuPDF drops itself listed as hidden",
+    4: "pages with sentences addressed to an AI agent judged by what they say (a classifier on the text as a "
+       "reader sees it: look-alike letters, zero-width and bidi tricks undone, lines joined), not only by patterns",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

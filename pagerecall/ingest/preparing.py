@@ -51,9 +51,10 @@ def chunk_id_for(rel: str, sha256: str, seq: int) -> str:
 
 
 def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: ExtractionError | None,
-                 n_chunks: int, chunk_prefix: str) -> dict:
+                 n_chunks: int, chunk_prefix: str, judge: Any = None) -> dict:
     """The ``files`` row of one source file (schema ``index.schema.FILES_SCHEMA``); ``error`` set
-    means ``status="failed"``."""
+    means ``status="failed"``; ``judge``: the instruction classifier for ``page_flags``
+    (:func:`pagerecall.model.instruction_judge.judge_for`; None: the patterns alone)."""
     rec = {
         "path": rel,
         "sha256": sha,
@@ -74,7 +75,7 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "outline": doc.outline.placed([p.text for p in doc.pages]).to_json()
         if doc is not None and doc.outline is not None else None,
-        "page_flags": page_flags(doc) if doc is not None else None,
+        "page_flags": page_flags(doc, judge) if doc is not None else None,
         "extraction_revision": EXTRACTION_REVISION,
     }
     return rec
@@ -153,7 +154,10 @@ def _chunked(f: DiskFile, sha: str, prefix: str, doc: Document, tokenizer, setti
     chunks = _guarded(f, sha, prefix, lambda: chunk_document(doc, tokenizer, settings.chunk), own_group=own_group)
     if isinstance(chunks, Prepared):
         return chunks
-    return Prepared(f.rel, file_record(f.rel, f, sha, doc, None, len(chunks), prefix), chunks, own_group)
+    from pagerecall.model.instruction_judge import judge_for
+
+    judge = judge_for(settings) if doc.pages else None  # the build's embedder, loaded once per process
+    return Prepared(f.rel, file_record(f.rel, f, sha, doc, None, len(chunks), prefix, judge), chunks, own_group)
 
 
 def _guarded(f: DiskFile, sha: str, prefix: str, step: Callable[[], Any], own_group: bool = False) -> Any:

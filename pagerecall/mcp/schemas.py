@@ -177,11 +177,16 @@ class NumberFound(BaseModel):
     value: Any = Field(description="normalised: a number, [low, high] for a range, 'YYYY-MM-DD' / 'YYYY-MM' for a date")
     unit: str | None = None
     ambiguous: bool = Field(False, description="two readings (e.g. '1,234': 1234 or 1.234); either one matches")
-    found: bool = Field(description="a cited page shows this value")
-    page: int | None = Field(None, description="first cited page (physical, 1-based) that shows it")
+    status: str = Field("not_found", description=(
+        "found (in the body text, with the claim's unit or an equivalent); found_without_unit; running_head "
+        "(only in a running head or foot, e.g. a page number); hidden (only in text no reader sees); not_found"))
+    found: bool = Field(description="status is found: a cited page's body text shows this value (with its unit)")
+    page: int | None = Field(None, description="first cited page (physical, 1-based) with that status")
     label: str | None = Field(None, description="that page's printed label")
     matched_text: str | None = Field(None, description="the number as written on that page")
-    pages: list[int] = Field(default_factory=list, description="every cited page that shows it")
+    matched_unit: str | None = Field(None, description="its unit there, if any")
+    context: str | None = Field(None, description="the words around it on that page: read them to see what matched")
+    pages: list[int] = Field(default_factory=list, description="every cited page with that status")
 
 
 class NumbersOut(BaseModel):

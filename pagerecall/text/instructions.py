@@ -17,9 +17,15 @@ A sentence is flagged when it either
 
 Why this shape: a manual is full of imperatives for its human reader ("Ignore the warning",
 "Run make install as root"); without an AI addressee or an override of *instructions* they are
-never flagged. Languages: English, German, French, Spanish, Italian, Portuguese, Dutch, Russian,
-Japanese, Chinese (the bench corpus's main languages). Measured precision and recall on the
-labelled set in ``tests/text/test_instruction_like.py`` and on the bench corpus: see the CHANGELOG.
+never flagged. Languages of the patterns: English, German, French, Spanish, Italian, Portuguese,
+Dutch, Russian, Japanese, Chinese.
+
+Every text is first seen as a reader sees it (:mod:`pagerecall.text.reader_view`: look-alike
+letters, zero-width characters, bidi overrides, line breaks undone). At build time a classifier
+(:mod:`pagerecall.model.instruction_judge`, handed in as ``judge``) decides every candidate
+sentence (:mod:`pagerecall.text.instruction_cues`, 21 languages) that the override pattern does
+not: it recognises paraphrases and languages the patterns miss and tells a sentence *about* AI
+from one addressed to it. Measured precision and recall: docs/decisions/instruction-classifier.md.
 """
 
 from __future__ import annotations
@@ -27,8 +33,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable, Sequence
 
-__all__ = ["InstructionSentence", "instruction_like", "is_instruction_like"]
+from pagerecall.text.reader_view import reader_view
+
+__all__ = ["InstructionSentence", "Judge", "flag_texts", "instruction_like", "instruction_like_many",
+           "is_instruction_like"]
 
 _I = re.IGNORECASE | re.UNICODE
 
@@ -75,7 +85,7 @@ _DIRECTIVE_SOURCE = (
 """A sentence that tells its reader what to do (``_I``)."""
 
 
-_SENTENCE_SOURCE = r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)"
+_SENTENCE_SOURCE = r"[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)"  # on the reader's view: "\n" is a blank line
 
 
 @lru_cache(maxsize=1)
@@ -150,8 +160,10 @@ def _may_trigger(text: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class InstructionSentence:
-    """A flagged sentence: ``text`` (stripped), ``start``/``end`` code-point offsets into the
-    text it was found in (end exclusive) and ``why`` (``override`` or ``addressed_to_ai``)."""
+    """A flagged sentence: ``text`` (as a reader sees it: :func:`pagerecall.text.reader_view.reader_view`,
+    stripped), ``start``/``end`` code-point offsets into the text it was found in (end exclusive;
+    the smallest span holding the sentence's source characters) and ``why`` (``override``,
+    ``addressed_to_ai``, or ``classifier``: judged by the build's classifier)."""
 
     text: str
     start: int
@@ -162,34 +174,100 @@ class InstructionSentence:
         return {"text": self.text, "start": self.start, "end": self.end, "why": self.why}
 
 
-def instruction_like(text: str) -> list[InstructionSentence]:
+Judge = Callable[[Sequence[str]], Sequence[bool]]
+"""Says for each candidate sentence whether it is addressed to an AI agent
+(:class:`pagerecall.model.instruction_judge.InstructionJudge`)."""
+
+JUDGE_CHARS = 400
+"""Longest stretch of a sentence handed to a judge: around its first cue word."""
+
+
+def _sentences(view_text: str) -> list[tuple[int, int]]:
+    _, _, _, sentence = _patterns()
+    out = []
+    for m in sentence.finditer(view_text):
+        s = m.group(0)
+        lead = len(s) - len(s.lstrip())
+        body = s.strip()
+        if body:
+            out.append((m.start() + lead, m.start() + lead + len(body)))
+    return out
+
+
+def _for_judge(sentence: str) -> str:
+    if len(sentence) <= JUDGE_CHARS:
+        return sentence
+    from pagerecall.text.instruction_cues import first_cue
+
+    at = max(0, first_cue(sentence) - JUDGE_CHARS // 2)
+    return sentence[at:at + JUDGE_CHARS]
+
+
+def instruction_like(text: str, judge: Judge | None = None) -> list[InstructionSentence]:
     """The sentences of ``text`` that look addressed to an AI agent (module docstring), in order.
 
-    Sentences end at ``. ! ?`` (and their CJK forms) or a line break; a sentence longer than 1,000
-    characters is looked at in its first 1,000. Pure and cheap: a text without a trigger word
-    (:func:`_may_trigger`, ~15 µs for 550 characters) is not looked at further; the three
-    regular expressions run only on the sentences of texts that contain a trigger."""
-    if not text or not _may_trigger(text):
-        return []
-    override, addressee, directive, sentence = _patterns()
-    if not (override.search(text) or addressee.search(text)):
-        return []
-    found: list[InstructionSentence] = []
-    for m in sentence.finditer(text):
-        s = m.group(0)
-        body = s[:1000]
-        if override.search(body):
-            why = "override"
-        elif addressee.search(body) and directive.search(body):
-            why = "addressed_to_ai"
-        else:
+    The text is first seen as a reader sees it (:func:`pagerecall.text.reader_view.reader_view`:
+    NFKC, invisible and bidi controls resolved, look-alike letters folded, lines joined); sentences
+    end at ``. ! ?`` (and their CJK forms) or a blank line; a sentence longer than 1,000
+    characters is looked at in its first 1,000.
+
+    Without ``judge`` (the read path: search hits, ``page``, ``verify``): the patterns alone.
+    With one (the build): a sentence matching the override pattern is flagged (precise); every
+    other candidate sentence (:func:`pagerecall.text.instruction_cues.is_candidate`) is flagged
+    when ``judge`` says so (``why="classifier"``), the addressee-and-directive pattern no longer
+    deciding alone (it flags sentences *about* AI). Pure apart from ``judge``; a text without a
+    trigger word and without a candidate costs ~15 µs for 550 characters."""
+    return instruction_like_many([text], judge)[0]
+
+
+def instruction_like_many(texts: Sequence[str], judge: Judge | None = None) -> list[list[InstructionSentence]]:
+    """:func:`instruction_like` of each of ``texts``, with one call of ``judge`` for all their
+    candidate sentences (a build embeds them in one batch)."""
+    override, addressee, directive, _ = _patterns()
+    if judge is not None:
+        from pagerecall.text.instruction_cues import is_candidate, stems_in
+    views, found, ask = [], [], []
+    for i, text in enumerate(texts):
+        view = reader_view(text) if text else None
+        views.append(view)
+        found.append([])
+        if view is None:
             continue
-        lead = len(s) - len(s.lstrip())
-        stripped = s.strip()
-        found.append(InstructionSentence(stripped, m.start() + lead, m.start() + lead + len(stripped), why))
-    return found
+        vt = view.text
+        may = _may_trigger(vt)
+        stems = stems_in(vt) if judge is not None else ()
+        if not may and not stems:
+            continue
+        for s, e in _sentences(vt):
+            body = vt[s:e][:1000]
+            if may and override.search(body):
+                found[i].append((s, e, "override"))
+            elif judge is not None:
+                if is_candidate(body, stems):
+                    ask.append((i, s, e))
+            elif may and addressee.search(body) and directive.search(body):
+                found[i].append((s, e, "addressed_to_ai"))
+    if ask:
+        verdicts = judge([_for_judge(views[i].text[s:e]) for i, s, e in ask])
+        for (i, s, e), yes in zip(ask, verdicts):
+            if yes:
+                found[i].append((s, e, "classifier"))
+    out = []
+    for view, spans in zip(views, found):
+        got = []
+        for s, e, why in sorted(spans):
+            a, b = view.span(s, e)
+            got.append(InstructionSentence(view.text[s:e], a, b, why))
+        out.append(got)
+    return out
 
 
-def is_instruction_like(text: str) -> bool:
+def flag_texts(texts: Sequence[str], judge: Judge | None = None) -> list[bool]:
+    """For each of ``texts``, whether :func:`instruction_like` flags a sentence in it (one
+    ``judge`` call for all)."""
+    return [bool(f) for f in instruction_like_many(texts, judge)]
+
+
+def is_instruction_like(text: str, judge: Judge | None = None) -> bool:
     """True when ``text`` holds at least one sentence :func:`instruction_like` flags."""
-    return bool(instruction_like(text))
+    return bool(instruction_like(text, judge))

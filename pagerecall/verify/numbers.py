@@ -1,282 +1,57 @@
 """A claim's numbers, looked up on the cited pages of the SOURCE (not the index) (layer 3).
 
-Agents misquote numbers more than words. :func:`check_numbers` finds every number of a claim and
-says, for each, whether the cited pages show it, on which page and printed label.
+Agents misquote numbers more than words. :func:`check_numbers` finds every number of a claim
+(:func:`pagerecall.verify.number_forms.find_numbers`: signs, scale words, identifiers left out)
+and says, for each, whether the cited pages show it, on which page and printed label, and the
+words around it there (``context``), so that an agent sees what matched.
 
-What counts as a number (:func:`find_numbers`), each with a normalised ``value``:
+A claim's number is ``found`` on a page when the page's body text holds a number with the same
+value of a compatible kind (a plain number matches any number, a range's ends and a date's year;
+a percent needs a percent; a range the same range; a date the same date or a longer one in that
+month) **and**, when the claim gives a unit, the same unit or an equivalent one ("4 gigabytes" and
+"4 GB", "$" and "USD"; :func:`pagerecall.verify.number_words.same_unit`). Otherwise ``status`` says
+what the pages hold instead:
 
-==============  ==========================================================================
-``integer``     ``1998``, ``12``, ``1,234,567``, ``1.234.567``, ``1 234 567`` (narrow / no-break
-                spaces): ``1234567``
-``decimal``     ``3.5``, ``3,5``, ``1,234.56``, ``1.234,56``: ``3.5``, ``1234.56``. A lone
-                separator before exactly three digits (``1,234``) is ambiguous: both readings
-                match, ``value`` is the English one (``,`` groups, ``.`` decimals)
-``percent``     ``12%``, ``12 %``, ``12 percent``, ``12 Prozent``, ``12 pour cent``: ``12``
-``range``       ``12-14``, ``12–14``, ``12 to 14``, ``between 12 and 14``: ``[12, 14]``
-``year``        four digits 1000-2199 standing alone: ``1998``
-``date``        ``2019-03-12``, ``12.3.2019``, ``12 March 2019``, ``March 12, 2019``,
-                ``March 2019`` (English, German, French month names): ``"2019-03-12"``,
-                ``"2019-03"``; ``12/03/2019`` matches either day-month order
-``word``        numbers in words: English (``seven``, ``twenty-one``, ``three hundred``,
-                ``two thousand``; "one" is left out: it is mostly a pronoun), and the single
-                words two to twelve, twenty ... ninety, hundred and thousand in German,
-                French, Spanish and Italian (whose articles "ein", "un", "uno" are left out)
-==============  ==========================================================================
+* ``found_without_unit``: the value is there, but not with the claim's unit;
+* ``running_head``: the value is printed only in a running head or foot (a line at the top or
+  bottom of the page repeated on the neighbouring pages, digits aside: :func:`running_lines`),
+  such as a page number or a year in a header;
+* ``hidden``: the value is only in text no reader sees (:mod:`pagerecall.extract.hidden`);
+* ``not_found``.
 
-``unit``: the word or symbol right after the number when it is a known unit (``km``, ``MB``,
-``ms``, ``°C``, ``pages``, ``patients`` ...; :data:`UNITS`) or a currency sign before it.
-
-A claim's number is ``found`` on a page when the page holds a number with the same value of a
-compatible kind: a plain number matches any number, a range's ends and a date's year; a percent
-needs a percent; a range the same range; a date the same date (or a longer one in that month).
-Units are reported, not required: "12 km" on the page and "12 kilometres" in the claim are a
-unit question for the reader.
+Only ``found`` counts as found.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
+from pagerecall.verify.number_forms import Number, find_numbers, in_identifier
+from pagerecall.verify.number_words import UNITS, same_unit
 from pagerecall.verify.source import _check_page_number, _Source, password_for
 
-__all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "NumberCheck", "check_numbers", "find_numbers", "match_numbers",
-           "parse_pages"]
+__all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
+           "in_identifier", "match_numbers", "parse_pages", "running_lines"]
 
 
 MAX_PAGES = 20
 """Most pages one check reads (the ledger's limit per check)."""
 
-UNITS = (
-    "km", "m", "cm", "mm", "µm", "nm", "mi", "ft", "in", "kg", "g", "mg", "µg", "t", "l", "ml", "L", "mL",
-    "s", "ms", "µs", "ns", "min", "h", "hrs", "Hz", "kHz", "MHz", "GHz", "B", "kB", "KB", "MB", "GB", "TB",
-    "KiB", "MiB", "GiB", "TiB", "bit", "bits", "bytes", "°C", "°F", "K", "V", "mV", "W", "kW", "MW", "kWh",
-    "A", "mA", "mAh", "pt", "px", "dpi", "x", "times", "pages", "page", "years", "year", "months", "days",
-    "hours", "minutes", "seconds", "people", "patients", "participants", "users", "files", "words",
-    "USD", "EUR", "GBP", "dollars", "euros", "Jahre", "Seiten", "ans", "jours", "años",
-)
-"""Words or symbols taken as the unit of the number before them."""
+CONTEXT_WORDS = 6
+"""Words shown on each side of a found number (``context``)."""
 
-_PERCENT = r"(?:\s?%|\s(?:percent|per\s?cent|Prozent|pour\s?cent|por\s?ciento|per\s?cento|procent)\b)"
-_NUM = (r"(?:\d{1,3}(?:(?:,\d{3})+(?:\.\d+)?|(?:\.\d{3})+(?:,\d+)?|(?:[\u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?)"
-        r"|\d+(?:[.,]\d+)?)")
-_MONTHS = {
-    **{m: i + 1 for i, m in enumerate(("january", "february", "march", "april", "may", "june", "july", "august",
-                                       "september", "october", "november", "december"))},
-    **{m: i + 1 for i, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct",
-                                       "nov", "dec"))},
-    "sept": 9,
-    **{m: i + 1 for i, m in enumerate(("januar", "februar", "märz", "april", "mai", "juni", "juli", "august",
-                                       "september", "oktober", "november", "dezember"))},
-    **{m: i + 1 for i, m in enumerate(("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-                                       "septembre", "octobre", "novembre", "décembre"))},
-}
-_MONTH = "(?:" + "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True)) + r")\.?"
-_UNIT = "(?:" + "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True)) + ")"
+RUNNING_LINES = 3
+"""Lines at the top and at the bottom of a page looked at for a running head or foot."""
 
-_EN_UNITS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
-                                          "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
-                                          "sixteen", "seventeen", "eighteen", "nineteen"))}
-_EN_TENS = {w: 10 * (i + 2) for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy",
-                                                   "eighty", "ninety"))}
-_EN_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-_OTHER_WORDS = {  # German, French, Spanish, Italian: single words only (compounds are not split)
-    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
-    "elf": 11, "zwölf": 12, "zwanzig": 20, "dreißig": 30, "vierzig": 40, "fünfzig": 50, "hundert": 100,
-    "tausend": 1000,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11,
-    "douze": 12, "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "cent": 100, "mille": 1000,
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
-    "doce": 12, "veinte": 20, "treinta": 30, "cien": 100, "mil": 1000,
-    "due": 2, "quattro": 4, "cinque": 5, "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "dodici": 12,
-    "venti": 20, "trenta": 30, "cento": 100,
-}
-_EN_WORD = "|".join(sorted([w for w in (*_EN_UNITS, *_EN_TENS, *_EN_SCALES) if w != "one"], key=len, reverse=True))
-_EN_PHRASE = (rf"(?:{_EN_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_EN_WORD}|one))*")
-
-_TOKEN = re.compile(
-    r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
-    r"|(?P<dotted>(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?\d{4}(?!\d))"
-    r"|(?P<slashed>(?<!\d)\d{1,2}/\d{1,2}/\d{4}(?!\d))"
-    rf"|(?P<dmy>(?<![\w.])\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}(?!\d))"
-    rf"|(?P<mdy>\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?!\d))"
-    rf"|(?P<my>\b{_MONTH}\s+\d{{4}}(?!\d))"
-    rf"|(?P<between>\b(?:between|zwischen|entre|tra)\s+(?P<b1>{_NUM})\s+(?:and|und|et|y|e)\s+(?P<b2>{_NUM}))"
-    rf"|(?P<num>(?P<cur>[$€£¥]\s?)?(?<![\w.,])(?P<sign>[-−+](?=\d))?(?P<n1>{_NUM})(?!\d)"
-    rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d]))?"
-    rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
-    rf"|(?P<words>\b{_EN_PHRASE}\b)"
-    r"|(?P<oword>\b(?:" + "|".join(sorted(_OTHER_WORDS, key=len, reverse=True)) + r")\b)",
-    re.IGNORECASE,
-)
-
-
-@dataclass
-class Number:
-    """One number in a text: ``text`` as written, ``start``/``end`` code-point offsets (end
-    exclusive), ``kind`` (module docstring), ``value`` (int or float; ``[lo, hi]`` for a range;
-    ISO ``"YYYY-MM-DD"`` / ``"YYYY-MM"`` for a date), ``unit`` or None, and the keys it matches by."""
-
-    text: str
-    start: int
-    end: int
-    kind: str
-    value: Any
-    unit: str | None = None
-    ambiguous: bool = False
-    wants: frozenset = field(default_factory=frozenset)  # what the page must provide (a claim's number)
-    gives: frozenset = field(default_factory=frozenset)  # what it provides (a page's number)
-
-
-def _values(s: str) -> tuple[Any, list[float]]:
-    """A number as written -> (primary value, every reading). ``"1,234"`` -> (1234, [1234, 1.234])."""
-    s = s.replace("\u00a0", "").replace("\u202f", "").replace("\u2009", "")
-    if "," in s and "." in s:
-        dec = max(s.rfind(","), s.rfind("."))
-        v = float(s[:dec].replace(",", "").replace(".", "") + "." + s[dec + 1:])
-        return _tidy(v), [v]
-    for sep in (",", "."):
-        if sep in s:
-            parts = s.split(sep)
-            if len(parts) > 2:  # 1,234,567 / 1.234.567: groups
-                v = float("".join(parts))
-                return _tidy(v), [v]
-            whole, frac = parts
-            dec = float(whole + "." + frac)
-            if len(frac) == 3 and whole and whole[0] != "0":
-                grouped = float(whole + frac)
-                primary = grouped if sep == "," else dec
-                return _tidy(primary), [grouped, dec]
-            return _tidy(dec), [dec]
-    return int(s), [float(s)]
-
-
-def _tidy(v: float) -> Any:
-    return int(v) if float(v).is_integer() else v
-
-
-def _words_value(phrase: str) -> int | None:
-    total = current = 0
-    seen = False
-    for w in re.split(r"[\s-]+", phrase.lower()):
-        if w == "and":
-            continue
-        if w in _EN_UNITS:
-            current += _EN_UNITS[w]
-        elif w in _EN_TENS:
-            current += _EN_TENS[w]
-        elif w == "hundred":
-            current = max(current, 1) * 100
-        elif w in _EN_SCALES:
-            total += max(current, 1) * _EN_SCALES[w]
-            current = 0
-        else:
-            return None
-        seen = True
-    return total + current if seen else None
-
-
-def _n(v: float) -> tuple:
-    return ("n", round(float(v), 9))
-
-
-def _date(y: int, m: int, d: int | None) -> str | None:
-    if not (1 <= m <= 12) or (d is not None and not 1 <= d <= 31):
-        return None
-    return f"{y:04d}-{m:02d}" + (f"-{d:02d}" if d is not None else "")
-
-
-def find_numbers(text: str) -> list[Number]:
-    """Every number in ``text`` (module docstring), in order. Pure; linear in ``len(text)``."""
-    out: list[Number] = []
-    for m in _TOKEN.finditer(text):
-        g = m.groupdict()
-        t, s, e = m.group(0), m.start(), m.end()
-        if g["iso"] or g["dotted"] or g["slashed"] or g["dmy"] or g["mdy"] or g["my"]:
-            dates = _dates_of(g)
-            if not dates:
-                continue
-            year = int(re.findall(r"\d{4}", t)[-1])
-            gives = {("d", d) for d in dates} | {("d", d[:7]) for d in dates} | {_n(year)}
-            out.append(Number(t, s, e, "date", dates[0], ambiguous=len(dates) > 1,
-                              wants=frozenset(("d", d) for d in dates), gives=frozenset(gives)))
-        elif g["between"]:
-            (a, ra), (b, rb) = _values(g["b1"]), _values(g["b2"])
-            out.append(_range(t, s, e, a, ra, b, rb, None))
-        elif g["num"]:
-            sign = -1 if (g["sign"] or "") in "-−" and g["sign"] else 1
-            a, ra = _values(g["n1"])
-            unit = g["unit"] or (g["cur"].strip() if g["cur"] else None)
-            if g["n2"] and not g["pct"] or g["n2"] and g["pct"]:
-                b, rb = _values(g["n2"])
-                if g["rsep"].strip() in "-–—" and _plain_int(g["n1"]) and _plain_int(g["n2"]) and b < a:
-                    # "0-7" read as a range; "2019-3": not a range (b < a): keep the first number only
-                    out.append(_single(g["n1"], s, s + len(g["n1"]), a * sign, [r * sign for r in ra], None, False))
-                    continue
-                out.append(_range(t, s, e, a * sign, [r * sign for r in ra], b, rb, unit, pct=bool(g["pct"])))
-                continue
-            out.append(_single(t, s, e, a * sign, [r * sign for r in ra], unit, bool(g["pct"])))
-        elif g["words"]:
-            v = _words_value(g["words"])
-            if v is not None:
-                out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
-        elif g["oword"]:
-            v = _OTHER_WORDS[g["oword"].lower()]
-            out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
-    return out
-
-
-def _plain_int(s: str) -> bool:
-    return s.isdigit()
-
-
-def _single(t: str, s: int, e: int, v: Any, readings: list[float], unit: str | None, pct: bool) -> Number:
-    if pct:
-        keys = frozenset(("p", round(r, 9)) for r in readings)
-        return Number(t, s, e, "percent", v, unit="%", ambiguous=len(readings) > 1, wants=keys,
-                      gives=keys | {_n(r) for r in readings})
-    written_decimal = isinstance(v, float) or re.search(r"\d[.,](?:\d{1,2}|\d{4,})(?!\d)", t) is not None
-    kind = "year" if isinstance(v, int) and 1000 <= v <= 2199 and re.fullmatch(r"\d{4}", t.strip()) else (
-        "decimal" if written_decimal else "integer")
-    keys = frozenset(_n(r) for r in readings)
-    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(readings) > 1, wants=keys, gives=keys)
-
-
-def _range(t: str, s: int, e: int, a: Any, ra: list[float], b: Any, rb: list[float], unit: str | None,
-           pct: bool = False) -> Number:
-    lo_hi = {(round(x, 9), round(y, 9)) for x in ra for y in rb}
-    keys = frozenset(("r", x, y) for x, y in lo_hi)
-    ends = {_n(x) for x in ra} | {_n(y) for y in rb}
-    if pct:
-        ends |= {("p", round(x, 9)) for x in ra} | {("p", round(y, 9)) for y in rb}
-    return Number(t, s, e, "range", [a, b], unit="%" if pct else unit, ambiguous=len(lo_hi) > 1, wants=keys,
-                  gives=keys | ends)
-
-
-def _dates_of(g: dict) -> list[str]:
-    got: list[str | None] = []
-    if g["iso"]:
-        y, m, d = map(int, g["iso"].split("-"))
-        got = [_date(y, m, d)]
-    elif g["dotted"]:
-        d, m, y = map(int, re.findall(r"\d+", g["dotted"]))
-        got = [_date(y, m, d)]
-    elif g["slashed"]:
-        a, b, y = map(int, g["slashed"].split("/"))
-        got = [_date(y, b, a), _date(y, a, b)]
-    else:
-        text = g["dmy"] or g["mdy"] or g["my"]
-        month = next(_MONTHS[w.lower().rstrip(".")] for w in re.findall(r"[^\W\d_]+\.?", text)
-                     if w.lower().rstrip(".") in _MONTHS)
-        nums = [int(x) for x in re.findall(r"\d+", text)]
-        y = nums[-1]
-        got = [_date(y, month, nums[0] if len(nums) > 1 else None)]
-    return list(dict.fromkeys(d for d in got if d))
+RUNNING_NEIGHBOURS = 2
+"""Pages on each side of a cited page whose top and bottom lines are compared (2: left and right
+pages of a book set running heads that alternate)."""
 
 
 def parse_pages(value: Any) -> list[int]:
@@ -306,10 +81,9 @@ def parse_pages(value: Any) -> list[int]:
 
 @dataclass
 class NumberCheck:
-    """What :func:`check_numbers` found: ``numbers`` (one dict per number of the claim: ``text``,
-    ``kind``, ``value``, ``unit``, ``ambiguous``, ``found``, ``page`` and ``label`` of the first
-    cited page that shows it, ``matched_text`` as written there, ``pages`` every cited page that
-    shows it), ``found`` / ``not_found`` counts, and a ``note``."""
+    """What :func:`check_numbers` found: ``numbers`` (one dict per number of the claim, as
+    :func:`match_numbers` gives them), ``found`` / ``not_found`` counts (``found``: status
+    ``found`` only), and a ``note``."""
 
     claim: str
     file: str
@@ -326,13 +100,19 @@ class NumberCheck:
 
 
 NOTE = ("Numbers read from the source's cited pages (visible text only), not from the index. found=false: the "
-        "cited pages do not show that value; check the claim or the pages. Units are reported, not compared. "
-        "Numbers in words: English; two to twelve and round tens in German, French, Spanish, Italian.")
+        "cited pages do not show that value in their body text with the claim's unit (status says what they "
+        "show instead: found_without_unit, running_head, hidden, not_found); check the claim or the pages. "
+        "context: the words around the number on the page. Digits in identifiers, versions and commands "
+        "(v2.3.1, \\foo=4) are not numbers. Numbers in words: English; two to twelve and round tens in German, "
+        "French, Spanish, Italian; scale words (million, Mio., Mrd., bn, k, 万 ...) in ten languages.")
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",
                   passwords_file: tuple[Path, bool] | Path | None = None) -> NumberCheck:
     """Look up every number of ``claim`` on the cited ``pages`` of ``file``, read from the source.
+
+    Besides the cited pages, up to :data:`RUNNING_NEIGHBOURS` pages on each side are read (their
+    first and last lines only count) to tell running heads (:func:`running_lines`).
 
     Args:
         root: the corpus root. claim: 1-:data:`MAX_CLAIM_CHARS` characters.
@@ -364,24 +144,116 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     except SourceNotFoundError as exc:
         raise UsageError(str(exc)) from exc
     read = [src.page(p) for p in wanted]
-    numbers = match_numbers(claim, [(pg.number, pg.label, pg.text) for pg in read])
+    cited = []
+    for pg in read:
+        near = [(q - pg.number, src.page(q).text)
+                for q in range(pg.number - RUNNING_NEIGHBOURS, pg.number + RUNNING_NEIGHBOURS + 1)
+                if q != pg.number and 1 <= q <= count] if find_numbers(claim) else []
+        cited.append((pg.number, pg.label, pg.text, [h.text for h in pg.hidden], running_lines(pg.text, near)))
+    numbers = match_numbers(claim, cited)
     found = sum(1 for n in numbers if n["found"])
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note)
 
 
-def match_numbers(claim: str, pages: Iterable[tuple[int, str | None, str]]) -> list[dict]:
-    """The ``numbers`` of :class:`NumberCheck` for ``claim`` over ``pages`` given as
-    ``(physical page, printed label or None, visible text)``, in the order cited. Pure."""
-    on_page = [(number, label, find_numbers(text)) for number, label, text in pages]
+def _line_key(line: str) -> str:
+    return " ".join(re.sub(r"\d+", "#", line).casefold().split())
+
+
+def _edge_lines(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of the first and last :data:`RUNNING_LINES` non-blank lines of ``text``."""
+    spans, pos = [], 0
+    for line in text.split("\n"):
+        if line.strip():
+            spans.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    if len(spans) <= 2 * RUNNING_LINES:
+        return spans
+    return spans[:RUNNING_LINES] + spans[-RUNNING_LINES:]
+
+
+def running_lines(text: str, neighbours: Sequence[tuple[int, str]]) -> list[tuple[int, int]]:
+    """``(start, end)`` code-point spans of ``text``'s running heads and feet, given the texts of
+    neighbouring pages as ``(offset, text)`` (offset: their page number minus this page's).
+
+    A line among the first and last :data:`RUNNING_LINES` is a running line when it holds a
+    letter and its wording, digits masked and case folded, is also among the first or last lines
+    of a neighbour (a header repeating a title and a year); or when it is a lone number ``n`` and
+    a neighbour at offset ``d`` has a lone ``n + d`` among its edge lines (a page number). A lone
+    number that does not count with the pages (a section's year) is not. Pure; empty without
+    neighbours."""
+    if not neighbours:
+        return []
+    worded, numbered = set(), set()
+    for d, t in neighbours:
+        for s, e in _edge_lines(t):
+            line = t[s:e].strip()
+            if line.isdigit() and len(line) <= 5:
+                numbered.add(int(line) - d)
+            elif re.search(r"[^\W\d_]", line):
+                worded.add(_line_key(line))
+    out = []
+    for s, e in _edge_lines(text):
+        line = text[s:e].strip()
+        if (line.isdigit() and len(line) <= 5 and int(line) in numbered) or (
+                re.search(r"[^\W\d_]", line) and _line_key(line) in worded):
+            out.append((s, e))
+    return out
+
+
+def _context(text: str, start: int, end: int, words: int = CONTEXT_WORDS) -> str:
+    """The number ``text[start:end]`` with up to ``words`` words on each side, spaces collapsed."""
+    left, right = text[max(0, start - 40 * words):start], text[end:end + 40 * words]
+    lw, rw = " ".join(left.split()[-words:]), " ".join(right.split()[:words])
+    glue_l, glue_r = bool(left) and not left[-1].isspace(), bool(right) and not right[0].isspace()
+    return ((lw + ("" if glue_l else " ") if lw else "") + " ".join(text[start:end].split())
+            + (("" if glue_r else " ") + rw if rw else ""))
+
+
+_RANK = {"found": 0, "found_without_unit": 1, "running_head": 2, "hidden": 3}
+
+
+def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
+    """The ``numbers`` of :class:`NumberCheck` for ``claim`` over ``pages``, in the order cited,
+    each given as ``(physical page, printed label or None, visible text)`` or with two more items,
+    ``(..., hidden texts, running spans)``: the texts of the page's hidden spans and the
+    ``(start, end)`` spans of ``visible text`` that are running heads (:func:`running_lines`).
+
+    Each number: ``text``, ``kind``, ``value``, ``unit``, ``ambiguous`` (as
+    :class:`~pagerecall.verify.number_forms.Number`), ``status`` (module docstring), ``found``
+    (status ``found``), ``page`` and ``label`` of the first cited page with the best status,
+    ``matched_text`` (the number as written there), ``matched_unit`` (its unit there or None),
+    ``context`` (the words around it there) and ``pages`` (every cited page with that status). Pure."""
+    on_page = []
+    for item in pages:
+        number, label, text = item[0], item[1], item[2]
+        hidden, running = (item[3], item[4]) if len(item) > 4 else ((), ())
+        spots = []
+        for m in find_numbers(text):
+            head = any(s <= m.start < e for s, e in running)
+            spots.append((m, "running_head" if head else "body", text))
+        for h in hidden:
+            spots.extend((m, "hidden", h) for m in find_numbers(h))
+        on_page.append((number, label, spots))
     out = []
     for n in find_numbers(claim):
-        hits = [(number, label, m) for number, label, found in on_page for m in found if n.wants & m.gives]
-        first = hits[0] if hits else None
+        best: list[tuple[str, int, str | None, Number, str]] = []
+        for number, label, spots in on_page:
+            for m, where, text in spots:
+                if not n.wants & m.gives:
+                    continue
+                status = ("found" if not n.unit or n.kind in ("percent",) or same_unit(n.unit, m.unit)
+                          else "found_without_unit") if where == "body" else where
+                best.append((status, number, label, m, text))
+        best.sort(key=lambda b: _RANK[b[0]])  # stable: the cited order within one status
+        top = best[0] if best else None
+        status = top[0] if top else "not_found"
         out.append({
             "text": n.text, "kind": n.kind, "value": n.value, "unit": n.unit, "ambiguous": n.ambiguous,
-            "found": bool(hits), "page": first[0] if first else None,
-            "label": first[1] if first else None, "matched_text": first[2].text if first else None,
-            "pages": list(dict.fromkeys(h[0] for h in hits)),
+            "status": status, "found": status == "found", "page": top[1] if top else None,
+            "label": top[2] if top else None, "matched_text": top[3].text if top else None,
+            "matched_unit": top[3].unit if top else None,
+            "context": _context(top[4], top[3].start, top[3].end) if top else None,
+            "pages": list(dict.fromkeys(b[1] for b in best if b[0] == status)),
         })
     return out

@@ -106,8 +106,9 @@ def test_mcp_check_numbers_and_its_errors(corpus: Settings) -> None:
     res = anyio.run(go, {"claim": CLAIM, "file": "study.pdf", "pages": "2-3"})
     d = res.structured_content
     assert d["found"] == 6 and d["numbers"][-1] == {
-        "text": "15%", "kind": "percent", "value": 15, "unit": "%", "ambiguous": False, "found": False,
-        "page": None, "label": None, "matched_text": None, "pages": []}
+        "text": "15%", "kind": "percent", "value": 15, "unit": "%", "ambiguous": False, "status": "not_found",
+        "found": False, "page": None, "label": None, "matched_text": None, "matched_unit": None, "context": None,
+        "pages": []}
     for args, says in [({"claim": "x" * 100_000, "file": "study.pdf", "pages": "2"}, "the limit is 2,000"),
                        ({"claim": "12 cats", "file": "study.pdf", "pages": "9"}, "out of range"),
                        ({"claim": "12 cats", "file": "nope.pdf", "pages": "1"}, "No file")]:

@@ -1,0 +1,259 @@
+"""The numbers of a text as a reader reads them (layer 3, pure): :func:`find_numbers`.
+
+What counts as a number, each with a normalised ``value``:
+
+==============  ==========================================================================
+``integer``     ``1998``, ``12``, ``1,234,567``, ``1.234.567``, ``1 234 567`` (narrow / no-break
+                spaces): ``1234567``; with a scale word (:data:`~pagerecall.verify.number_words.SCALES`,
+                the ten languages): ``1.5 million``, ``2,4 Mio.``, ``3 Mrd.``, ``5k``, ``5万``:
+                ``1500000``, ``2400000``, ``3000000000``, ``5000``, ``50000``
+``decimal``     ``3.5``, ``3,5``, ``1,234.56``, ``1.234,56``: ``3.5``, ``1234.56``. A lone
+                separator before exactly three digits (``1,234``) is ambiguous: both readings
+                match, ``value`` is the English one (``,`` groups, ``.`` decimals)
+``percent``     ``12%``, ``12 %``, ``12 percent``, ``12 Prozent``, ``12 pour cent``: ``12``
+``range``       ``12-14``, ``12–14``, ``12 to 14``, ``between 12 and 14``: ``[12, 14]``
+``year``        four digits 1000-2199 standing alone: ``1998``
+``date``        ``2019-03-12``, ``12.3.2019``, ``12 March 2019``, ``March 12, 2019``,
+                ``March 2019`` (English, German, French month names): ``"2019-03-12"``,
+                ``"2019-03"``; ``12/03/2019`` matches either day-month order
+``word``        numbers in words (:mod:`pagerecall.verify.number_words`)
+==============  ==========================================================================
+
+Signs: ``-4``, ``−4`` (minus sign) and ``–4`` (an en dash standing before a digit, not between two
+numbers) are ``-4``; ``4`` and ``-4`` never match each other.
+
+Not a number: digits inside an identifier, a version string or a command (``\\pdfminorversion=4``,
+``v2.3.1``, ``2.3.1``, ``x86_64``, ``COVID-19``, ``ISO-8859``, ``p.38``): :func:`in_identifier`.
+
+``unit``: the word or symbol right after the number when it is a known unit (``km``, ``GB``,
+``gigabytes``, ``°C``, ``pages``, ``patients`` ...; :data:`~pagerecall.verify.number_words.UNITS`) or
+a currency sign before it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagerecall.text.fold import is_no_space
+from pagerecall.verify.number_words import EN_PHRASE, MONTHS, OTHER_WORDS, SCALE_PATTERN, SCALES, UNITS, words_value
+
+__all__ = ["Number", "find_numbers", "in_identifier"]
+
+_PERCENT = r"(?:\s?%|\s(?:percent|per\s?cent|Prozent|pour\s?cent|por\s?ciento|per\s?cento|procent|por\s?cento)\b)"
+_NUM = (r"(?:\d{1,3}(?:(?:,\d{3})+(?:\.\d+)?|(?:\.\d{3})+(?:,\d+)?|(?:[\u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?)"
+        r"|\d+(?:[.,]\d+)?)")
+_MONTH = "(?:" + "|".join(sorted(map(re.escape, MONTHS), key=len, reverse=True)) + r")\.?"
+_UNIT = "(?:" + "|".join(re.escape(u) for u in UNITS) + ")"
+_NOT_AFTER = r"(?<![.,])(?<![^\W\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])"
+"""Before a number: not a separator, not a letter or digit (a kana, a CJK ideograph or a Hangul
+syllable may stand right before a number in a script written without spaces)."""
+_SIGN = r"(?:[-−+]|(?<![\d\w])–)"
+
+_TOKEN = re.compile(
+    r"(?P<iso>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
+    r"|(?P<dotted>(?<![\d.])\d{1,2}\.\s?\d{1,2}\.\s?\d{4}(?!\d))"
+    r"|(?P<slashed>(?<!\d)\d{1,2}/\d{1,2}/\d{4}(?!\d))"
+    rf"|(?P<dmy>(?<![\w.])\d{{1,2}}\.?\s+{_MONTH}\s+\d{{4}}(?!\d))"
+    rf"|(?P<mdy>\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?!\d))"
+    rf"|(?P<my>\b{_MONTH}\s+\d{{4}}(?!\d))"
+    rf"|(?P<between>\b(?:between|zwischen|entre|tra)\s+(?P<b1>{_NUM})\s+(?:and|und|et|y|e)\s+(?P<b2>{_NUM}))"
+    rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
+    rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
+    rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
+    rf"|(?P<words>\b{EN_PHRASE}\b)"
+    r"|(?P<oword>\b(?:" + "|".join(sorted(OTHER_WORDS, key=len, reverse=True)) + r")\b)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class Number:
+    """One number in a text: ``text`` as written, ``start``/``end`` code-point offsets (end
+    exclusive), ``kind`` (module docstring), ``value`` (int or float; ``[lo, hi]`` for a range;
+    ISO ``"YYYY-MM-DD"`` / ``"YYYY-MM"`` for a date), ``unit`` or None, and the keys it matches by."""
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    value: Any
+    unit: str | None = None
+    ambiguous: bool = False
+    wants: frozenset = field(default_factory=frozenset)  # what the page must provide (a claim's number)
+    gives: frozenset = field(default_factory=frozenset)  # what it provides (a page's number)
+
+
+def _values(s: str, scale: int = 1) -> tuple[Any, list[float]]:
+    """A number as written -> (primary value, every reading), times ``scale``. ``"1,234"`` ->
+    (1234, [1234, 1.234])."""
+    s = s.replace("\u00a0", "").replace("\u202f", "").replace("\u2009", "")
+    if "," in s and "." in s:
+        dec = max(s.rfind(","), s.rfind("."))
+        v = float(s[:dec].replace(",", "").replace(".", "") + "." + s[dec + 1:])
+        return _tidy(v * scale), [_scaled(v, scale)]
+    for sep in (",", "."):
+        if sep in s:
+            parts = s.split(sep)
+            if len(parts) > 2:  # 1,234,567 / 1.234.567: groups
+                v = float("".join(parts))
+                return _tidy(v * scale), [_scaled(v, scale)]
+            whole, frac = parts
+            dec = float(whole + "." + frac)
+            if len(frac) == 3 and whole and whole[0] != "0":
+                grouped = float(whole + frac)
+                primary = grouped if sep == "," else dec
+                return _tidy(_scaled(primary, scale)), [_scaled(grouped, scale), _scaled(dec, scale)]
+            return _tidy(_scaled(dec, scale)), [_scaled(dec, scale)]
+    return int(s) * scale, [float(int(s) * scale)]
+
+
+def _scaled(v: float, scale: int) -> float:
+    return round(v * scale, 6) if scale != 1 else v
+
+
+def _tidy(v: float) -> Any:
+    return int(v) if float(v).is_integer() else v
+
+
+def _scale(word: str | None) -> int:
+    if not word:
+        return 1
+    return SCALES.get(" ".join(word.split()).lower(), 1)
+
+
+def _n(v: float) -> tuple:
+    return ("n", round(float(v), 9))
+
+
+def _date(y: int, m: int, d: int | None) -> str | None:
+    if not (1 <= m <= 12) or (d is not None and not 1 <= d <= 31):
+        return None
+    return f"{y:04d}-{m:02d}" + (f"-{d:02d}" if d is not None else "")
+
+
+_OPENERS = "([{\"'“‘«„‚<>~≈≤≥±§#№*"
+_CLOSERS = ".,;:!?)]}\"'”’»…*"
+_SUFFIXES = re.compile(r"(?:st|nd|rd|th|s|e|er|re|ème|eme|te|ste|de|o|a|º|ª|°|-[^\W\d_]+)", re.IGNORECASE)
+_CODE_CHARS = re.compile(r"[\\=_@{}<>|$&^~`]")
+
+
+def in_identifier(text: str, start: int, end: int) -> bool:
+    """True when the number ``text[start:end]`` is part of an identifier, a version string or a
+    command rather than a number a reader reads: the run of non-space characters around it holds
+    a backslash, ``=``, ``_``, ``@``, or letters glued to the digits (``v2``, ``p.38``,
+    ``COVID-19``, ``ISO-8859``; not ordinal endings ``3rd``, ``1990s``, nor a lower-case word
+    joined by a hyphen ``pre-2000``, ``5-year``), or another dotted part follows (``2.3.1``)."""
+    i = start
+    while i > 0 and not text[i - 1].isspace() and not is_no_space(text[i - 1]):
+        i -= 1
+    prefix = text[i:start].lstrip(_OPENERS)
+    j = end
+    while j < len(text) and not text[j].isspace() and not is_no_space(text[j]):
+        j += 1
+    suffix = text[end:j]
+    if re.match(r"[.,]\d", suffix):  # 2.3.1, 1.2.3.4
+        return True
+    suffix = suffix.rstrip(_CLOSERS)
+    if prefix and (_CODE_CHARS.search(prefix) or (re.search(r"[^\W\d_]", prefix)
+                                                  and not re.fullmatch(r"[^\W\d_A-Z]+-", prefix))):
+        return True
+    if suffix and (_CODE_CHARS.search(suffix) or (re.search(r"[^\W\d_]", suffix)
+                                                  and not _SUFFIXES.fullmatch(suffix))):
+        return True
+    return False
+
+
+def find_numbers(text: str) -> list[Number]:
+    """Every number in ``text`` (module docstring), in order; numbers inside identifiers, version
+    strings and commands (:func:`in_identifier`) left out. Pure; linear in ``len(text)``."""
+    out: list[Number] = []
+    for m in _TOKEN.finditer(text):
+        g = m.groupdict()
+        t, s, e = m.group(0), m.start(), m.end()
+        if g["iso"] or g["dotted"] or g["slashed"] or g["dmy"] or g["mdy"] or g["my"]:
+            dates = _dates_of(g)
+            if not dates:
+                continue
+            year = int(re.findall(r"\d{4}", t)[-1])
+            gives = {("d", d) for d in dates} | {("d", d[:7]) for d in dates} | {_n(year)}
+            out.append(Number(t, s, e, "date", dates[0], ambiguous=len(dates) > 1,
+                              wants=frozenset(("d", d) for d in dates), gives=frozenset(gives)))
+        elif g["between"]:
+            (a, ra), (b, rb) = _values(g["b1"]), _values(g["b2"])
+            out.append(_range(t, s, e, a, ra, b, rb, None))
+        elif g["num"]:
+            if in_identifier(text, s, e):
+                continue
+            got = _num(g, t, s, e)
+            if got is not None:
+                out.append(got)
+        elif g["words"]:
+            v = words_value(g["words"])
+            if v is not None:
+                out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+        elif g["oword"]:
+            v = OTHER_WORDS[g["oword"].lower()]
+            out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+    return out
+
+
+def _num(g: dict, t: str, s: int, e: int) -> Number | None:
+    sign = -1 if g["sign"] and g["sign"] in "-−–" else 1
+    sc1, sc2 = _scale(g["sc1"]), _scale(g["sc2"])
+    a, ra = _values(g["n1"], sc1 if sc1 != 1 else sc2 if g["n2"] else 1)
+    unit = g["unit"] or (g["cur"].strip() if g["cur"] else None)
+    if g["n2"]:
+        b, rb = _values(g["n2"], sc2)
+        if g["rsep"].strip() in "-–—" and g["n1"].isdigit() and g["n2"].isdigit() and b < a and sc1 == sc2 == 1:
+            # "0-7" read as a range; "2019-3": not a range (b < a): keep the first number only
+            return _single(g["n1"], s, s + len(g["n1"]), a * sign, [r * sign for r in ra], None, False)
+        return _range(t, s, e, a * sign, [r * sign for r in ra], b, rb, unit, pct=bool(g["pct"]))
+    return _single(t, s, e, a * sign, [r * sign for r in ra], unit, bool(g["pct"]), scaled=sc1 != 1)
+
+
+def _single(t: str, s: int, e: int, v: Any, readings: list[float], unit: str | None, pct: bool,
+            scaled: bool = False) -> Number:
+    if pct:
+        keys = frozenset(("p", round(r, 9)) for r in readings)
+        return Number(t, s, e, "percent", v, unit="%", ambiguous=len(readings) > 1, wants=keys,
+                      gives=keys | {_n(r) for r in readings})
+    written_decimal = not scaled and (isinstance(v, float)
+                                      or re.search(r"\d[.,](?:\d{1,2}|\d{4,})(?!\d)", t) is not None)
+    kind = "year" if isinstance(v, int) and 1000 <= v <= 2199 and re.fullmatch(r"\d{4}", t.strip()) else (
+        "decimal" if written_decimal or isinstance(v, float) else "integer")
+    keys = frozenset(_n(r) for r in readings)
+    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(set(readings)) > 1, wants=keys, gives=keys)
+
+
+def _range(t: str, s: int, e: int, a: Any, ra: list[float], b: Any, rb: list[float], unit: str | None,
+           pct: bool = False) -> Number:
+    lo_hi = {(round(x, 9), round(y, 9)) for x in ra for y in rb}
+    keys = frozenset(("r", x, y) for x, y in lo_hi)
+    ends = {_n(x) for x in ra} | {_n(y) for y in rb}
+    if pct:
+        ends |= {("p", round(x, 9)) for x in ra} | {("p", round(y, 9)) for y in rb}
+    return Number(t, s, e, "range", [a, b], unit="%" if pct else unit, ambiguous=len(lo_hi) > 1, wants=keys,
+                  gives=keys | ends)
+
+
+def _dates_of(g: dict) -> list[str]:
+    got: list[str | None] = []
+    if g["iso"]:
+        y, m, d = map(int, g["iso"].split("-"))
+        got = [_date(y, m, d)]
+    elif g["dotted"]:
+        d, m, y = map(int, re.findall(r"\d+", g["dotted"]))
+        got = [_date(y, m, d)]
+    elif g["slashed"]:
+        a, b, y = map(int, g["slashed"].split("/"))
+        got = [_date(y, b, a), _date(y, a, b)]
+    else:
+        text = g["dmy"] or g["mdy"] or g["my"]
+        month = next(MONTHS[w.lower().rstrip(".")] for w in re.findall(r"[^\W\d_]+\.?", text)
+                     if w.lower().rstrip(".") in MONTHS)
+        nums = [int(x) for x in re.findall(r"\d+", text)]
+        y = nums[-1]
+        got = [_date(y, month, nums[0] if len(nums) > 1 else None)]
+    return list(dict.fromkeys(d for d in got if d))
