@@ -89,14 +89,16 @@ class Outline:
 
     def placed(self, texts: Sequence[str]) -> "Outline":
         """This outline with each entry's heading offset in ``texts[page - 1]`` (the pages' texts, as
-        indexed): see :func:`pagerecall.extract.sections.place`."""
+        indexed): see :func:`pagerecall.extract.sections.place`. An entry whose offset the reader
+        already knows (EPUB, HTML, Markdown, DOCX: where the heading element is) keeps it."""
         from dataclasses import replace
 
         from pagerecall.extract.sections import place
 
         offsets = place(self.entries, texts)
         return Outline(source=self.source, notes=self.notes,
-                       entries=tuple(replace(e, offset=o) for e, o in zip(self.entries, offsets)))
+                       entries=tuple(replace(e, offset=o if e.offset is None else e.offset)
+                                     for e, o in zip(self.entries, offsets)))
 
     def tree(self) -> list[dict]:
         """The entries as a nested list: ``[{"title", "level", "page", "label", "children": [...]}]``."""

@@ -1,0 +1,78 @@
+"""Saved web pages and articles (``.html``, ``.htm``) turned into one page of main text (layer 1).
+
+Main text by ``trafilatura`` (navigation, headers, footers, comments and other boilerplate left
+out; headings, lists, tables and images' alt text kept); decision record: docs/decisions/formats.md.
+Before it runs, text that CSS or markup hides (:mod:`pagerecall.extract.styles`: ``display:none``,
+``visibility:hidden``, zero-size text, ``hidden``; inline styles and ``<style>`` elements) is taken
+out of the page and listed as the page's hidden spans: the extractor would drop it silently, and a
+reader of the index must be told it is there. When trafilatura finds no main text (a page that is
+all navigation, a fragment too short to score), the whole ``body`` is read and a warning says so.
+
+A web page has no pages: page 1 holds the whole text, label None (pointer: section path and
+``char_start``). Encoding: lxml's detection (BOM, ``<meta charset>``), else UTF-8.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pagerecall.errors import ExtractionError
+from pagerecall.types import Document
+
+__all__ = ["read_html"]
+
+
+def read_html(path: Path, rel: str) -> Document:
+    """Read the HTML file at ``path`` into a one-page :class:`~pagerecall.types.Document`
+    (``kind="html"``). Raises :class:`~pagerecall.errors.ExtractionError` (``unopenable``,
+    ``extraction_error``)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise ExtractionError(rel, "unopenable", f"{exc}. Next: check the file exists and is readable") from exc
+    try:
+        return _read(data, rel)
+    except ExtractionError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - one bad file must never stop the caller
+        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+
+
+def visible_tree(data: bytes):
+    """``(tree, flow)``: the page parsed by ``lxml.html`` with every hidden element removed (its
+    tail text kept), and the :class:`pagerecall.extract.markup.Flow` of the whole page before
+    removal (its ``hidden`` lists what was removed)."""
+    import lxml.html
+
+    from pagerecall.extract.markup import walk
+    from pagerecall.extract.styles import Stylesheet, inline_reason
+
+    root = lxml.html.document_fromstring(data or b"<html></html>")
+    sheet = Stylesheet([s.text_content() for s in root.iter("style")])
+    whole = walk(root, sheet)
+    doomed = set(sheet.hidden(root)) | {el for el in root.iter() if isinstance(el.tag, str) and inline_reason(el)}
+    for el in doomed:
+        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+            el.drop_tree()
+    return root, whole
+
+
+def _read(data: bytes, rel: str) -> Document:
+    import lxml.html
+    import trafilatura
+
+    from pagerecall.extract.markup import flow_document, walk
+
+    root, whole = visible_tree(data)
+    main = trafilatura.extract(lxml.html.tostring(root, encoding="unicode"), output_format="html",
+                               include_tables=True, include_images=True, include_links=False,
+                               include_comments=False)
+    warnings: list[str] = []
+    if main:
+        flow = walk(lxml.html.document_fromstring(main))
+    else:
+        flow = walk(root)
+        if flow.text.strip():
+            warnings.append("no main text found (trafilatura): the whole page was read, navigation included")
+    flow.hidden = whole.hidden
+    return flow_document(rel, "html", flow, warnings)
