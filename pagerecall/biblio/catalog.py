@@ -229,11 +229,16 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
     own: dict[str, dict] = {}
     n_read = 0
     for r in records:
-        if r.get("kind") != "pdf" and not r["path"].lower().endswith(".pdf"):
+        is_epub = r["path"].lower().endswith(".epub")
+        if r.get("kind") != "pdf" and not r["path"].lower().endswith(".pdf") and not is_epub:
             continue
         sha = r.get("sha256") or ""
         if sha and sha in pdf_cache_old:
             meta = pdf_cache_old[sha]
+        elif is_epub:  # the book's own package metadata (dc:title, dc:creator, dc:identifier)
+            from pagerecall.biblio.epubmeta import epub_metadata
+
+            meta = epub_metadata(root / r["path"])
         else:
             from pagerecall.biblio.pdfmeta import pdf_metadata
 

@@ -165,7 +165,8 @@ def _read(book: Any, rel: str) -> Document:
         if item is None or item.media_type not in _XHTML_TYPES:
             flows.append((getattr(item, "file_name", idref), None))
             continue
-        root = plain_tree(etree.fromstring(item.get_content(), _parser()))
+        # the stored bytes: EpubHtml.get_content() re-renders the document (its head links dropped)
+        root = plain_tree(etree.fromstring(item.content, _parser()))
         base = posixpath.dirname(item.file_name)
         sheets = [css.get(posixpath.normpath(posixpath.join(base, ln.get("href") or "")), "")
                   for ln in root.iter("link") if "stylesheet" in (ln.get("rel") or "")]
