@@ -2,7 +2,7 @@
 
 Body order is kept: paragraphs and tables as they stand. A paragraph is a line; a paragraph in a
 ``Heading N`` style (``Title`` counts as level 1) is a heading of the outline; a numbered or
-bulleted paragraph starts with ``"• "``; a table row is a line, its cells joined by ``" | "``.
+bulleted paragraph (its own numbering or a ``List ...`` style) starts with ``"• "``; a table row is a line, its cells joined by ``" | "``.
 Footnotes and endnotes stay with the paragraph that cites them: the reference reads ``[n]`` in
 the sentence (``n`` numbered in order, as Word shows them) and the note's text follows the
 paragraph as a line ``[n] text``. Hidden text (a run formatted *Hidden*, ``w:vanish``, or of
@@ -126,7 +126,8 @@ class _Builder:
         cited: list[tuple[str, str]] = []
         text = self.paragraph_text(p, cited)
         level = _heading_level(style)
-        if text and p.find(f"{_W}pPr/{_W}numPr") is not None and level is None:
+        listed = p.find(f"{_W}pPr/{_W}numPr") is not None or (style or "").lower().startswith("list ")
+        if text and listed and level is None:
             text = "• " + text
         start = self.line(text)
         if level is not None and start >= 0:
