@@ -5,7 +5,9 @@ out; headings, lists, tables and images' alt text kept); decision record: docs/d
 Before it runs, text that CSS or markup hides (:mod:`pagerecall.extract.styles`: ``display:none``,
 ``visibility:hidden``, zero-size text, ``hidden``; inline styles and ``<style>`` elements) is taken
 out of the page and listed as the page's hidden spans: the extractor would drop it silently, and a
-reader of the index must be told it is there. When trafilatura finds no main text (a page that is
+reader of the index must be told it is there (except in the page's chrome: a hidden drop-down menu or
+cookie dialog inside ``nav``, ``header``, ``footer``, ``form``, ``dialog`` is navigation, removed but not
+listed). When trafilatura finds no main text (a page that is
 all navigation, a fragment too short to score), the whole ``body`` is read and a warning says so.
 
 A web page has no pages: page 1 holds the whole text, label None (pointer: section path and
@@ -38,23 +40,48 @@ def read_html(path: Path, rel: str) -> Document:
         raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
 
 
+_CHROME = frozenset({"nav", "header", "footer", "form", "dialog", "menu", "select", "template", "noscript"})
+_CHROME_ROLES = frozenset({"navigation", "banner", "contentinfo", "dialog", "menu", "menubar", "search"})
+
+
+def _chrome(el) -> bool:
+    """True when ``el`` sits in the page's chrome (navigation, header, footer, dialogs, menus): a
+    hidden drop-down menu or cookie dialog is navigation no extractor keeps, not concealed text."""
+    for a in (el, *el.iterancestors()):
+        if a.tag in _CHROME or (a.get("role") or "") in _CHROME_ROLES:
+            return True
+    return False
+
+
 def visible_tree(data: bytes):
-    """``(tree, flow)``: the page parsed by ``lxml.html`` with every hidden element removed (its
-    tail text kept), and the :class:`pagerecall.extract.markup.Flow` of the whole page before
-    removal (its ``hidden`` lists what was removed)."""
+    """``(tree, hidden)``: the page parsed by ``lxml.html`` with every hidden element removed (its
+    tail text kept), and the :class:`~pagerecall.types.HiddenSpan` of each removed element outside
+    the page's chrome (:func:`_chrome`), in document order."""
     import lxml.html
 
-    from pagerecall.extract.markup import walk
     from pagerecall.extract.styles import Stylesheet, inline_reason
+    from pagerecall.types import HiddenSpan
 
     root = lxml.html.document_fromstring(data or b"<html></html>")
     sheet = Stylesheet([s.text_content() for s in root.iter("style")])
-    whole = walk(root, sheet)
-    doomed = set(sheet.hidden(root)) | {el for el in root.iter() if isinstance(el.tag, str) and inline_reason(el)}
-    for el in doomed:
-        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+    by_sheet = sheet.hidden(root)
+    hidden = []
+    for el in list(root.iter()):
+        if not isinstance(el.tag, str) or el.tag in ("style", "script", "head", "title", "meta", "link"):
+            continue
+        reason = inline_reason(el) or by_sheet.get(el)
+        if not reason or el.getparent() is None:
+            continue
+        if any(a.get("_pagerecall_hidden") for a in el.iterancestors()):
+            continue
+        el.set("_pagerecall_hidden", "1")
+        text = " ".join(el.text_content().split())
+        if text and not _chrome(el):
+            hidden.append(HiddenSpan(text, reason))
+    for el in [e for e in root.iter() if isinstance(e.tag, str) and e.get("_pagerecall_hidden")]:
+        if el.getparent() is not None and not any(a.get("_pagerecall_hidden") for a in el.iterancestors()):
             el.drop_tree()
-    return root, whole
+    return root, hidden
 
 
 def _read(data: bytes, rel: str) -> Document:
@@ -63,7 +90,7 @@ def _read(data: bytes, rel: str) -> Document:
 
     from pagerecall.extract.markup import flow_document, walk
 
-    root, whole = visible_tree(data)
+    root, hidden = visible_tree(data)
     main = trafilatura.extract(lxml.html.tostring(root, encoding="unicode"), output_format="html",
                                include_tables=True, include_images=True, include_links=False,
                                include_comments=False)
@@ -74,5 +101,5 @@ def _read(data: bytes, rel: str) -> Document:
         flow = walk(root)
         if flow.text.strip():
             warnings.append("no main text found (trafilatura): the whole page was read, navigation included")
-    flow.hidden = whole.hidden
+    flow.hidden = [(0, h) for h in hidden]
     return flow_document(rel, "html", flow, warnings)

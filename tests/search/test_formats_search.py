@@ -70,6 +70,9 @@ def test_an_epub_hit_cites_the_printed_page_its_chapter_and_cfi(index, capsys):
     assert hit["reference"]["title"] == "Thomas Cole - The Voyage of Life"
     for h in res["hits"]:
         assert (h["cfi"] is None) == (h["file"] != "cole.epub")
+    settings, _ = index
+    main(["search", "the youth steers the boat toward a castle in the sky", "-k", "3", "--index", str(settings.index_dir)])
+    assert f"   {hit['cfi']}\n" in capsys.readouterr().out
 
 
 def test_page_and_verify_read_the_epub_and_the_web_page(index, capsys):
