@@ -141,3 +141,18 @@ def test_a_search_on_the_whole_book_gives_the_printed_page(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["label"] == "172" and got["page"] == 5
     assert hit["section"][:2] == ["SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES", "INTRODUCTORY"]
+
+
+def test_an_index_written_before_locators_were_stored_still_answers(index, tmp_path, capsys):
+    import lancedb
+
+    settings, _ = index
+    old = tmp_path / "old-index"
+    shutil.copytree(settings.index_dir, old)
+    gen = old / (old / "CURRENT").read_text().strip()
+    lancedb.connect(gen / "lance").open_table("files").drop_columns(["locators"])  # as written before
+    assert main(["search", "the youth steers the boat toward a castle in the sky", "-k", "3", "--json",
+                 "--index", str(old)]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    hit = next(h for h in hits if h["file"] == "cole.epub")
+    assert hit["cfi"] is None and hit["label_start"] == "3"  # no CFI stored: none given, the rest as before
