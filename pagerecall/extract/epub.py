@@ -165,8 +165,14 @@ def _read(book: Any, rel: str) -> Document:
         if item is None or item.media_type not in _XHTML_TYPES:
             flows.append((getattr(item, "file_name", idref), None))
             continue
-        # the stored bytes: EpubHtml.get_content() re-renders the document (its head links dropped)
-        root = plain_tree(etree.fromstring(item.content, _parser()))
+        try:  # the stored bytes: EpubHtml.get_content() re-renders the document (its head links dropped)
+            root = plain_tree(etree.fromstring(item.content, _parser()))
+        except (etree.XMLSyntaxError, ValueError) as exc:
+            root = None
+            warnings.append(f"spine item {i + 1} ({item.file_name}) unreadable ({exc}): an empty page")
+        if root is None:
+            flows.append((item.file_name, None))
+            continue
         base = posixpath.dirname(item.file_name)
         sheets = [css.get(posixpath.normpath(posixpath.join(base, ln.get("href") or "")), "")
                   for ln in root.iter("link") if "stylesheet" in (ln.get("rel") or "")]

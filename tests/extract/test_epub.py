@@ -198,3 +198,10 @@ def test_drm_protected_books_fail_but_font_obfuscation_does_not(tmp_path):
 def test_source_page_reads_the_same_page(children):
     page = read_source_page(CHILDREN, 5, rel="childrens-literature.epub")
     assert page.label == "172" and page.text == children.pages[4].text
+
+
+def test_an_unreadable_chapter_is_an_empty_page_with_a_warning(tmp_path):
+    book = repack(COLE, tmp_path / "part.epub", {"EPUB/xhtml/5-significance.xhtml": lambda d: b""})
+    doc = read_epub(book, "part.epub")
+    assert len(doc.pages) == 10 and doc.pages[9].status == "empty" and doc.pages[1].text.startswith("Childhood")
+    assert any("spine item 10 (xhtml/5-significance.xhtml) unreadable" in w for w in doc.warnings)
