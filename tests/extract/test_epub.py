@@ -205,3 +205,24 @@ def test_an_unreadable_chapter_is_an_empty_page_with_a_warning(tmp_path):
     doc = read_epub(book, "part.epub")
     assert len(doc.pages) == 10 and doc.pages[9].status == "empty" and doc.pages[1].text.startswith("Childhood")
     assert any("spine item 10 (xhtml/5-significance.xhtml) unreadable" in w for w in doc.warnings)
+
+
+def test_the_book_metadata_goes_into_its_reference(tmp_path):
+    from pagerecall.biblio.catalog import build_catalog, sources_read
+    from pagerecall.biblio.epubmeta import isbn_of
+
+    def opf(data: bytes) -> bytes:  # an ISBN and a DOI among the identifiers, as publishers give them
+        return data.replace(b"<dc:language>", b"<dc:identifier>urn:isbn:978-0-19-953556-9</dc:identifier>"
+                            b"<dc:identifier>doi:10.5555/Children.1921</dc:identifier><dc:language>", 1)
+
+    repack(CHILDREN, tmp_path / "children.epub", {"EPUB/package.opf": opf})
+    records = [{"path": "children.epub", "kind": "epub", "sha256": "x"}]
+    cat = build_catalog(tmp_path, records, [], None, {})
+    rec = cat["files"]["children.epub"]
+    assert rec["title"] == "Children's Literature" and rec["type"] == "book"
+    assert rec["authors"] == [{"family": "Curry", "given": "Charles Madison"},
+                              {"family": "Clippinger", "given": "Erle Elsworth"}]
+    assert rec["isbn"] == "9780199535569" and rec["doi"] == "10.5555/children.1921"
+    assert rec["url"] == "http://www.gutenberg.org/ebooks/25545" and rec["sources"]["isbn"] == "epub_opf"
+    assert sources_read(cat) == ["PDF and EPUB metadata (1 of 1 PDF and EPUB files)"]
+    assert isbn_of("ISBN 0-19-953556-X") == "019953556X" and isbn_of("urn:uuid:1234") is None
