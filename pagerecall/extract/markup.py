@@ -147,21 +147,23 @@ class _Walker:
         kinds = _types(el)
         if tag in _SKIP or (tag == "nav" and kinds & _NAV_SKIP):
             return
-        reason = None if kinds & _NOTE_TYPES else (_inline_reason(el) or self.sheet.get(el))
-        if reason == "hidden_attribute" and self.in_nav:
-            return  # a navigation document folds its deeper levels with `hidden`: navigation, not content
-        if reason:
-            text = " ".join(_text_of(el).split())
-            if text:
-                self.flow.hidden.append((self.n, HiddenSpan(text, reason)))
-            return
         ident = el.get("id")
-        if "pagebreak" in kinds or "doc-pagebreak" in kinds:
+        if "pagebreak" in kinds or "doc-pagebreak" in kinds:  # before the hidden test: publishers often hide them
             label = (self.page_ids.get(ident or "") or el.get("title") or el.get("aria-label")
                      or " ".join(_text_of(el).split()))
             self._marker(label, path)
             if ident:
                 self.pending_ids.append(ident)
+            return
+        reason = None if kinds & _NOTE_TYPES else (_inline_reason(el) or self.sheet.get(el))
+        if reason == "hidden_attribute" and self.in_nav:
+            return  # a navigation document folds its deeper levels with `hidden`: navigation, not content
+        if reason:
+            if ident in self.page_ids:  # a hidden page-list target still marks where its page starts
+                self._marker(self.page_ids[ident], path)
+            text = " ".join(_text_of(el).split())
+            if text:
+                self.flow.hidden.append((self.n, HiddenSpan(text, reason)))
             return
         if ident:
             if ident in self.page_ids:

@@ -226,3 +226,16 @@ def test_the_book_metadata_goes_into_its_reference(tmp_path):
     assert rec["url"] == "http://www.gutenberg.org/ebooks/25545" and rec["sources"]["isbn"] == "epub_opf"
     assert sources_read(cat) == ["PDF and EPUB metadata (1 of 1 PDF and EPUB files)"]
     assert isbn_of("ISBN 0-19-953556-X") == "019953556X" and isbn_of("urn:uuid:1234") is None
+
+
+def test_page_break_markers_hidden_by_css_still_mark_the_page(tmp_path):
+    def page(data: bytes) -> bytes:  # publishers hide the printed numbers on screen; they still mark the page
+        return data.decode().replace("<html ", '<html xmlns:epub="http://www.idpf.org/2007/ops" ', 1).replace(
+            "<h2>Youth</h2>", '<span class="pg" epub:type="pagebreak" id="p12" title="12">12</span><h2>Youth</h2>',
+        ).encode()
+
+    book = repack(COLE, tmp_path / "pg.epub", {"EPUB/xhtml/2a-youth-text.xhtml": page,
+                                                "EPUB/css/cole.css": lambda d: d + b"\n.pg { display: none }\n"})
+    doc = read_epub(book, "pg.epub")
+    assert [p.label for p in doc.pages] == [None, "12"] and doc.pages[1].text.startswith("Youth\n")
+    assert not any(p.hidden for p in doc.pages)
