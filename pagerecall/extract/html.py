@@ -11,7 +11,8 @@ listed). When trafilatura finds no main text (a page that is
 all navigation, a fragment too short to score), the whole ``body`` is read and a warning says so.
 
 A web page has no pages: page 1 holds the whole text, label None (pointer: section path and
-``char_start``). Encoding: lxml's detection (BOM, ``<meta charset>``), else UTF-8.
+``char_start``). Encoding: a byte-order mark or ``<meta charset>``; without either, UTF-8 when the bytes
+are valid UTF-8, else libxml2's default (Latin-1).
 """
 
 from __future__ import annotations
@@ -62,7 +63,14 @@ def visible_tree(data: bytes):
     from pagerecall.extract.styles import Stylesheet, inline_reason
     from pagerecall.types import HiddenSpan
 
-    root = lxml.html.document_fromstring(data or b"<html></html>")
+    parser = None
+    if b"charset" not in data[:4096].lower() and not data.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+        try:  # no declared encoding: UTF-8 when the bytes are UTF-8 (libxml2 would take them as Latin-1)
+            data.decode("utf-8")
+            parser = lxml.html.HTMLParser(encoding="utf-8")
+        except UnicodeDecodeError:
+            pass
+    root = lxml.html.document_fromstring(data or b"<html></html>", parser=parser)
     sheet = Stylesheet([s.text_content() for s in root.iter("style")])
     by_sheet = sheet.hidden(root)
     hidden = []

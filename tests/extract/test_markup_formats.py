@@ -143,3 +143,12 @@ def test_docx_that_is_not_one_fails_with_the_reason(tmp_path):
     with pytest.raises(ExtractionError) as err:
         read_document(path, "fake.docx")
     assert err.value.reason == "broken" and "Next:" in err.value.detail
+
+
+def test_html_without_a_declared_encoding_is_read_as_utf8(tmp_path):
+    path = tmp_path / "cafe.htm"
+    path.write_bytes("<html><body><article><h1>Café de Flore</h1><p>Le café où Sartre écrivait, boulevard "
+                     "Saint-Germain, ouvert en 1887, reçoit encore des écrivains chaque matin.</p></article></body>"
+                     "</html>".encode("utf-8"))
+    text = read_document(path, "cafe.htm").pages[0].text
+    assert text.startswith("Café de Flore\nLe café où Sartre écrivait")
