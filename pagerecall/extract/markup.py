@@ -8,7 +8,8 @@ Text: each block (paragraph, heading, list item, table row, figure caption, note
 lines are joined by ``"\\n"``; inline white space is collapsed to one space as a browser renders it
 (``<pre>`` kept verbatim). List items start with ``"• "`` or their number (``"3. "``); table cells
 are joined by ``" | "``, one row a line; an image's ``alt`` text is kept in brackets
-(``"[A map of the estuary]"``); ``<br>`` breaks the line. Footnotes and endnotes stay where the
+(``"[A map of the estuary]"``); MathML is its ``alttext``, else its characters in order;
+``<br>`` breaks the line. Footnotes and endnotes stay where the
 book puts them, with their text (the note reference's number stays in the sentence). Left out:
 ``head``, scripts, styles, templates, the navigation document's ``page-list`` and ``landmarks``,
 and print page markers' own text (the printed number, kept as the page label instead).
@@ -28,6 +29,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pagerecall.extract.styles import inline_reason
 from pagerecall.types import HiddenSpan
 
 __all__ = ["Flow", "plain_tree", "walk"]
@@ -155,7 +157,7 @@ class _Walker:
             if ident:
                 self.pending_ids.append(ident)
             return
-        reason = None if kinds & _NOTE_TYPES else (_inline_reason(el) or self.sheet.get(el))
+        reason = None if kinds & _NOTE_TYPES else (inline_reason(el) or self.sheet.get(el))
         if reason == "hidden_attribute" and self.in_nav:
             return  # a navigation document folds its deeper levels with `hidden`: navigation, not content
         if reason:
@@ -169,6 +171,9 @@ class _Walker:
             if ident in self.page_ids:
                 self._marker(self.page_ids[ident], path)
             self.pending_ids.append(ident)
+        if tag == "math":  # MathML: its alttext, else its characters in order, as one inline run
+            self.write(el.get("alttext") or " ".join(_text_of(el).split()))
+            return
         if tag == "img" or tag == "area":
             alt = " ".join((el.get("alt") or "").split())
             if alt:
@@ -233,12 +238,6 @@ class _Walker:
             first = 1
         items = [c for c in parent if isinstance(c.tag, str) and c.tag == "li"]
         return f"{first + items.index(el)}. "
-
-
-def _inline_reason(el: Any) -> str | None:
-    from pagerecall.extract.styles import inline_reason
-
-    return inline_reason(el)
 
 
 def _text_of(el: Any) -> str:

@@ -152,3 +152,14 @@ def test_html_without_a_declared_encoding_is_read_as_utf8(tmp_path):
                      "</html>".encode("utf-8"))
     text = read_document(path, "cafe.htm").pages[0].text
     assert text.startswith("Café de Flore\nLe café où Sartre écrivait")
+
+
+def test_mathml_reads_as_its_alttext_or_its_characters():
+    import lxml.html
+
+    from pagerecall.extract.markup import walk
+
+    root = lxml.html.document_fromstring(
+        '<html><body><p>Let <math alttext="x squared"><msup><mi>x</mi><mn>2</mn></msup></math> grow and '
+        "<math><mi>y</mi><mo>+</mo><mn>1</mn></math> stay.</p></body></html>")
+    assert walk(root).text == "Let x squared grow and y+1 stay."
