@@ -11,8 +11,9 @@ are joined by ``" | "``, one row a line; an image's ``alt`` text is kept in brac
 (``"[A map of the estuary]"``); MathML is its ``alttext``, else its characters in order;
 ``<br>`` breaks the line. Footnotes and endnotes stay where the
 book puts them, with their text (the note reference's number stays in the sentence). Left out:
-``head``, scripts, styles, templates, the navigation document's ``page-list`` and ``landmarks``,
-and print page markers' own text (the printed number, kept as the page label instead).
+``head``, scripts, styles, templates, ruby annotations (``rt``/``rp``: a reading aid printed beside
+the text), the navigation document's ``page-list`` and ``landmarks``, and print page markers' own
+text (the printed number, kept as the page label instead).
 
 Hidden text (:mod:`pagerecall.extract.styles`) is never in ``text``: it is listed in
 ``Flow.hidden`` with the offset where it sat.
@@ -36,7 +37,8 @@ __all__ = ["Flow", "plain_tree", "walk"]
 
 _WS = re.compile(r"\s+")
 _SKIP = frozenset({"head", "script", "style", "template", "title", "meta", "link", "noscript", "svg", "object",
-                   "audio", "video", "iframe", "button", "select", "input", "textarea", "canvas", "map"})
+                   "audio", "video", "iframe", "button", "select", "input", "textarea", "canvas", "map",
+                   "rt", "rp"})  # ruby annotations (furigana): the base text is what is searched and quoted
 _BLOCK = frozenset({"address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div",
                     "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
                     "h6", "header", "hgroup", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary",

@@ -154,12 +154,13 @@ def test_html_without_a_declared_encoding_is_read_as_utf8(tmp_path):
     assert text.startswith("Café de Flore\nLe café où Sartre écrivait")
 
 
-def test_mathml_reads_as_its_alttext_or_its_characters():
+def test_mathml_reads_as_its_alttext_and_ruby_as_its_base_text():
     import lxml.html
 
     from pagerecall.extract.markup import walk
 
     root = lxml.html.document_fromstring(
         '<html><body><p>Let <math alttext="x squared"><msup><mi>x</mi><mn>2</mn></msup></math> grow and '
-        "<math><mi>y</mi><mo>+</mo><mn>1</mn></math> stay.</p></body></html>")
-    assert walk(root).text == "Let x squared grow and y+1 stay."
+        "<math><mi>y</mi><mo>+</mo><mn>1</mn></math> stay.</p><p><ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp>字"
+        "<rt>じ</rt></ruby>を読む</p></body></html>")
+    assert walk(root).text == "Let x squared grow and y+1 stay.\n漢字を読む"  # furigana left out
