@@ -1,8 +1,11 @@
 """A document's outline: its table of contents as a tree of titles and pages (layer 1).
 
-Three sources, in order of trust, recorded in ``source``:
+Sources, in order of trust, recorded in ``source``:
 
-* ``bookmarks``: the PDF's own outline (``Document.get_toc``), checked entry by entry;
+* ``bookmarks``: the PDF's own outline (``Document.get_toc``), checked entry by entry; an EPUB's table of
+  contents (navigation document or NCX, :mod:`pagerecall.extract.epub`);
+* ``headings``: the heading elements of HTML, Markdown and Word files (:func:`pagerecall.extract.markup.flow_document`),
+  each placed where it stands;
 * ``detected`` (PDFs without bookmarks): lines set larger than the body text (the size that holds
   most characters), ranked into levels by size; or, in text layers, lines that start with a
   section number (``2.3 Title``, ``Chapter 4``, ``第3章``: :data:`pagerecall.text.headings` numbering);
