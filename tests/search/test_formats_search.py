@@ -42,6 +42,7 @@ def index(tmp_path_factory):
     corpus = base / "corpus"
     corpus.mkdir()
     _paged_cole(corpus / "cole.epub")
+    (corpus / "broken.epub").write_bytes(COLE.read_bytes()[:5000])  # a download cut short
     (corpus / "pools.html").write_text(ARTICLE, encoding="utf-8")
     (corpus / "notes.md").write_text("# Field notes\n\n## Limpets\n\nLimpets clamp to the rock when the tide "
                                      "goes out and graze on algae when it returns.\n", encoding="utf-8")
@@ -100,6 +101,9 @@ def test_markdown_and_word_hits_point_to_their_section(index, capsys):
 
 def test_outline_hidden_flags_and_update(index, capsys):
     settings, corpus = index
+    assert main(["info", "--json", "--index", str(settings.index_dir)]) == 0
+    failed = json.loads(capsys.readouterr().out)["files_failed"]
+    assert [(f["path"], f["error"].split(":")[0]) for f in failed] == [("broken.epub", "broken")]
     assert main(["outline", "cole.epub", "--json", "--index", str(settings.index_dir)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [(e["title"], e["label"]) for e in out["entries"]][:3] == [
