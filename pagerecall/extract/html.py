@@ -3,7 +3,8 @@
 Main text by ``trafilatura`` (navigation, headers, footers, comments and other boilerplate left
 out; headings, lists, tables and images' alt text kept); decision record: docs/decisions/formats.md.
 Before it runs, text that CSS or markup hides (:mod:`pagerecall.extract.styles`: ``display:none``,
-``visibility:hidden``, zero-size text, ``hidden``; inline styles and ``<style>`` elements) is taken
+``visibility:hidden``, zero-size text, ``hidden``; inline styles, ``<style>`` elements and stylesheets
+the page links by a relative path inside its own folder, as a browser's "save complete page" writes) is taken
 out of the page and listed as the page's hidden spans: the extractor would drop it silently, and a
 reader of the index must be told it is there (except in the page's chrome: a hidden drop-down menu or
 cookie dialog inside ``nav``, ``header``, ``footer``, ``form``, ``dialog`` is navigation, removed but not
@@ -34,7 +35,7 @@ def read_html(path: Path, rel: str) -> Document:
     except OSError as exc:
         raise ExtractionError(rel, "unopenable", f"{exc}. Next: check the file exists and is readable") from exc
     try:
-        return _read(data, rel)
+        return _read(data, rel, Path(path).parent)
     except ExtractionError:
         raise
     except Exception as exc:  # noqa: BLE001 - one bad file must never stop the caller
@@ -54,8 +55,33 @@ def _chrome(el) -> bool:
     return False
 
 
-def visible_tree(data: bytes):
-    """``(tree, hidden)``: the page parsed by ``lxml.html`` with every hidden element removed (its
+MAX_CSS_BYTES = 2_000_000
+"""A linked stylesheet larger than this is not read (a saved page's CSS is tens of kB)."""
+
+
+def _linked_css(root, folder: Path | None) -> list[str]:
+    """The text of the stylesheets ``root`` links by a relative path that stays inside ``folder``
+    (a saved page's ``page_files/style.css``); nothing is fetched from the network."""
+    out: list[str] = []
+    if folder is None:
+        return out
+    base = folder.resolve()
+    for link in root.iter("link"):
+        href = (link.get("href") or "").split("?")[0].split("#")[0]
+        if "stylesheet" not in (link.get("rel") or "").lower() or not href or ":" in href or href.startswith("/"):
+            continue
+        try:
+            css = (base / href).resolve()
+            if base in css.parents and css.is_file() and css.stat().st_size <= MAX_CSS_BYTES:
+                out.append(css.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            continue
+    return out
+
+
+def visible_tree(data: bytes, folder: Path | None = None):
+    """``(tree, hidden)``: the page parsed by ``lxml.html`` (its ``<style>`` elements and the stylesheets
+    it links inside ``folder``, the page's own folder, applied) with every hidden element removed (its
     tail text kept), and the :class:`~pagerecall.types.HiddenSpan` of each removed element outside
     the page's chrome (:func:`_chrome`), in document order."""
     import lxml.html
@@ -71,7 +97,7 @@ def visible_tree(data: bytes):
         except UnicodeDecodeError:
             pass
     root = lxml.html.document_fromstring(data or b"<html></html>", parser=parser)
-    sheet = Stylesheet([s.text_content() for s in root.iter("style")])
+    sheet = Stylesheet([s.text_content() for s in root.iter("style")] + _linked_css(root, folder))
     by_sheet = sheet.hidden(root)
     hidden = []
     for el in list(root.iter()):
@@ -92,13 +118,13 @@ def visible_tree(data: bytes):
     return root, hidden
 
 
-def _read(data: bytes, rel: str) -> Document:
+def _read(data: bytes, rel: str, folder: Path | None = None) -> Document:
     import lxml.html
     import trafilatura
 
     from pagerecall.extract.markup import flow_document, walk
 
-    root, hidden = visible_tree(data)
+    root, hidden = visible_tree(data, folder)
     main = trafilatura.extract(lxml.html.tostring(root, encoding="unicode"), output_format="html",
                                include_tables=True, include_images=True, include_links=False,
                                include_comments=False)
