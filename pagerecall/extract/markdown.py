@@ -3,7 +3,9 @@
 Parsed by ``markdown-it-py`` (CommonMark, with GFM tables and strikethrough) into HTML, then read as
 any HTML (:mod:`pagerecall.extract.markup`): the text a reader of the rendered file sees (no ``#``,
 ``**`` or link targets), headings as the outline, lists and tables kept readable. Raw HTML in the
-file counts as HTML: text it hides (an inline ``display:none``) is listed as hidden, never indexed.
+file counts as HTML: text it hides (an inline ``display:none``) is listed as hidden, never indexed. A
+front matter block at the start (``---`` YAML or ``+++`` TOML, as Jekyll, Hugo and Obsidian write) is
+metadata no renderer shows: left out (CommonMark would read its closing ``---`` as a heading underline).
 
 A Markdown file has no pages: page 1 holds the whole text, label None (pointer: section path and
 ``char_start``). Encoding: UTF-8 (with or without BOM); anything else is ``undecodable``.
@@ -11,12 +13,16 @@ A Markdown file has no pages: page 1 holds the whole text, label None (pointer: 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pagerecall.errors import ExtractionError
 from pagerecall.types import Document
 
 __all__ = ["read_markdown"]
+
+_FRONT_MATTER = re.compile(r"\A(?:---|\+\+\+)[ \t]*\n.*?\n(?:---|\.\.\.|\+\+\+)[ \t]*(?:\n|\Z)", re.S)
+"""A YAML (``---``) or TOML (``+++``) front matter block at the very start (Jekyll, Hugo, Obsidian)."""
 
 
 def read_markdown(path: Path, rel: str) -> Document:
@@ -39,6 +45,7 @@ def read_markdown(path: Path, rel: str) -> Document:
         from pagerecall.extract.markup import flow_document, walk
         from pagerecall.extract.styles import Stylesheet
 
+        source = _FRONT_MATTER.sub(lambda m: "\n" * m.group(0).count("\n"), source, count=1)
         html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(source)
         root = lxml.html.document_fromstring(f"<html><body>{html}</body></html>")
         flow = walk(root, Stylesheet([s.text_content() for s in root.iter("style")]))
