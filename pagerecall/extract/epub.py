@@ -29,6 +29,7 @@ the detail says what), ``extraction_error`` (anything unexpected).
 
 from __future__ import annotations
 
+import bisect
 import logging
 import posixpath
 import zipfile
@@ -220,9 +221,10 @@ def _append(page: dict, flow: Any, a: int, b: int, prefix: str, where: list, spi
     base = len(page["text"])
     page["text"] += seg
     where[spine].append((a, page, base, a2))
-    for o, path in flow.blocks:
-        if a2 <= o < a2 + len(seg) or (o == a and not page["locators"]):
-            page["locators"].append((base + max(0, o - a2), prefix + path))
+    offsets = flow.block_offsets  # ascending: a segment's blocks are found by bisection, not a scan
+    lo = bisect.bisect_left(offsets, a if not page["locators"] else a2)
+    for o, path in flow.blocks[lo:bisect.bisect_left(offsets, a2 + len(seg))]:
+        page["locators"].append((base + max(0, o - a2), prefix + path))
     for o, h in flow.hidden:
         if a <= o < b or (o == b == len(flow.text)):
             page["hidden"].append(h)

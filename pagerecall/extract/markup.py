@@ -66,6 +66,8 @@ class Flow:
     markers: list[tuple[int, str, str]] = field(default_factory=list)
     anchors: dict[str, int] = field(default_factory=dict)
     hidden: list[tuple[int, HiddenSpan]] = field(default_factory=list)
+    block_offsets: list[int] = field(default_factory=list)
+    """The offsets of ``blocks`` alone, ascending (filled by :func:`walk`)."""
 
 
 def plain_tree(root: Any) -> Any:
@@ -273,6 +275,7 @@ def walk(root: Any, sheet: Any = None, page_ids: dict[str, str] | None = None) -
     n = len(text)
     flow.markers = [(min(o, n), lb, p) for o, lb, p in flow.markers]
     flow.hidden = [(min(o, n), h) for o, h in flow.hidden]
+    flow.block_offsets = [o for o, _p in flow.blocks]
     return flow
 
 
