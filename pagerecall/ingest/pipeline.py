@@ -269,7 +269,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     with store.lock(wait=wait):
         disk = scan_corpus(root, skipped=skipped)
         if not disk:
-            log.warning("no .pdf or .txt file under %s: the index will be empty", root)
+            log.warning("no source file (.pdf, .txt, .epub, .html, .md, .docx) under %s: the index will be empty", root)
         progress("scan", len(disk), len(disk))
         previous = store.current_name()
         writer = store.begin_generation(base=None)
