@@ -80,8 +80,8 @@ class Page:
 class Document:
     """A source file turned into pages.
 
-    ``path`` is relative to the corpus root, with ``/`` separators. ``kind`` is ``"pdf"`` or
-    ``"txt"``. ``repaired`` is True when PyMuPDF had to repair a damaged PDF (its pages may
+    ``path`` is relative to the corpus root, with ``/`` separators. ``kind`` is ``"pdf"``,
+    ``"txt"``, ``"epub"``, ``"html"``, ``"md"`` or ``"docx"``. ``repaired`` is True when PyMuPDF had to repair a damaged PDF (its pages may
     be silently incomplete). ``warnings`` are short human-readable notes.
     """
 
@@ -92,6 +92,9 @@ class Document:
     warnings: tuple[str, ...] = ()
     outline: object | None = None
     """The document's :class:`pagerecall.extract.outline.Outline` (bookmarks or detected headings), or None."""
+    locators: object | None = None
+    """Locations in the format's own terms per page (:class:`pagerecall.extract.locators.Locators`:
+    an EPUB's CFIs), or None (PDFs, text files, HTML, Markdown, DOCX)."""
 
     def pages_with(self, status: str) -> list[int]:
         """Physical page numbers (1-based) whose status is ``status``."""
@@ -155,6 +158,9 @@ class Hit:
     reference: dict | None = None
     """The file's bibliographic reference ``{"key", "citation", "title", "doi"}`` when the index holds
     metadata for it (:func:`pagerecall.biblio.record.reference_of`), else None."""
+    cfi: str | None = None
+    """EPUB only: the EPUB CFI (``epubcfi(...)``) of the block (paragraph, heading, list item) the
+    passage starts in, which reading systems open at that place; None for every other format."""
     instruction_like: bool = False
     """``text`` holds a sentence addressed to an AI agent (:mod:`pagerecall.text.instructions`):
     the document's words, flagged, never instructions to follow."""

@@ -67,7 +67,10 @@ def sources_read(catalog: dict) -> list[str]:
     out = []
     for s in catalog.get("sources") or []:
         if s.get("kind") == "pdf":
-            out.append(f"PDF metadata ({s.get('files', 0)} of {s.get('read', 0)} PDFs)")
+            if s.get("epubs"):  # the book's own metadata is read like a PDF's
+                out.append(f"PDF and EPUB metadata ({s.get('files', 0)} of {s.get('read', 0)} PDF and EPUB files)")
+            else:
+                out.append(f"PDF metadata ({s.get('files', 0)} of {s.get('read', 0)} PDFs)")
         else:
             out.append(f"{s.get('kind')} {Path(s.get('path') or '').name} ({s.get('files', 0)} files)")
     return out
@@ -227,18 +230,24 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
     pdf_cache_old = previous.get("pdf_cache") or {}
     pdf_cache: dict[str, dict | None] = {}
     own: dict[str, dict] = {}
-    n_read = 0
+    n_read = n_epub = 0
     for r in records:
-        if r.get("kind") != "pdf" and not r["path"].lower().endswith(".pdf"):
+        is_epub = r["path"].lower().endswith(".epub")
+        if r.get("kind") != "pdf" and not r["path"].lower().endswith(".pdf") and not is_epub:
             continue
         sha = r.get("sha256") or ""
         if sha and sha in pdf_cache_old:
             meta = pdf_cache_old[sha]
+        elif is_epub:  # the book's own package metadata (dc:title, dc:creator, dc:identifier)
+            from pagerecall.biblio.epubmeta import epub_metadata
+
+            meta = epub_metadata(root / r["path"])
         else:
             from pagerecall.biblio.pdfmeta import pdf_metadata
 
             meta = pdf_metadata(root / r["path"])
         n_read += 1
+        n_epub += is_epub
         if sha:
             pdf_cache[sha] = meta
         if meta:
@@ -264,7 +273,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
             continue
         rec["match"] = match_terms(rec)
         files[path] = rec
-    sources.append({"kind": "pdf", "read": n_read, "files": len(own),
+    sources.append({"kind": "pdf", "read": n_read, "epubs": n_epub, "files": len(own),
                     "with_doi": sum(1 for m in own.values() if m.get("doi") or m.get("arxiv"))})
     return {"version": CATALOG_VERSION, "sources": sources, "files": files, "dangling": dangling,
             "dangling_total": n_dangling, "pdf_cache": pdf_cache}

@@ -6,12 +6,12 @@ A record is a plain ``dict`` (it is stored as JSON in the index generation, see
     {"key": "moreau2019tidal", "title": "Tidal bores of the Seine estuary",
      "authors": [{"family": "Moreau", "given": "Léa"}, ...], "year": 2019,
      "container": "J. Coastal Res.", "volume": "35", "issue": "4", "pages": "800–820",
-     "doi": "10.2112/jcr-d-18-00123.1", "url": None, "arxiv": None, "type": "article",
+     "doi": "10.2112/jcr-d-18-00123.1", "url": None, "arxiv": None, "type": "article", "isbn": None,
      "sources": {"title": "bibliography:refs.bib", "doi": "pdf_text", ...}}
 
 Every field but ``authors`` and ``sources`` is a string, an int (``year``) or None; ``sources``
 says where each field came from (``bibliography:NAME``, ``zotero``, ``pdf_info``, ``pdf_xmp``,
-``pdf_text``). DOIs are kept lower-case without a resolver prefix (DOIs are case-insensitive,
+``pdf_text``, ``epub_opf``); ``isbn`` is 10 or 13 characters without hyphens (an EPUB's identifier). DOIs are kept lower-case without a resolver prefix (DOIs are case-insensitive,
 doi.org handbook §2.4).
 """
 
@@ -24,7 +24,7 @@ from typing import Any, Iterable
 from pagerecall.text.fold import NO_SPACE_RUN, fold_marks, fold_name
 
 FIELDS = ("key", "title", "authors", "year", "container", "volume", "issue", "pages", "doi", "url", "arxiv",
-          "type")
+          "type", "isbn")
 """The fields of a record, in the order they are shown."""
 
 DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"'<>{}]+", re.I)

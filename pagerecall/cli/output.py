@@ -45,6 +45,8 @@ def print_search(res: dict, quiet: bool = False) -> None:
         out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  ({ranks}){flags}\n")
         if h.get("section"):
             out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
+        if h.get("cfi"):  # an EPUB: where a reading system opens the book
+            out.write(f"   {h['cfi']}\n")
         body = h.get("snippet") or h["text"]
         body = " ".join(_highlight(body, tty).split())
         if body:

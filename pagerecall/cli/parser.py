@@ -70,8 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"pagerecall {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_ArgumentParser)
 
-    p = sub.add_parser("build", parents=[common], help="index a folder of .pdf/.txt files (new generation)")
-    p.add_argument("corpus_dir", type=Path, metavar="CORPUS", help="folder of .pdf and .txt files")
+    p = sub.add_parser("build", parents=[common], help="index a folder of .pdf/.txt/.epub/.html/.md/.docx files (new generation)")
+    p.add_argument("corpus_dir", type=Path, metavar="CORPUS", help="folder of source files (.pdf, .txt, .epub, .html/.htm, .md/.markdown, .docx)")
     p.add_argument("--replace", action="store_true",
                    help="the index holds another corpus folder: replace it (rollback brings it back)")
     p.add_argument("--lance-uri", metavar="URI",

@@ -1,8 +1,11 @@
 """A document's outline: its table of contents as a tree of titles and pages.
 
-Three sources, in order of trust, recorded in ``source``:
+Sources, in order of trust, recorded in ``source``:
 
-* ``bookmarks``: the PDF's own outline (``Document.get_toc``), checked entry by entry;
+* ``bookmarks``: the PDF's own outline (``Document.get_toc``), checked entry by entry; an EPUB's table of
+  contents (navigation document or NCX, :mod:`pagerecall.extract.epub`);
+* ``headings``: the heading elements of HTML, Markdown and Word files (:func:`pagerecall.extract.markup.flow_document`),
+  each placed where it stands;
 * ``detected`` (PDFs without bookmarks): lines set larger than the body text (the size that holds
   most characters), ranked into levels by size; or, in text layers, lines that start with a
   section number (``2.3 Title``, ``Chapter 4``, ``第3章``: :data:`pagerecall.text.headings` numbering);
@@ -89,14 +92,16 @@ class Outline:
 
     def placed(self, texts: Sequence[str]) -> "Outline":
         """This outline with each entry's heading offset in ``texts[page - 1]`` (the pages' texts, as
-        indexed): see :func:`pagerecall.extract.sections.place`."""
+        indexed): see :func:`pagerecall.extract.sections.place`. An entry whose offset the reader
+        already knows (EPUB, HTML, Markdown, DOCX: where the heading element is) keeps it."""
         from dataclasses import replace
 
         from pagerecall.extract.sections import place
 
         offsets = place(self.entries, texts)
         return Outline(source=self.source, notes=self.notes,
-                       entries=tuple(replace(e, offset=o) for e, o in zip(self.entries, offsets)))
+                       entries=tuple(replace(e, offset=o if e.offset is None else e.offset)
+                                     for e, o in zip(self.entries, offsets)))
 
     def tree(self) -> list[dict]:
         """The entries as a nested list: ``[{"title", "level", "page", "label", "children": [...]}]``."""

@@ -1,8 +1,12 @@
 """One entry point from a source file on disk to pages, dispatching on the file suffix.
 
-``.pdf`` goes to :mod:`pagerecall.extract.pdf`, ``.txt`` to :mod:`pagerecall.extract.textlayer` (suffixes
-compared case-insensitively). Both modules import PyMuPDF / charset_normalizer lazily, so
-importing this module is cheap.
+Each format is a module of this room with one reader ``(path, rel) -> Document`` (suffixes compared
+case-insensitively; :data:`READERS`): ``.pdf`` :mod:`pagerecall.extract.pdf`, ``.txt``
+:mod:`pagerecall.extract.textlayer`, ``.epub`` :mod:`pagerecall.extract.epub`, ``.html``/``.htm``
+:mod:`pagerecall.extract.html`, ``.md``/``.markdown`` :mod:`pagerecall.extract.markdown`, ``.docx``
+:mod:`pagerecall.extract.docx`. Every module imports its library (PyMuPDF, ebooklib, trafilatura,
+markdown-it-py, python-docx) lazily, so importing this module is cheap. What a page and a label mean
+per format: docs/formats.md.
 """
 
 from __future__ import annotations
@@ -14,7 +18,12 @@ from pagerecall.types import Document, Page
 
 __all__ = ["SUPPORTED_SUFFIXES", "draft_document", "is_supported", "read_document", "read_source_page"]
 
-SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".pdf", ".txt"})
+READERS: dict[str, str] = {".txt": "txt", ".epub": "epub", ".html": "html", ".htm": "html", ".md": "md",
+                           ".markdown": "md", ".docx": "docx"}
+"""``{suffix: kind}`` of every format but PDF (which takes OCR and password options); the kind is
+the reader's module (:func:`_reader`) and the ``Document.kind`` it gives."""
+
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset({".pdf", *READERS})
 """Lower-case suffixes of the files pagerecall reads."""
 
 
@@ -31,8 +40,8 @@ def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None 
     :func:`pagerecall.extract.passwords.password_for`) apply to PDFs only. Pages are physical and 1-based.
 
     Raises :class:`~pagerecall.errors.ExtractionError` for a file that cannot be read (reason
-    ``"unsupported"`` for an unknown suffix; other reasons from :func:`pagerecall.extract.pdf.read_pdf`
-    and :func:`pagerecall.extract.textlayer.read_textlayer`) and
+    ``"unsupported"`` for an unknown suffix; other reasons from each format's reader, e.g.
+    ``"drm"`` and ``"broken"`` for an EPUB) and
     :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode (or ``ocr="on"`` without
     Tesseract).
     """
@@ -41,13 +50,26 @@ def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None 
         from pagerecall.extract.pdf import read_pdf
 
         return read_pdf(Path(path), rel, ocr=ocr, password=password)
-    if suffix == ".txt":
-        from pagerecall.extract.textlayer import read_textlayer
-
-        return read_textlayer(Path(path), rel)
+    if suffix in READERS:
+        return _reader(READERS[suffix])(Path(path), rel)
     raise ExtractionError(
         rel, "unsupported", f"suffix {suffix or '(none)'!r} is not one of {', '.join(sorted(SUPPORTED_SUFFIXES))}"
     )
+
+
+def _reader(kind: str):
+    """The ``(path, rel) -> Document`` reader of ``kind`` (imported on first use)."""
+    if kind == "txt":
+        from pagerecall.extract.textlayer import read_textlayer as reader
+    elif kind == "epub":
+        from pagerecall.extract.epub import read_epub as reader
+    elif kind == "html":
+        from pagerecall.extract.html import read_html as reader
+    elif kind == "md":
+        from pagerecall.extract.markdown import read_markdown as reader
+    else:
+        from pagerecall.extract.docx import read_docx as reader
+    return reader
 
 
 def draft_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None):
@@ -67,8 +89,8 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
                      password: str | None = None) -> Page:
     """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
 
-    A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); a text layer is read
-    whole and the page picked. Raises :class:`~pagerecall.errors.SourceArgumentError` when
+    A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); any other format is
+    read whole and the page picked. Raises :class:`~pagerecall.errors.SourceArgumentError` when
     ``page`` is out of range and :class:`~pagerecall.errors.ExtractionError` when the file
     cannot be read.
     """

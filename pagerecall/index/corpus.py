@@ -59,7 +59,9 @@ def _why(exc: BaseException) -> str:
 
 
 def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = None) -> dict[str, DiskFile]:
-    """All ``.pdf`` / ``.txt`` files under ``root``, keyed by relative path.
+    """All source files under ``root`` whose suffix pagerecall reads
+    (:data:`pagerecall.extract.sources.SUPPORTED_SUFFIXES`: .pdf, .txt, .epub, .html/.htm,
+    .md/.markdown, .docx), keyed by relative path.
 
     Hidden files and folders (``.name``) are skipped; so are symlinks that resolve outside
     ``root`` (a corpus must not reach out of itself; the read path refuses such files too).
@@ -76,7 +78,7 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
 
     root = Path(root)
     if not root.is_dir():
-        raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of .pdf/.txt files")
+        raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of source files (.pdf, .txt, .epub, .html, .md, .docx)")
     real_root = resolve_root(root)
     found: dict[str, DiskFile] = {}
     say = log.debug if quiet else log.warning

@@ -68,6 +68,7 @@ FILES_SCHEMA = pa.schema(
         pa.field("outline", pa.string()),
         pa.field("page_flags", pa.string()),
         pa.field("extraction_revision", pa.int32()),
+        pa.field("locators", pa.string()),
     ]
 )
 """Schema of the ``files`` table: one row per source file, also failed ones.
@@ -81,10 +82,13 @@ the column is added to an older generation's table on its next write, see
 addressed to an AI agent (:func:`pagerecall.extract.page_flags.page_flags`; null: unknown, for files
 indexed before it was stored); ``extraction_revision`` the revision of extraction and chunking that
 made the file's passages (:mod:`pagerecall.extract.revision`; null for files indexed before it was
-stored, which :func:`pagerecall.extract.revision.revision_of` reads as revision 1). An ``update``
+stored, which :func:`pagerecall.extract.revision.revision_of` reads as revision 1); ``locators``
+JSON of an EPUB's CFIs per page (:class:`pagerecall.extract.locators.Locators`; null for every other
+format and for files indexed before it was stored, added to an older table on its next write like
+``outline``). An ``update``
 keeps an unchanged file's record, so a generation can hold several revisions."""
 
-FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags")]
+FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags", "locators")]
 """The columns of a file record as listings show it (the outline is read per file, the page flags
 by :meth:`pagerecall.index.snapshot.Snapshot.page_flags`). Not a whole record: a write that keeps a
 file's record reads it whole (:meth:`pagerecall.index.writer.GenerationWriter.carry_file_records`)."""

@@ -129,6 +129,7 @@ class Snapshot:
         self.ann: dict | None = meta.get("ann") or None
         self._files_cache: list[dict] | None = None
         self._outlines: dict[str, Any] = {}
+        self._located: dict[str, Any] = {}  # path -> Locators (EPUBs only), parsed once per snapshot
         self._flags: dict[str, dict | None] | None = None
         self._flags_stored: dict[str, str | None] = {}
         self._titles: dict[str, list[tuple[str, int]]] | None = None
@@ -285,13 +286,28 @@ class Snapshot:
         want = [p for p in dict.fromkeys(paths) if p not in self._outlines]
         if want:
             found: dict[str, Any] = {p: None for p in want}
-            if "outline" in self.files.schema.names:
+            located: dict[str, Any] = {}
+            names = self.files.schema.names
+            if "outline" in names:
+                cols = ["path", "outline"] + (["locators"] if "locators" in names else [])
                 for batch in batched(want):
-                    for r in self._read(self.files, columns=["path", "outline"], filter=sql_in("path", batch)).to_pylist():
+                    for r in self._read(self.files, columns=cols, filter=sql_in("path", batch)).to_pylist():
                         found[r["path"]] = Outline.from_json(r["outline"])
+                        if r.get("locators"):
+                            from pagerecall.extract.locators import Locators
+
+                            located[r["path"]] = Locators.from_json(r["locators"])
             with self._lock:
                 self._outlines.update(found)
+                self._located.update(located)
         return {p: self._outlines.get(p) for p in paths}
+
+    def locators(self, paths: Sequence[str]) -> dict[str, Any]:
+        """``{path: Locators or None}`` for ``paths`` (an EPUB's CFIs per page,
+        :class:`pagerecall.extract.locators.Locators`; None for other formats), read with the
+        outlines (:meth:`outlines`, one scan)."""
+        self.outlines(paths)
+        return {p: self._located.get(p) for p in paths}
 
 
 def read_current(root: Path) -> tuple[str, tuple]:

@@ -90,7 +90,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     def scan() -> list[DiskFile]:  # with the lock held: what is on disk now
         disk.update(scan_corpus(root, skipped=skipped))
         if not disk:
-            log.warning("no .pdf or .txt file under %s: the index will be empty", root)
+            log.warning("no source file (.pdf, .txt, .epub, .html, .md, .docx) under %s: the index will be empty", root)
         progress("scan", len(disk), len(disk))
         return list(disk.values())
 

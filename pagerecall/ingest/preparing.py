@@ -77,6 +77,7 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         if doc is not None and doc.outline is not None else None,
         "page_flags": page_flags(doc, judge) if doc is not None else None,
         "extraction_revision": EXTRACTION_REVISION,
+        "locators": doc.locators.to_json() if doc is not None and doc.locators is not None else None,
     }
     return rec
 

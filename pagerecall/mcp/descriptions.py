@@ -21,8 +21,9 @@ Text no reader sees on the page (hidden) is never part of a page's `text`.
 SEARCH_DESC = """\
 Find passages in the indexed library by meaning and by wording. Returns POINTERS, not quotations:
 each hit gives `file` (relative to the corpus root), `page_start`/`page_end` (physical pages,
-1-based) and `label_start`/`label_end` (printed page labels such as 'iv' or '12'), a `snippet`
-and the indexed `text`. Fragments locate; only the source speaks: before quoting or citing
+1-based) and `label_start`/`label_end` (printed page labels such as 'iv' or '12'; an EPUB's printed
+page numbers; none for HTML, Markdown and Word files, which have no pages: cite their `section`), a
+`snippet` and the indexed `text`; an EPUB hit also has `cfi` (EPUB CFI of its paragraph). Fragments locate; only the source speaks: before quoting or citing
 anything, call read_page(file, page_start) or verify_quote(quote, file, page), and quote the
 source's words.
 `score` orders the hits of this one query and means nothing in absolute terms (never compare

@@ -79,6 +79,7 @@ HIT_FIELDS = {
     "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
     "reference": "the file's bibliographic reference (key, citation like 'Moreau & Tanaka 2019', title, doi), if known",
     "instruction_like": INSTRUCTION_LIKE,
+    "cfi": "EPUB only: the EPUB CFI of the paragraph the passage starts in (opens the book there); null otherwise",
 }
 """What an agent is told about each field of :class:`pagerecall.types.Hit` (the model's fields are
 the dataclass's own: ``tests/mcp/test_mcp_tools.py`` checks that no field goes undescribed)."""

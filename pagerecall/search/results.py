@@ -66,14 +66,17 @@ def single_lane_order(hits: list[Hit], lane: str) -> None:
 def _add_sections(snapshot, hits: list[Hit]) -> None:
     """Each hit's section path at its start (its first page and ``char_start``: several sections can
     start on one page), and whether it starts a section (its text has the title of an outline
-    entry whose heading is on that page within the passage, as a line)."""
+    entry whose heading is on that page within the passage, as a line); an EPUB hit's ``cfi``."""
     from pagerecall.text.headings import heading_key, heading_keys
     from pagerecall.extract.outline import section_path, starts_on
 
     if not hits:
         return
     outlines = snapshot.outlines([h.file for h in hits])
+    located = snapshot.locators([h.file for h in hits])
     for h in hits:
+        if located.get(h.file) is not None:
+            h.cfi = located[h.file].cfi_at(h.page_start, h.char_start)
         outline = outlines.get(h.file)
         if outline is None:
             continue

@@ -45,7 +45,8 @@ from pagerecall.errors import SourceArgumentError, UsageError
 from pagerecall.geometry import Box, Geometry, PageBoxes
 from pagerecall.verify.normalise import Normalised, normalise
 
-NO_GEOMETRY_TEXT_LAYER = "text layer (.txt): no page geometry; the pointer is the page number and text offsets"
+NO_GEOMETRY_TEXT_LAYER = ("not a PDF (a text layer, EPUB, HTML, Markdown or Word file): no page geometry; the pointer is "
+                          "the page number and text offsets")
 
 _CACHE_SIZE = 16
 _cache: OrderedDict[tuple, "_PageData"] = OrderedDict()

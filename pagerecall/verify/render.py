@@ -198,8 +198,8 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
     path, rel = resolve_in_corpus(root, file)
     if path.suffix.lower() != ".pdf":
         raise UsageError(
-            f"{rel} is a text layer: it has no page image. Next: pagerecall page {rel} {page} prints its text "
-            "(MCP: read_page)")
+            f"{rel} is not a PDF (a text layer, EPUB, HTML, Markdown or Word file): it has no page image. "
+            f"Next: pagerecall page {rel} {page} prints its text (MCP: read_page)")
     password = password_for(passwords_file, rel)
     data = _page_data(path, rel, page, password)  # also checks the range
     status = data.status if not data.glyphs.strip() else "ok"

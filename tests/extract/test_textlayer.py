@@ -122,14 +122,14 @@ def test_missing_file_is_unopenable(tmp_path):
 
 
 def test_sources_dispatch_case_insensitive(tmp_path):
-    assert SUPPORTED_SUFFIXES == {".pdf", ".txt"}
+    assert SUPPORTED_SUFFIXES == {".pdf", ".txt", ".epub", ".html", ".htm", ".md", ".markdown", ".docx"}
     path = _write(tmp_path, "a\fb", "UPPER.TXT")
-    assert is_supported(path) and not is_supported("x.docx")
+    assert is_supported(path) and is_supported("x.DOCX") and not is_supported("x.doc")
     doc = read_document(path, "UPPER.TXT")
     assert doc.kind == "txt" and len(doc.pages) == 2
     assert read_source_page(path, 2).text == "b"
     with pytest.raises(SourceNotFoundError):
         read_source_page(path, 3)
     with pytest.raises(ExtractionError) as err:
-        read_document(_write(tmp_path, "x", "notes.md"), "notes.md")
+        read_document(_write(tmp_path, "x", "notes.rtf"), "notes.rtf")
     assert err.value.reason == "unsupported"
