@@ -41,7 +41,7 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-wait", action="store_true", help="fail at once if another writer holds the lock")
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
     p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
-                   help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
+                   help="what embeds the passages (env PAGERECALL_RUNTIME; auto: openvino bf16 on CPUs with bf16 units, else onnxruntime int8)")
     g = p.add_argument_group("bibliographic metadata (docs/references.md)")
     g.add_argument("--bibliography", action="append", type=Path, metavar="FILE", dest="bibliographies",
                    help="BibTeX/BibLaTeX or CSL-JSON whose entries' file fields name indexed files (repeatable, "
