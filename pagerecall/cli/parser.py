@@ -58,6 +58,13 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ray-cpus-per-worker", type=int, metavar="C", help="CPUs per embedding actor (default 1)")
 
 
+def _watch_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--settle", type=float, metavar="SECONDS",
+                   help="quiet time after the last change before an update (default 2)")
+    p.add_argument("--poll", type=float, metavar="SECONDS",
+                   help="poll the folder every SECONDS instead of file notifications (network shares)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole command line's parser (a new one each call; building it costs 7-18 ms)."""
     common = _common()
@@ -85,6 +92,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="show the delta, change nothing")
     p.add_argument("--checksum", action="store_true", help="hash every file instead of trusting size+mtime")
     _writer_opts(p)
+
+    p = sub.add_parser("watch", parents=[common], help="keep the index current: update when the corpus changes",
+                       description="Watches the corpus folder and runs update once changes settle (a file still "
+                                   "being written is waited for; a burst is one update). Builds first when there is "
+                                   "no index. Ctrl-C or SIGTERM stops it (exit 130). docs/watch.md")
+    p.add_argument("corpus_dir", type=Path, metavar="CORPUS", nargs="?",
+                   help="folder to watch (default: the corpus the index records)")
+    _watch_opts(p)
+    _writer_opts(p)
+    p.set_defaults(no_wait=True)
 
     p = sub.add_parser("rebuild", parents=[common], help="guarded full rebuild (new generation, verify, swap)")
     p.add_argument("--dry-run", action="store_true", help="list the files a rebuild would index, change nothing")
@@ -195,6 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="--background/--resident: stop after this many idle minutes (default 30)")
     p.add_argument("--read-only", action="store_true",
                    help="MCP: refuse record_check/review_check too (the ledger is the only thing it writes)")
+    p.add_argument("--watch", action="store_true",
+                   help="also keep the index current while serving, as pagerecall watch does (docs/watch.md)")
+    _watch_opts(p)
 
     add_ledger_parser(sub, common)
     return parser

@@ -20,6 +20,10 @@ def _settings_argv(args: argparse.Namespace) -> list[str]:
                         ("--corpus", args.corpus)):
         if value:
             out += [flag, str(value)]
+    if getattr(args, "watch", False):  # a background resident server watches too (until its idle timeout)
+        out.append("--watch")
+        out += [x for flag in ("settle", "poll") if getattr(args, flag, None) is not None
+                for x in (f"--{flag}", str(getattr(args, flag)))]
     return out
 
 
@@ -58,6 +62,22 @@ def serve_command(args: argparse.Namespace, settings: Settings,
         sys.stdout.write(f"resident server pid {got['pid']} serves {got['index']} on {got['socket']} "
                          f"(stops after {idle:g} idle minutes; log {got['log']})\n")
         return 0
+    stop_watch = None
+    if getattr(args, "watch", False):
+        from pagerecall.cli.watching import start_beside_server
+
+        stop_watch = start_beside_server(args, settings)
+    try:
+        return _serve(args, settings, mcp, idle)
+    finally:
+        if stop_watch is not None:
+            stop_watch()
+
+
+def _serve(args: argparse.Namespace, settings: Settings, mcp: Callable[[argparse.Namespace, Settings], int],
+           idle: float) -> int:
+    from pagerecall.resident import server
+
     if args.resident:
         from pagerecall.cli.forwarded import run_forwarded
         from pagerecall.search.searcher import Searcher

@@ -79,7 +79,9 @@ class WriteReport:
     chunks_reused: dict = field(default_factory=dict)
     """Rows whose vector was not computed by the model in this run: ``{"resume_cache": n}`` (from
     the resume cache of an interrupted write), ``{"duplicates": n}`` (a passage text already
-    embedded in this write; pointers kept per row). ``chunks_embedded`` counts what the model embedded."""
+    embedded in this write; pointers kept per row), ``{"live_generation": n}`` (an update: passages of
+    a changed or deleted file that did not change, :mod:`pagerecall.ingest.reuse`). ``chunks_embedded``
+    counts what the model embedded."""
     tokens_embedded: int = 0
     """Tokens the model computed in this run, padding included (see ``batching.EmbedStats``)."""
     verified: bool = False
@@ -177,12 +179,14 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                 settings: Settings, progress: Progress, hook, action: str = "update") -> tuple[WriteStats, str]:
+                 settings: Settings, progress: Progress, hook, action: str = "update",
+                 reuse_from: list[str] | None = None) -> tuple[WriteStats, str]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
     now) and kept when anything fails before it (the next write resumes from it); it records
     ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
-    what died. What was reused from it is logged after the embed loop, not what it holds."""
+    what died. What was reused from it is logged after the embed loop, not what it holds.
+    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`)."""
     import os
     import socket
 
@@ -199,6 +203,10 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
             held = cache.units
             cache.note_write({"action": action, "generation": writer.name, "corpus_root": str(root),
                               "started": now_iso(), "pid": os.getpid(), "host": socket.gethostname()})
+        if reuse_from:
+            from pagerecall.ingest.reuse import with_live_vectors
+
+            cache = with_live_vectors(cache, store.path, reuse_from, embedder, EMBED_BATCH)
     try:
         if indexer is index_files:
             stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
@@ -222,7 +230,7 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
 def _embed_fields(stats: WriteStats) -> dict:
     e = stats.embed
     return {"chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
-            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates}}
+            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates, "live_generation": e.from_live}}
 
 
 def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progress, *, wait: bool = True,
@@ -452,7 +460,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
                 writer.carry_file_records({rel: {"size": disk[rel].size, "mtime": disk[rel].mtime} for rel in kept})
             hook("before_embed")
             stats, name = _write_files(store, writer, root, [disk[p] for p in delta.to_embed], delta.hashes,
-                                       embedder, settings, progress, hook)
+                                       embedder, settings, progress, hook,
+                                       reuse_from=delta.changed + delta.deleted)
         except BaseException:
             writer.abort()
             raise
