@@ -68,6 +68,7 @@ def edited(tmp_path_factory) -> dict:
     return {"built": built, "report": report, "before": before, "after": _rows(live), "fresh": _rows(fresh)}
 
 
+@pytest.mark.slow
 def test_update_reuses_unchanged_passages_and_says_so(edited):
     rep = edited["report"]
     assert rep.delta["changed"] == [NAME]
@@ -78,6 +79,7 @@ def test_update_reuses_unchanged_passages_and_says_so(edited):
     assert rep.to_dict()["chunks_reused"][SOURCE] == reused  # the --json report names the source
 
 
+@pytest.mark.slow
 def test_update_rows_are_bit_for_bit_a_fresh_build(edited):
     after, fresh = edited["after"], edited["fresh"]
     assert sorted(after) == sorted(fresh)  # passage ids
@@ -89,6 +91,7 @@ def test_update_rows_are_bit_for_bit_a_fresh_build(edited):
     assert {r["text"] for r in fresh.values()} != {r["text"] for r in edited["before"].values()}
 
 
+@pytest.mark.slow
 def test_units_are_the_embed_loops_batches(edited):
     """The int8 units rebuilt from the live rows are the batches the embed loop cut: re-embedding
     one with the same runtime gives its stored vectors bit for bit."""
