@@ -154,7 +154,7 @@ class Watcher:
                 if d.get("deleted") and not d.get("unchanged") and not any(
                         d.get(k) for k in ("added", "changed", "moved", "touched", "retry")):
                     self.emit({"event": "error", "kind": "all_deleted", "corpus": str(root),
-                               "message": f"every indexed file ({len(dry.delta['deleted'])}) is gone from {root} "
+                               "message": f"every indexed file ({len(d['deleted'])}) is gone from {root} "
                                           "(an unmounted drive?): not applied. Next: pagerecall update, if they "
                                           "were really deleted"})
                     return True
@@ -165,7 +165,9 @@ class Watcher:
         except (Stopped, KeyboardInterrupt):
             self.abandoned = True
             raise
-        except (PagerecallError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - one event; the watcher goes on, the live generation serves
+            if not isinstance(exc, (PagerecallError, OSError)):
+                log.debug("update failed", exc_info=True)
             self.emit({"event": "error", "kind": type(exc).__name__,
                        "message": f"update failed: {exc}; the watcher goes on (retrying in {self.opt.retry:g} s)"})
             return False

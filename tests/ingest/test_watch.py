@@ -92,9 +92,15 @@ def test_add_change_move_delete_each_one_update(tmp_path, corpus):
         first = run.next("update")
         assert first["action"] == "build" and first["delta"] == {"added": 1}
         run.next("watching")
+        from pagerecall.search import Searcher
+
+        reader = Searcher(run.watcher.settings)  # what a resident or MCP server holds
+        assert reader.info()["generation"] == first["generation"]
         _write(corpus / "neu.txt", "Der Leuchtturmwärter prüft jeden Abend die Linse und das Nebelhorn.")
         ev = run.next("update")
         assert ev["delta"] == {"added": 1} and ev["generation"] != first["generation"]
+        assert reader.info()["generation"] == ev["generation"]  # its next answer names the new generation
+        assert "neu.txt" in {h.file for h in reader.search("Leuchtturmwärter Linse Nebelhorn", k=5).hits}
         with (corpus / "neu.txt").open("a", encoding="utf-8") as fh:
             fh.write("\nDie Lampe brennt bis zum Morgengrauen.")
         assert run.next("update")["delta"] == {"changed": 1}
