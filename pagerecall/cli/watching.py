@@ -66,7 +66,7 @@ def watch_command(args: argparse.Namespace, settings: Settings) -> int:
         if not args.quiet or ev["event"] == "error":
             (log.warning if ev["event"] == "error" else log.info)("%s", describe(ev))
 
-    bars = Bars(args.quiet or args.json)
+    bars = Bars(args.quiet)  # stderr: --json keeps progress; only stdout is the JSON lines
     watcher = Watcher(settings, root, emit, bars, _options(args))
 
     def on_term(signum, frame) -> None:  # SIGTERM like Ctrl-C: abandon the update, stop
