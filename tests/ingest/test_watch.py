@@ -189,7 +189,7 @@ def test_stop_during_an_update_leaves_the_live_generation(tmp_path, corpus):
         first = run.next("update")
         run.next("watching")
         run.watcher.progress = lambda stage, done, total: run.watcher.stop.set()  # stop as the update runs
-        shutil.copy2(shared_path("corpora", "demo", "maint-guide.en.pdf"), corpus / "guide.pdf")
+        shutil.copy2(EXAMPLES / "corpus" / "en" / "harrow-point-manual.pdf", corpus / "guide.pdf")
         stopped = run.next("stopped")
         assert stopped["abandoned_update"] is True
         assert IndexStore(index).current_name() == first["generation"]
