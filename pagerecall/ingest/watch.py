@@ -247,12 +247,14 @@ class Watcher:
                         break
                     if retry_at is not None and now < retry_at:
                         continue
-                    if pending and now - last_event < self.opt.settle:
+                    overdue = bool(pending) and now - first_seen >= self.opt.max_wait
+                    if pending and now - last_event < self.opt.settle and not overdue:
                         continue
                     if not pending and retry_at is None:
                         continue
-                    busy = self._busy(pending)
-                    if busy and now - first_seen < self.opt.max_wait:
+                    busy = self._busy(pending) or (
+                        [str(p) for p in pending if now - last_event < self.opt.settle] if overdue else [])
+                    if busy and not overdue:
                         new = [b for b in busy if b not in told]
                         if new:
                             told.update(new)

@@ -231,3 +231,26 @@ def test_cli_watch_json_lines_and_sigterm(tmp_path, corpus):
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_a_file_that_keeps_changing_is_indexed_after_max_wait(tmp_path, corpus):
+    run = Run(tmp_path / "index", corpus, settle=0.5, max_wait=3.0)
+    try:
+        run.next("update")
+        run.next("watching")
+        log = corpus / "log.txt"
+        end = time.monotonic() + 8.0
+        i = 0
+        while time.monotonic() < end:  # a log written every 0.2 s: never quiet for `settle`
+            with log.open("a", encoding="utf-8") as fh:
+                fh.write(f"Eintrag {i}: der Wind dreht auf Nordwest.\n")
+            i += 1
+            time.sleep(0.2)
+            if any(e["event"] == "update" for e in run.seen[2:]):
+                break
+            run.quiet(0.0)
+        ev = run.next("update", timeout=60)
+        assert ev["delta"] == {"added": 1}
+        assert any(e["event"] == "waiting" and "kept changing" in e["message"] for e in run.seen)
+    finally:
+        run.stop()
