@@ -136,7 +136,6 @@ def test_half_written_pdf_is_waited_for_then_indexed_whole(tmp_path, corpus):
         run.stop()
 
 
-@pytest.mark.slow
 def test_a_burst_of_200_files_is_one_update(tmp_path, corpus):
     run = Run(tmp_path / "index", corpus, settle=1.5)
     try:
@@ -151,7 +150,6 @@ def test_a_burst_of_200_files_is_one_update(tmp_path, corpus):
         run.stop()
 
 
-@pytest.mark.slow
 def test_locked_index_vanished_corpus_and_unmounted_drive(tmp_path, corpus):
     index = tmp_path / "index"
     run = Run(index, corpus)
@@ -209,7 +207,6 @@ def test_symlink_loop_does_not_stop_the_watcher(tmp_path, corpus):
         run.stop()
 
 
-@pytest.mark.slow
 def test_cli_watch_json_lines_and_sigterm(tmp_path, corpus):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "watch", str(corpus), "--index", str(tmp_path / "i"),
