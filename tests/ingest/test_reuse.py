@@ -105,6 +105,7 @@ def test_units_are_the_embed_loops_batches(edited):
     assert np.array_equal(again, vecs)
 
 
+@pytest.mark.slow
 def test_a_renamed_and_edited_file_reuses_its_old_rows(tmp_path):
     import pymupdf
 
