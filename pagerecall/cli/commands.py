@@ -61,6 +61,10 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         d = rep.to_dict()
         print_json(d) if args.json else print_report(d)
         return 0
+    if cmd == "watch":
+        from pagerecall.cli.watching import watch_command
+
+        return watch_command(args, settings)
     if cmd == "rollback":
         from pagerecall.ingest.pipeline import rollback
 

@@ -42,7 +42,7 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-wait", action="store_true", help="fail at once if another writer holds the lock")
     p.add_argument("--ocr", choices=["auto", "on", "off"], help="OCR image-only pages (env PAGERECALL_OCR)")
     p.add_argument("--runtime", choices=["auto", "onnxruntime", "openvino"],
-                   help="what embeds the passages (env PAGERECALL_RUNTIME; openvino needs pagerecall[openvino])")
+                   help="what embeds the passages (env PAGERECALL_RUNTIME; auto: openvino bf16 on CPUs with bf16 units, else onnxruntime int8)")
     g = p.add_argument_group("bibliographic metadata (docs/references.md)")
     g.add_argument("--bibliography", action="append", type=Path, metavar="FILE", dest="bibliographies",
                    help="BibTeX/BibLaTeX or CSL-JSON whose entries' file fields name indexed files (repeatable, "
@@ -57,6 +57,13 @@ def _writer_opts(p: argparse.ArgumentParser) -> None:
                    help="Ray cluster to join (env PAGERECALL_RAY_ADDRESS or RAY_ADDRESS; default: a local one)")
     g.add_argument("--ray-workers", type=int, metavar="N", help="embedding actors (default: cluster CPUs)")
     g.add_argument("--ray-cpus-per-worker", type=int, metavar="C", help="CPUs per embedding actor (default 1)")
+
+
+def _watch_opts(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--settle", type=float, metavar="SECONDS",
+                   help="quiet time after the last change before an update (default 2)")
+    p.add_argument("--poll", type=float, metavar="SECONDS",
+                   help="poll the folder every SECONDS instead of file notifications (network shares)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,6 +93,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="show the delta, change nothing")
     p.add_argument("--checksum", action="store_true", help="hash every file instead of trusting size+mtime")
     _writer_opts(p)
+
+    p = sub.add_parser("watch", parents=[common], help="keep the index current: update when the corpus changes",
+                       description="Watches the corpus folder and runs update once changes settle (a file still "
+                                   "being written is waited for; a burst is one update). Builds first when there is "
+                                   "no index. Ctrl-C or SIGTERM stops it (exit 130). docs/watch.md")
+    p.add_argument("corpus_dir", type=Path, metavar="CORPUS", nargs="?",
+                   help="folder to watch (default: the corpus the index records)")
+    _watch_opts(p)
+    _writer_opts(p)
+    p.set_defaults(no_wait=True)
 
     p = sub.add_parser("rebuild", parents=[common], help="guarded full rebuild (new generation, verify, swap)")
     p.add_argument("--dry-run", action="store_true", help="list the files a rebuild would index, change nothing")
@@ -229,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--read-only", action="store_true",
                    help="MCP: refuse record_check/review_check/add_note/review_note too (the ledger's store is "
                         "the only thing it writes)")
+    p.add_argument("--watch", action="store_true",
+                   help="also keep the index current while serving, as pagerecall watch does (docs/watch.md)")
+    _watch_opts(p)
 
     add_ledger_parser(sub, common)
     add_notes_parser(sub, common)

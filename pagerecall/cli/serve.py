@@ -41,6 +41,17 @@ def serve_command(args: argparse.Namespace, settings: Settings,
             sys.stdout.write(f"resident server pid {got['pid']} (pagerecall {got['pagerecall']}) serves "
                              f"{got['index']}\n")
         return 0 if got is not None or args.stop else 1
-    if args.background or args.resident:
+    if args.background:  # the detached child watches too when asked (--watch is passed on to it)
         return resident(args, settings)
-    return mcp(args, settings)
+    stop_watch = None
+    if getattr(args, "watch", False):
+        from pagerecall.cli.watching import start_beside_server
+
+        stop_watch = start_beside_server(args, settings)
+    try:
+        if args.resident:
+            return resident(args, settings)
+        return mcp(args, settings)
+    finally:
+        if stop_watch is not None:
+            stop_watch()

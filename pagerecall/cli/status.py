@@ -52,7 +52,9 @@ def print_report(rep: dict) -> None:
     elif not rep.get("dry_run"):
         reused = rep.get("chunks_reused") or {}
         extra = "".join(f", {n} {what}" for what, n in (("from the interrupted run", reused.get("resume_cache")),
-                                                         ("identical passages reused", reused.get("duplicates")))
+                                                         ("identical passages reused", reused.get("duplicates")),
+                                                         ("unchanged passages reused from the live generation",
+                                                          reused.get("live_generation")))
                         if n)
         out.write(
             f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "

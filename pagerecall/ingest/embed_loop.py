@@ -75,6 +75,9 @@ class EmbedStats:
     embedded: int = 0
     from_cache: int = 0
     duplicates: int = 0
+    from_live: int = 0
+    """Rows whose vector (int8: whose batch) an update took from the live generation
+    (:mod:`pagerecall.ingest.reuse`)."""
     tokens: int = 0
     seconds: float = 0.0
     rows: int = 0
@@ -143,10 +146,13 @@ class EmbedLoop:
         if self.cache is None:
             return {}
         found = self.cache.get_many(keys)
+        live = getattr(self.cache, "taken", ())  # pagerecall.ingest.reuse.LiveReuse
         for k, n in zip(keys, sizes):
             if k in found:
                 if k in self.stats.stored_now:
                     self.stats.duplicates += n
+                elif k in live:
+                    self.stats.from_live += n
                 else:
                     self.stats.from_cache += n
         return found

@@ -257,7 +257,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     done = write_generation(settings, store, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
                             progress, wait=wait, action="update", base_live=True, expect_live=live_name, edit=edit,
-                            crash_hook=crash_hook)
+                            crash_hook=crash_hook, reuse_from=delta.changed + delta.deleted)
     if done is None:
         # another writer swapped while we scanned: start over on the new live generation, after
         # releasing the lock (write_generation did): the restart takes it through its own

@@ -34,7 +34,9 @@ class WriteReport:
     chunks_reused: dict = field(default_factory=dict)
     """Rows whose vector was not computed by the model in this run: ``{"resume_cache": n}`` (from
     the resume cache of an interrupted write), ``{"duplicates": n}`` (a passage text already
-    embedded in this write; pointers kept per row). ``chunks_embedded`` counts what the model embedded."""
+    embedded in this write; pointers kept per row), ``{"live_generation": n}`` (an update: passages of
+    a changed or deleted file that did not change, :mod:`pagerecall.ingest.reuse`). ``chunks_embedded``
+    counts what the model embedded."""
     tokens_embedded: int = 0
     """Tokens the model computed in this run, padding included (see ``batching.EmbedStats``)."""
     verified: bool = False
@@ -75,4 +77,5 @@ def embed_fields(stats: WriteStats) -> dict:
     ``tokens_embedded``, ``chunks_reused``)."""
     e = stats.embed
     return {"chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
-            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates}}
+            "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates,
+                              "live_generation": e.from_live}}

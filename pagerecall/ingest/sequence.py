@@ -56,7 +56,7 @@ def write_generation(settings: Settings, store: Any, root: Path,
                      files: list[DiskFile] | Callable[[], list[DiskFile]], hashes: dict[str, str],
                      embedder: Any, progress: Progress, *, wait: bool, action: str, base_live: bool = False,
                      expect_live: str | None = None, edit: Callable[[Any, Hook], None] | None = None,
-                     crash_hook: Hook | None = None) -> Written | None:
+                     crash_hook: Hook | None = None, reuse_from: list[str] | None = None) -> Written | None:
     """The write sequence (see the module docstring) on ``store`` (an ``IndexStore``).
 
     Takes the writer lock (``wait``: else ``LockedError`` at once when another writer holds it);
@@ -68,7 +68,8 @@ def write_generation(settings: Settings, store: Any, root: Path,
     real probe, swaps ``CURRENT``, then removes older generations and leftovers
     (``settings.keep_generations``). Any failure before the swap aborts the new generation (the
     live one is untouched) and raises. ``action`` (``"build"``, ``"rebuild"``, ``"update"``) is
-    recorded in the resume cache."""
+    recorded in the resume cache. ``reuse_from`` (an update): live files whose unchanged passages keep
+    their vectors (:mod:`pagerecall.ingest.reuse`)."""
     hook = crash_hook or (lambda point: None)
     with ExitStack() as held:
         held.enter_context(store.lock(wait=wait))
@@ -82,7 +83,7 @@ def write_generation(settings: Settings, store: Any, root: Path,
             if edit is not None:
                 edit(writer, hook)
             stats, name, bibliography = _write_files(store, writer, root, files, hashes, embedder, settings,
-                                                     progress, hook, action)
+                                                     progress, hook, action, reuse_from)
         except BaseException:
             writer.abort()
             raise
@@ -155,13 +156,14 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                 settings: Settings, progress: Progress, hook, action: str = "update"
-                 ) -> tuple[WriteStats, str, dict | None]:
+                 settings: Settings, progress: Progress, hook, action: str = "update",
+                 reuse_from: list[str] | None = None) -> tuple[WriteStats, str, dict | None]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
     now) and kept when anything fails before it (the next write resumes from it); it records
     ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
-    what died. What was reused from it is logged after the embed loop, not what it holds."""
+    what died. What was reused from it is logged after the embed loop, not what it holds.
+    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`)."""
     import os
     import socket
 
@@ -178,6 +180,11 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
             held = cache.units
             cache.note_write({"action": action, "generation": writer.name, "corpus_root": str(root),
                               "started": now_iso(), "pid": os.getpid(), "host": socket.gethostname()})
+        if reuse_from:
+            from pagerecall.ingest.embed_loop import EMBED_BATCH
+            from pagerecall.ingest.reuse import with_live_vectors
+
+            cache = with_live_vectors(cache, store.path, reuse_from, embedder, EMBED_BATCH)
     try:
         if indexer is index_files:
             stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)

@@ -1,7 +1,7 @@
 """OpenVINO encoder: the bundled model's ``f32e8`` graph (fp32 weights, int8 word-embedding table),
 inferred in bf16 on CPUs with bf16 units.
 
-Optional (``pip install 'pagerecall[openvino]'``); chosen by ``pagerecall.model.runtimes.choose`` for
+Installed with pagerecall on x86-64 Linux and Windows (``pyproject.toml``); chosen by ``pagerecall.model.runtimes.choose`` for
 indexing only. ``OVEncoder.run`` takes a list of padded batches and runs them concurrently on
 the plugin's streams (``PERFORMANCE_HINT=THROUGHPUT`` + ``AsyncInferQueue``), returning the
 ``last_hidden_state`` of each, in order. The compiled model is cached by OpenVINO itself in
@@ -64,7 +64,7 @@ class OVEncoder:
         try:
             import openvino as ov
         except ImportError as exc:
-            raise ModelError("OpenVINO is not installed. Next: pip install 'pagerecall[openvino]'") from exc
+            raise ModelError("OpenVINO is not installed. Next: pip install 'openvino==2026.4.*'") from exc
         self.version = ov.__version__
         core = ov.Core()
         config = {"PERFORMANCE_HINT": "THROUGHPUT", "INFERENCE_PRECISION_HINT": precision}

@@ -4,8 +4,9 @@ Runtimes (``Settings.runtime``, ``PAGERECALL_RUNTIME``, the CLI's ``--runtime``)
 
 ``auto`` (default)
     ``openvino`` when the CPU has AMX-BF16 or AVX-512-BF16 *and* the ``openvino`` package is
-    installed (``pip install 'pagerecall[openvino]'``), else ``onnxruntime`` (``AUTO_OPENVINO``,
-    see the decision record). An existing index keeps its vector family on update.
+    installed (a default dependency on x86-64 Linux and Windows, where its wheels exist:
+    ``INSTALL_HINT``), else ``onnxruntime`` (``AUTO_OPENVINO``, see the decision record). An
+    existing index keeps its vector family on update.
 ``openvino``
     OpenVINO with bf16 inference (``INFERENCE_PRECISION_HINT=bf16``) on the ``f32e8`` graph (the
     fp32 graph with an int8 word-embedding table: half the memory, see ``pagerecall.model.converter``),
@@ -34,6 +35,14 @@ AUTO_OPENVINO = True
 """Whether ``auto`` picks OpenVINO on CPUs with bf16 units (Why: docs/decisions/embedding-runtime.md)."""
 BF16_FLAGS = ("amx_bf16", "avx512_bf16")
 """``/proc/cpuinfo`` flags of the bf16 units OpenVINO uses (AMX tiles, or AVX-512 BF16 dot products)."""
+INSTALL_HINT = "pip install 'openvino==2026.4.*'"
+"""How to add OpenVINO where the plain install left it out (pyproject.toml installs it by default on
+x86-64 Linux and Windows only: 2026.4 has no wheel for Intel macOS, and on other machines ``auto``
+would not pick it)."""
+OPENVINO_BF16 = "openvino:BF16"
+"""The pseudo-flag :func:`cpu_flags` returns where ``/proc/cpuinfo`` does not exist (Windows, macOS)
+and OpenVINO's CPU plugin lists ``BF16`` among its optimisation capabilities (it does when the CPU
+has AVX-512-BF16 or AMX-BF16)."""
 
 
 @dataclass(frozen=True)
@@ -50,22 +59,37 @@ class RuntimeChoice:
         return {"runtime": self.name, "family": self.family, "reason": self.reason}
 
 
-def cpu_flags() -> frozenset[str]:
-    """The CPU's feature flags from ``/proc/cpuinfo`` (empty where it does not exist)."""
+def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
+    """The CPU's feature flags from ``cpuinfo`` (Linux). Where that file does not exist (Windows,
+    macOS), :data:`OPENVINO_BF16` when OpenVINO is installed and reports bf16 support
+    (:func:`openvino_bf16`: imports OpenVINO, 0.4-1.4 s; only writes get here, queries never ask), else
+    empty."""
     try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if line.startswith("flags"):
                     return frozenset(line.split(":", 1)[1].split())
+        return frozenset()
     except OSError:
         pass
-    return frozenset()
+    return frozenset({OPENVINO_BF16}) if openvino_installed() and openvino_bf16() else frozenset()
+
+
+def openvino_bf16() -> bool:
+    """Whether OpenVINO's CPU plugin lists ``BF16`` in ``OPTIMIZATION_CAPABILITIES`` (native bf16
+    units: AVX-512-BF16 or AMX-BF16). False when OpenVINO cannot be imported or asked."""
+    try:
+        import openvino
+
+        return "BF16" in openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
+    except Exception:  # noqa: BLE001 - a broken install answers "no": auto then keeps onnxruntime
+        return False
 
 
 def bf16_units(flags: frozenset[str] | None = None) -> list[str]:
-    """Which of ``BF16_FLAGS`` this CPU has."""
+    """Which of ``BF16_FLAGS`` (or :data:`OPENVINO_BF16`) this CPU has."""
     flags = cpu_flags() if flags is None else flags
-    return [f for f in BF16_FLAGS if f in flags]
+    return [f for f in BF16_FLAGS + (OPENVINO_BF16,) if f in flags]
 
 
 def openvino_installed() -> bool:
@@ -98,8 +122,8 @@ def choose(runtime: str = "auto", family: str | None = None, flags: frozenset[st
     have_openvino = openvino_installed() if have_openvino is None else have_openvino
     units = bf16_units(flags)
     if runtime == "openvino" and not have_openvino:
-        raise ModelError("The runtime 'openvino' is not installed. Next: pip install 'pagerecall[openvino]' "
-                         "(or set PAGERECALL_RUNTIME=auto)")
+        raise ModelError("The runtime 'openvino' is not installed (pagerecall installs it on x86-64 Linux and "
+                         f"Windows only). Next: {INSTALL_HINT}, or set PAGERECALL_RUNTIME=auto")
     if family in ("int8", "q4"):
         why = "the index's vectors are of the %s family, which onnxruntime runs" % family
         if runtime == "openvino":
@@ -128,9 +152,11 @@ def choose(runtime: str = "auto", family: str | None = None, flags: frozenset[st
     if units and auto_openvino:
         return RuntimeChoice("onnxruntime", "int8",
                              f"auto: the CPU has {', '.join(units)} but openvino is not installed "
-                             "(pip install 'pagerecall[openvino]' embeds ~2x faster here)")
+                             f"(the plain install carries it on x86-64 Linux and Windows; {INSTALL_HINT} embeds "
+                             "1.1-2.2x faster here)")
     if units:
         return RuntimeChoice("onnxruntime", "int8", f"auto: onnxruntime int8 (the CPU has {', '.join(units)}; "
-                             "PAGERECALL_RUNTIME=openvino with pagerecall[openvino] opts in to bf16)")
-    return RuntimeChoice("onnxruntime", "int8", "auto: no bf16 unit (AMX-BF16/AVX-512-BF16) in this CPU")
+                             "PAGERECALL_RUNTIME=openvino opts in to bf16)")
+    return RuntimeChoice("onnxruntime", "int8", "auto: no bf16 unit (AMX-BF16/AVX-512-BF16) in this CPU, where "
+                         "onnxruntime int8 is the fastest runtime measured (OpenVINO fp32 1.35x slower)")
 

@@ -19,6 +19,10 @@ def settings_argv(args: argparse.Namespace) -> list[str]:
                         ("--corpus", args.corpus)):
         if value:
             out += [flag, str(value)]
+    if getattr(args, "watch", False):  # a background resident server watches too (until its idle timeout)
+        out.append("--watch")
+        out += [x for flag in ("settle", "poll") if getattr(args, flag, None) is not None
+                for x in (f"--{flag}", str(getattr(args, flag)))]
     return out
 
 

@@ -61,13 +61,13 @@ def test_choice_per_cpu_once_auto_prefers_openvino(flags, have_ov, expected):
 
 
 def test_choice_errors_name_the_fix():
-    with pytest.raises(ModelError, match=r"pagerecall\[openvino\]"):
+    with pytest.raises(ModelError, match=r"openvino==2026.4"):
         runtimes.choose("openvino", None, flags=AMX, have_openvino=False)
     with pytest.raises(UsageError, match="auto, onnxruntime, openvino"):
         runtimes.choose("tensorrt")
     for prefer in (True, False):
         why = runtimes.choose("auto", None, flags=AMX, have_openvino=False, auto_openvino=prefer).reason
-        assert "amx_bf16" in why and "pagerecall[openvino]" in why
+        assert "amx_bf16" in why and ("openvino==2026.4" in why or "opts in" in why)
 
 
 def test_setting_from_environment():
@@ -232,3 +232,14 @@ def test_a_query_of_the_other_vector_family_is_refused_with_rebuild(fp32_query, 
         with pytest.raises(IndexMismatchError, match="rebuild") as err:
             check_fingerprint(query_fingerprint(index.fingerprint()), query_fingerprint(query.fingerprint()), "query")
         assert "quantization" in str(err.value)
+
+
+def test_bf16_units_without_proc_cpuinfo_come_from_openvino(tmp_path):
+    """Windows and macOS have no /proc/cpuinfo: OpenVINO's CPU plugin is asked instead, and on a Linux
+    machine its answer agrees with /proc/cpuinfo's flags (AVX2 only here: neither finds bf16 units)."""
+    pytest.importorskip("openvino", reason="OpenVINO not installed (a default dependency on x86-64 Linux/Windows)")
+    flags = runtimes.cpu_flags(str(tmp_path / "no-cpuinfo"))
+    assert bool(runtimes.bf16_units(flags)) == bool(runtimes.bf16_units(runtimes.cpu_flags()))
+    assert flags <= {runtimes.OPENVINO_BF16}
+    choice = runtimes.choose("auto", None, flags=frozenset({runtimes.OPENVINO_BF16}), have_openvino=True)
+    assert choice.name == "openvino" and runtimes.OPENVINO_BF16 in choice.reason

@@ -5,7 +5,8 @@ modules it loaded. Heavy modules a command must not load:
 
 * ``lancedb`` and its REST client for remote catalogues (the read path reads Lance with ``pylance``);
 * ``pymupdf`` for anything but reading a source page;
-* ``fastembed`` (the bundled model runs on onnxruntime directly);
+* ``fastembed`` (the bundled model runs on onnxruntime directly), ``openvino`` (installed by default on
+  x86-64, it embeds passages in writes only: queries run on onnxruntime);
 * the model (``onnxruntime``, ``tokenizers``) for ``files``, ``info`` and a full-text search;
 * ``pandas``, which ``pyarrow.dataset`` would import while ``lance`` loads (55 % of its import:
   ``pagerecall.index.snapshot.import_lance_without_pandas``).
@@ -27,7 +28,7 @@ from pagerecall.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
-NEVER = {"lancedb", "lance_namespace_urllib3_client", "fastembed", "pandas"}
+NEVER = {"lancedb", "lance_namespace_urllib3_client", "fastembed", "pandas", "openvino"}  # openvino: writes only
 PDF = {"pymupdf", "fitz"}
 MODEL = {"onnxruntime", "tokenizers"}
 

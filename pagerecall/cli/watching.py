@@ -1,0 +1,109 @@
+"""``pagerecall watch [CORPUS]`` and ``serve --watch``: keep the index current while the corpus changes
+(layer 4). The watcher itself: :mod:`pagerecall.ingest.watch`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from pagerecall.config import Settings
+from pagerecall.errors import UsageError
+
+log = logging.getLogger("pagerecall")
+
+EXIT_INTERRUPTED = 130
+"""Ctrl-C or SIGTERM: the watcher stopped (an update in progress was abandoned; the next start resumes)."""
+
+
+def _options(args: argparse.Namespace):
+    from pagerecall.ingest.watch import WatchOptions
+
+    opt = WatchOptions()
+    if getattr(args, "settle", None) is not None:
+        if args.settle <= 0:
+            raise UsageError("--settle takes seconds > 0. Next: e.g. --settle 2")
+        opt.settle = args.settle
+    if getattr(args, "poll", None) is not None:
+        if args.poll <= 0:
+            raise UsageError("--poll takes seconds > 0. Next: e.g. --poll 5 for a network share")
+        opt.poll = args.poll
+    return opt
+
+
+def _corpus(args: argparse.Namespace, settings: Settings) -> Path | None:
+    """The corpus to watch: CORPUS, else ``--corpus``/``PAGERECALL_CORPUS``, else the one the index
+    records (None); a missing folder or no index and no corpus is a ``UsageError``."""
+    from pagerecall.index.layout import IndexStore
+
+    root = getattr(args, "corpus_dir", None) or settings.corpus_root
+    if root is not None:
+        root = Path(root).expanduser().absolute()
+        if not root.is_dir():
+            raise UsageError(f"The corpus folder {root} does not exist. Next: pagerecall watch FOLDER")
+        return root
+    if not IndexStore(settings.index_dir).exists():
+        raise UsageError(f"No index at {settings.index_dir} and no corpus to watch. Next: pagerecall watch CORPUS "
+                         f"--index {settings.index_dir} (it builds first)")
+    return None
+
+
+def watch_command(args: argparse.Namespace, settings: Settings) -> int:
+    """Run ``pagerecall watch`` in the foreground until Ctrl-C or SIGTERM (exit 130)."""
+    from pagerecall.cli.progress import Bars
+    from pagerecall.ingest.watch import Stopped, Watcher, describe
+
+    root = _corpus(args, settings)
+
+    def emit(ev: dict) -> None:
+        if args.json:
+            sys.stdout.write(json.dumps(ev, ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        if not args.quiet or ev["event"] == "error":
+            (log.warning if ev["event"] == "error" else log.info)("%s", describe(ev))
+
+    bars = Bars(args.quiet)  # stderr: --json keeps progress; only stdout is the JSON lines
+    watcher = Watcher(settings, root, emit, bars, _options(args))
+
+    def on_term(signum, frame) -> None:  # SIGTERM like Ctrl-C: abandon the update, stop
+        watcher.stop.set()
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term) if threading.current_thread() is threading.main_thread() else None
+    try:
+        watcher.run()
+        return 0
+    except (KeyboardInterrupt, Stopped):
+        abandoned = watcher.abandoned
+        watcher.stop.set()
+        emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
+              "message": f"stopped after {watcher.updates} update(s)" + (
+                  "; the update in progress was abandoned (the live generation is unchanged; the next start "
+                  "resumes from the resume cache)" if abandoned else "")})
+        return EXIT_INTERRUPTED
+    finally:
+        bars.close()
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
+
+
+def start_beside_server(args: argparse.Namespace, settings: Settings):
+    """``serve --watch``: a watcher in a daemon thread of the server, its events in the log (stderr;
+    stdout may be the MCP channel). Returns a function that stops it (call it when the server ends)."""
+    from pagerecall.ingest.watch import Watcher, describe, run_in_thread
+
+    def emit(ev: dict) -> None:
+        (log.warning if ev["event"] == "error" else log.info)("watch: %s", describe(ev))
+
+    watcher = Watcher(settings, _corpus(args, settings), emit, None, _options(args))
+    thread = run_in_thread(watcher)
+
+    def stop() -> None:
+        watcher.stop.set()
+        thread.join(timeout=30)
+
+    return stop
