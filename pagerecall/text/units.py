@@ -59,6 +59,13 @@ def unit_forms(text: str) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
+def canonical(word: str) -> str:
+    """The lowercased abbreviation of the group a lowercased ``word`` is a form of (``gigabytes`` ->
+    ``gb``), else ``word``: one term for the deep mode's fallback scorer (``model.rerank.lexical_share``)."""
+    group = _GROUP_OF.get(word)
+    return group[0].lower() if group else word
+
+
 def query_words(query: str) -> str:
     """``query`` with each ``%`` read as the word ``percent`` (the index's tokenizer drops the
     sign; a passage with ``%`` holds ``percent`` as well: :func:`unit_forms`)."""
