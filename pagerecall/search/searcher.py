@@ -393,7 +393,9 @@ class Searcher:
         write left its resume cache or a partial generation (what it was, and what to run);
         ``extraction_outdated`` when files were read by an older extraction revision (how many,
         what a rebuild changes, the command: :func:`pagerecall.search.extraction_report.outdated`),
-        None when every file is current."""
+        None when every file is current; ``ocr_unavailable`` only when OCR could not run on this machine
+        and files have image-only pages (:func:`pagerecall.extract.opening.ocr_unavailable`)."""
+        from pagerecall.extract.opening import ocr_unavailable
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
         from pagerecall.search.extraction_report import outdated
         from pagerecall.search.hidden_report import hidden_counts
@@ -429,6 +431,7 @@ class Searcher:
             "bibliography": _bibliography(snapshot),
             "interrupted": _interrupted(self.settings.index_dir),
             "extraction_outdated": outdated(snapshot),
+            **({"ocr_unavailable": ocr} if (ocr := ocr_unavailable(records, self.settings.ocr)) else {}),
         }
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
@@ -457,7 +460,11 @@ class Searcher:
         if outline is None:
             return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
                     "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
-        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": list(outline.notes),
+        notes = list(outline.notes)
+        on_disk = _on_disk_note(self.corpus_root(snapshot), rec)
+        if on_disk:  # the outline is the index's: say when the file is gone or changed (README)
+            notes.append(on_disk)
+        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": notes,
                 "entries": outline.tree()}
 
     # ------------------------------------------------------------------ source access
@@ -547,6 +554,19 @@ class Searcher:
         root = self.source_root()
         return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path())
+
+
+def _on_disk_note(root: Path, rec: dict) -> str | None:
+    """A note when an indexed file is gone from the corpus root or changed since the build (size or
+    mtime, as ``StaleCheck``), None when it is as indexed."""
+    try:
+        st = (Path(root) / rec["path"]).stat()
+    except OSError:
+        return ("the file is no longer under the corpus root (deleted or moved since the index was built): this "
+                "outline is the index's. Next: restore it, or pagerecall update to drop it")
+    if rec.get("size") != st.st_size or abs(float(rec.get("mtime") or 0) - st.st_mtime) > 1e-6:
+        return "the file changed on disk since the build: this outline is the index's. Next: pagerecall update"
+    return None
 
 
 def _bibliography(snapshot) -> dict | None:
