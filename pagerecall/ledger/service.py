@@ -64,12 +64,13 @@ def open_store(settings: Settings, read_only: bool = False) -> LedgerStore:
 
 def _store_for_reading(settings: Settings, store: LedgerStore | None) -> LedgerStore:
     """``store``, else the ledger of ``settings.index_dir``. Raises ``IndexNotFoundError`` (the same
-    "No index ... Next:" that ``search`` gives) when there is neither an index nor a ledger there: an
-    answer "0 of 0" would read as an empty ledger of an index that does not exist (issue 47.5)."""
+    "No index ... Next:" that ``search`` gives) when there is neither an index nor a ledger there and
+    no corpus root is set (a ledger needs only the corpus root): an answer "0 of 0" would read as an
+    empty ledger of an index that does not exist (issue 47.5)."""
     if store is not None:
         return store
     store = open_store(settings)
-    if not store.exists() and not (Path(settings.index_dir) / "CURRENT").exists():
+    if not store.exists() and not settings.corpus_root and not (Path(settings.index_dir) / "CURRENT").exists():
         raise IndexNotFoundError.at(Path(settings.index_dir))
     return store
 

@@ -25,7 +25,7 @@ def test_the_service_raises_the_index_error(tmp_path):
     from pagerecall.errors import IndexNotFoundError
     from pagerecall.ledger import service
 
-    s = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "nowhere")
+    s = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "nowhere", corpus_root=None)
     with pytest.raises(IndexNotFoundError):
         service.list_checks(s)
     with pytest.raises(IndexNotFoundError):
