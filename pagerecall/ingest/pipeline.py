@@ -106,8 +106,26 @@ class WriteReport:
     nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
     killed build or rebuild finishes that write)."""
 
+    ocr_unavailable: dict | None = None
+    """``{"files", "pages", "note"}`` when OCR could not run on this machine and indexed files have
+    image-only pages, which hold no text (:func:`pagerecall.extract.opening.ocr_unavailable`); the
+    note, with what to install, is also logged once as a warning. Left out of :meth:`to_dict` when None."""
+
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["ocr_unavailable"] is None:
+            del d["ocr_unavailable"]
+        return d
+
+
+def _ocr_note(settings: Settings, records: list[dict]) -> dict | None:
+    """:func:`pagerecall.extract.opening.ocr_unavailable` of the live files, logged once as a warning."""
+    from pagerecall.extract.opening import ocr_unavailable
+
+    note = ocr_unavailable(records, settings.ocr)
+    if note:
+        log.warning("%s", note["note"])
+    return note
 
 
 def _failed(records: list[dict]) -> list[dict]:
@@ -288,7 +306,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         delta={"added": len(disk)}, files_ok=stats.files_ok, files_failed=stats.files_failed,
         failed=_failed(records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in records),
         pages_embedded=stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
-        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats),
+        bibliography=getattr(writer, "bibliography", None), ocr_unavailable=_ocr_note(settings, records),
+        **_embed_fields(stats),
     )
 
 
@@ -466,7 +485,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         generation=name, files_ok=stats.files_ok, files_failed=stats.files_failed,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in new_records), pages_embedded=stats.pages,
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=writer.fulltext_rebuilt,
-        bibliography=getattr(writer, "bibliography", None), **_embed_fields(stats), **base_report,
+        bibliography=getattr(writer, "bibliography", None), ocr_unavailable=_ocr_note(settings, new_records),
+        **_embed_fields(stats), **base_report,
     )
 
 

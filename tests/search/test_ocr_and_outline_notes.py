@@ -55,3 +55,27 @@ def test_outline_of_a_file_deleted_from_disk_says_so(built, tmp_path):
     shutil.copy(corpus / "c03-29.pdf", moved)  # harbour.txt deleted since the build
     res = Searcher(dataclasses.replace(settings, corpus_root=moved)).outline("harbour.txt")
     assert res["file"] == "harbour.txt" and any("no longer under the corpus root" in n for n in res["notes"])
+
+
+def test_build_says_once_that_ocr_could_not_run(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from pagerecall.extract import opening
+    from pagerecall.ingest.pipeline import build
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    shutil.copy(shared_path("corpora", "demo", "c03-29.pdf"), corpus)
+    (corpus / "note.txt").write_text("A short note about the harbour.", encoding="utf-8")
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))  # no language data: OCR cannot run here
+    opening._installed_languages.cache_clear()
+    try:
+        s = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=None,
+                                degraded_registry=None, ocr="auto")
+        with caplog.at_level(logging.WARNING, logger="pagerecall"):
+            rep = build(s, corpus)
+    finally:
+        opening._installed_languages.cache_clear()
+    assert rep.to_dict()["ocr_unavailable"]["pages"] == 1
+    said = [r.getMessage() for r in caplog.records if "OCR could not run" in r.getMessage()]
+    assert len(said) == 1 and "tesseract-ocr" in said[0]
