@@ -81,7 +81,7 @@ class IndexNotFoundError(PagerecallError):
 
 LOCAL_INDEX = ".pagerecall-index"
 """The index folder README's Quickstart builds in the working folder: a command that finds no index where it
-looks (the per-user default) points to this one when the working folder has it (issue 47.6)."""
+looks (the per-user default) points to this one when the working folder has it."""
 
 
 class IndexMismatchError(PagerecallError):

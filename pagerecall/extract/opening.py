@@ -127,7 +127,7 @@ def ocr_unavailable(records: Sequence[dict], mode: str = "auto") -> dict | None:
     """``{"files", "pages", "note"}`` when OCR could not run on this machine (no Tesseract language
     data; ``mode`` not ``off``) and some of ``records`` (file records with ``image_only_pages``,
     1-based) have image-only pages, which then hold no text; None otherwise. ``note`` says what to
-    install and what to run then. ``build``, ``update`` and ``info`` say it once (issue 47.5)."""
+    install and what to run then. ``build``, ``update`` and ``info`` say it once."""
     if (mode or "auto").lower() == "off":
         return None
     files = [r for r in records if r.get("image_only_pages")]

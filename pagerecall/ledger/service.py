@@ -66,7 +66,7 @@ def _store_for_reading(settings: Settings, store: LedgerStore | None) -> LedgerS
     """``store``, else the ledger of ``settings.index_dir``. Raises ``IndexNotFoundError`` (the same
     "No index ... Next:" that ``search`` gives) when there is neither an index nor a ledger there and
     no corpus root is set (a ledger needs only the corpus root): an answer "0 of 0" would read as an
-    empty ledger of an index that does not exist (issue 47.5)."""
+    empty ledger of an index that does not exist."""
     if store is not None:
         return store
     store = open_store(settings)

@@ -125,7 +125,7 @@ when it covers at least this share of the query (IDF-weighted, :func:`pagerecall
 "most of the query". Why: RRF ranks by agreement, and a passage that only the full-text lane finds
 gets one lane's share; when the vector lane fills its top with near-misses (an encodings page, a
 copyright file, version strings), the one passage holding the query's words fell to rank 18 for
-"Can output files exceed 2 GB?" (texlive-en p. 39, issue 47.1). Below half, the first hit shares a
+"Can output files exceed 2 GB?" (texlive-en p. 39). Below half, the first hit shares a
 word or two with a long question and the fusion's order stands. Measured on the evaluation sets
 (bench/eval.py, before and after): docs/decisions/lane-weights.md."""
 

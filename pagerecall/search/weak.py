@@ -5,7 +5,7 @@ query matched and its best passage is no closer to it than to made-up words (:da
 :data:`NOISE_MARGIN`), :func:`no_evidence` says so: the searcher marks the hits ``weak`` and the
 envelope says to treat the answer as a miss (:data:`pagerecall.search.coverage.WEAK_NOTE`).
 
-Two more kinds of weak answer (issue 47.4): a quoted phrase that occurs nowhere
+Two more kinds of weak answer: a quoted phrase that occurs nowhere
 (:data:`PHRASE_NOTE`), and a query whose words matched only where they carry little of it ("the",
 "across" of "zebra migration across the Serengeti") and whose best passage outside indexes and tables
 of contents is no closer to it than unrelated everyday topics get (:data:`OFF_TOPIC_PROBES`,
@@ -108,7 +108,7 @@ scientific claims whose words the corpus holds across several abstracts cover un
 query in any one passage and sit close to the off-topic yardstick (SciFact, 200 claims with their
 abstract in a 565-abstract corpus: 6 marked weak without this condition, 2 of them with the
 abstract ranked first; 1 with it, "Bcp1 is a chaperone for Rpl23.", whose two key words occur in no
-abstract and whose abstract is not among its 10 hits; 0 before issue 47.4's rules)."""
+abstract and whose abstract is not among its 10 hits; 0 before these rules)."""
 
 OFF_TOPIC_MARGIN = 0.01
 """A query whose words matched, but below :data:`LEXICAL_EVIDENCE`, is weak when its margin (best

@@ -5,7 +5,7 @@ The full-text index (:func:`pagerecall.index.fulltext.make_document`, with :func
 one form of a group the other forms as well, so a query with either form finds it and the fusion's
 term coverage counts the query's word as present: "Can output files exceed 2 GB?" found texlive-en
 p. 39 ("can now exceed 2 gigabytes") only by its other words, so its coverage of the query was
-0.64 and the fusion ranked it 18th (issue 47.1).
+0.64 and the fusion ranked it 18th.
 
 Decision record. Why a small closed table, not a dictionary of abbreviations: these are units
 whose abbreviation is unambiguous in a technical text and whose spelled-out form is what a user
