@@ -66,7 +66,22 @@ class IndexNotFoundError(PagerecallError):
                 f"No index at {path} yet: a build is running ({holder}). "
                 "Next: wait for it to finish, then retry"
             )
+        from pathlib import Path
+
+        here = Path(LOCAL_INDEX)
+        try:
+            elsewhere = (here / "CURRENT").is_file() and here.absolute() != Path(str(path)).absolute()
+        except OSError:  # no working folder any more: nothing to point to
+            elsewhere = False
+        if elsewhere:
+            return cls(f"No index at {path}, but this folder has one: {LOCAL_INDEX}. Next: add --index "
+                       f"{LOCAL_INDEX} to the command, or export PAGERECALL_INDEX=$PWD/{LOCAL_INDEX} once")
         return cls(f"No index at {path}. Next: pagerecall build CORPUS --index {path}")
+
+
+LOCAL_INDEX = ".pagerecall-index"
+"""The index folder README's Quickstart builds in the working folder: a command that finds no index where it
+looks (the per-user default) points to this one when the working folder has it."""
 
 
 class IndexMismatchError(PagerecallError):

@@ -153,6 +153,12 @@ class Hit:
     first entry or no outline; None: the file was indexed before outlines were stored)."""
     section_start: bool = False
     """True when a section of the outline starts on ``page_start`` and this passage holds its title."""
+    sections: list[dict] | None = None
+    """When the passage crosses a heading: every section it covers, in order, ``{"path", "page",
+    "at"}`` with ``at`` the code-point offset in ``text`` where that section's heading begins (0 for
+    the first, whose ``path`` is ``section``); a word at offset ``i`` of ``text`` lies in the last one
+    with ``at <= i`` (:func:`pagerecall.extract.outline.sections_covered`). None otherwise (left out
+    of :meth:`to_dict`)."""
     weak: bool = False
     """No lane had evidence for the query (``envelope.weak``): the nearest passage to nothing."""
     reference: dict | None = None
@@ -166,7 +172,10 @@ class Hit:
     the document's words, flagged, never instructions to follow."""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["sections"] is None:
+            del d["sections"]
+        return d
 
 
 class Tokenizer(Protocol):

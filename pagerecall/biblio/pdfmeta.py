@@ -24,32 +24,85 @@ _JUNK_TITLE = re.compile(r"^(untitled|microsoft word|document\d*|title|slide \d|
                          re.I)
 
 
+_LATEX_JUNK = re.compile(
+    r"\\\\\s*"                                                    # a LaTeX line break: \\
+    r"|\[\s*-?\d+(?:\.\d+)?\s*(?:cm|mm|pt|em|ex|in|bp|pc)\s*\]"             # its spacing: [0.5cm], [5pt]
+    r"|\\[A-Za-z]+\*?"                                               # a command: \and, \thanks
+    r"|\b[a-z]+!\d+(?:![a-z]+)?(?=[A-Za-z\W]|$)"                      # an xcolor mix: blue!50!black
+)
+"""What a LaTeX class leaves in the info dictionary when it copies ``\\author{...}`` or a coloured
+``\\title{...}`` verbatim: "Equipe abnTeX2 , [0.5cm] Lauro César Araujo", "[5pt]i@nanmu.me",
+"blue!50!blackCquThesis" (abntex2-modelo-artigo.pdf, cquthesis.pdf in ../shared)."""
+
+_EMAIL = re.compile(r"<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?|<[^<>]*>|\b(?:https?://|www?\.)\S+")
+"""An e-mail address, bare or in angle brackets ("Scott Pakin <scott+iecnf@pakin.org>": IEEEconf.pdf),
+or a web address ("Uwe Ziegenhagen, ww.uweziegenhagen.1de": texlive-de.pdf)."""
+
+_GROUP = re.compile(r"\b(?:team|group|project|community|committee|members|equipe|équipe|contributors)\b", re.I)
+"""Words that make a part of the field a group, kept whole ("Vietnamese Localization Team")."""
+
+_CONJUNCTIONS = ("and", "und", "et", "y", "e", "i", "và", "og", "och", "és", "ve", "dan", "且", "и", "та")
+"""The word for "and" before the last of a list of names, in the languages of the manuals in
+../shared ("... Erik Schanze und Eduard Bloch", "... e Francesco P. Lovergine", "... và ..."). After a
+comma any of them is dropped; between two names only those of two letters or more split them (a
+one-letter word may be part of a name: "Joan Miró i Ferrà")."""
+
+_ROLE_WORDS = r"(?:editor|editors|ed\.|eds\.|hrsg\.|translator|translators|traductor|übersetzer)"
+_ROLES = re.compile(rf"^{_ROLE_WORDS}(?:\s+|$)|^.*\btranslation by\s+", re.I)
+_TRAILING = re.compile(rf"(?:,\s*{_ROLE_WORDS}|\s+et\s+al\.?)\s*$", re.I)
+"""Roles and list ends that are no name ("Karl Berry, editor", "Translator Nguyen Tan Khoa",
+"Ukrainian translation by Maksym Polyakov", "... et al.")."""
+
+
 def _useful_title(title: str | None) -> str | None:
-    title = clean(title)
+    title = clean(_LATEX_JUNK.sub(" ", title)) if isinstance(title, str) else clean(title)
     if not title or len(title) < 4 or _JUNK_TITLE.match(title):
         return None
     return title
 
 
+def _name(part: str) -> dict | None:
+    """One author from one part of the field: ``{"family", "given"}``, or ``{"literal"}`` for a group
+    ("Vietnamese Localization Team", "L10N-russian": digits, or more than four words); family name
+    first for a name in a script written without spaces ("倉澤 望")."""
+    from pagerecall.text.fold import is_no_space
+
+    part = _ROLES.sub("", part.strip(" ,、")).strip()
+    if not part or part.startswith("["):  # empty, or a template's placeholder: "[FAMILY Given]"
+        return None
+    if re.search(r"[0-9]", part) or len(part.split()) > 4 or _GROUP.search(part):
+        return {"literal": part}
+    if "," in part:
+        family, given = (x.strip() for x in part.split(",", 1))
+        return {"family": family, "given": given or None}
+    words = part.split()
+    if is_no_space(part[0]):
+        return {"family": words[0], "given": " ".join(words[1:]) or None}
+    return {"family": words[-1], "given": " ".join(words[:-1]) or None}
+
+
 def _authors(text: str | None) -> list[dict]:
     """The PDF's Author field as ``[{"family", "given"}]``; a field that is not a list of people's
-    names (parentheses, digits, more than four words to a name: "pagerecall examples (fictional
-    text)", "ACME Corp. 2019") is one ``{"literal": ...}`` author, never cut into a family name."""
+    names (parentheses or braces: "pagerecall examples (fictional text)") is one ``{"literal": ...}``
+    author, never cut into a family name. E-mail addresses and LaTeX spacing are dropped
+    (:data:`_EMAIL`, :data:`_LATEX_JUNK`), the list is split at ``;``, ``,``, ``&``, ``、`` and the word
+    for "and" (:data:`_CONJUNCTIONS`), and roles are dropped (:data:`_ROLES`); a part that names a
+    group stays one ``{"literal"}`` author of its own."""
     text = clean(text)
     if not text:
         return []
-    parts = [p.strip() for p in re.split(r";|\band\b|&|,(?=\s*\S+\s+\S)", text) if p.strip()]
-    if any(re.search(r"[()\[\]{}0-9@/]", p) or len(p.split()) > 4 for p in parts):
+    if re.search(r"[(){}]", text):
         return [{"literal": text}]
+    text = _TRAILING.sub("", clean(_LATEX_JUNK.sub(" ", _EMAIL.sub(" ", text))) or "")
+    long_and = "|".join(re.escape(c) for c in _CONJUNCTIONS if len(c) > 1)
+    # a comma splits before a name of two words or more ("Moreau, Léa" is one author)
+    parts = re.split(rf";|&|、|,(?=\s*\S+\s+\S)|\s(?:{long_and})\s", text)
+    lead = re.compile(r"^(?:" + "|".join(re.escape(c) for c in _CONJUNCTIONS) + r")\s+", re.I)
     out = []
     for p in parts:
-        if "," in p:
-            family, given = (s.strip() for s in p.split(",", 1))
-        else:
-            *given_l, family = p.split()
-            given = " ".join(given_l) or None
-        if family:
-            out.append({"family": family, "given": given})
+        name = _name(lead.sub("", p.strip()))
+        if name and name not in out:
+            out.append(name)
     return out
 
 

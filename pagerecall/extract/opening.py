@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from pagerecall.errors import ExtractionError, UsageError
 
@@ -117,6 +117,26 @@ def _installed_languages() -> tuple[str | None, tuple[str, ...]]:
 def ocr_available() -> tuple[str, ...]:
     """Installed Tesseract language packs usable for OCR (empty when OCR is unavailable)."""
     return _installed_languages()[1]
+
+
+OCR_INSTALL = "apt-get install tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-jpn"
+"""What to install for OCR (Debian and Ubuntu package names; the language packs of the demo corpus)."""
+
+
+def ocr_unavailable(records: Sequence[dict], mode: str = "auto") -> dict | None:
+    """``{"files", "pages", "note"}`` when OCR could not run on this machine (no Tesseract language
+    data; ``mode`` not ``off``) and some of ``records`` (file records with ``image_only_pages``,
+    1-based) have image-only pages, which then hold no text; None otherwise. ``note`` says what to
+    install and what to run then. ``build``, ``update`` and ``info`` say it once."""
+    if (mode or "auto").lower() == "off":
+        return None
+    files = [r for r in records if r.get("image_only_pages")]
+    if not files or ocr_available():
+        return None
+    pages = sum(len(r["image_only_pages"]) for r in files)
+    return {"files": len(files), "pages": pages,
+            "note": (f"OCR could not run (no Tesseract language data found): {pages} image-only page(s) in "
+                     f"{len(files)} file(s) hold no text. Next: {OCR_INSTALL}, then pagerecall rebuild")}
 
 
 def resolve_ocr(mode: str = "auto", language: str | None = None, dpi: int = OCR_DPI) -> OcrConfig | None:

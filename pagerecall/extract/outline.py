@@ -266,6 +266,58 @@ def section_path(outline: Outline | None, page: int, char_start: int | None = No
     return [e.title for e in path]
 
 
+def sections_covered(outline: Outline | None, page_start: int, char_start: int, page_end: int, char_end: int,
+                     passage: str) -> list[dict]:
+    """Every section a passage covers, in order: ``[{"path": [...], "page": p, "at": i}, ...]`` where
+    ``path`` is the titles in force (as :func:`section_path`), ``page`` the physical page (1-based) and
+    ``at`` the code-point offset in ``passage`` where that section's heading begins (0 for the section
+    in force at the passage's start). A word at offset ``i`` of the passage lies in the last section
+    whose ``at <= i``. ``[]`` without an outline.
+
+    The passage's text is ``"\n".join([A[char_start:], *middle pages, B[:char_end]])``
+    (``pagerecall.ingest.chunking``), so a heading at ``offset`` of ``page_start`` lies at
+    ``offset - char_start`` and one on ``page_end`` at ``len(passage) - char_end + offset``; a heading
+    on a page in between is found by its title (:func:`pagerecall.extract.sections.heading_offset`), and
+    is left out when not found there or when its offset is unknown (indexed before offsets were kept)."""
+    if outline is None:
+        return []
+    from pagerecall.extract.sections import heading_offset
+
+    first = section_path(outline, page_start, char_start, passage)
+    out = [{"path": first, "page": page_start, "at": 0}]
+    path: list[OutlineEntry] = []
+    last = 0
+    for e in outline.entries:
+        if e.page is None or e.page > page_end:
+            continue
+        at: int | None = None
+        if e.page >= page_start and not (e.page == page_start and in_force_at_start(e, char_start, passage)):
+            if e.page == page_start:
+                at = None if e.offset is None else e.offset - char_start
+                if page_end == page_start and e.offset is not None and e.offset >= char_end:
+                    at = None
+            elif e.page == page_end:
+                at = None if e.offset is None or e.offset >= char_end else len(passage) - char_end + e.offset
+            else:
+                at = heading_offset(e.title, passage, last)
+            if at is None or not 0 < at < len(passage) or at < last:
+                continue
+        while path and path[-1].level >= e.level:
+            path.pop()
+        path.append(e)
+        if at is not None:
+            last = at
+            out.append({"path": [x.title for x in path], "page": e.page, "at": at})
+    return out
+
+
+def in_force_at_start(e: OutlineEntry, char_start: int, passage: str) -> bool:
+    """Whether entry ``e`` (on the passage's first page) is in force at the passage's start."""
+    from pagerecall.extract.sections import in_force
+
+    return in_force(e.offset, char_start, passage)
+
+
 def starts_on(outline: Outline | None, page: int) -> list[OutlineEntry]:
     """The entries whose section starts on physical ``page``."""
     return [] if outline is None else [e for e in outline.entries if e.page == page]

@@ -10,7 +10,9 @@ Schema (one Tantivy document per chunk; Lance holds the vectors and the rows of 
     file        raw, stored                relative path (scope filter, rename, delete)
     text        "pr_text" analyzer         simple words, lowercased, ASCII-folded, English stem
                                            (of :func:`word_text`: no-space scripts blanked,
-                                           Arabic/Hebrew marks removed: schema version 3)
+                                           Arabic/Hebrew marks removed: schema version 3); a
+                                           second value: the other forms of the units the
+                                           passage writes (:func:`unit_terms`, version 4)
     text_ngram  "pr_ngram" analyzer        1-2 character n-grams of the runs of scripts written
                                            without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
                                            Myanmar); each run is a separate value
@@ -59,6 +61,7 @@ Stored rows (schema version 2): **each document stores its chunk's row, so the f
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -70,17 +73,20 @@ import tantivy
 from tantivy import Document, Filter, Index, SchemaBuilder, TextAnalyzerBuilder, Tokenizer
 
 from pagerecall.text.headings import heading_keys
+from pagerecall.text.units import unit_forms
 from pagerecall.text.fold import NO_SPACE_CHAR, NO_SPACE_RANGES, NO_SPACE_RUN, fold_marks, fold_marks_map
 
 log = logging.getLogger(__name__)
 
-FULLTEXT_SCHEMA_VERSION = 3
+FULLTEXT_SCHEMA_VERSION = 4
 """Bump when the Tantivy schema or an analyzer changes. A generation whose ``meta.json`` has an
 older ``fulltext_schema_version`` is still searched; the next generation written from it
 (``pagerecall update``) rebuilds its Tantivy index from the Lance rows (no re-embedding).
 History: 1 = first schema; 2 = stored ``row`` (see "Stored rows"); 3 = Arabic/Hebrew vowel
 marks and tatweel removed from ``text`` (:func:`word_text`; until the upgrade, a query
-without marks misses a passage printed with them, as in version 2)."""
+without marks misses a passage printed with them, as in version 2); 4 = a unit's other forms
+(``GB`` / ``gigabytes``, ``%`` / ``percent``: :func:`unit_terms`) added to ``text`` (until the
+upgrade, a query with one form finds the other only by its other words, as in version 3)."""
 
 STORED_ROWS_SCHEMA_VERSION = 2
 """The first schema version whose documents store ``row`` and ``headings``."""
@@ -211,6 +217,9 @@ def make_document(
     doc.add_text("chunk_id", chunk_id)
     doc.add_text("file", file)
     doc.add_text("text", word_text(text))
+    units = unit_terms(text)
+    if units:  # a second value: its positions follow the passage's, so no phrase spans the two
+        doc.add_text("text", units)
     for run in ngram_runs(text):
         doc.add_text("text_ngram", run)
     doc.add_text("file_terms", path_words(file))
@@ -220,6 +229,28 @@ def make_document(
         doc.add_bytes("row", _json_bytes(row))
         doc.add_bytes("headings", _json_bytes(heading_keys(text)))
     return doc
+
+
+@functools.lru_cache(maxsize=256)
+def _other_forms(found: str, others: tuple[str, ...]) -> tuple[str, ...]:
+    """Of ``others``, one form per term that ``found`` is not (``gigabyte`` and ``gigabytes`` are
+    one term after stemming; the form found is a term of the passage already)."""
+    seen = set(_TEXT.analyze(found))
+    out = []
+    for form in others:
+        terms = tuple(_TEXT.analyze(form))
+        if terms and not seen.issuperset(terms):
+            seen.update(terms)
+            out.append(form)
+    return tuple(out)
+
+
+def unit_terms(text: str) -> str:
+    """The words the ``text`` field gains for the units ``text`` writes (``pagerecall.text.units``):
+    for each occurrence of one form (``2 gigabytes``), one word per other term of its group
+    (``GB``), so a query with either form finds the passage and covers that word; ``""`` when
+    ``text`` names none. Schema version 4."""
+    return " ".join(f for found, others in unit_forms(text) for f in _other_forms(found, others))
 
 
 def _json_bytes(value: Any) -> bytes:

@@ -38,6 +38,16 @@ from pagerecall.ingest.sequence import Hook, Progress, live_meta, open_store, wr
 
 log = logging.getLogger(__name__)
 
+
+def _ocr_note(settings: Settings, records: list[dict]) -> dict | None:
+    """:func:`pagerecall.extract.opening.ocr_unavailable` of the live files, logged once as a warning."""
+    from pagerecall.extract.opening import ocr_unavailable
+
+    note = ocr_unavailable(records, settings.ocr)
+    if note:
+        log.warning("%s", note["note"])
+    return note
+
 def _no_progress(stage: str, done: int, total: int) -> None:
     return None
 
@@ -102,7 +112,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         delta={"added": len(disk)}, files_ok=done.stats.files_ok, files_failed=done.stats.files_failed,
         failed=failed_entries(done.records), chunks_total=sum(int(r.get("n_chunks") or 0) for r in done.records),
         pages_embedded=done.stats.pages, seconds=round(time.perf_counter() - t0, 3), verified=True, skipped=skipped,
-        bibliography=done.bibliography, **embed_fields(done.stats),
+        bibliography=done.bibliography, ocr_unavailable=_ocr_note(settings, done.records),
+        **embed_fields(done.stats),
     )
 
 
@@ -271,7 +282,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         generation=done.name, files_ok=done.stats.files_ok, files_failed=done.stats.files_failed,
         chunks_total=sum(int(r.get("n_chunks") or 0) for r in done.records), pages_embedded=done.stats.pages,
         seconds=round(time.perf_counter() - t0, 3), verified=True, fulltext_rebuilt=done.fulltext_rebuilt,
-        bibliography=done.bibliography, **embed_fields(done.stats), **base_report,
+        bibliography=done.bibliography, ocr_unavailable=_ocr_note(settings, done.records),
+        **embed_fields(done.stats), **base_report,
     )
 
 

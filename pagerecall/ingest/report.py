@@ -62,9 +62,16 @@ class WriteReport:
     generations, what to run: :func:`pagerecall.index.leftovers.interrupted_write`), None when
     nothing; its ``resumed`` is True when this command took the cached work (an ``update`` after a
     killed build or rebuild finishes that write)."""
+    ocr_unavailable: dict | None = None
+    """``{"files", "pages", "note"}`` when OCR could not run on this machine and indexed files have
+    image-only pages, which hold no text (:func:`pagerecall.extract.opening.ocr_unavailable`); the
+    note, with what to install, is also logged once as a warning. Left out of :meth:`to_dict` when None."""
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["ocr_unavailable"] is None:
+            del d["ocr_unavailable"]
+        return d
 
 
 def failed_entries(records: list[dict]) -> list[dict]:

@@ -62,6 +62,19 @@ def open_store(settings: Settings, read_only: bool = False) -> LedgerStore:
     return LedgerStore(ledger_path(settings.index_dir), read_only=read_only)
 
 
+def _store_for_reading(settings: Settings, store: LedgerStore | None) -> LedgerStore:
+    """``store``, else the ledger of ``settings.index_dir``. Raises ``IndexNotFoundError`` (the same
+    "No index ... Next:" that ``search`` gives) when there is neither an index nor a ledger there and
+    no corpus root is set (a ledger needs only the corpus root): an answer "0 of 0" would read as an
+    empty ledger of an index that does not exist."""
+    if store is not None:
+        return store
+    store = open_store(settings)
+    if not store.exists() and not settings.corpus_root and not (Path(settings.index_dir) / "CURRENT").exists():
+        raise IndexNotFoundError.at(Path(settings.index_dir))
+    return store
+
+
 def corpus_root(settings: Settings) -> Path:
     """The corpus root: the setting, else the one the live generation recorded. Raises
     ``IndexNotFoundError`` when neither exists. Reads ``CURRENT`` and ``meta.json`` only."""
@@ -275,7 +288,7 @@ def list_checks(settings: Settings, *, file: Any = None, page: Any = None, statu
     limit = check_limit("limit", limit)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
         raise LedgerInputError("offset", f"{offset!r} is not a whole number >= 0")
-    store = store or open_store(settings)
+    store = _store_for_reading(settings, store)
     checks, total = store.select(limit=limit, offset=offset, **filters)
     add_references(settings.index_dir, checks)
     return checks, total
@@ -307,7 +320,7 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
     else:
         query = None
     filters = _filters(file, page, status)
-    store = store or open_store(settings)
+    store = _store_for_reading(settings, store)
     if query is None:
         checks, total = store.select(limit=k, **filters)
         add_references(settings.index_dir, checks)

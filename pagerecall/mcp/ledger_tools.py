@@ -149,8 +149,9 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         claim: Annotated[str, Field(min_length=1, max_length=lm.MAX_CLAIM_CHARS,
                                     description="the claim the source is cited for")],
         file: FileArg,
-        pages: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1, max_length=lm.MAX_PAGES,
-                                                                  description="cited physical pages, 1-based")],
+        pages: Annotated[list[Annotated[int, Field(ge=1)]] | str,
+                         Field(description="cited physical pages, 1-based: a list [12, 13, 14] or '12', '12-14', "
+                                           "'12,14', as check_numbers takes them")],
         quote: Annotated[str, Field(max_length=lm.MAX_QUOTE_CHARS,
                                     description="the quoted source text ('' for none)")],
         verdict: Annotated[Literal["supported", "contradicted", "partial", "not_found"],
@@ -161,8 +162,10 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         def run():
             s = store()
             s.check_writable()
-            c = service.record_check(settings, claim=claim, file=file, pages=pages, quote=quote, verdict=verdict,
-                                     notes=notes, agent=agent, embedder=embedder(), store=s)
+            from pagerecall.verify.numbers import parse_pages
+
+            c = service.record_check(settings, claim=claim, file=file, pages=parse_pages(pages), quote=quote,
+                                     verdict=verdict, notes=notes, agent=agent, embedder=embedder(), store=s)
             return tool_result(CheckOut(**c.to_dict()))
 
         return guard(settings, run)

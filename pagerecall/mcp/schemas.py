@@ -76,6 +76,9 @@ HIT_FIELDS = {
     "chunk_id": "the passage's stable id in the index",
     "section": "titles of the outline entries in force at page_start, outermost first (null: outline unknown)",
     "section_start": "a section of the outline starts on page_start with this passage",
+    "sections": ("when the passage crosses a heading: every section it covers, in order, as {path, page, at}, "
+                 "'at' the offset in text where that section begins (a word at offset i lies in the last one "
+                 "with at <= i); null otherwise"),
     "weak": "no lane had evidence for the query (no word matched, meaning at the noise floor): likely unrelated",
     "reference": "the file's bibliographic reference (key, citation like 'Moreau & Tanaka 2019', title, doi), if known",
     "instruction_like": INSTRUCTION_LIKE,

@@ -137,10 +137,12 @@ def lexical_terms(text: str) -> set[str]:
 def lexical_share(query: str, passage: str) -> float:
     """Share (0..1) of the query's lexical terms that occur in the passage, unweighted; 0 for an empty
     query. (Not ``search.lexical.term_coverage``, the IDF-weighted share the hybrid fusion uses.)"""
-    q = lexical_terms(query)
+    from pagerecall.text.units import canonical
+
+    q = {canonical(t) for t in lexical_terms(query)}  # a unit and its abbreviation are one term
     if not q:
         return 0.0
-    return len(q & lexical_terms(passage)) / len(q)
+    return len(q & {canonical(t) for t in lexical_terms(passage)}) / len(q)
 
 
 class FallbackReranker:

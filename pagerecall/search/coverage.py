@@ -108,7 +108,7 @@ class StaleCheck:
 
 
 def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, registry: Any, stale: dict,
-             weak: bool = False) -> dict:
+             weak: bool = False, weak_note: str | None = None) -> dict:
     """The coverage envelope of an answer from ``snapshot`` (the one its hits came from).
 
     ``registry`` is a :class:`pagerecall.search.registry.RegistryReport`, ``stale`` a :class:`StaleCheck`
@@ -117,7 +117,8 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
     ``degraded_in_hits``, ``hidden_in_hits`` (the hits' files that hold text no reader sees, with
     its pages and reasons, or ``"unknown"``: :func:`pagerecall.search.hidden_report.hidden_in_hits`), ``registry``, ``scope``, ``weak``, and ``miss`` when there is no hit or
     the hits are ``weak`` (no lane had evidence for the query: no word of it matched and the
-    vector lane is at the noise floor; the hits are then no answer, and the miss note applies);
+    vector lane is at the noise floor, or as ``weak_note`` says: :func:`pagerecall.search.weak.weak_reason`;
+    the hits are then no answer, and the miss note applies);
     ``extraction_outdated`` only when some indexed files were read by an older extraction revision
     (:func:`pagerecall.search.extraction_report.in_envelope`: how many, which of the hits' files,
     the rebuild command), and then a miss caveat too."""
@@ -181,5 +182,5 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
             caveats.append(f"the registry lists {registry.degraded_count} degraded file(s)")
         env["miss"] = {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
         if weak:
-            env["miss"]["weak_hits"] = WEAK_NOTE
+            env["miss"]["weak_hits"] = weak_note or WEAK_NOTE
     return env

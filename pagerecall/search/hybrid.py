@@ -119,6 +119,40 @@ def phrase_first(ranked: Sequence[tuple[str, float]], with_phrase: set[str]) -> 
     return sorted(out, key=lambda t: -t[1])
 
 
+LEXICAL_FIRST_COVERAGE = 0.5
+"""The full-text lane's first hit is kept among the first :data:`LEXICAL_FIRST_PLACE` fused hits
+when it covers at least this share of the query (IDF-weighted, :func:`pagerecall.search.lexical.term_coverage`):
+"most of the query". Why: RRF ranks by agreement, and a passage that only the full-text lane finds
+gets one lane's share; when the vector lane fills its top with near-misses (an encodings page, a
+copyright file, version strings), the one passage holding the query's words fell to rank 18 for
+"Can output files exceed 2 GB?" (texlive-en p. 39). Below half, the first hit shares a
+word or two with a long question and the fusion's order stands. Measured on the evaluation sets
+(bench/eval.py, before and after): docs/decisions/lane-weights.md."""
+
+LEXICAL_FIRST_PLACE = 3
+"""The lowest fused place the full-text lane's first hit is moved up to (see
+:data:`LEXICAL_FIRST_COVERAGE`): the top few, not the first (the vector lane's own first hit keeps
+its place when the two disagree)."""
+
+
+def keep_lexical_first(ranked: Sequence[tuple[str, float]], first: str | None, coverage: float
+                       ) -> list[tuple[str, float]]:
+    """``ranked`` (``(chunk_id, fused score)``, best first) with ``first`` (the full-text lane's
+    rank 1) moved up to place :data:`LEXICAL_FIRST_PLACE` when it lies lower and its term
+    ``coverage`` (in [0, 1]) is at least :data:`LEXICAL_FIRST_COVERAGE`; it takes the score of
+    the hit it passes (so scores stay non-increasing). Otherwise ``ranked`` as it is."""
+    out = list(ranked)
+    if first is None or coverage < LEXICAL_FIRST_COVERAGE:
+        return out
+    place = LEXICAL_FIRST_PLACE - 1
+    pos = next((i for i, (cid, _) in enumerate(out) if cid == first), None)
+    if pos is None or pos <= place:
+        return out
+    out.pop(pos)
+    out.insert(place, (first, out[place][1]))
+    return out
+
+
 SAME_PAGE_CHARS = 6000
 """Two passages that start on the same page are collapsed only when their starts are at most this
 many characters apart (``char_start``). Why: a printed page holds up to ~4,000 characters (the

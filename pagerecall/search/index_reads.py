@@ -58,7 +58,9 @@ class IndexReads:
         write left its resume cache or a partial generation (what it was, and what to run);
         ``extraction_outdated`` when files were read by an older extraction revision (how many,
         what a rebuild changes, the command: :func:`pagerecall.search.extraction_report.outdated`),
-        None when every file is current."""
+        None when every file is current; ``ocr_unavailable`` only when OCR could not run on this machine
+        and files have image-only pages (:func:`pagerecall.extract.opening.ocr_unavailable`)."""
+        from pagerecall.extract.opening import ocr_unavailable
         from pagerecall.index.fulltext import FULLTEXT_SCHEMA_VERSION, schema_version_of
         from pagerecall.search.extraction_report import outdated
         from pagerecall.search.hidden_report import hidden_counts
@@ -94,6 +96,7 @@ class IndexReads:
             "bibliography": _bibliography(snapshot),
             "interrupted": _interrupted(self.settings.index_dir),
             "extraction_outdated": outdated(snapshot),
+            **({"ocr_unavailable": ocr} if (ocr := ocr_unavailable(records, self.settings.ocr)) else {}),
         }
 
 

@@ -2,6 +2,7 @@
 
 :func:`fulltext_search` (BM25 with phrases and minimum-should-match relaxation),
 :func:`phrases_not_found`, :func:`term_coverage` (the fusion's discount of weak full-text hits),
+:func:`absent_share` (how much of a query no passage holds: the weak rule),
 :func:`match_files` and :func:`filename_search` (known-item lookup by file name). Each takes a
 :class:`~pagerecall.index.snapshot.Snapshot` (or an open ``tantivy.Index``) and a query, parsed
 once by :func:`pagerecall.search.query.parse_query` (a string is parsed on the spot).
@@ -305,6 +306,22 @@ def term_coverage(source: Any, query: str | ParsedQuery, chunk_ids: Sequence[str
     found = {searcher.doc(addr).get_first("chunk_id"): min(1.0, float(score))
              for score, addr in searcher.search(Query.boolean_query(clauses), limit=len(ids)).hits}
     return [found.get(cid, 0.0) for cid in chunk_ids]
+
+
+def absent_share(source: Any, query: str | ParsedQuery) -> float:
+    """IDF-weighted share (in [0, 1]) of the query's terms that occur in no passage of the index,
+    weighted as :func:`term_coverage` weighs them (a term found nowhere weighs most); 0.0 for a query
+    without terms. The weak rule's sign that a query's key words are not in this library at all
+    ("zebra", "Serengeti"), as against words that are, in other passages than the hits'."""
+    index, searcher = _searcher(source)
+    terms = as_parsed(query).all_terms()
+    if not terms:
+        return 0.0
+    n = max(1, searcher.num_docs)
+    df = {t: searcher.doc_freq(*t) for t in terms}
+    idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+    total = sum(idf.values()) or 1.0
+    return sum(w for t, w in idf.items() if df[t] == 0) / total
 
 
 def match_files(source: Any, query: str | ParsedQuery, k: int) -> list[tuple[str, float]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from pagerecall.index.fulltext import ngram_runs, word_tokens
+from pagerecall.text.units import query_words
 
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 
@@ -109,7 +110,7 @@ def parse_query(query: str) -> ParsedQuery:
             parsed.phrase_texts.append(phrase.strip())
             parsed.words.extend(w for _, w in words)
             parsed.words.extend(bi)
-    words = [w for _, w in _words(rest)]
+    words = [w for _, w in _words(query_words(rest))]  # "%" is the word "percent" (text.units)
     bi, uni = _grams(rest)
     parsed.terms = dedup([("text", w) for w in words] + [("text_ngram", g) for g in bi])
     parsed.words.extend(words)

@@ -65,10 +65,11 @@ def single_lane_order(hits: list[Hit], lane: str) -> None:
 
 def _add_sections(snapshot, hits: list[Hit]) -> None:
     """Each hit's section path at its start (its first page and ``char_start``: several sections can
-    start on one page), and whether it starts a section (its text has the title of an outline
-    entry whose heading is on that page within the passage, as a line); an EPUB hit's ``cfi``."""
+    start on one page), every section it covers when it crosses a heading (``sections``), and whether
+    it starts a section (its text has the title of an outline entry whose heading is on that page
+    within the passage, as a line); an EPUB hit's ``cfi``."""
     from pagerecall.text.headings import heading_key, heading_keys
-    from pagerecall.extract.outline import section_path, starts_on
+    from pagerecall.extract.outline import section_path, sections_covered, starts_on
 
     if not hits:
         return
@@ -81,6 +82,8 @@ def _add_sections(snapshot, hits: list[Hit]) -> None:
         if outline is None:
             continue
         h.section = section_path(outline, h.page_start, h.char_start, h.text)
+        covered = sections_covered(outline, h.page_start, h.char_start, h.page_end, h.char_end, h.text)
+        h.sections = covered if len(covered) > 1 else None  # a passage across a heading names every section
         # a heading placed on the page must lie in this passage; 12 code points before its start
         # still count: a section number set as its own line ("12.3.4\n") the passage begins after
         starting = [e for e in starts_on(outline, h.page_start)

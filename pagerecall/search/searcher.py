@@ -41,7 +41,7 @@ from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit
 from pagerecall.search.source_reads import SourceReads
-from pagerecall.search.weak import NOISE_PROBES, no_evidence
+from pagerecall.search.weak import NOISE_PROBES, OFF_TOPIC_PROBES, weak_reason
 
 log = logging.getLogger(__name__)
 
@@ -264,6 +264,7 @@ class Searcher(IndexReads, SourceReads):
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         want = max(candidates, k) if deep else k
         missing_phrases: list[str] = []
+        text_coverage: dict[str, float] | None = None  # of the full-text hits (hybrid), for the weak rule
         lanes: dict[str, list[tuple[str, float]]] = {}
         keys: dict[str, list[str]] = {}  # heading keys stored with the full-text hits
         # the full-text lane first: it needs no model (a cold start loads the model meanwhile,
@@ -299,6 +300,10 @@ class Searcher(IndexReads, SourceReads):
             fused = weighted_rrf({n: [cid for cid, _ in v] for n, v in lanes.items()},
                                  {**LANE_WEIGHTS, **(weights or {})}, k=RRF_K, item_weights=item_weights)
             ranked = [(f.id, f.score) for f in fused]
+            if item_weights:
+                text_coverage = {c: w ** (1 / COVERAGE_EXPONENT) for c, w in item_weights["fulltext"].items()}
+            if ft_ids and text_coverage:  # a full-text rank 1 that covers most of the query stays near the top
+                ranked = hybrid.keep_lexical_first(ranked, ft_ids[0], text_coverage.get(ft_ids[0], 0.0))
             if q.parsed.phrases and not missing_phrases:
                 ranked = phrase_first(ranked, set(ft_ids))
         else:
@@ -315,7 +320,8 @@ class Searcher(IndexReads, SourceReads):
             from pagerecall.search.results import single_lane_order
 
             single_lane_order(hits, mode)
-        weak = bool(hits) and no_evidence(q, lanes, self._probe_vectors)
+        weak_note = weak_reason(q, lanes, self._probe_vectors, text_coverage, missing_phrases) if hits else None
+        weak = weak_note is not None
         scorer = None
         if deep:
             from pagerecall.search.deep import rerank
@@ -329,16 +335,17 @@ class Searcher(IndexReads, SourceReads):
         add_references(snapshot.path, hits)
         _add_snippets(q.parsed, hits, snapshot)
         env = envelope(snapshot, hits, q.scope, self._registry(),
-                       self._stale(snapshot, self.corpus_root(snapshot)), weak=weak)
+                       self._stale(snapshot, self.corpus_root(snapshot)), weak=weak, weak_note=weak_note)
         if "fulltext" in lanes:  # quoted phrases that occur nowhere: the hits only match their words
             env["phrases_not_found"] = missing_phrases
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
 
     def _probe_vectors(self, snapshot):
-        """Query vectors of :data:`NOISE_PROBES` (float32 (n, dim), embedded once per Searcher)."""
+        """Query vectors of :data:`NOISE_PROBES` then :data:`OFF_TOPIC_PROBES` (float32 (n, dim),
+        embedded once per Searcher)."""
         with self._lock:
             if self._probes is None:
-                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES))
+                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES + OFF_TOPIC_PROBES))
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:

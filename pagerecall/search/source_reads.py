@@ -33,7 +33,11 @@ class SourceReads:
         if outline is None:
             return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
                     "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
-        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": list(outline.notes),
+        notes = list(outline.notes)
+        on_disk = _on_disk_note(self.corpus_root(snapshot), rec)
+        if on_disk:  # the outline is the index's: say when the file is gone or changed (README)
+            notes.append(on_disk)
+        return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": notes,
                 "entries": outline.tree()}
 
     def source_root(self) -> Path:
@@ -122,3 +126,16 @@ class SourceReads:
         root = self.source_root()
         return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path())
+
+
+def _on_disk_note(root: Path, rec: dict) -> str | None:
+    """A note when an indexed file is gone from the corpus root or changed since the build (size or
+    mtime, as ``StaleCheck``), None when it is as indexed."""
+    try:
+        st = (Path(root) / rec["path"]).stat()
+    except OSError:
+        return ("the file is no longer under the corpus root (deleted or moved since the index was built): this "
+                "outline is the index's. Next: restore it, or pagerecall update to drop it")
+    if rec.get("size") != st.st_size or abs(float(rec.get("mtime") or 0) - st.st_mtime) > 1e-6:
+        return "the file changed on disk since the build: this outline is the index's. Next: pagerecall update"
+    return None

@@ -4,6 +4,13 @@ A search always returns its nearest passages, even for ``xylofrobnicated``. When
 query matched and its best passage is no closer to it than to made-up words (:data:`NOISE_PROBES`,
 :data:`NOISE_MARGIN`), :func:`no_evidence` says so: the searcher marks the hits ``weak`` and the
 envelope says to treat the answer as a miss (:data:`pagerecall.search.coverage.WEAK_NOTE`).
+
+Two more kinds of weak answer: a quoted phrase that occurs nowhere
+(:data:`PHRASE_NOTE`), and a query whose words matched only where they carry little of it ("the",
+"across" of "zebra migration across the Serengeti") and whose best passage outside indexes and tables
+of contents is no closer to it than unrelated everyday topics get (:data:`OFF_TOPIC_PROBES`,
+:data:`OFF_TOPIC_NOTE`). Index and table-of-contents passages (:func:`pagerecall.text.headings.is_listing`)
+are lists of terms that a vector search finds near any query: that rule looks past them.
 """
 
 from __future__ import annotations
@@ -79,6 +86,128 @@ def probe_margin(snapshot: Any, scope: Any, probes: Any) -> float:
     return value
 
 
+OFF_TOPIC_PROBES = ("recipe for banana bread", "Who won the football world cup?",
+                    "weather forecast for tomorrow in Paris", "how to train a puppy to sit",
+                    "best hiking trails in the Alps", "symptoms of the common cold",
+                    "history of the Roman empire", "how to grow tomatoes on a balcony")
+"""Meaningful queries about everyday topics: how close *unrelated* questions get to this index (their
+median margin, :func:`off_topic_margin`) is the yardstick of a query whose words matched only
+weakly. A corpus that holds one of these topics raises one probe, not their median."""
+
+LEXICAL_EVIDENCE = 0.5
+"""Full-text hits are evidence when one of them, outside indexes and tables of contents, covers at
+least this share of the query (IDF-weighted term coverage, as the fusion weighs it): most of it.
+Below that the hits share function words or one word of a long query ("the", "across": 0.19-0.23 for
+"zebra migration across the Serengeti" on texlive-en and R manuals), and the vector test decides."""
+
+ABSENT_SHARE = 0.5
+"""The off-topic rule (:data:`OFF_TOPIC_MARGIN`) applies only to a query whose terms found in no passage
+of the index carry at least half of it (IDF-weighted, :func:`pagerecall.search.lexical.absent_share`):
+"zebra", "migration" and "Serengeti" occur nowhere in the TeX Live and R manuals. Why: short
+scientific claims whose words the corpus holds across several abstracts cover under half of the
+query in any one passage and sit close to the off-topic yardstick (SciFact, 200 claims with their
+abstract in a 565-abstract corpus: 6 marked weak without this condition, 2 of them with the
+abstract ranked first; 1 with it, "Bcp1 is a chaperone for Rpl23.", whose two key words occur in no
+abstract and whose abstract is not among its 10 hits; 0 before these rules)."""
+
+OFF_TOPIC_MARGIN = 0.01
+"""A query whose words matched, but below :data:`LEXICAL_EVIDENCE`, is weak when its margin (best
+cosine outside indexes and tables of contents minus its nearest :data:`NOISE_PROBES`) exceeds the
+median margin of :data:`OFF_TOPIC_PROBES` in the same index and scope by less than 0.01.
+Measured (bundled model; a 3-manual index of texlive-en, R-data and maint-guide.ja, 954 passages, and
+an excerpt of texlive-en, R-data and R-exts's index, 481 passages): the probes' median +0.005 and
++0.008; off-topic queries -0.008 and -0.004 above it ("zebra migration across the Serengeti"), -0.014
+and -0.033 ("What is the capital of Mongolia?"); real questions whose words matched partly +0.042 and
++0.015 ("Wie importiere ich SPSS-Dateien?": only "SPSS" matched), +0.059 ("How do I import SPSS
+files?"). Honest limit: an off-topic query close to a topic the corpus has (sourdough "feeding"
+against a schedule of updates, +0.010 to +0.015) stays unmarked."""
+
+PHRASE_NOTE = ("A quoted phrase of the query occurs in no passage (see phrases_not_found): the hits only share "
+               "its words; treat the answer as a miss for that phrase.")
+OFF_TOPIC_NOTE = ("Only words that carry little of the query occur in the passages, and the closest passages by "
+                  "meaning (indexes and tables of contents aside) are no closer than unrelated topics get: the "
+                  "hits are likely unrelated; treat the answer as a miss.")
+
+
+def _content_best(hits: list[tuple[str, float]], rows: dict[str, dict]) -> float | None:
+    """The best score among ``hits`` whose row is not an index or table-of-contents passage."""
+    from pagerecall.text.headings import is_listing
+
+    return next((score for cid, score in hits if cid in rows and not is_listing(rows[cid]["text"])), None)
+
+
+def off_topic_margin(snapshot: Any, scope: Any, noise: Any, topics: Any) -> float:
+    """Median over :data:`OFF_TOPIC_PROBES` (query vectors ``topics``, float32 (n, dim)) of the
+    probe's best cosine in ``snapshot`` within ``scope`` outside indexes and tables of contents (of
+    its 20 nearest passages) minus its cosine to the nearest of :data:`NOISE_PROBES` (``noise``).
+    Cached per generation and scope with :func:`probe_margin`'s cache."""
+    import numpy as np
+
+    key = ("off-topic", str(getattr(snapshot, "path", "")), getattr(snapshot, "name", None), tuple(scope or ()))
+    with _MARGINS_LOCK:
+        if key in _MARGINS:
+            _MARGINS.move_to_end(key)
+            return _MARGINS[key]
+    margins = []
+    for v in topics:
+        hits, rows = snapshot.vector_search_with_rows(v, 20, files=scope)
+        best = _content_best(hits, rows)
+        if best is not None:
+            margins.append(best - float(np.max(np.asarray(noise) @ v)))
+    value = float(np.median(margins)) if margins else float("-inf")
+    with _MARGINS_LOCK:
+        _MARGINS[key] = value
+        while len(_MARGINS) > 32:
+            _MARGINS.popitem(last=False)
+    return value
+
+
+def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors: Callable[[Any], Any],
+                coverage: dict[str, float] | None = None, missing_phrases: Any = ()) -> str | None:
+    """Why the answer is weak (the envelope's ``miss.weak_hits`` note), or None when it is not.
+
+    A quoted phrase that occurs nowhere (``missing_phrases``): :data:`PHRASE_NOTE`. With
+    ``coverage`` (the full-text hits' term coverage by chunk id, in [0, 1]; hybrid search), full-text
+    hits are evidence only when one outside indexes and tables of contents covers
+    :data:`LEXICAL_EVIDENCE` of the query; when none does but some matched, and the terms found in no
+    passage carry :data:`ABSENT_SHARE` of it, the query is weak by :data:`OFF_TOPIC_MARGIN`
+    (:data:`OFF_TOPIC_NOTE`). Otherwise :func:`no_evidence`
+    (:data:`pagerecall.search.coverage.WEAK_NOTE`). ``probe_vectors(snapshot)`` gives the query
+    vectors of :data:`NOISE_PROBES` followed by those of :data:`OFF_TOPIC_PROBES`."""
+    from pagerecall.search.coverage import WEAK_NOTE
+
+    if missing_phrases:
+        return PHRASE_NOTE
+    text_hits = lanes.get("fulltext") or []
+    if coverage is None or not text_hits or any(lanes.get(n) for n in ("filename", "heading")):
+        return WEAK_NOTE if no_evidence(q, lanes, probe_vectors) else None
+    from pagerecall.text.headings import is_listing
+
+    rows = q.rows
+    content = [cid for cid, _ in text_hits if cid in rows and not is_listing(rows[cid]["text"])]
+    if any(coverage.get(cid, 0.0) >= LEXICAL_EVIDENCE for cid in content):
+        return None
+    from pagerecall.search.lexical import _fulltext_errors, absent_share
+
+    with _fulltext_errors(q.snapshot):
+        if absent_share(q.snapshot, q.parsed) < ABSENT_SHARE:
+            return None  # its key words are in the library, in other passages: a question, not off-topic
+    vec = lanes.get("vector")
+    if not vec or q.vector is None:
+        return None
+    import numpy as np
+
+    probes = probe_vectors(q.snapshot)
+    noise, topics = probes[:len(NOISE_PROBES)], probes[len(NOISE_PROBES):]
+    best = _content_best(vec, rows)
+    if best is None:
+        best = vec[0][1]
+    margin = best - float(np.max(np.asarray(noise) @ q.vector))
+    if margin - off_topic_margin(q.snapshot, q.scope, noise, topics) < OFF_TOPIC_MARGIN:
+        return OFF_TOPIC_NOTE
+    return None
+
+
 def no_evidence(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors: Callable[[Any], Any]) -> bool:
     """True when no lane has evidence for the query: no word of it matched (the
     full-text, filename and heading lanes are empty or did not run) and its best passage is
@@ -110,7 +239,7 @@ def no_evidence(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     import numpy as np
 
     qv = q.vector
-    probes = probe_vectors(q.snapshot)
+    probes = probe_vectors(q.snapshot)[:len(NOISE_PROBES)]
     raw = q.parsed.raw.strip()
     nearest_noise = max(float(np.dot(qv, p)) for p, text in zip(probes, NOISE_PROBES) if text != raw)
     margin = vec[0][1] - nearest_noise

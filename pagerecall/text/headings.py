@@ -46,6 +46,26 @@ chunk may hold only the edge of one): none of its
 lines counts as a heading, not even an entry printed without leaders (chapter entries often
 are: ``2`` / ``First steps`` / ``6``)."""
 
+INDEX_LINES = 8
+"""A passage of at least this many lines, most of them (:data:`INDEX_SHARE`) ending in page numbers
+(``read.table, 12, 15``), is (part of) a back-of-book index printed without dot leaders."""
+
+INDEX_SHARE = 0.6
+_PAGE_REFS = re.compile(r"(?:^|[\s,])\d+(?:\s*[-–]\s*\d+)?(?:\s*,\s*\d+(?:\s*[-–]\s*\d+)?)*\s*$")
+
+
+def is_listing(text: str) -> bool:
+    """True when ``text`` is (part of) a table of contents or a back-of-book index: a list of
+    terms with page numbers, which a vector search finds near any query. Tables of contents and
+    indexes with dot leaders: :data:`TOC_LEADER_LINES` lines with leaders; without leaders: at least
+    :data:`INDEX_LINES` non-empty lines, :data:`INDEX_SHARE` of them ending in page numbers."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    if (".." in text or ". ." in text or "…" in text) and \
+            sum(1 for line in lines if _LEADER.search(line)) >= TOC_LEADER_LINES:
+        return True
+    return len(lines) >= INDEX_LINES and sum(1 for line in lines if _PAGE_REFS.search(line)) >= INDEX_SHARE * len(lines)
+
+
 _PUNCT_EDGE = " \t.:;,-–—"
 
 def _fold(text: str) -> str:

@@ -115,13 +115,14 @@ def _fuzzy_page(fq: str, src: _Source, number: int, cutoff: float) -> _Found | N
     norm = src.norm(number)
     if not norm.text:
         return None
-    al = _fuzzy(fq, _fold_case(norm.text), cutoff)
+    folded = _fold_case(norm.text)
+    al = _fuzzy(fq, folded, cutoff)
     if al is None or al.dest_end <= al.dest_start:
         return None
-    s, e = norm.span(al.dest_start, al.dest_end)
     from pagerecall.verify.bounds import snap
 
-    s, e = snap(fq, src.page(number).text, s, e)  # the text to quote starts and ends on whole words
+    # the text to quote: whole words, from the counterpart of the quote's first word to its last's
+    s, e = snap(fq, src.page(number).text, norm, folded, al.dest_start, al.dest_end)
     return _Found("fuzzy", number, number, s, e, al.score / 100)
 
 

@@ -93,6 +93,8 @@ def test_search_open_hit_and_verify_in_the_browser(served, tmp_path):
             break
         time.sleep(2)
     assert 'data-state="ready"' in dom, dom[-2000:]
+    verdict = re.search(r'id="verdict"[^>]*>(.*?)</div>', dom, flags=re.S)
+    assert verdict and "null" not in re.sub(r"<[^>]+>", "", verdict.group(1)), verdict  # no note: nothing printed
     m = re.search(r'<pre id="debug"[^>]*>(.*?)</pre>', dom, flags=re.S)
     assert m, dom[-2000:]
     shown = json.loads(html.unescape(m.group(1)))

@@ -43,3 +43,23 @@ def test_the_cli_answer_quotes_whole_words(capsys):
     res = json.loads(capsys.readouterr().out)
     assert res["match"] == "fuzzy" and res["matched_text"].startswith("The lintian command")
     assert res["matched_text"].endswith("errors.") and code == 4
+
+
+R_DATA_QUOTES = [  # R-data.pdf p. 21, reworded so that only the fuzzy tier finds them: (quote, first, last word)
+    ("Data objects that are more than a (few) hundred MB in size can cause R to run out of memory", "Data", "memory"),
+    ("objects more than a (few) hundred megabytes in size may cause R to run out of memory", "objects", "memory"),
+    ("data objects of more than a few hundred megabytes can cause R to run out of memory", "Data", "memory"),
+    ("data sets. Data objects that are more than a (few) hundred megabytes in size can cause R to run out of "
+     "memory on a 32-bit system", "data", "system"),
+]
+
+
+@pytest.mark.parametrize("quote,first,last", R_DATA_QUOTES)
+def test_fuzzy_matched_text_covers_the_quotes_first_and_last_words(quote, first, last):
+    """The quote's first and last words are in the source; the text to quote must hold them both
+    (a similarity-only choice of ends cut "memory", "objects", "Data" or "bit system" off)."""
+    from pagerecall.verify.quote import verify_quote
+
+    r = verify_quote(shared_path("corpora", "bench", "r-manuals"), quote, "R-data.pdf", 21)
+    assert r.match == "fuzzy" and r.page == 21
+    assert r.matched_text.startswith(first) and r.matched_text.endswith(last), r.matched_text

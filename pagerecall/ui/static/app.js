@@ -167,8 +167,9 @@ async function verify(quote) {
     const c = await api("verify", { quote, file: state.file, page: state.page });
     const where = c.page ? `page ${c.page}${c.label ? ` (printed ${c.label})` : ""}` : "";
     const good = (c.match === "exact" || c.match === "normalised") && c.page_correct !== false;
-    out.replaceChildren(el("span", { class: good ? "ok" : "bad" }, `${c.match}${where ? " on " + where : ""}`),
-      c.note ? el("div", { class: "meta" }, c.note) : null);
+    // replaceChildren prints a null child as the text "null": only the parts there are
+    out.replaceChildren(...[el("span", { class: good ? "ok" : "bad" }, `${c.match}${where ? " on " + where : ""}`),
+      c.note ? el("div", { class: "meta" }, c.note) : null].filter((x) => x !== null));
     if (c.match !== "not_found" && c.page && c.page !== state.page) {
       out.append(el("button", { type: "button", onclick: async () => { await show(state.file, c.page); state.quote = c.rects; draw(); } }, `show page ${c.page}`));
     }
