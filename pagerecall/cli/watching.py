@@ -1,5 +1,5 @@
 """``pagerecall watch [CORPUS]`` and ``serve --watch``: keep the index current while the corpus changes
-(layer 4). The watcher itself: :mod:`pagerecall.ingest.watch`."""
+. The watcher itself: :mod:`pagerecall.ingest.watch`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Word documents (``.docx``) turned into one page of text (layer 1). Read by ``python-docx``.
+"""Word documents (``.docx``) turned into one page of text. Read by ``python-docx``.
 
 Body order is kept: paragraphs and tables as they stand. A paragraph is a line; a paragraph in a
 ``Heading N`` style (``Title`` counts as level 1) is a heading of the outline; a numbered or

@@ -1,4 +1,4 @@
-"""Text MuPDF leaves out of a page's extraction itself, listed as hidden (layer 1).
+"""Text MuPDF leaves out of a page's extraction itself, listed as hidden.
 
 The rendering check (:mod:`pagerecall.extract.visibility`) judges the glyphs MuPDF extracts. Some
 text never gets there: MuPDF drops glyphs outside the crop or media box and glyphs clipped away,

@@ -1,4 +1,4 @@
-"""EPUB 2 and 3 books turned into pages (layer 1). Package reading by ``ebooklib``, content by lxml.
+"""EPUB 2 and 3 books turned into pages. Package reading by ``ebooklib``, content by lxml.
 
 Why ebooklib: it reads the container, the package document (metadata, manifest, spine), the EPUB 3
 navigation document (toc and ``page-list``) and the EPUB 2 NCX, EPUB 2 and 3 alike; the content

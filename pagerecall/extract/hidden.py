@@ -1,4 +1,4 @@
-"""Text a reader cannot see, found at extraction and kept apart from the page's text (layer 1).
+"""Text a reader cannot see, found at extraction and kept apart from the page's text.
 
 A PDF can carry text no human reader sees; such text is how instructions are planted for AI
 agents and how a citation gets "verified" against words the page does not show. Which glyphs of

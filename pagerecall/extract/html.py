@@ -1,4 +1,4 @@
-"""Saved web pages and articles (``.html``, ``.htm``) turned into one page of main text (layer 1).
+"""Saved web pages and articles (``.html``, ``.htm``) turned into one page of main text.
 
 Main text by ``trafilatura`` (navigation, headers, footers, comments and other boilerplate left
 out; headings, lists, tables and images' alt text kept); decision record: docs/decisions/formats.md.

@@ -1,4 +1,4 @@
-"""Locations in a format's own terms beside the page: an EPUB's CFIs per page (layer 1; stdlib only).
+"""Locations in a format's own terms beside the page: an EPUB's CFIs per page.
 
 A file read from an EPUB stores, per physical page, where each block (paragraph, heading, list
 item, table cell, page marker) starts in the page's text and its EPUB CFI path: the ``locators``

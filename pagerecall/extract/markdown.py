@@ -1,4 +1,4 @@
-"""Markdown files (``.md``, ``.markdown``) turned into one page of text (layer 1).
+"""Markdown files (``.md``, ``.markdown``) turned into one page of text.
 
 Parsed by ``markdown-it-py`` (CommonMark, with GFM tables and strikethrough) into HTML, then read as
 any HTML (:mod:`pagerecall.extract.markup`): the text a reader of the rendered file sees (no ``#``,

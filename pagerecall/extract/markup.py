@@ -1,4 +1,4 @@
-"""An HTML or XHTML tree turned into readable text with its landmarks (layer 1; lxml trees in, no I/O).
+"""An HTML or XHTML tree turned into readable text with its landmarks.
 
 One walker for every markup format (EPUB content documents, HTML main text, Markdown rendered to
 HTML): :func:`walk` gives a :class:`Flow`, the text a reader sees in document order and where its

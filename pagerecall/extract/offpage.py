@@ -1,4 +1,4 @@
-"""Text off the page: placed out of sight, or printed text cut by the paper's edge (layer 1).
+"""Text off the page: placed out of sight, or printed text cut by the paper's edge.
 
 The rendering (:mod:`pagerecall.extract.rendering`) covers the page's visible box only, so it
 cannot decide about a glyph wholly outside it; this rule of the first hidden-text round still

@@ -1,4 +1,4 @@
-"""The rendering check at span level first: most pages are shown visible without reading each glyph (layer 1).
+"""The rendering check at span level first: most pages are shown visible without reading each glyph.
 
 :mod:`pagerecall.extract.visibility` judges every glyph of ``extractRAWDICT``, which costs the
 glyph dictionary (~14 ms a page on maint-guide) and a Python pass over it. On the same two

@@ -1,4 +1,4 @@
-"""A PDF page rendered with and without its text, and where the text changes what a reader sees (layer 1).
+"""A PDF page rendered with and without its text, and where the text changes what a reader sees.
 
 :mod:`pagerecall.extract.visibility` decides whether a glyph is visible by what drawing it does to
 the rendered page. This module renders a page twice through MuPDF's draw device at

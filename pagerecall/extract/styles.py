@@ -1,4 +1,4 @@
-"""Which elements of an HTML/XHTML document CSS or markup hides from every reader (layer 1).
+"""Which elements of an HTML/XHTML document CSS or markup hides from every reader.
 
 Used by :mod:`pagerecall.extract.markup` for EPUB, HTML and Markdown (whose raw HTML can carry a
 ``style``). An element is hidden, with the reason recorded on its :class:`~pagerecall.types.HiddenSpan`:

@@ -1,4 +1,4 @@
-"""Which glyphs of a PDF page a reader sees, decided from the rendered page (layer 1).
+"""Which glyphs of a PDF page a reader sees, decided from the rendered page.
 
 **A glyph is visible when drawing it changes the pixels a reader sees.** The page is rendered with
 and without its text (:func:`pagerecall.extract.rendering.render_pair`); each glyph of the page's

@@ -1,4 +1,4 @@
-"""Vectors an update takes from the live generation instead of embedding them again (layer 3).
+"""Vectors an update takes from the live generation instead of embedding them again.
 
 A one-page edit of a 46-page manual used to re-embed all its 331 passages: ``update`` deletes a
 changed file's rows and embeds the new version whole. Most of its passages come out of the chunker

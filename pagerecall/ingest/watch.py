@@ -1,4 +1,4 @@
-"""Keep an index current: watch the corpus folder and apply ``update`` once changes settle (layer 3).
+"""Keep an index current: watch the corpus folder and apply ``update`` once changes settle.
 
 ``pagerecall watch [CORPUS]`` and ``pagerecall serve --watch`` run :class:`Watcher`. File events
 come from watchfiles (inotify on Linux, FSEvents on macOS, ReadDirectoryChangesW on Windows through

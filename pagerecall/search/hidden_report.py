@@ -1,4 +1,4 @@
-"""Which indexed files hold text a reader cannot see, for ``info`` and a search's envelope (layer 3).
+"""Which indexed files hold text a reader cannot see, for ``info`` and a search's envelope.
 
 Read from the ``files`` table's ``page_flags`` (stored at build time,
 :mod:`pagerecall.extract.page_flags`); the sources are not opened. A file indexed before the

@@ -1,4 +1,4 @@
-"""The full-text and filename lanes over one snapshot's Tantivy index (layer 3).
+"""The full-text and filename lanes over one snapshot's Tantivy index.
 
 :func:`fulltext_search` (BM25 with phrases and minimum-should-match relaxation),
 :func:`phrases_not_found`, :func:`term_coverage` (the fusion's discount of weak full-text hits),

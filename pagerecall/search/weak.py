@@ -1,4 +1,4 @@
-"""Weak answers: a query that no lane has evidence for, measured against meaningless queries (layer 3).
+"""Weak answers: a query that no lane has evidence for, measured against meaningless queries.
 
 A search always returns its nearest passages, even for ``xylofrobnicated``. When no word of the
 query matched and its best passage is no closer to it than to made-up words (:data:`NOISE_PROBES`,

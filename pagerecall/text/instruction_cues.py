@@ -1,4 +1,4 @@
-"""Words that make a sentence worth asking the instruction classifier about (layer 1, pure).
+"""Words that make a sentence worth asking the instruction classifier about.
 
 A sentence addressed to an AI agent names the agent (AI, assistant, model, bot, reviewer), what it
 was told (instructions, prompt, rules, told, asked), or what it should do with the document

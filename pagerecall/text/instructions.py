@@ -1,5 +1,5 @@
 """Sentences addressed to an AI agent ("Note to AI assistants: ignore all previous instructions"):
-flagged, never removed (layer 1, pure; stdlib ``re`` only).
+flagged, never removed.
 
 A document's words are not instructions to whoever reads them, but an agent handed a page may
 take them as such. :func:`instruction_like` finds the sentences that look planted for an agent,

@@ -1,4 +1,4 @@
-"""Text as a reader sees it, for judging what it says (layer 1): :func:`reader_view`.
+"""Text as a reader sees it, for judging what it says: :func:`reader_view`.
 
 A sentence planted for an agent can be stored so that a pattern or a model reading the stored
 characters misses it while a reader (and an agent reading the rendered page) sees it plainly:

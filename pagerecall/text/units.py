@@ -1,5 +1,5 @@
 """Abbreviations and their expansions that mean one thing: ``GB`` and ``gigabytes``, ``km`` and
-``kilometres``, ``%`` and ``percent`` (layer 0: stdlib only).
+``kilometres``, ``%`` and ``percent``.
 
 The full-text index (:func:`pagerecall.index.fulltext.make_document`, with :func:`unit_forms`) gives a passage that writes
 one form of a group the other forms as well, so a query with either form finds it and the fusion's

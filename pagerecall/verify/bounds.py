@@ -1,5 +1,5 @@
 """Word boundaries for a fuzzy match: the source text an agent is told to quote starts and ends on
-whole words (layer 1; pure text).
+whole words.
 
 A fuzzy alignment (rapidfuzz ``partial_ratio_alignment``) is character-level: it can start or end
 inside a word (``'he lintian command …'``, ``'… a friendly gestu'``), or take in the tail of the

@@ -1,4 +1,4 @@
-"""Boxes of a passage or a quote on a PDF page (:mod:`pagerecall.geometry`) (layer 3).
+"""Boxes of a passage or a quote on a PDF page (:mod:`pagerecall.geometry`).
 
 How text offsets become boxes. The page text that offsets point into is built by
 :mod:`pagerecall.extract.pdf` (columns in reading order, broken words joined, ligatures expanded,

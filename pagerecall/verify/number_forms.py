@@ -1,4 +1,4 @@
-"""The numbers of a text as a reader reads them (layer 3, pure): :func:`find_numbers`.
+"""The numbers of a text as a reader reads them: :func:`find_numbers`.
 
 What counts as a number, each with a normalised ``value``:
 

@@ -1,4 +1,4 @@
-"""The words of numbers a reader reads (layer 3, pure): month names, number words, scale words and
+"""The words of numbers a reader reads: month names, number words, scale words and
 units with their equivalents, for :mod:`pagerecall.verify.number_forms`.
 
 Languages: the project's ten (English, German, French, Spanish, Italian, Portuguese, Dutch,

@@ -1,4 +1,4 @@
-"""A claim's numbers, looked up on the cited pages of the SOURCE (not the index) (layer 3).
+"""A claim's numbers, looked up on the cited pages of the SOURCE (not the index).
 
 Agents misquote numbers more than words. :func:`check_numbers` finds every number of a claim
 (:func:`pagerecall.verify.number_forms.find_numbers`: signs, scale words, identifiers left out)
