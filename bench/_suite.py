@@ -249,6 +249,15 @@ class Run:
         return dataclasses.asdict(self)
 
 
+def _plain(value):
+    """An option's value as JSON-ready data: paths as text, also inside lists."""
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _fmt_load(value: list[float] | None) -> str:
     return " ".join(f"{x:.2f}" for x in value) if value else "unknown"
 
@@ -267,7 +276,7 @@ def start(script: str, args=None, settings=None, with_settings: bool = True, fil
     run = Run(script=Path(script).name, date=dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
               commit=git_commit(), machine=machine(), load_before=load(),
               settings=settings_in_force(settings) if with_settings else None,
-              args={k: (str(v) if isinstance(v, Path) else v) for k, v in opts.items() if not k.startswith("_")})
+              args={k: _plain(v) for k, v in opts.items() if not k.startswith("_")})
     if not quiet:
         print(run.header(), file=file or sys.stdout, flush=True)
     return run
