@@ -140,7 +140,11 @@ def print_view(args: argparse.Namespace, res: dict) -> int:
         con().out_buffer.write(png)
         con().out.flush()
     else:
-        args.png.write_bytes(png)
+        try:
+            args.png.write_bytes(png)
+        except OSError as exc:  # checked before rendering (running.png_target); a permission, a full disk
+            raise UsageError(f"--png {args.png} cannot be written ({exc.strerror or exc}); nothing was written. "
+                             "Next: pass --png a path in a folder you can write to") from None
     res["png"] = str(args.png)
     if args.json and str(args.png) != "-":
         print_json(res)

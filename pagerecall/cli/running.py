@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 import sys
+from pathlib import Path
 
 from pagerecall.cli.output import ConsoleLogHandler, con, print_read
 from pagerecall.config import Settings
@@ -80,6 +81,7 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd == "files":
         return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
     if cmd == "page" and args.png is not None:
+        png_target(args.png)
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":
         if args.highlight is not None or args.hit is not None or args.dpi is not None:
@@ -103,6 +105,22 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd in ("cites", "cited-by"):
         return {"file": args.file}
     return {}
+
+
+def png_target(path: Path) -> None:
+    """Refuse a ``page --png`` path that cannot take the file, before anything is rendered or
+    written: a folder, or a file in a folder that does not exist. ``-`` (stdout) always can.
+    Raises ``UsageError`` (exit 2) whose message says what to pass instead."""
+    if str(path) == "-":
+        return
+    if path.is_dir():
+        raise UsageError(f"--png {path} is a folder, not a file; nothing was written. "
+                         f"Next: name a file in it, e.g. --png {path / 'page.png'}")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise UsageError(f"--png {path}: the folder {parent} {what}; nothing was written. "
+                         f"Next: mkdir -p {parent}, or pass --png a path in an existing folder")
 
 
 def read_command(args: argparse.Namespace, settings: Settings, asked: str | None = None) -> int:
