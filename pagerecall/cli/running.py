@@ -194,10 +194,41 @@ def guarded(fn, *a) -> int:
         con().err.write(f"pagerecall: {exc}\n")
         return 1
     except KeyboardInterrupt:
-        con().err.write("pagerecall: interrupted; the live index is unchanged\n")
+        con().err.write(f"pagerecall: {interrupted_note(a[0] if a else None)}\n")
         return 130
     except BrokenPipeError:
         return _broken_pipe()
+
+
+WRITES = ("build", "update", "rebuild")
+"""The commands that write a generation: after Ctrl-C, whether a live index exists decides what to say."""
+
+
+def interrupted_note(args: argparse.Namespace | None) -> str:
+    """What to say after Ctrl-C (SIGINT): "the live index is unchanged" unless ``args`` is a write
+    whose index has no live generation (a first build): then that no index was written yet, and
+    what to run next (the next build resumes from the resume cache when it holds vectors, as
+    :func:`pagerecall.index.leftovers.interrupted_write` reports them). Never raises."""
+    unchanged = "interrupted; the live index is unchanged"
+    if getattr(args, "command", None) not in WRITES:
+        return unchanged
+    try:
+        from pagerecall.index.layout import IndexStore
+        from pagerecall.index.leftovers import interrupted_write
+
+        index_dir = settings_from_args(args).index_dir
+        if IndexStore(index_dir).exists():
+            return unchanged
+        left = interrupted_write(index_dir) or {}
+    except Exception:  # noqa: BLE001 - a Ctrl-C must end with one line, whatever the disk holds
+        return unchanged
+    corpus = getattr(args, "corpus_dir", None) or "CORPUS"
+    again = f"pagerecall build {corpus} --index {index_dir}"
+    cached = int((left.get("cache") or {}).get("passages") or 0)
+    if cached:
+        return (f"interrupted; no index was written yet (the first build stopped before it finished). "
+                f"Next: {again}: it resumes from the resume cache ({cached} passage(s) embedded so far)")
+    return f"interrupted; no index was written yet (the first build stopped before it finished). Next: {again}"
 
 
 EXIT_BROKEN_PIPE = 141
