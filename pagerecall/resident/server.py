@@ -60,7 +60,7 @@ Forward = Callable[[dict, Any, dict], dict]
 
 DEFAULT_IDLE_MINUTES = 30.0
 
-USE_THE_RUNNING_ONE = ("Next: use it: the CLI's read commands already go to it (pagerecall serve --status names "
+USE_THE_RUNNING_ONE = ("use it: the CLI's read commands already go to it (pagerecall serve --status names "
                        "its process); leave it running, another agent's session may depend on it")
 """The next step when a resident server already serves the index: never to stop it (``serve --stop``
 would end the warm reads of whichever session started it, an MCP server's included)."""
@@ -106,7 +106,8 @@ class ResidentServer:
             folder.mkdir(mode=0o700, exist_ok=True)
             st = folder.stat()
             if st.st_uid != os.getuid() or st.st_mode & 0o077:
-                raise UsageError(f"{folder} belongs to another user or is open to others: not using it")
+                raise UsageError(f"{folder} belongs to another user or is open to others: not using it. Next: set TMPDIR "
+                                 "to a folder of your own, or use a shorter --index path")
         else:
             folder.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
@@ -118,7 +119,7 @@ class ResidentServer:
                 remove_stale_socket(self.path)
             else:
                 raise UsageError(f"A resident server already listens on {self.path} (it may serve another "
-                                 f"session). {USE_THE_RUNNING_ONE}")
+                                 f"session). Next: {USE_THE_RUNNING_ONE}")
             finally:
                 probe.close()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -305,7 +306,7 @@ def start_background(settings: Any, idle_minutes: float, argv_settings: list[str
         running = None
     if running:
         raise UsageError(f"A resident server (pid {running['pid']}) already serves {settings.index_dir} (it may "
-                         f"serve another session). {USE_THE_RUNNING_ONE}")
+                         f"serve another session). Next: {USE_THE_RUNNING_ONE}")
     index_dir = Path(settings.index_dir).expanduser()
     index_dir.mkdir(parents=True, exist_ok=True)
     log_path = index_dir / "serve.log"
