@@ -84,3 +84,12 @@ def test_search_text_names_every_section_a_hit_crosses(index, capsys):
         assert crossed.count("→") == len(h["sections"]) - 1, (crossed, h["sections"])
         for s in h["sections"][1:]:
             assert f"{s['path'][-1]} (p. {s['page']})" in crossed, (crossed, s)
+
+
+def test_outline_of_a_file_that_failed_to_index_says_so(index, capsys):
+    """It said "this file was indexed before outlines were stored: pagerecall rebuild reads them"."""
+    code, out, err = _cli(capsys, "outline", BROKEN, "--index", str(index.index_dir), "--json")
+    res = json.loads(out)
+    assert code == 0 and res["entries"] == [] and res["source"] == "none"
+    assert res["notes"][0].startswith("this file failed to index (") and "Next: repair or replace it" in res["notes"][0]
+    assert "before outlines were stored" not in out + err
