@@ -296,7 +296,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if d["match"] == "fuzzy":
             return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0
-    raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover - argparse prevents it
+    # argparse prevents it
+    raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover
 
 
 def _failed_suffix(f) -> str:

@@ -106,8 +106,8 @@ class ResidentServer:
             folder.mkdir(mode=0o700, exist_ok=True)
             st = folder.stat()
             if st.st_uid != os.getuid() or st.st_mode & 0o077:
-                raise UsageError(f"{folder} belongs to another user or is open to others: not using it. Next: set TMPDIR "
-                                 "to a folder of your own, or use a shorter --index path")
+                raise UsageError(f"{folder} belongs to another user or is open to others: not using it. "
+                                 "Next: set TMPDIR to a folder of your own, or use a shorter --index path")
         else:
             folder.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
