@@ -11,23 +11,28 @@ written).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+
+from pagerecall.cli.record_verbs import (
+    add_exchange_verbs,
+    add_json,
+    command,
+    print_listing,
+    print_one,
+    read_import,
+    report_import,
+    run_export,
+)
 
 
 def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     """Add the ``ledger`` command and its verbs to the CLI's subparsers ``sub``."""
-    p = sub.add_parser("ledger", help="the citation ledger: record, review, find, list, "
-                       "export, import checks",
-                       description="Checks that agents record (claim, file, pages, quote, verdict), review "
-                                   "(confirm/dispute; never their own) and find by meaning; marked stale when "
-                                   "the cited pages change. Kept in INDEX/ledger.sqlite across generations.")
-    verbs = p.add_subparsers(dest="ledger_command", required=True, metavar="VERB",
-                             help="add, review, find, list, export or import")
-
-    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
-        return verbs.add_parser(name, parents=[common], help=help_text, description=help_text)
+    verb = command(sub, common, "ledger",
+                   help="the citation ledger: record, review, find, list, export, import checks",
+                   description="Checks that agents record (claim, file, pages, quote, verdict), review "
+                               "(confirm/dispute; never their own) and find by meaning; marked stale when "
+                               "the cited pages change. Kept in INDEX/ledger.sqlite across generations.",
+                   dest="ledger_command", verbs_help="add, review, find, list, export or import")
 
     a = verb("add", "record a check: the quote is verified against the source and the result stored")
     a.add_argument("--claim", required=True, help="the claim the source is cited for (1-2,000 characters)")
@@ -64,19 +69,10 @@ def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
     li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
 
-    e = verb("export", "print every check and review: JSON (default) or CSV")
-    e.add_argument("--csv", action="store_true", help="CSV instead of JSON (nested fields as JSON in cells)")
-    e.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
-
-    i = verb("import", "add the checks of an export (JSON or CSV) to this ledger; existing ids are skipped")
-    i.add_argument("path", type=Path, metavar="FILE", help="a file written by pagerecall ledger export")
-
-    for q in (a, r, f, li, i):
-        q.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tools")
-
-
-def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    _e, i = add_exchange_verbs(verb, export_help="print every check and review: JSON (default) or CSV",
+                               import_help="add the checks of an export (JSON or CSV) to this ledger; existing "
+                                           "ids are skipped", command="pagerecall ledger export")
+    add_json((a, r, f, li, i))
 
 
 def _pages(c: dict) -> str:
@@ -122,11 +118,11 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
     if verb == "add":
         c = service.record_check(settings, claim=args.claim, file=args.file, pages=args.pages, quote=args.quote,
                                  verdict=args.verdict, notes=args.notes, agent=args.agent)
-        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        print_one(c, args.json, _print_check)
         return 0
     if verb == "review":
         c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)
-        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        print_one(c, args.json, _print_check)
         if c.warning and not args.json:
             sys.stderr.write(f"pagerecall: warning: {c.warning}\n")
         return 0
@@ -138,37 +134,15 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
             checks, total = service.list_checks(settings, file=args.file, page=args.page, status=args.status,
                                                 verdict=args.verdict, agent=args.agent, limit=args.limit,
                                                 offset=args.offset)
-        if args.json:
-            _print_json({"checks": [c.to_dict() for c in checks], "total": total})
-        else:
-            for c in checks:
-                _print_check(c.to_dict())
-            sys.stdout.write(f"{len(checks)} of {total} matching check(s)\n")
+        print_listing(checks, total, args.json, "checks", _print_check)
         return 0
     if verb == "export":
         checks, _ = service.open_store(settings).select()
         checks.reverse()  # oldest first
-        text = exchange.export_csv(checks) if args.csv else exchange.export_json(checks)
-        if args.output:
-            args.output.write_text(text, encoding="utf-8", newline="")
-            sys.stderr.write(f"{len(checks)} check(s) written to {args.output}\n")
-        else:
-            sys.stdout.write(text)
-        return 0
+        return run_export(args, checks, exchange, "check")
     if verb == "import":
-        try:
-            text = args.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            from pagerecall.ledger.models import LedgerInputError
-
-            raise LedgerInputError("FILE", f"cannot read {args.path} ({exc})") from None
-        checks = exchange.parse(text)
-        inserted, skipped = service.open_store(settings).insert_many(checks)
-        rep = {"imported": inserted, "skipped": skipped, "ledger": str(service.open_store(settings).path)}
-        if args.json:
-            _print_json(rep)
-        else:
-            sys.stdout.write(f"imported {inserted} check(s) into {rep['ledger']}; "
-                             f"{len(skipped)} skipped (id already in the ledger)\n")
-        return 0
+        checks = exchange.parse(read_import(args))
+        store = service.open_store(settings)
+        inserted, skipped = store.insert_many(checks)
+        return report_import(args, inserted, skipped, store.path, "check", "id already in the ledger")
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it
