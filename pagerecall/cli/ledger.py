@@ -19,6 +19,7 @@ from pagerecall.cli.record_verbs import (
     command,
     print_listing,
     print_one,
+    print_record,
     read_import,
     report_import,
     run_export,
@@ -85,29 +86,22 @@ def _pages(c: dict) -> str:
 
 
 def _print_check(c: dict) -> None:
-    out = sys.stdout
-    score = f"  score {c['score']:.4f}" if c.get("score") is not None else ""
-    out.write(f"{c['id']}  [{c['status']}]  {c['verdict']}  {c['file']} {_pages(c)}{score}\n")
-    out.write(f"   claim: {' '.join(c['claim'].split())}\n")
+    lines = [f"claim: {' '.join(c['claim'].split())}"]
     ref = c.get("reference")
     if ref:
         key = f" [{ref['key']}]" if ref.get("key") else ""
-        out.write(f"   reference: {ref.get('citation') or ''}{key}" + (f" {ref['title']}" if ref.get("title") else "")
-                  + "\n")
+        lines.append(f"reference: {ref.get('citation') or ''}{key}" + (f" {ref['title']}" if ref.get("title") else ""))
     qc = c.get("quote_check")
     if qc:
         where = f" on p. {qc['page']}" if qc.get("page") else ""
         cited = "" if qc.get("on_cited_pages") or qc["match"] == "not_found" else " (NOT on the cited pages)"
-        out.write(f"   quote: {qc['match']}{where}{cited}\n")
+        lines.append(f"quote: {qc['match']}{where}{cited}")
     nc = c.get("numbers_check")
     if nc and nc.get("numbers"):
         missing = [n["text"] for n in nc["numbers"] if not n["found"]]
-        out.write(f"   numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
-                  + (f"; NOT FOUND: {', '.join(missing)}" if missing else "") + "\n")
-    if c.get("stale_reason"):
-        out.write(f"   stale: {c['stale_reason']}\n")
-    reviews = "; ".join(f"{r['agent']} {r['verdict']}" for r in c.get("reviews") or [])
-    out.write(f"   by {c['agent']} {c['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+        lines.append(f"numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
+                     + (f"; NOT FOUND: {', '.join(missing)}" if missing else ""))
+    print_record(c, f"{c['verdict']}  {c['file']} {_pages(c)}", lines)
 
 
 def run_ledger(args: argparse.Namespace, settings) -> int:

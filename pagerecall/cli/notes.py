@@ -19,6 +19,7 @@ from pagerecall.cli.record_verbs import (
     print_json,
     print_listing,
     print_one,
+    print_record,
     read_import,
     report_import,
     run_export,
@@ -107,17 +108,9 @@ def target_line(n: dict) -> str:
 
 
 def _print_note(n: dict) -> None:
-    out = sys.stdout
-    score = f"  score {n['score']:.4f}" if n.get("score") is not None else ""
-    out.write(f"{n['id']}  [{n['status']}]  {n['kind']}  {target_line(n)}{score}\n")
-    out.write(f"   {' '.join(n['text'].split())}\n")
-    if n.get("stale_reason"):
-        out.write(f"   stale: {n['stale_reason']}\n")
-    if n.get("revises"):
-        out.write(f"   revises {n['revises']}\n")
-    reviews = "; ".join(f"{r['agent']} {r['verdict']}" + (f" (reason {r['reason_note']})" if r.get("reason_note")
-                                                          else "") for r in n.get("reviews") or [])
-    out.write(f"   by {n['agent']} {n['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+    print_record(n, f"{n['kind']}  {target_line(n)}", [' '.join(n['text'].split())],
+                 [f"revises {n['revises']}"] if n.get("revises") else [],
+                 lambda r: f" (reason {r['reason_note']})" if r.get("reason_note") else "")
 
 
 def _print_consensus(res: dict) -> None:

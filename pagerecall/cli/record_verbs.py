@@ -61,6 +61,21 @@ def print_one(record: Any, as_json: bool, printer: Callable[[dict], None]) -> No
     print_json(record.to_dict()) if as_json else printer(record.to_dict())
 
 
+def print_record(d: dict, head: str, lines: Iterable[str], tail: Iterable[str] = (),
+                 review_extra: Callable[[dict], str] = lambda r: "") -> None:
+    """One record as text: ``ID  [STATUS]  HEAD`` (and its ``score``), then each of ``lines``
+    indented, its stale reason, ``tail``, and ``by AGENT TIME; reviews: ...`` (each review's
+    agent and verdict, then ``review_extra(review)``) and a blank line."""
+    out = sys.stdout
+    score = f"  score {d['score']:.4f}" if d.get("score") is not None else ""
+    out.write(f"{d['id']}  [{d['status']}]  {head}{score}\n")
+    stale = [f"stale: {d['stale_reason']}"] if d.get("stale_reason") else []
+    for line in [*lines, *stale, *tail]:
+        out.write(f"   {line}\n")
+    reviews = "; ".join(f"{r['agent']} {r['verdict']}" + review_extra(r) for r in d.get("reviews") or [])
+    out.write(f"   by {d['agent']} {d['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+
+
 def print_listing(records: list, total: int, as_json: bool, key: str, printer: Callable[[dict], None]) -> None:
     """A ``find``/``list`` answer: ``{key: [...], "total": n}`` as JSON, else each record through
     ``printer`` and ``N of TOTAL matching <singular>(s)`` (``key`` without its ``s``)."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 from pagerecall.ledger import models as lm
 
 from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, tool_result
-from pagerecall.mcp.record_tools import Agent, FileFilter, Why, annotations, embedder_factory, lazy, listing
+from pagerecall.mcp.record_tools import Agent, FileFilter, Why, listing, setup
 from pagerecall.mcp.schemas import model_of
 
 CHECK_FIELDS = {
@@ -114,13 +114,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
 
         return service
 
-    service = lazy(_load)
-
-    def store():
-        return service.open_store(settings, read_only=read_only)
-
-    embedder = embedder_factory(settings, get_searcher)
-    write, ro = annotations()
+    service, store, embedder, write, ro = setup(settings, get_searcher, _load, "open_store", read_only)
 
     @server.tool(description=_RECORD_DESC, annotations=write, structured_output=True)
     def record_check(

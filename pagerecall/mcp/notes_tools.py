@@ -17,7 +17,7 @@ from pagerecall.ledger import models as lm
 from pagerecall.ledger import notes_models as nm
 
 from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, tool_result
-from pagerecall.mcp.record_tools import Agent, FileFilter, Why, annotations, embedder_factory, lazy, listing, trim
+from pagerecall.mcp.record_tools import Agent, FileFilter, Why, listing, setup, trim
 from pagerecall.mcp.schemas import model_of
 
 NOTE_FIELDS = {
@@ -131,13 +131,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
 
         return notes_service
 
-    service = lazy(_load)
-
-    def store():
-        return service.open_notes(settings, read_only=read_only)
-
-    embedder = embedder_factory(settings, get_searcher)
-    write, ro = annotations()
+    service, store, embedder, write, ro = setup(settings, get_searcher, _load, "open_notes", read_only)
 
     @server.tool(description=_ADD_DESC, annotations=write, structured_output=True)
     def add_note(

@@ -64,6 +64,20 @@ def embedder_factory(settings, get_searcher: Callable[[], Any]) -> Callable[[], 
     return embedder
 
 
+def setup(settings, get_searcher: Callable[[], Any], load: Callable[[], Any], opener: str,
+          read_only: bool) -> tuple[Any, Callable[[], Any], Callable[[], Any], Any, Any]:
+    """What a ``register`` needs: ``(service, store, embedder, write, read_only_annotations)``.
+    ``service`` is the module ``load()`` imports (on first use); ``store()`` opens the store with
+    ``service.<opener>(settings, read_only=read_only)``; ``embedder()`` as :func:`embedder_factory`;
+    the annotations as :func:`annotations`."""
+    service = lazy(load)
+
+    def store():
+        return getattr(service, opener)(settings, read_only=read_only)
+
+    return (service, store, embedder_factory(settings, get_searcher), *annotations())
+
+
 def trim(out: BaseModel, field: str, budget: int, *, oldest_first: bool = False) -> BaseModel:
     """Drop items of ``out.<field>`` (the last ones; the first with ``oldest_first``) until the
     answer's compact JSON is within ``budget`` tokens (:func:`pagerecall.mcp.budget.estimate_tokens`);
