@@ -1,6 +1,7 @@
 """``pagerecall ledger add | review | find | list | export | import`` (part of the CLI).
 
-The parser is built with the rest of the CLI (this module imports only argparse at that time);
+The parser is built with the rest of the CLI (this module imports only argparse and the verbs' shared
+plumbing, :mod:`pagerecall.cli.record_verbs`, at that time);
 the ledger's code loads when a ``ledger`` command runs. ``--json`` prints the same keys as the
 MCP tools (``record_check`` / ``review_check``: the check; ``find_checks`` / ``list_checks``:
 ``{"checks": [...], "total": n}``). Exit codes: 0 done, 1 refused or not found (own review,
@@ -13,22 +14,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pagerecall.cli.record_verbs import (
-    add_exchange_verbs,
-    add_json,
-    command,
-    print_listing,
-    print_one,
-    print_record,
-    read_import,
-    report_import,
-    run_export,
-)
+from pagerecall.cli import record_verbs as rv
 
 
 def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     """Add the ``ledger`` command and its verbs to the CLI's subparsers ``sub``."""
-    verb = command(sub, common, "ledger",
+    verb = rv.command(sub, common, "ledger",
                    help="the citation ledger: record, review, find, list, export, import checks",
                    description="Checks that agents record (claim, file, pages, quote, verdict), review "
                                "(confirm/dispute; never their own) and find by meaning; marked stale when "
@@ -67,13 +58,12 @@ def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     li.add_argument("--verdict", choices=["supported", "contradicted", "partial", "not_found"],
                     help="only checks with this verdict")
     li.add_argument("--agent", help="only checks recorded by this agent")
-    li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
-    li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+    rv.add_paging(li)
 
-    _e, i = add_exchange_verbs(verb, export_help="print every check and review: JSON (default) or CSV",
-                               import_help="add the checks of an export (JSON or CSV) to this ledger; existing "
-                                           "ids are skipped", command="pagerecall ledger export")
-    add_json((a, r, f, li, i))
+    _e, i = rv.add_exchange_verbs(verb, export_help="print every check and review: JSON (default) or CSV",
+                                  import_help="add the checks of an export (JSON or CSV) to this ledger; existing "
+                                              "ids are skipped", command="pagerecall ledger export")
+    rv.add_json((a, r, f, li, i))
 
 
 def _pages(c: dict) -> str:
@@ -101,7 +91,7 @@ def _print_check(c: dict) -> None:
         missing = [n["text"] for n in nc["numbers"] if not n["found"]]
         lines.append(f"numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
                      + (f"; NOT FOUND: {', '.join(missing)}" if missing else ""))
-    print_record(c, f"{c['verdict']}  {c['file']} {_pages(c)}", lines)
+    rv.print_record(c, f"{c['verdict']}  {c['file']} {_pages(c)}", lines)
 
 
 def run_ledger(args: argparse.Namespace, settings) -> int:
@@ -112,11 +102,11 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
     if verb == "add":
         c = service.record_check(settings, claim=args.claim, file=args.file, pages=args.pages, quote=args.quote,
                                  verdict=args.verdict, notes=args.notes, agent=args.agent)
-        print_one(c, args.json, _print_check)
+        rv.print_one(c, args.json, _print_check)
         return 0
     if verb == "review":
         c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)
-        print_one(c, args.json, _print_check)
+        rv.print_one(c, args.json, _print_check)
         if c.warning and not args.json:
             sys.stderr.write(f"pagerecall: warning: {c.warning}\n")
         return 0
@@ -128,15 +118,15 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
             checks, total = service.list_checks(settings, file=args.file, page=args.page, status=args.status,
                                                 verdict=args.verdict, agent=args.agent, limit=args.limit,
                                                 offset=args.offset)
-        print_listing(checks, total, args.json, "checks", _print_check)
+        rv.print_listing(checks, total, args.json, "checks", _print_check)
         return 0
     if verb == "export":
         checks, _ = service.open_store(settings).select()
         checks.reverse()  # oldest first
-        return run_export(args, checks, exchange, "check")
+        return rv.run_export(args, checks, exchange, "check")
     if verb == "import":
-        checks = exchange.parse(read_import(args))
+        checks = exchange.parse(rv.read_import(args))
         store = service.open_store(settings)
         inserted, skipped = store.insert_many(checks)
-        return report_import(args, inserted, skipped, store.path, "check", "id already in the ledger")
+        return rv.report_import(args, inserted, skipped, store.path, "check", "id already in the ledger")
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it

@@ -12,18 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pagerecall.cli.record_verbs import (
-    add_exchange_verbs,
-    add_json,
-    command,
-    print_json,
-    print_listing,
-    print_one,
-    print_record,
-    read_import,
-    report_import,
-    run_export,
-)
+from pagerecall.cli import record_verbs as rv
 
 KINDS = ["summary", "note", "tag"]
 STATUSES = ["unreviewed", "confirmed", "disputed", "needs_revision", "stale"]
@@ -31,7 +20,7 @@ STATUSES = ["unreviewed", "confirmed", "disputed", "needs_revision", "stale"]
 
 def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
     """Add the ``notes`` command and its verbs to the CLI's subparsers ``sub``."""
-    verb = command(sub, common, "notes",
+    verb = rv.command(sub, common, "notes",
                    help="notes: summaries, notes and tags on passages, pages, sections, documents",
                    description="What agents learn about the library: summaries, notes and tags on a passage "
                                "(chunk id), pages, a section (outline path) or a whole document; reviewed by "
@@ -70,8 +59,7 @@ def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
 
     li = verb("list", "list notes, newest first, with filters")
     filters(li)
-    li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
-    li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+    rv.add_paging(li)
 
     c = verb("consensus", "the notes nearest to QUERY grouped by target: where agents agree or dispute")
     c.add_argument("query", help="words or a question")
@@ -83,10 +71,10 @@ def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
     act.add_argument("agent", help="the agent's name (case ignored)")
     act.add_argument("--limit", type=int, default=200, help="the newest this many (1-200, default 200)")
 
-    _e, i = add_exchange_verbs(verb, export_help="print every note and review: JSON (default) or CSV",
-                               import_help="add the notes of an export (JSON or CSV); existing ids are skipped",
-                               command="pagerecall notes export")
-    add_json((a, r, f, li, c, act, i))
+    _e, i = rv.add_exchange_verbs(verb, export_help="print every note and review: JSON (default) or CSV",
+                                  import_help="add the notes of an export (JSON or CSV); existing ids are skipped",
+                                  command="pagerecall notes export")
+    rv.add_json((a, r, f, li, c, act, i))
 
 
 def target_line(n: dict) -> str:
@@ -108,7 +96,7 @@ def target_line(n: dict) -> str:
 
 
 def _print_note(n: dict) -> None:
-    print_record(n, f"{n['kind']}  {target_line(n)}", [' '.join(n['text'].split())],
+    rv.print_record(n, f"{n['kind']}  {target_line(n)}", [' '.join(n['text'].split())],
                  [f"revises {n['revises']}"] if n.get("revises") else [],
                  lambda r: f" (reason {r['reason_note']})" if r.get("reason_note") else "")
 
@@ -151,12 +139,12 @@ def run_notes(args: argparse.Namespace, settings) -> int:
     if verb == "add":
         n = ns.add_note(settings, kind=args.kind, text=args.text, agent=args.agent, chunk_id=args.chunk_id,
                         file=args.file, pages=args.pages, section=args.section, revises=args.revises)
-        print_one(n, args.json, _print_note)
+        rv.print_one(n, args.json, _print_note)
         return 0
     if verb == "review":
         n = ns.review_note(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent,
                            reason_note=args.reason_note)
-        print_one(n, args.json, _print_note)
+        rv.print_one(n, args.json, _print_note)
         return 0
     if verb in ("find", "list"):
         kw = dict(file=args.file, kind=args.kind, tag=args.tag, status=args.status, agent=args.agent)
@@ -164,24 +152,24 @@ def run_notes(args: argparse.Namespace, settings) -> int:
             notes, total = ns.find_notes(settings, query=args.query, k=args.k, **kw)
         else:
             notes, total = ns.list_notes(settings, limit=args.limit, offset=args.offset, **kw)
-        print_listing(notes, total, args.json, "notes", _print_note)
+        rv.print_listing(notes, total, args.json, "notes", _print_note)
         return 0
     if verb == "consensus":
         res = ns.consensus(settings, query=args.query, file=args.file, tag=args.tag, k=args.k)
-        print_json(res) if args.json else _print_consensus(res)
+        rv.print_json(res) if args.json else _print_consensus(res)
         return 0
     if verb == "activity":
         res = ns.agent_activity(settings, args.agent, limit=args.limit)
-        print_json(res) if args.json else _print_activity(res)
+        rv.print_json(res) if args.json else _print_activity(res)
         return 0
     if verb == "export":
         notes, _ = ns.open_notes(settings).select(oldest_first=True)
-        return run_export(args, notes, notes_exchange, "note")
+        return rv.run_export(args, notes, notes_exchange, "note")
     if verb == "import":
-        notes = notes_exchange.parse(read_import(args))
+        notes = notes_exchange.parse(rv.read_import(args))
         store = ns.open_notes(settings)
         inserted, skipped = store.insert_many(notes)
-        return report_import(args, inserted, skipped, store.ledger.path, "note", "id already there")
+        return rv.report_import(args, inserted, skipped, store.ledger.path, "note", "id already there")
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it
 
 

@@ -45,6 +45,12 @@ def add_exchange_verbs(verb: Verb, *, export_help: str, import_help: str,
     return e, i
 
 
+def add_paging(q: argparse.ArgumentParser) -> None:
+    """Give a ``list`` verb ``--limit`` (1-200, default 50) and ``--offset`` (paging)."""
+    q.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
+    q.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+
+
 def add_json(parsers: Iterable[argparse.ArgumentParser]) -> None:
     """Give each parser ``--json`` (the MCP tools' keys)."""
     for q in parsers:
