@@ -156,7 +156,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
             s = store()
             s.check_writable()
             n = service.add_note(settings, kind=kind, text=text, agent=agent, chunk_id=chunk_id, file=file,
-                                   pages=pages, section=section, revises=revises, embedder=embedder(), store=s)
+                                 pages=pages, section=section, revises=revises, embedder=embedder(), store=s)
             return tool_result(NoteOut(**n.to_dict()))
 
         return guard(settings, run)
@@ -172,7 +172,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     ) -> NoteOut:
         def run():
             n = service.review_note(settings, id=id, verdict=verdict, notes=notes, agent=agent,
-                                      reason_note=reason_note, store=store())
+                                    reason_note=reason_note, store=store())
             return tool_result(NoteOut(**n.to_dict()))
 
         return guard(settings, run)
@@ -191,7 +191,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     ) -> NotesOut:
         def run():
             notes, total = service.find_notes(settings, query=query, file=file, kind=kind, tag=tag, status=status,
-                                                agent=agent, k=k, embedder_factory=embedder, store=store())
+                                              agent=agent, k=k, embedder_factory=embedder, store=store())
             out = NotesOut(notes=[NoteOut(**n.to_dict()) for n in notes], total=total)
             return tool_result(listing(out, "notes", total, response_budget, "narrow the filters"))
 
@@ -206,7 +206,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     ) -> ConsensusOut:
         def run():
             res = service.consensus(settings, query=query, file=file, tag=tag, k=k, embedder_factory=embedder,
-                                      store=store())
+                                    store=store())
             return tool_result(trim(ConsensusOut(**res), "groups", response_budget))
 
         return guard(settings, run)
