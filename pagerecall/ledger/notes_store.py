@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from pagerecall.ledger.notes_models import (
     LedgerRefusedError,
@@ -88,7 +89,7 @@ _COLS = ("id, kind, text, agent, created_at, target_type, file, pages, labels, s
          "file_sha256, status, stale_reason, stale_at, revises, target_text")
 
 
-class NotesStore:
+class NotesStore(rows.RecordReads):
     """The notes of the ledger ``ledger`` (a :class:`LedgerStore`; its file, its read-only flag)."""
 
     def __init__(self, ledger: LedgerStore) -> None:
@@ -203,18 +204,29 @@ class NotesStore:
             rows.set_vectors(con, "notes", pairs, model)
 
     # ------------------------------------------------------------------ reads
-    def get(self, note_id: str) -> Note:
-        """The note ``note_id``. Raises ``NoteNotFoundError``."""
-        with self.ledger.reading() as con:
-            if not self._has_notes(con):
-                raise _not_found(note_id)
-            return self._get(con, note_id)
+    # get, select, vectors and count are rows.RecordReads' (shared with the checks)
+    TABLE = "notes"
+    TEXT_COL = "text"
+    REVIEWS = "SELECT note_id, agent, verdict, notes, created_at, reason_note FROM note_reviews WHERE note_id IN"
+    REVIEW = NoteReview
 
-    def _get(self, con, note_id: str) -> Note:
-        row = con.execute(f"SELECT {_COLS} FROM notes WHERE id = ?", (note_id,)).fetchone()
-        if row is None:
-            raise _not_found(note_id)
-        return self._with_reviews(con, [_note(row)])[0]
+    @contextmanager
+    def _records_reading(self) -> Iterator[sqlite3.Connection | None]:
+        """The ledger's read connection, or None when it has no notes tables (yet)."""
+        with self.ledger.reading() as con:
+            yield con if self._has_notes(con) else None
+
+    @staticmethod
+    def _cols(con: sqlite3.Connection) -> str:
+        return _COLS
+
+    @staticmethod
+    def _record(row: Sequence[Any]) -> Note:
+        return _note(row)
+
+    @staticmethod
+    def _missing(note_id: str) -> NoteNotFoundError:
+        return _not_found(note_id)
 
     @staticmethod
     def _where(file=None, file_glob=None, files=None, kind=None, kinds=None, tag=None, status=None, agent=None,
@@ -232,23 +244,6 @@ class NotesStore:
             w.within(col, vals)
         return w.sql()
 
-    def select(self, *, limit: int | None = None, offset: int = 0, oldest_first: bool = False,
-               **filters: Any) -> tuple[list[Note], int]:
-        """Notes matching every filter (``file``, ``file_glob``, ``files``, ``kind``, ``kinds``,
-        ``tag``, ``status``, ``agent``, ``ids``, ``target_type``), newest first: ``(notes, total)``."""
-        where = self._where(**filters)
-        with self.ledger.reading() as con:
-            if not self._has_notes(con):
-                return [], 0
-            found, total = rows.page(con, "notes", _COLS, where, limit=limit, offset=offset, oldest_first=oldest_first)
-            return self._with_reviews(con, [_note(r) for r in found]), total
-
-    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
-        """``(id, text, embedding, model)`` of every note matching the filters, newest first."""
-        where = self._where(**filters)
-        with self.ledger.reading() as con:
-            return rows.vectors(con, "notes", "text", where) if self._has_notes(con) else []
-
     def reviews_by(self, agent: str) -> list[tuple[str, NoteReview]]:
         """``(note_id, review)`` of every note review by ``agent`` (case ignored), oldest first."""
         with self.ledger.reading() as con:
@@ -257,15 +252,6 @@ class NotesStore:
             return [(nid, NoteReview(a, v, n, at, rn)) for nid, a, v, n, rn, at in con.execute(
                 "SELECT note_id, agent, verdict, notes, reason_note, created_at FROM note_reviews "
                 "WHERE lower(agent) = lower(?) ORDER BY seq", (agent,))]
-
-    def count(self) -> int:
-        """Number of notes (0 for a store without notes)."""
-        with self.ledger.reading() as con:
-            return con.execute("SELECT count(*) FROM notes").fetchone()[0] if self._has_notes(con) else 0
-
-    def _with_reviews(self, con, notes: list[Note]) -> list[Note]:
-        return rows.attach_reviews(con, notes, "SELECT note_id, agent, verdict, notes, created_at, reason_note FROM "
-                                               "note_reviews WHERE note_id IN", NoteReview)
 
 
 def con_path(con: sqlite3.Connection) -> str:

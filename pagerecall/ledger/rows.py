@@ -109,3 +109,62 @@ def attach_reviews(con: sqlite3.Connection, records: list, select: str, review: 
         for rid, *cols in con.execute(f"{select} ({', '.join('?' * len(part))}) ORDER BY seq", part):
             by_id[rid].reviews.append(review(*cols))
     return records
+
+
+class RecordReads:
+    """The reads both stores share, over one table of records with a review table beside it.
+
+    A store sets :attr:`TABLE` (``checks``), :attr:`TEXT_COL` (the embedded text: ``claim``),
+    :attr:`REVIEWS` (``SELECT record_id, agent, verdict, notes, created_at, ... FROM t WHERE
+    record_id IN``, see :func:`attach_reviews`) and :attr:`REVIEW` (the review class those columns
+    make), and defines ``_records_reading()`` (a context manager giving a read connection, or
+    None where there is nothing to read), ``_cols(con)`` (the columns a record is read from),
+    ``_record(row)``, ``_missing(id)`` (the not-found error) and ``_where(**filters)`` (a
+    :meth:`Where.sql`)."""
+
+    TABLE: str
+    TEXT_COL: str
+    REVIEWS: str
+    REVIEW: Callable[..., Any]
+
+    def get(self, rid: str) -> Any:
+        """The record with id ``rid``. Raises the store's not-found error (``CheckNotFoundError``,
+        ``NoteNotFoundError``)."""
+        with self._records_reading() as con:
+            if con is None:
+                raise self._missing(rid)
+            return self._get(con, rid)
+
+    def _get(self, con: sqlite3.Connection, rid: str) -> Any:
+        row = con.execute(f"SELECT {self._cols(con)} FROM {self.TABLE} WHERE id = ?", (rid,)).fetchone()
+        if row is None:
+            raise self._missing(rid)
+        return self._with_reviews(con, [self._record(row)])[0]
+
+    def select(self, *, limit: int | None = None, offset: int = 0, oldest_first: bool = False,
+               **filters: Any) -> tuple[list, int]:
+        """Records matching every given filter (the store's ``_where`` names them), newest first
+        (oldest first with ``oldest_first``), with their reviews: ``(records, total)``, ``total``
+        counting every match before ``limit``/``offset``."""
+        where = self._where(**filters)
+        with self._records_reading() as con:
+            if con is None:
+                return [], 0
+            found, total = page(con, self.TABLE, self._cols(con), where, limit=limit, offset=offset,
+                                oldest_first=oldest_first)
+            return self._with_reviews(con, [self._record(r) for r in found]), total
+
+    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
+        """``(id, text, embedding, model)`` of every record matching the filters (as :meth:`select`),
+        newest first: what ``find`` ranks before it reads the few records it returns."""
+        where = self._where(**filters)
+        with self._records_reading() as con:
+            return [] if con is None else vectors(con, self.TABLE, self.TEXT_COL, where)
+
+    def count(self) -> int:
+        """Number of records (0 where there is nothing to read)."""
+        with self._records_reading() as con:
+            return 0 if con is None else con.execute(f"SELECT count(*) FROM {self.TABLE}").fetchone()[0]
+
+    def _with_reviews(self, con: sqlite3.Connection, records: list) -> list:
+        return attach_reviews(con, records, self.REVIEWS, self.REVIEW)

@@ -106,7 +106,7 @@ _COLS = ("id, claim, file, pages, labels, quote, verdict, notes, agent, created_
          "quote_check, status, stale_reason, stale_at")
 
 
-class LedgerStore:
+class LedgerStore(rows.RecordReads):
     """The ledger database at ``path`` (created on the first write, never by a read).
 
     Thread- and process-safe: every call opens its own connection (0.1-0.3 ms) and closes it.
@@ -274,18 +274,26 @@ class LedgerStore:
             rows.set_vectors(con, "checks", pairs, model)
 
     # ------------------------------------------------------------------ reads
-    def get(self, check_id: str) -> Check:
-        """The check ``check_id``. Raises ``CheckNotFoundError``."""
-        with self.reading() as con:
-            if con is None:
-                raise _not_found(check_id)
-            return self._get(con, check_id)
+    # get, select, vectors and count are rows.RecordReads' (shared with the notes)
+    TABLE = "checks"
+    TEXT_COL = "claim"
+    REVIEWS = "SELECT check_id, agent, verdict, notes, created_at FROM reviews WHERE check_id IN"
+    REVIEW = Review
 
-    def _get(self, con, check_id: str) -> Check:
-        row = con.execute(f"SELECT {_read_cols(con)} FROM checks WHERE id = ?", (check_id,)).fetchone()
-        if row is None:
-            raise _not_found(check_id)
-        return self._with_reviews(con, [_check(row)])[0]
+    def _records_reading(self):
+        return self.reading()
+
+    @staticmethod
+    def _cols(con: sqlite3.Connection) -> str:
+        return _read_cols(con)
+
+    @staticmethod
+    def _record(row: Sequence[Any]) -> Check:
+        return _check(row)
+
+    @staticmethod
+    def _missing(check_id: str) -> CheckNotFoundError:
+        return _not_found(check_id)
 
     @staticmethod
     def _where(file=None, file_glob=None, page=None, status=None, verdict=None, agent=None,
@@ -300,33 +308,6 @@ class LedgerStore:
         w.agent(agent)
         w.within("id", ids)
         return w.sql()
-
-    def select(self, *, limit: int | None = None, offset: int = 0, **filters: Any) -> tuple[list[Check], int]:
-        """Checks matching every given filter (``file``, ``file_glob``, ``page``, ``status``,
-        ``verdict``, ``agent``, ``ids``), newest first: ``(checks, total)``, ``total`` counting
-        every match before ``limit``/``offset``."""
-        where = self._where(**filters)
-        with self.reading() as con:
-            if con is None:
-                return [], 0
-            found, total = rows.page(con, "checks", _read_cols(con), where, limit=limit, offset=offset)
-            return self._with_reviews(con, [_check(r) for r in found]), total
-
-    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
-        """``(id, claim, embedding, model)`` of every check matching the filters (as :meth:`select`),
-        newest first: what ``find`` ranks before it reads the few checks it returns."""
-        where = self._where(**filters)
-        with self.reading() as con:
-            return [] if con is None else rows.vectors(con, "checks", "claim", where)
-
-    def count(self) -> int:
-        """Number of checks (0 for a ledger that does not exist)."""
-        with self.reading() as con:
-            return 0 if con is None else con.execute("SELECT count(*) FROM checks").fetchone()[0]
-
-    def _with_reviews(self, con, checks: list[Check]) -> list[Check]:
-        return rows.attach_reviews(con, checks, "SELECT check_id, agent, verdict, notes, created_at FROM reviews "
-                                                "WHERE check_id IN", Review)
 
 
 LOCK_RETRY_S = (0.0005, 0.004)
