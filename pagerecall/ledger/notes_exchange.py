@@ -16,24 +16,9 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from pagerecall.ledger import interchange
+from pagerecall.ledger import notes_models as nm
 from pagerecall.ledger.interchange import VERSION, Format, check_labels, opt_str, review_fields
-from pagerecall.ledger.notes_models import (
-    NOTE_REVIEW_VERDICTS,
-    TARGET_TYPES,
-    LedgerInputError,
-    Note,
-    NoteReview,
-    check_agent,
-    check_choice,
-    check_chunk_id,
-    check_file,
-    check_kind,
-    check_note_id,
-    check_note_pages,
-    check_note_text,
-    check_section,
-    note_status,
-)
+from pagerecall.ledger.notes_models import LedgerInputError, Note, NoteReview
 
 __all__ = ["FORMAT", "VERSION", "CSV_COLUMNS", "export_json", "export_csv", "parse", "check_note_pages_any"]
 
@@ -43,22 +28,22 @@ CSV_COLUMNS = ("id", "kind", "text", "agent", "created_at", "target_type", "file
 
 
 def _review_from(r: Any) -> NoteReview:
-    fields = review_fields(r, NOTE_REVIEW_VERDICTS)
+    fields = review_fields(r, nm.NOTE_REVIEW_VERDICTS)
     return NoteReview(**fields, reason_note=None if not r.get("reason_note") else
-                      check_note_id(r.get("reason_note"), "reviews.reason_note"))
+                      nm.check_note_id(r.get("reason_note"), "reviews.reason_note"))
 
 
 def _note_from(rec: Any) -> Note:
     if not isinstance(rec, dict):
         raise LedgerInputError("note", "expected an object")
-    kind = check_kind(rec.get("kind"))
-    ttype = check_choice("target_type", rec.get("target_type"), TARGET_TYPES)
+    kind = nm.check_kind(rec.get("kind"))
+    ttype = nm.check_choice("target_type", rec.get("target_type"), nm.TARGET_TYPES)
     pages = [] if ttype == "document" and not rec.get("pages") else check_note_pages_any(rec.get("pages"))
     labels = check_labels(rec.get("labels") if rec.get("labels") is not None else [None] * len(pages), pages)
-    section = None if rec.get("section") is None else check_section(rec.get("section"))
+    section = None if rec.get("section") is None else nm.check_section(rec.get("section"))
     if ttype == "section" and section is None:
         raise LedgerInputError("section", "is missing for a section note")
-    chunk_id = None if rec.get("chunk_id") is None else check_chunk_id(rec.get("chunk_id"))
+    chunk_id = None if rec.get("chunk_id") is None else nm.check_chunk_id(rec.get("chunk_id"))
     if ttype == "passage" and chunk_id is None:
         raise LedgerInputError("chunk_id", "is missing for a passage note")
     reviews = [_review_from(r) for r in rec.get("reviews") or []]
@@ -66,13 +51,13 @@ def _note_from(rec: Any) -> Note:
         if not opt_str(key, rec.get(key)) and not (key == "file_sha256" and rec.get(key) == ""):
             raise LedgerInputError(key, "is missing")
     stale_reason = opt_str("stale_reason", rec.get("stale_reason"), 5_000)
-    return Note(id=check_note_id(rec.get("id")), kind=kind, text=check_note_text(kind, rec.get("text")),
-                agent=check_agent(rec.get("agent")), created_at=rec["created_at"], target_type=ttype,
-                file=check_file(rec.get("file")), pages=pages, labels=labels, section=section, chunk_id=chunk_id,
+    return Note(id=nm.check_note_id(rec.get("id")), kind=kind, text=nm.check_note_text(kind, rec.get("text")),
+                agent=nm.check_agent(rec.get("agent")), created_at=rec["created_at"], target_type=ttype,
+                file=nm.check_file(rec.get("file")), pages=pages, labels=labels, section=section, chunk_id=chunk_id,
                 text_hash=rec["text_hash"], file_sha256=rec.get("file_sha256") or "",
-                status=note_status(reviews, stale_reason), stale_reason=stale_reason,
+                status=nm.note_status(reviews, stale_reason), stale_reason=stale_reason,
                 stale_at=opt_str("stale_at", rec.get("stale_at")),
-                revises=None if not rec.get("revises") else check_note_id(rec.get("revises"), "revises"),
+                revises=None if not rec.get("revises") else nm.check_note_id(rec.get("revises"), "revises"),
                 reviews=reviews)
 
 
@@ -102,7 +87,7 @@ def check_note_pages_any(value: Any) -> list[int]:
     """Stored pages of an imported note: a section's may exceed :data:`MAX_NOTE_PAGES`, so only
     their form is checked (whole numbers >= 1, ascending on return)."""
     if not isinstance(value, list) or len(value) > 100_000:
-        return check_note_pages(value)
+        return nm.check_note_pages(value)
     for p in value:
         if isinstance(p, bool) or not isinstance(p, int) or p < 1:
             raise LedgerInputError("pages", f"{p!r} is not a physical page number (whole number >= 1, 1-based)")
