@@ -110,15 +110,17 @@ def _transform(bbox: Sequence[float], m: Any) -> Box:
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def _read_page_data(page: Any, number: int) -> _PageData:
+def _read_page_data(page: Any, number: int, visible: bool = False) -> _PageData:
     """Glyphs and text of a loaded PyMuPDF page (``number`` 1-based), in :mod:`pagerecall.extract.pdf`'s
-    block order (see the module docstring)."""
+    block order (see the module docstring). ``visible``: the page is known to hold no hidden
+    glyph (its extraction just found none): the rendering check is not run again."""
     from pagerecall.extract import pdf
 
     from pagerecall.extract.hidden import visible_rawdict
     from pagerecall.extract.linenumbers import without_line_numbers
 
-    raw = visible_rawdict(page, page.get_textpage(flags=pdf.text_flags()).extractRAWDICT())
+    raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
+    raw = raw if visible else visible_rawdict(page, raw)
     upright = without_line_numbers(pdf_layout.upright(raw, page))  # as extract.pdf._extract_page reads it
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
@@ -191,9 +193,10 @@ def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int,
     return [b for band in pdf_layout._bands(list(blocks)) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
 
 
-def _page_data(path: Path, rel: str, number: int, password: str | None) -> _PageData:
+def _page_data(path: Path, rel: str, number: int, password: str | None, visible: bool = False) -> _PageData:
     """:class:`_PageData` of physical page ``number`` (1-based), from a 16-page LRU keyed on the
-    file's (path, mtime, size). Raises ``SourceArgumentError`` (page out of range) and
+    file's (path, mtime, size). ``visible``: as :func:`_read_page_data` (the caller's page text
+    came from the same check's verdict, so the glyphs cached are those its text is made of). Raises ``SourceArgumentError`` (page out of range) and
     ``ExtractionError`` (file unreadable)."""
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size, number)
@@ -204,7 +207,7 @@ def _page_data(path: Path, rel: str, number: int, password: str | None) -> _Page
             return got
     opened = _open_page(path, rel, number, password)
     with opened as page:
-        got = _read_page_data(page, number)
+        got = _read_page_data(page, number, visible)
     got.count = opened.count
     with _cache_lock:
         _cache[key] = got
@@ -331,7 +334,8 @@ def _round(b: Sequence[float]) -> Box:
 
 
 def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], *,
-                   texts: dict[int, str] | None = None, password: str | None = None) -> Geometry:
+                   texts: dict[int, str] | None = None, password: str | None = None,
+                   visible: Sequence[int] = ()) -> Geometry:
     """Boxes of text spans on the pages of the PDF at ``path``.
 
     Args:
@@ -342,6 +346,9 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
             returns, or ``texts[page]``).
         texts: the page texts the offsets refer to (default: the page text as extracted now).
         password: of an encrypted PDF.
+        visible: pages the caller read just now (:func:`pagerecall.verify.read_page`'s extraction)
+            and found without hidden text: their glyphs are laid out without the rendering check
+            again (it would drop nothing: the page's text and its glyphs come from the same check).
 
     Returns:
         :class:`~pagerecall.geometry.Geometry` (``located``: share of the spans' non-space
@@ -355,7 +362,7 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
     total = located = 0
     notes: list[str] = []
     for number, start, end in spans:
-        data = _page_data(path, rel, number, password)
+        data = _page_data(path, rel, number, password, visible=number in visible)
         text = (texts or {}).get(number, data.text)
         pb = PageBoxes(number, round(data.width, 2), round(data.height, 2), [], data.label)
         if not data.glyphs.strip():
