@@ -9,7 +9,8 @@ its threads) and wall time of the call. Each call reads a page not read before i
 the per-page caches of the read path do not answer it: ``page`` on one set of pages, ``verify``
 (a sentence of the page, cited on its page) on another; ``--repeat`` adds a second ``verify`` of
 another sentence on an already-read page. Prints medians per side and the median after/before
-ratio of the paired calls.
+ratio of the paired calls. ``--no-preload``: the index is not opened first (a one-shot command's
+path: the read path cannot use the index's page flags).
 
     nice python bench/read_latency.py --index IDX --before /tmp/before [--after .] [--calls 36]
 """
@@ -34,7 +35,8 @@ from pagerecall.search.commands import run_read
 from pagerecall.search.searcher import Searcher
 s = dataclasses.replace(Settings.from_env(), index_dir=Path(sys.argv[1]), ocr="off")
 searcher = Searcher(s)
-searcher.preload(open_index=True, without_pandas=True).join()
+if sys.argv[2] == "preload":
+    searcher.preload(open_index=True, without_pandas=True).join()
 print(json.dumps({"ready": __import__("pagerecall").__file__}), flush=True)
 for line in sys.stdin:
     name, args = json.loads(line)
@@ -54,9 +56,9 @@ def _sentences(text: str) -> list[str]:
 class Worker:
     """One checkout's warm read path in a child process (``WORKER``)."""
 
-    def __init__(self, tree: Path, index: Path) -> None:
+    def __init__(self, tree: Path, index: Path, preload: bool = True) -> None:
         env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
-        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(index)], stdin=subprocess.PIPE,
+        self.p = subprocess.Popen([sys.executable, "-c", WORKER, str(index), "preload" if preload else "no"], stdin=subprocess.PIPE,
                                   stdout=subprocess.PIPE, text=True, env=env, cwd=str(tree.resolve()))
         self.where = json.loads(self.p.stdout.readline())["ready"]
 
@@ -100,11 +102,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="PDFs (relative to the index's corpus root) to read pages of")
     ap.add_argument("--calls", type=int, default=36, help="calls per command")
     ap.add_argument("--seed", type=int, default=46)
+    ap.add_argument("--no-preload", action="store_true",
+                    help="workers do not open the index first (as a one-shot command: no page flags to use)")
     args = ap.parse_args(argv)
     name = (args.index / "CURRENT").read_text().strip()
     root = Path(json.loads((args.index / name / "meta.json").read_text())["corpus_root"])
     plan = _plan(root, args.files.split(","), args.calls, args.seed)
-    sides = {"before": Worker(args.before, args.index), "after": Worker(args.after, args.index)}
+    sides = {side: Worker(tree, args.index, not args.no_preload)
+             for side, tree in (("before", args.before), ("after", args.after))}
     for side, w in sides.items():
         print(f"{side}: {w.where}")
     got: dict[str, dict[str, list]] = {c: {"before": [], "after": []} for c in ("page", "verify")}
