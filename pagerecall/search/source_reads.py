@@ -117,7 +117,8 @@ class SourceReads:
             pass  # check_numbers refuses it as bad input (exit 2), saying what to pass; an indexed
             # file gone from disk is raised as it is (exit 1: the index is stale)
         return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
-                             passwords_file=self.settings.passwords_path())
+                             passwords_file=self.settings.passwords_path(),
+                             known=self.known_visible(file) if isinstance(file, str) else None)
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
