@@ -381,14 +381,16 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
     return out
 
 
-def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None) -> Geometry:
+def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None, known: Any = None) -> Geometry:
     """Boxes of a search hit (a ``Hit.to_dict()``-like mapping with ``file``, ``page_start``,
     ``page_end``, ``char_start``, ``char_end`` and ``text``) on each of its pages.
 
     Offsets are checked against the source as it is now: when the indexed text no longer
     matches the slice they name (the file changed since the index was built), the hit's text is
     looked up on its pages instead, and when it is not there the note says to run
-    ``pagerecall update``. Text layers: no boxes, ``note`` says so.
+    ``pagerecall update``. Text layers: no boxes, ``note`` says so. ``known``: the index's record of
+    the file's pages with hidden text (:class:`pagerecall.verify.source.KnownVisible`); a page known to
+    hold none is laid out without the rendering check.
 
     Raises:
         PathOutsideCorpusError, SourceNotFoundError: see :func:`pagerecall.paths.resolve_in_corpus`.
@@ -403,7 +405,8 @@ def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None)
     password = password_for(passwords_file, rel)
     first, last = int(hit["page_start"]), int(hit["page_end"])
     cs, ce = int(hit.get("char_start") or 0), int(hit.get("char_end") or 0)
-    datas = {p: _page_data(path, rel, p, password) for p in range(first, last + 1)}
+    datas = {p: _page_data(path, rel, p, password, visible=known is not None and known.covers(path, p))
+             for p in range(first, last + 1)}
     spans = []
     for p, d in datas.items():
         s = cs if p == first else 0
@@ -470,15 +473,16 @@ def page_boxes_text(path: Path, page: int, boxes: Sequence[Box], password: str |
         return "\n".join(out)
 
 
-def add_rects(root: Path | str, hits: list[dict], *, passwords_file: Any = None) -> None:
+def add_rects(root: Path | str, hits: list[dict], *, passwords_file: Any = None, known: Any = None) -> None:
     """Set ``hit["rects"]`` (a :class:`~pagerecall.geometry.Geometry` as a dict) on every search
     hit dict in ``hits`` (``SearchResult.to_dict()["hits"]``). A hit whose boxes cannot be computed
-    (file unreadable, moved, changed) gets no boxes and a note saying why; it never fails the search."""
+    (file unreadable, moved, changed) gets no boxes and a note saying why; it never fails the search.
+    ``known``: ``file -> KnownVisible | None`` (the index's page flags, :func:`passage_geometry`)."""
     from pagerecall.errors import PagerecallError
 
     for h in hits:
         try:
-            g = passage_geometry(root, h, passwords_file=passwords_file)
+            g = passage_geometry(root, h, passwords_file=passwords_file, known=known(h["file"]) if known else None)
         except PagerecallError as exc:
             g = Geometry(note=f"no boxes: {exc}")
         h["rects"] = g.to_dict()

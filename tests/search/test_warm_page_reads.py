@@ -114,3 +114,10 @@ def test_warm_check_reads_the_cited_page_and_its_neighbours_without_rendering(bu
     got = run_read(_warm(built[1]), "check", {"claim": "A storm in March on page 2.", "file": "log.pdf", "pages": "2"})
     assert len(got["numbers"]) == 1  # each page is one line: a running head to the check, found or not
     assert renders == [3]  # pages 1 and 2 are known visible; page 3 (a neighbour) held hidden text
+
+
+def test_search_rects_lay_out_known_visible_pages_without_rendering(built, renders) -> None:
+    got = run_read(_warm(built[1]), "search", {"query": "harbour log storm in March", "k": 3, "rects": True})
+    on_pages = {p for h in got["hits"] for p in range(h["page_start"], h["page_end"] + 1)}
+    assert {1, 2} <= on_pages and all(h["rects"]["pages"][0]["boxes"] for h in got["hits"])
+    assert set(renders) <= {3}  # only the page that held hidden text is checked again
