@@ -201,8 +201,15 @@ def read_pdf_page(
     *,
     ocr_language: str | None = None,
     rel: str | None = None,
+    known_visible: bool = False,
 ) -> Page:
     """One physical page (1-based) of a PDF, extracted exactly as :func:`read_pdf` does.
+
+    ``known_visible``: the caller knows that this page, in these very bytes, held no hidden text
+    when it was extracted by this extraction revision (the index's ``page_flags``, see
+    :class:`pagerecall.verify.source.KnownVisible`): the rendering check
+    (:func:`pagerecall.extract.hidden.split_pdf_hidden`, ~15-30 ms a page) is skipped and the
+    text is the one it would have given. Tag characters and zero-width runs are still split off.
 
     A page that needs OCR is OCR'd in a child interpreter (:func:`pagerecall.extract.ocr.ocr_page_cancellable`:
     the same text as in process, without holding the GIL, so a server answers its other clients meanwhile).
@@ -224,7 +231,7 @@ def read_pdf_page(
                 )
             ocr_later: list[int] = []
             try:
-                result, _note = _extract_page(doc, page - 1, ocr_cfg, None, ocr_later)
+                result, _note = _extract_page(doc, page - 1, ocr_cfg, None, ocr_later, known_visible)
             except Exception as exc:
                 raise ExtractionError(rel, "page_tree_error", f"page {page}: {type(exc).__name__}: {exc}") from exc
             if ocr_later and ocr_cfg is not None:  # OCR in a child: this thread leaves the GIL to others
@@ -244,16 +251,20 @@ def read_pdf_page(
 # ------------------------------------------------------------------------------ extraction
 
 
-def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None,
-                  fonts: dict | None = None, ocr_later: list[int] | None = None) -> tuple[Page, str | None]:
+def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None, fonts: dict | None = None,
+                  ocr_later: list[int] | None = None, known_visible: bool = False) -> tuple[Page, str | None]:
     """Page ``index`` (0-based) -> (Page with 1-based number, optional warning). ``fonts``
     is :func:`pagerecall.extract.fonts.cmapless_share`'s cache for the pages of one document.
     With ``ocr_later`` (a list), a page that needs OCR is not OCR'd here: its index is appended
-    and its ``garbled``/``image_only`` page returned, for :func:`pagerecall.extract.ocr.ocr_in_child`."""
+    and its ``garbled``/``image_only`` page returned, for :func:`pagerecall.extract.ocr.ocr_in_child`.
+    ``known_visible``: skip the rendering check (:func:`read_pdf_page`)."""
     page = doc.load_page(index)
     label = _label(page)
     textpage = page.get_textpage(flags=text_flags())
-    data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
+    if known_visible:
+        data, hidden = textpage.extractDICT(), ()
+    else:
+        data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
     from pagerecall.extract.linenumbers import without_line_numbers
 
     data = without_line_numbers(upright(data, page))  # margin line numbers are not the page's text

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "box_ink", "ink", "integral", "render_pair"]
+__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "box_ink", "ink", "integral", "render_pair",
+           "render_without_text"]
 
 RENDER_ZOOM = 1.0
 """Pixels per PDF point of the renders (72 dpi). Why: a glyph a reader can read (5 pt and up) is
@@ -143,28 +144,48 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM) -> tuple[np.ndarray, np.nd
 
     if not _DEVICE:
         _DEVICE.append(_no_text_device(mupdf))
-    fzpage = page.this
     ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
-    bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(fzpage), ctm))
-    out = []
-    for text in (True, False):
-        pix = mupdf.fz_new_pixmap_with_bbox(mupdf.fz_device_gray(), bbox, mupdf.FzSeparations(), 0)
-        mupdf.fz_clear_pixmap_with_value(pix, 255)
-        draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
-        try:
-            if text:
-                mupdf.fz_run_page(fzpage, draw, ctm, mupdf.FzCookie())
-            else:
-                dev = _DEVICE[0](draw.m_internal)
-                mupdf.fz_run_page(fzpage, dev, ctm, mupdf.FzCookie())
-            mupdf.fz_close_device(draw)
-        finally:
-            draw = None
-        w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
-        view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
-        out.append(view.reshape(h, w, n)[..., 0].copy())  # gray, no alpha: n == 1; the copy outlives pix
+    bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
+    out = [_render(page, ctm, bbox, text) for text in (True, False)]
     # boxes are unrotated already, as the render: only the zoom and the render's origin remain
     return out[0], out[1], pymupdf.Matrix(zoom, 0, 0, zoom, -bbox.x0, -bbox.y0)
+
+
+def render_without_text(page: Any, clip: tuple[float, float, float, float], zoom: float) -> np.ndarray:
+    """The part ``clip`` (unrotated page coordinates, points) of the page rendered without its
+    text at ``zoom`` pixels per point: uint8 gray ``(height, width)``, white paper 255 -- what the
+    images and drawings show there (:func:`pagerecall.extract.scanlayer` reads it by OCR)."""
+    import pymupdf
+    from pymupdf import mupdf
+
+    ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
+    area = mupdf.fz_transform_rect(mupdf.FzRect(*clip), mupdf.FzMatrix(*tuple(pymupdf.Matrix(zoom, zoom))))
+    return _render(page, ctm, mupdf.fz_round_rect(area), False)
+
+
+def _render(page: Any, ctm: Any, bbox: Any, text: bool) -> np.ndarray:
+    """One gray render of ``page`` through ``ctm`` into the pixel box ``bbox`` (an ``FzIrect``),
+    with or without its text (:class:`_NoTextDevice`)."""
+    from pymupdf import mupdf
+
+    if not _DEVICE:
+        _DEVICE.append(_no_text_device(mupdf))
+    fzpage = page.this
+    pix = mupdf.fz_new_pixmap_with_bbox(mupdf.fz_device_gray(), bbox, mupdf.FzSeparations(), 0)
+    mupdf.fz_clear_pixmap_with_value(pix, 255)
+    draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
+    try:
+        if text:
+            mupdf.fz_run_page(fzpage, draw, ctm, mupdf.FzCookie())
+        else:
+            dev = _DEVICE[0](draw.m_internal)
+            mupdf.fz_run_page(fzpage, dev, ctm, mupdf.FzCookie())
+        mupdf.fz_close_device(draw)
+    finally:
+        draw = None
+    w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
+    view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
+    return view.reshape(h, w, n)[..., 0].copy()  # gray, no alpha: n == 1; the copy outlives pix
 
 
 def ink(with_text: np.ndarray, without_text: np.ndarray) -> np.ndarray:

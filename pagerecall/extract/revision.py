@@ -34,6 +34,8 @@ REVISIONS: dict[int, str] = {
        "MuPDF drops itself listed as hidden",
     4: "pages with sentences addressed to an AI agent judged by what they say (a classifier on the text as a "
        "reader sees it: look-alike letters, zero-width and bidi tricks undone, lines joined), not only by patterns",
+    5: "an invisible text layer over an image stays page text only where OCR of the image reads its words (a "
+       "scan's OCR layer); over a logo, a photo or a scan of other words it is hidden",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -86,13 +86,13 @@ def draft_document(path: Path, rel: str, ocr: str = "auto", password: str | None
 
 
 def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None,
-                     password: str | None = None) -> Page:
+                     password: str | None = None, known_visible: bool = False) -> Page:
     """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
 
     A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); any other format is
     read whole and the page picked. Raises :class:`~pagerecall.errors.SourceArgumentError` when
     ``page`` is out of range and :class:`~pagerecall.errors.ExtractionError` when the file
-    cannot be read.
+    cannot be read. ``known_visible``: as :func:`pagerecall.extract.pdf.read_pdf_page` (PDF only).
     """
     from pagerecall.errors import SourceArgumentError
 
@@ -101,7 +101,7 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
     if suffix == ".pdf":
         from pagerecall.extract.pdf import read_pdf_page
 
-        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password)
+        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password, known_visible=known_visible)
     doc = read_document(Path(path), rel, ocr=ocr)
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(doc.pages):
         n = len(doc.pages)

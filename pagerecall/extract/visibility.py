@@ -18,8 +18,9 @@ Where the rendering cannot decide, the rules of the first round remain:
 * ``outside_page``: a glyph wholly outside the page's visible box is not rendered;
   :func:`pagerecall.extract.offpage.overflow` keeps printed text cut by the paper's edge;
 * an invisible text layer (render mode 3) over an image stays the page's text where the image
-  shows ink like print beneath it (a scan's OCR layer: :data:`SCAN_MIN_CONTRAST`); over a plain
-  banner it is hidden.
+  shows ink like print beneath it (a scan's OCR layer: :data:`SCAN_MIN_CONTRAST`) and OCR of a
+  sample of the image reads its words there (:mod:`pagerecall.extract.scanlayer`); over a plain
+  banner, a logo or a photo it is hidden.
 
 Text MuPDF leaves out of the extraction itself is listed too: off the crop or media box
 (``outside_page``), clipped away (``unpainted``), in an optional content layer that is off
@@ -279,6 +280,7 @@ class _Namer:
     def __init__(self, page: Any, raw: dict, log: list, without_text: np.ndarray, m: Any) -> None:
         self.page, self.raw, self.log, self.bg, self.m = page, raw, log, without_text, m
         self._scan: dict[tuple[int, int], bool] = {}
+        self._ocr: dict | bool | None = None  # the OCR verdicts per line (False: OCR cannot run)
         self._cmapless: set[str] | None = None
 
     def cmapless(self, font: str) -> bool:
@@ -319,20 +321,48 @@ class _Namer:
         return "unpainted"
 
     def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
-        """True when an image lies beneath the glyph and the page beneath its line (render without
-        text) holds dark ink on light ground (:data:`SCAN_MIN_CONTRAST`)."""
+        """True when an image lies beneath the glyph, the page beneath its line (render without
+        text) holds dark ink on light ground (:data:`SCAN_MIN_CONTRAST`), and OCR of a sample of
+        the image confirms the layer's words there (:func:`pagerecall.extract.scanlayer.confirmed_lines`;
+        without Tesseract, the contrast alone decides)."""
         if not any(k in ("fill-image", "fill-imgmask") and meets(box, r) for k, r in self.log):
             return False
         if (b, l) not in self._scan:
-            line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
-            x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
-            region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-            ok = False
-            if region.size >= 4:
-                lo, hi = np.percentile(region, (5, 95))
-                ok = _contrast(_lin(lo), _lin(hi)) >= SCAN_MIN_CONTRAST
-            self._scan[(b, l)] = ok
-        return self._scan[(b, l)]
+            self._scan[(b, l)] = self._inked(b, l)
+        if not self._scan[(b, l)]:
+            return False
+        if self._ocr is None:
+            self._ocr = self._read_layer()
+        return self._ocr.get((b, l), True) if self._ocr is not False else True
+
+    def _inked(self, b: int, l: int) -> bool:
+        line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
+        x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
+        region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+        if region.size < 4:
+            return False
+        lo, hi = np.percentile(region, (5, 95))
+        return _contrast(_lin(lo), _lin(hi)) >= SCAN_MIN_CONTRAST
+
+    def _read_layer(self) -> dict | bool:
+        """OCR verdicts for every invisible line over an image whose ground shows print (once a
+        page), or False when OCR cannot run."""
+        from pagerecall.extract.scanlayer import confirmed_lines
+
+        images = [r for k, r in self.log if k in ("fill-image", "fill-imgmask")]
+        lines = []
+        for b, blk in enumerate(self.raw.get("blocks", ())):
+            for l, line in enumerate(blk.get("lines", ())):
+                spans = [s for s in line.get("spans", ()) if not s.get("char_flags", 16) & 48]
+                text = "".join(c["c"] for s in spans for c in s.get("chars", ()))
+                if not any(ch.isalnum() for ch in text) or not any(meets(line["bbox"], r) for r in images):
+                    continue
+                if (b, l) not in self._scan:
+                    self._scan[(b, l)] = self._inked(b, l)
+                if self._scan[(b, l)]:
+                    lines.append(((b, l), tuple(line["bbox"]), text))
+        got = confirmed_lines(self.page, lines, images)
+        return False if got is None else got
 
 
 def _lin(v: float) -> float:

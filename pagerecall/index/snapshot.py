@@ -368,6 +368,17 @@ class LiveIndex:
             self._snap, self._stamp = new, stamp
             return new
 
+    def opened(self) -> Snapshot | None:
+        """The live snapshot when one is open already (a warm server), else None: opens no
+        table (a one-shot ``pagerecall page`` never imports Lance for it). Follows ``CURRENT``
+        like :meth:`snapshot` once a snapshot is open."""
+        if self._snap is None:
+            return None
+        try:
+            return self.snapshot()
+        except PagerecallError:
+            return None
+
     def _try_read_current(self) -> tuple[str, tuple]:
         try:
             return read_current(self.root)

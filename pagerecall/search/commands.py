@@ -48,7 +48,7 @@ def _search(searcher: Searcher, args: dict) -> dict:
         from pagerecall.verify import add_rects
 
         add_rects(searcher.corpus_root(searcher.snapshot()), res["hits"],
-                  passwords_file=searcher.settings.passwords_path())
+                  passwords_file=searcher.settings.passwords_path(), known=searcher.known_visible)
     return res
 
 

@@ -104,8 +104,9 @@ class SourceReads:
         from pagerecall.verify import read_page
 
         root = self.source_root()
-        return read_page(root, self.source_file(file, root), page, ocr=self.settings.ocr,
-                         passwords_file=self.settings.passwords_path())
+        rel = self.source_file(file, root)
+        return read_page(root, rel, page, ocr=self.settings.ocr, passwords_file=self.settings.passwords_path(),
+                         known=self.known_visible(rel))
 
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
@@ -120,7 +121,8 @@ class SourceReads:
             pass  # check_numbers refuses it as bad input (exit 2), saying what to pass; an indexed
             # file gone from disk is raised as it is (exit 1: the index is stale)
         return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
-                             passwords_file=self.settings.passwords_path())
+                             passwords_file=self.settings.passwords_path(),
+                             known=self.known_visible(file) if isinstance(file, str) else None)
 
     def verify_quote(self, quote: str, file: str, page: int | None = None):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
@@ -128,8 +130,29 @@ class SourceReads:
         from pagerecall.verify import verify_quote
 
         root = self.source_root()
-        return verify_quote(root, quote, self.source_file(file, root), page, ocr=self.settings.ocr,
-                            passwords_file=self.settings.passwords_path())
+        rel = self.source_file(file, root)
+        return verify_quote(root, quote, rel, page, ocr=self.settings.ocr,
+                            passwords_file=self.settings.passwords_path(), known=self.known_visible(rel))
+
+    def known_visible(self, rel: str):
+        """The index's record of which pages of ``rel`` held hidden text
+        (:class:`pagerecall.verify.source.KnownVisible`), or None: no snapshot open yet (a one-shot
+        command opens no table for it), the file not indexed or failed, page flags not stored, or
+        extracted by another extraction revision (:mod:`pagerecall.extract.revision`). Never raises."""
+        from pagerecall.extract.revision import EXTRACTION_REVISION, revision_of
+        from pagerecall.verify.source import KnownVisible
+
+        try:
+            snap = self.live.opened()
+            if snap is None or not rel.lower().endswith(".pdf"):
+                return None
+            rec = next((r for r in snap.files_table() if r["path"] == rel), None)
+            flags = snap.page_flags().get(rel)
+            if rec is None or flags is None or rec.get("status") != "ok" or revision_of(rec) != EXTRACTION_REVISION:
+                return None
+            return KnownVisible(int(rec["size"]), float(rec["mtime"]), frozenset(flags["hidden_pages"]))
+        except Exception:  # noqa: BLE001 - a hint only: without it the page gets the full check
+            return None
 
 
 def _on_disk_note(root: Path, rec: dict) -> str | None:

@@ -110,15 +110,17 @@ def _transform(bbox: Sequence[float], m: Any) -> Box:
     return (min(xs), min(ys), max(xs), max(ys))
 
 
-def _read_page_data(page: Any, number: int) -> _PageData:
+def _read_page_data(page: Any, number: int, visible: bool = False) -> _PageData:
     """Glyphs and text of a loaded PyMuPDF page (``number`` 1-based), in :mod:`pagerecall.extract.pdf`'s
-    block order (see the module docstring)."""
+    block order (see the module docstring). ``visible``: the page is known to hold no hidden
+    glyph (its extraction just found none): the rendering check is not run again."""
     from pagerecall.extract import pdf
 
     from pagerecall.extract.hidden import visible_rawdict
     from pagerecall.extract.linenumbers import without_line_numbers
 
-    raw = visible_rawdict(page, page.get_textpage(flags=pdf.text_flags()).extractRAWDICT())
+    raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
+    raw = raw if visible else visible_rawdict(page, raw)
     upright = without_line_numbers(pdf_layout.upright(raw, page))  # as extract.pdf._extract_page reads it
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
@@ -191,9 +193,10 @@ def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int,
     return [b for band in pdf_layout._bands(list(blocks)) for b in sorted(band, key=lambda b: (-b.x1, b.y0))]
 
 
-def _page_data(path: Path, rel: str, number: int, password: str | None) -> _PageData:
+def _page_data(path: Path, rel: str, number: int, password: str | None, visible: bool = False) -> _PageData:
     """:class:`_PageData` of physical page ``number`` (1-based), from a 16-page LRU keyed on the
-    file's (path, mtime, size). Raises ``SourceArgumentError`` (page out of range) and
+    file's (path, mtime, size). ``visible``: as :func:`_read_page_data` (the caller's page text
+    came from the same check's verdict, so the glyphs cached are those its text is made of). Raises ``SourceArgumentError`` (page out of range) and
     ``ExtractionError`` (file unreadable)."""
     st = path.stat()
     key = (str(path), st.st_mtime_ns, st.st_size, number)
@@ -204,7 +207,7 @@ def _page_data(path: Path, rel: str, number: int, password: str | None) -> _Page
             return got
     opened = _open_page(path, rel, number, password)
     with opened as page:
-        got = _read_page_data(page, number)
+        got = _read_page_data(page, number, visible)
     got.count = opened.count
     with _cache_lock:
         _cache[key] = got
@@ -331,7 +334,8 @@ def _round(b: Sequence[float]) -> Box:
 
 
 def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], *,
-                   texts: dict[int, str] | None = None, password: str | None = None) -> Geometry:
+                   texts: dict[int, str] | None = None, password: str | None = None,
+                   visible: Sequence[int] = ()) -> Geometry:
     """Boxes of text spans on the pages of the PDF at ``path``.
 
     Args:
@@ -342,6 +346,9 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
             returns, or ``texts[page]``).
         texts: the page texts the offsets refer to (default: the page text as extracted now).
         password: of an encrypted PDF.
+        visible: pages the caller read just now (:func:`pagerecall.verify.read_page`'s extraction)
+            and found without hidden text: their glyphs are laid out without the rendering check
+            again (it would drop nothing: the page's text and its glyphs come from the same check).
 
     Returns:
         :class:`~pagerecall.geometry.Geometry` (``located``: share of the spans' non-space
@@ -355,7 +362,7 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
     total = located = 0
     notes: list[str] = []
     for number, start, end in spans:
-        data = _page_data(path, rel, number, password)
+        data = _page_data(path, rel, number, password, visible=number in visible)
         text = (texts or {}).get(number, data.text)
         pb = PageBoxes(number, round(data.width, 2), round(data.height, 2), [], data.label)
         if not data.glyphs.strip():
@@ -374,14 +381,16 @@ def spans_geometry(path: Path, rel: str, spans: Sequence[tuple[int, int, int]], 
     return out
 
 
-def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None) -> Geometry:
+def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None, known: Any = None) -> Geometry:
     """Boxes of a search hit (a ``Hit.to_dict()``-like mapping with ``file``, ``page_start``,
     ``page_end``, ``char_start``, ``char_end`` and ``text``) on each of its pages.
 
     Offsets are checked against the source as it is now: when the indexed text no longer
     matches the slice they name (the file changed since the index was built), the hit's text is
     looked up on its pages instead, and when it is not there the note says to run
-    ``pagerecall update``. Text layers: no boxes, ``note`` says so.
+    ``pagerecall update``. Text layers: no boxes, ``note`` says so. ``known``: the index's record of
+    the file's pages with hidden text (:class:`pagerecall.verify.source.KnownVisible`); a page known to
+    hold none is laid out without the rendering check.
 
     Raises:
         PathOutsideCorpusError, SourceNotFoundError: see :func:`pagerecall.paths.resolve_in_corpus`.
@@ -396,7 +405,8 @@ def passage_geometry(root: Path | str, hit: dict, *, passwords_file: Any = None)
     password = password_for(passwords_file, rel)
     first, last = int(hit["page_start"]), int(hit["page_end"])
     cs, ce = int(hit.get("char_start") or 0), int(hit.get("char_end") or 0)
-    datas = {p: _page_data(path, rel, p, password) for p in range(first, last + 1)}
+    datas = {p: _page_data(path, rel, p, password, visible=known is not None and known.covers(path, p))
+             for p in range(first, last + 1)}
     spans = []
     for p, d in datas.items():
         s = cs if p == first else 0
@@ -463,15 +473,16 @@ def page_boxes_text(path: Path, page: int, boxes: Sequence[Box], password: str |
         return "\n".join(out)
 
 
-def add_rects(root: Path | str, hits: list[dict], *, passwords_file: Any = None) -> None:
+def add_rects(root: Path | str, hits: list[dict], *, passwords_file: Any = None, known: Any = None) -> None:
     """Set ``hit["rects"]`` (a :class:`~pagerecall.geometry.Geometry` as a dict) on every search
     hit dict in ``hits`` (``SearchResult.to_dict()["hits"]``). A hit whose boxes cannot be computed
-    (file unreadable, moved, changed) gets no boxes and a note saying why; it never fails the search."""
+    (file unreadable, moved, changed) gets no boxes and a note saying why; it never fails the search.
+    ``known``: ``file -> KnownVisible | None`` (the index's page flags, :func:`passage_geometry`)."""
     from pagerecall.errors import PagerecallError
 
     for h in hits:
         try:
-            g = passage_geometry(root, h, passwords_file=passwords_file)
+            g = passage_geometry(root, h, passwords_file=passwords_file, known=known(h["file"]) if known else None)
         except PagerecallError as exc:
             g = Geometry(note=f"no boxes: {exc}")
         h["rects"] = g.to_dict()

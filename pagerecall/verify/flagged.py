@@ -16,16 +16,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from pagerecall.verify import source as _source
-from pagerecall.verify.source import PageText
+from pagerecall.verify.source import KnownVisible, PageText
 
 __all__ = ["read_page"]
 
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
-              passwords_file: tuple[Path, bool] | Path | None = None) -> PageText:
+              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> PageText:
     """:func:`pagerecall.verify.source.read_page` (same arguments, result and errors), with
     ``rects`` (a list of ``[x0, y0, x1, y1]``) on every entry of ``instruction_like``."""
-    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file)
+    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known)
     if not res.instruction_like:
         return res
     from pagerecall.paths import resolve_in_corpus
@@ -46,6 +46,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         from pagerecall.verify.boxes import spans_geometry
 
         geo = spans_geometry(path, rel, [(page, s["start"], s["end"])], texts={page: res.text},
-                             password=_source.password_for(passwords_file, rel))
+                             password=_source.password_for(passwords_file, rel),
+                             visible=() if res.hidden else (page,))
         s["rects"] = [[round(v, 2) for v in box] for pb in geo.pages for box in pb.boxes]
     return res

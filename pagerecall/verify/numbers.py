@@ -34,7 +34,7 @@ from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
 from pagerecall.verify.number_forms import Number, find_numbers, in_identifier
 from pagerecall.verify.number_words import UNITS, same_unit
-from pagerecall.verify.source import _check_page_number, _Source, password_for
+from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
            "in_identifier", "match_numbers", "parse_pages", "running_lines"]
@@ -108,7 +108,7 @@ NOTE = ("Numbers read from the source's cited pages (visible text only), not fro
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",
-                  passwords_file: tuple[Path, bool] | Path | None = None) -> NumberCheck:
+                  passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> NumberCheck:
     """Look up every number of ``claim`` on the cited ``pages`` of ``file``, read from the source.
 
     Besides the cited pages, up to :data:`RUNNING_NEIGHBOURS` pages on each side are read (their
@@ -117,7 +117,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     Args:
         root: the corpus root. claim: 1-:data:`MAX_CLAIM_CHARS` characters.
         file: relative to ``root``. pages: as :func:`parse_pages` takes them (physical, 1-based).
-        ocr, passwords_file: as :func:`pagerecall.verify.read_page`.
+        ocr, passwords_file, known: as :func:`pagerecall.verify.read_page`.
 
     Returns:
         :class:`NumberCheck`; a claim without numbers gives ``numbers == []`` (and says so).
@@ -137,7 +137,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     wanted = parse_pages(pages)
     try:  # bad input, all of it: exit 2 on the command line, nothing read past the first page count
         path, rel = resolve_in_corpus(root, file)
-        src = _Source(path, rel, ocr, password_for(passwords_file, rel))
+        src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
         count = src.page_count()
         for p in wanted:
             _check_page_number(p, count, rel)

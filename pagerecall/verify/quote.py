@@ -23,7 +23,7 @@ from pagerecall.verify.match import (
     _order,
 )
 from pagerecall.verify.normalise import _fold_case, normalise
-from pagerecall.verify.source import password_for, _Source
+from pagerecall.verify.source import KnownVisible, password_for, _Source
 
 FUZZY_THRESHOLD = 0.85
 """Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
@@ -111,6 +111,7 @@ def verify_quote(
     fuzzy_threshold: float = FUZZY_THRESHOLD,
     candidate_pages: Sequence[int] | None = None,
     passwords_file: tuple[Path, bool] | Path | None = None,
+    known: KnownVisible | None = None,
 ) -> QuoteCheck:
     """Check a quote against the source file (not the index).
 
@@ -130,6 +131,9 @@ def verify_quote(
             ~25 ms a page (a 236-page manual: ~5 s cold, see the module docstring), one page
             ~0.1 s.
         passwords_file: the passwords file for encrypted PDFs (as in :func:`read_page`).
+        known: the index's record of the pages of ``file`` that hold hidden text
+            (:class:`pagerecall.verify.source.KnownVisible`): a single page read known to hold
+            none skips the rendering check. None: full check.
 
     Returns:
         :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
@@ -145,7 +149,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = _Source(path, rel, ocr, password_for(passwords_file, rel))
+    src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused
@@ -308,7 +312,7 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
         spans = [(found.page, found.start, e1), (found.page_end, s2, found.end)]
     try:
         return spans_geometry(src.path, src.rel, spans, texts={found.page: pa.text, found.page_end: pb.text},
-                              password=src.password)
+                              password=src.password, visible=[p.number for p in (pa, pb) if not p.hidden])
     except (ExtractionError, SourceNotFoundError) as exc:
         return Geometry(note=f"no boxes: {exc}")
 

@@ -47,6 +47,33 @@ class PageText:
         return asdict(self)
 
 
+@dataclass(frozen=True, slots=True)
+class KnownVisible:
+    """What the index recorded at build for one PDF: its ``size`` (bytes) and ``mtime`` (POSIX
+    seconds) then, and ``hidden_pages``, the 1-based physical pages that held hidden text
+    (:func:`pagerecall.extract.page_flags.page_flags`), extracted by the current extraction revision.
+
+    A page of that file, unchanged on disk (same size and mtime, the rule of the read caches and
+    of ``StaleCheck``) and not in ``hidden_pages``, had nothing hidden: reading it again may skip
+    the rendering check (:func:`pagerecall.extract.pdf.read_pdf_page`'s ``known_visible``), which
+    is most of a warm ``page``/``verify``'s CPU. Pages that held hidden text, a changed file, or
+    no record are read with the full check. Why: docs/decisions/visibility-from-rendering.md."""
+
+    size: int
+    mtime: float
+    hidden_pages: frozenset[int]
+
+    def covers(self, path: Path, page: int) -> bool:
+        """True when page ``page`` (1-based) of ``path`` is known to hold no hidden text (above)."""
+        if page in self.hidden_pages:
+            return False
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        return st.st_size == self.size and abs(st.st_mtime - self.mtime) <= 1e-6
+
+
 _CACHE_SIZE = 4
 _cache: OrderedDict[tuple, tuple[Document, dict[int, Normalised]]] = OrderedDict()
 _cache_lock = threading.Lock()
@@ -99,8 +126,10 @@ def clear_cache() -> None:
 class _Source:
     """Pages of one file, read one at a time until the whole document is needed."""
 
-    def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None) -> None:
+    def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None,
+                 known: KnownVisible | None = None) -> None:
         self.path, self.rel, self.ocr = path, rel, ocr
+        self.known = known  # the index's word on which pages hold no hidden text
         self.password = password  # of an encrypted PDF (passwords file); never logged
         self._doc: Document | None = None
         self._pages: dict[int, Page] = {}
@@ -147,7 +176,8 @@ class _Source:
                 with _cache_lock:
                     got = _page_cache.get(key)
                 if got is None:
-                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password)
+                    got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password,
+                                           known_visible=self.known is not None and self.known.covers(self.path, number))
                     with _cache_lock:
                         _page_cache[key] = got
                         while len(_page_cache) > _PAGE_CACHE_SIZE:
@@ -198,7 +228,7 @@ def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> s
 
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
-              passwords_file: tuple[Path, bool] | Path | None = None) -> PageText:
+              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> PageText:
     """Read one page of a source file, verbatim as extracted (not from the index).
 
     Args:
@@ -208,6 +238,8 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         ocr: ``auto``/``on``/``off``, passed to the reader when a whole ``.txt``/PDF is read.
         passwords_file: the passwords file for encrypted PDFs (``Settings.passwords_path()``,
             see :func:`pagerecall.extract.passwords.load_passwords`); None: no passwords.
+        known: the index's record of which pages of ``file`` hold hidden text (:class:`KnownVisible`);
+            a page known to hold none is read without the rendering check. None: full check.
 
     Returns:
         :class:`PageText`.
@@ -219,7 +251,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = _Source(path, rel, ocr, password_for(passwords_file, rel))
+    src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)

@@ -1,0 +1,99 @@
+"""An invisible text layer over an image stays the page's text only where OCR of the image reads
+its words (:mod:`pagerecall.extract.scanlayer`): a scanned page with its OCR layer stays; the same
+layer over a logo, a photo or a scan of other words is hidden. Each construction is made here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+
+from pagerecall.extract.opening import ocr_available
+from pagerecall.extract.pdf import read_pdf
+from tests.extract.constructions import PLANTED, VISIBLE, new_page
+
+pytestmark = pytest.mark.skipif(not ocr_available(), reason="no Tesseract language data (apt-get install tesseract-ocr)")
+
+SCANNED = ["The harbour master logged a storm in March.", "Three boats stayed in port until the wind fell.",
+           "The lamp was lit at dusk on every day of the week."]
+
+
+def _image(page: pymupdf.Page, rect: pymupdf.Rect, draw) -> None:
+    """An image made by rendering what ``draw(page)`` draws on a page of ``rect``'s size (200 dpi)."""
+    src = pymupdf.open()
+    p = src.new_page(width=rect.width, height=rect.height)
+    draw(p)
+    page.insert_image(rect, pixmap=p.get_pixmap(dpi=200), keep_proportion=False)
+
+
+def _scan_of(lines: list[str]):
+    def draw(p: pymupdf.Page) -> None:
+        for i, line in enumerate(lines):
+            p.insert_text((12, 20 + 16 * i), line, fontsize=11)
+    return draw
+
+
+def _logo(p: pymupdf.Page) -> None:
+    """A black and red emblem: discs and bars, high contrast, no words."""
+    p.draw_circle((40, 25), 18, color=None, fill=(0, 0, 0))
+    p.draw_circle((40, 25), 8, color=None, fill=(1, 1, 1))
+    for k in range(8):
+        p.draw_rect(pymupdf.Rect(80 + 34 * k, 8, 96 + 34 * k, 42), color=None, fill=(0.8, 0, 0) if k % 2 else (0, 0, 0))
+
+
+def _photo(page: pymupdf.Page, rect: pymupdf.Rect) -> None:
+    """A photograph-like image: smooth light and dark areas with grain (seeded)."""
+    rng = np.random.default_rng(46)
+    h, w = 120, 720
+    y, x = np.mgrid[0:h, 0:w]
+    base = 128 + 90 * np.sin(x / 37.0) * np.cos(y / 23.0) + rng.normal(0, 25, (h, w))
+    gray = np.clip(base, 0, 255).astype(np.uint8)
+    rgb = np.ascontiguousarray(np.repeat(gray[:, :, None], 3, axis=2))
+    page.insert_image(rect, pixmap=pymupdf.Pixmap(pymupdf.csRGB, w, h, rgb.tobytes(), 0), keep_proportion=False)
+
+
+def _read(tmp_path: Path, doc: pymupdf.Document):
+    path = tmp_path / "p.pdf"
+    doc.save(path)
+    return read_pdf(path, path.name, ocr="off").pages[0]
+
+
+def test_a_scanned_page_with_its_ocr_layer_stays_text(tmp_path: Path) -> None:
+    doc, page = new_page()
+    rect = pymupdf.Rect(60, 100, 420, 160)
+    _image(page, rect, _scan_of(SCANNED))
+    for i, line in enumerate(SCANNED):  # the layer where the scan shows each line (rect origin + 20 + 16 i)
+        page.insert_text((72, 120 + 16 * i), line, fontsize=11, render_mode=3)
+    got = _read(tmp_path, doc)
+    assert got.hidden == ()
+    assert all(line in " ".join(got.text.split()) for line in SCANNED) and VISIBLE in got.text
+
+
+@pytest.mark.parametrize("kind", ["logo", "photo", "scan_of_other_words"])
+def test_an_invisible_sentence_over_an_image_that_does_not_show_it_is_hidden(tmp_path: Path, kind: str) -> None:
+    doc, page = new_page()
+    rect = pymupdf.Rect(60, 100, 420, 160)
+    if kind == "logo":
+        _image(page, rect, _logo)
+    elif kind == "photo":
+        _photo(page, rect)
+    else:
+        _image(page, rect, _scan_of(SCANNED))
+    page.insert_text((72, 120), PLANTED, fontsize=11, render_mode=3)
+    got = _read(tmp_path, doc)
+    assert "AI assistants" not in got.text and VISIBLE in got.text
+    assert [(h.reason, h.text) for h in got.hidden] == [("invisible_render_mode", PLANTED)]
+
+
+def test_a_page_without_images_runs_no_ocr(tmp_path: Path, monkeypatch) -> None:
+    import pagerecall.extract.scanlayer as scanlayer
+
+    calls = []
+    real = scanlayer._ocr_strips
+    monkeypatch.setattr(scanlayer, "_ocr_strips", lambda *a: calls.append(a) or real(*a))
+    doc, page = new_page()
+    page.insert_text((72, 120), PLANTED, fontsize=11, render_mode=3)
+    got = _read(tmp_path, doc)
+    assert [h.reason for h in got.hidden] == ["invisible_render_mode"] and calls == []
