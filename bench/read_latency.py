@@ -27,6 +27,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _suite as suite
+
 WORKER = r"""
 import dataclasses, json, sys, time
 from pathlib import Path
@@ -105,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-preload", action="store_true",
                     help="workers do not open the index first (as a one-shot command: no page flags to use)")
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     name = (args.index / "CURRENT").read_text().strip()
     root = Path(json.loads((args.index / name / "meta.json").read_text())["corpus_root"])
     plan = _plan(root, args.files.split(","), args.calls, args.seed)
@@ -132,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
               f"wall before {1000 * statistics.median(x['wall'] for x in b):.1f} ms, "
               f"after {1000 * statistics.median(x['wall'] for x in a):.1f} ms")
     print(f"verify answers that differ (match kind): {differ}")
+    record.end()
     return 0
 
 

@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+import _suite as suite
+
 
 def _pages(folders: list[Path]) -> list[tuple[Path, int]]:
     """(pdf, 1-based page) with an invisible span over an image block."""
@@ -50,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folders", type=Path, nargs="+")
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     import pagerecall.extract.scanlayer as scanlayer
     from pagerecall.extract.pdf import read_pdf_page
 
@@ -75,6 +78,7 @@ def main(argv: list[str] | None = None) -> int:
               f"hidden characters {hidden[False]} -> {hidden[True]}")
     if pages:
         print(f"total CPU: {tot[False]:.2f} s without, {tot[True]:.2f} s with (+{tot[True] - tot[False]:.2f} s)")
+    record.end()
     return 0
 
 
