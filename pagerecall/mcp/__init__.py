@@ -1,5 +1,6 @@
 """The MCP server: ``server`` (tools, errors, serving), ``schemas`` (output models derived
-from the core types), ``budget`` (response size), ``front`` and ``launch`` (stdio start-up)."""
+from the core types), ``budget`` (response size), ``front`` and ``launch`` (stdio start-up, with ``hello_cache``,
+``sdk_handoff`` and ``protocol_mirror``: all the front assumes about MCP and the SDK)."""
 
 __all__ = ["create_server", "serve"]
 

@@ -76,7 +76,6 @@ MAX_MODULE_LINES = 450
 """The house rule (docs/architecture.md): a module longer than this is split by what it holds."""
 
 KNOWN_LONG = {
-    "pagerecall/mcp/front.py": "issue 41, item 3 (the MCP front fenced in one module)",
     "pagerecall/extract/hidden.py": "issue 46 (hidden text and instructions)",
     "pagerecall/verify/boxes.py": "issue 41, phase 2 (boxes split from the renderer's helpers)",
 }
