@@ -2,8 +2,8 @@
 """Where a build's CPU goes, stage by stage: ``python bench/build_cpu.py CORPUS [--runtime onnxruntime]``.
 
 Runs ``pagerecall.ingest.pipeline.build`` once, in this process, into a temporary index, with the
-preparation of files done in the main thread (``prepare_ahead`` replaced by a plain loop, OCR
-off) so that the process's CPU clock (``time.process_time``: every thread, onnxruntime's
+preparation of files done in the main thread (``prepare_ahead`` replaced by a plain loop, no
+early start, OCR off) so that the process's CPU clock (``time.process_time``: every thread, onnxruntime's
 included) can be charged to one stage at a time. Each stage is a function of the product
 wrapped with a timer; a stage's *own* CPU excludes the stages called inside it (the instruction
 judge inside extraction's page flags, the model inside the embed loop, ...). The build's
@@ -108,6 +108,9 @@ def main() -> None:
             yield start(f)
 
     embed_loop.prepare_ahead = serial
+    from pagerecall.ingest import sequence
+    if hasattr(sequence, "_prepare_early"):  # no early worker either: everything in this thread
+        sequence._prepare_early = lambda *a, **k: None
     for mod, attr, name in STAGES:
         try:
             _wrap(mod, attr, name)
