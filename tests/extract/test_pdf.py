@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 import unicodedata
 
 import pytest
@@ -296,20 +295,3 @@ def test_form_feeds_inside_pages_do_not_split_pages():
     doc = read_pdf(path, "lshort-ja.pdf", ocr="off")
     assert len(doc.pages) == n
     assert not any(re.search(r"[\x00-\x08\x0b-\x1f]", p.text) for p in doc.pages)
-
-
-@pytest.mark.slow
-def test_extraction_speed():
-    """Pages per second over a few bench PDFs (the whole pipeline must reach > 10 pages/s)."""
-    files = [
-        shared_path("corpora", "demo", "maint-guide.en.pdf"),
-        shared_path("corpora", "bench", "multicolumn", "IEEEconf.pdf"),
-        shared_path("pdfs", "adversarial", "tracemonkey.pdf"),
-    ]
-    load_pymupdf()
-    pages, t0 = 0, time.perf_counter()
-    for path in files:
-        pages += len(read_pdf(path, path.name, ocr="off").pages)
-    rate = pages / (time.perf_counter() - t0)
-    print(f"extraction: {pages} pages, {rate:.0f} pages/s")
-    assert rate > 20

@@ -8,7 +8,6 @@ is sliced from its pages; they do not call the chunker's internals.
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -366,12 +365,12 @@ def test_real_pdf_invariants(name: str) -> None:
 
 
 @pytest.mark.slow
-def test_chunking_speed_on_a_big_manual() -> None:
+def test_chunking_a_big_manual_keeps_the_invariants() -> None:
+    """The invariants on a 1,000-page manual (its speed is measured by bench/bench_chunking.py, not here:
+    machines are shared, so a timed test fails on load, not on a defect)."""
     doc = _pdf_document(shared_path("corpora", "bench", "r-manuals", "refman.pdf"))
-    t0 = time.perf_counter()
     chunks = chunk_document(doc, TOK, ChunkParams())
-    rate = len(doc.pages) / (time.perf_counter() - t0)
-    assert chunks and rate > 30, f"{rate:.1f} pages/s"  # the whole pipeline's target is 10 pages/s
+    assert chunks
     check_invariants(doc, chunks, ChunkParams())
 
 

@@ -49,7 +49,9 @@ def test_every_hit_points_at_the_pages_it_names(demo):
     for q in QUERIES:
         for mode in ("hybrid", "vector", "fulltext"):
             for h in s.search(q, k=8, mode=mode).hits:
-                doc = docs.setdefault(h.file, read_document(corpus / h.file, h.file, ocr="off"))
+                if h.file not in docs:  # read each file once (setdefault would re-read it per hit)
+                    docs[h.file] = read_document(corpus / h.file, h.file, ocr="off")
+                doc = docs[h.file]
                 pages = [p for p in doc.pages if h.page_start <= p.number <= h.page_end]
                 source = _squash("".join(p.text for p in pages))
                 assert _squash(h.text) in source, (q, mode, h.file, h.page_start, h.page_end)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 
 import pytest
 from tests.conftest import shared_path
@@ -15,6 +14,7 @@ from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 
 BLANK = [8, 12, 24, 34, 42, 52, 60]
+EXCERPT = 24  # the index holds the first 24 pages (blank: 8, 12, 24): a third of the build's time
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +24,12 @@ def index(tmp_path_factory):
     base = tmp_path_factory.mktemp("blank")
     corpus = base / "corpus"
     corpus.mkdir()
-    shutil.copy(shared_path("corpora", "bench", "debian-faq", "debian-faq.en.pdf"), corpus)
+    import pymupdf
+
+    with pymupdf.open(shared_path("corpora", "bench", "debian-faq", "debian-faq.en.pdf")) as src, \
+            pymupdf.open() as out:
+        out.insert_pdf(src, from_page=0, to_page=EXCERPT - 1)
+        out.save(corpus / "debian-faq.en.pdf")
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
                                    degraded_registry=None)
     build(settings, corpus)
@@ -44,7 +49,7 @@ def test_hits_of_a_file_with_blank_pages_are_not_degraded(index, capsys):
 def test_info_says_they_are_blank_pages(index, capsys):
     assert main(["info", "--json", "--index", str(index.index_dir)]) == 0
     info = json.loads(capsys.readouterr().out)
-    assert info["degraded_detected"] == {} and info["blank_pages"] == {"debian-faq.en.pdf": BLANK}
+    assert info["degraded_detected"] == {} and info["blank_pages"] == {"debian-faq.en.pdf": [p for p in BLANK if p <= EXCERPT]}
     assert main(["info", "--index", str(index.index_dir)]) == 0
     assert "blank     debian-faq.en.pdf: page(s) 8, 12, 24" in capsys.readouterr().out
 
@@ -56,7 +61,7 @@ def test_library_files_lists_them_apart(index):
 
     got = call(create_server(index), "library_files", {"pattern": "*"})
     entry = got.structured_content["files"][0]
-    assert entry["degraded_pages"] == {} and entry["blank_pages"] == "8, 12, 24, 34, 42, 52, 60"
+    assert entry["degraded_pages"] == {} and entry["blank_pages"] == "8, 12, 24"
 
 
 def test_a_miss_names_blank_pages_as_blank():
