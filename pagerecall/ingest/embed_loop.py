@@ -38,7 +38,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -280,26 +280,8 @@ class WriteStats:
         self.embed.seconds = s
 
 
-def file_starter(root: Path, hashes: dict[str, str], embedder, settings: Settings) -> Callable[[DiskFile], Any]:
-    """``start(f)`` for :func:`pagerecall.ingest.prefetch.prepare_ahead`: the file's sha256 (``hashes``,
-    else read now), then :func:`pagerecall.ingest.preparing.start_file`; an unreadable file (gone
-    since the scan) becomes a failed file's ``Prepared``, not a failed write."""
-
-    def start(f: DiskFile) -> Prepared | PendingFile:
-        try:
-            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
-        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
-            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
-            log.warning("failed: %s", err)
-            return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
-        return start_file(root, f, sha, embedder.tokenizer, settings)
-
-    return start
-
-
 def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                settings: Settings, progress: Progress, cache=None, prepared: Iterable[Prepared] | None = None,
-                ) -> WriteStats:
+                settings: Settings, progress: Progress, cache=None) -> WriteStats:
     """Extract, chunk, embed and write ``files`` into an open generation writer.
 
     Files are prepared ahead in a worker thread (:func:`pagerecall.ingest.prefetch.prepare_ahead`:
@@ -311,9 +293,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
     does not depend on timing). File records are written after their chunks, so a record with
     ``status='ok'`` always has its rows. Rows and records are appended in the order files are
     embedded (an OCR'd file's after those embedded while its OCR ran): nothing reads them by
-    position (chunk ids, file names and the scalar indexes do). ``prepared``: the files' preparation
-    already under way (a :class:`pagerecall.ingest.prefetch.Ahead` over ``files`` with
-    :func:`file_starter`, started by the write sequence before the writer opened); None starts it here.
+    position (chunk ids, file names and the scalar indexes do).
     """
     stats = WriteStats()
     loop = EmbedLoop(embedder, cache, progress)
@@ -331,6 +311,15 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             writer.upsert_file_records(pending_records)
             pending_records.clear()
 
+    def start(f: DiskFile) -> Prepared | PendingFile:
+        try:
+            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
+        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
+            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
+            log.warning("failed: %s", err)
+            return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
+        return start_file(root, f, sha, embedder.tokenizer, settings)
+
     waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
 
     def embed(group: list[Prepared], own_group: bool = False) -> None:
@@ -341,9 +330,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
         group.clear()
 
     done = 0
-    if prepared is None:
-        prepared = prepare_ahead(files, file_starter(root, hashes, embedder, settings))
-    for p in prepared:
+    for p in prepare_ahead(files, start):
         stats.pages += p.record["pages"]
         if p.record["status"] == "ok":
             stats.files_ok += 1

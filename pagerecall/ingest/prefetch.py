@@ -106,49 +106,8 @@ def prepare_ahead(items: Sequence, start: Callable[[Any], Prepared | PendingFile
     a ``PendingFile`` whose OCR this function runs (module docstring: order and bounds). An
     exception raised by ``start`` (e.g. ``UsageError``) is raised here, in the consumer, after
     the files yielded before it. Leaving the loop early (an error, Ctrl-C) stops the worker and
-    kills its OCR children. The worker starts at the first ``next()``; :class:`Ahead` starts it at once.
+    kills its OCR children.
     """
-    ahead = Ahead(items, start)
-    try:
-        yield from ahead
-    finally:
-        ahead.close()
-
-
-class Ahead:
-    """:func:`prepare_ahead` whose worker thread starts when the object is made, before anyone iterates.
-
-    Why: the write sequence makes it before it opens the generation writer, so the first files'
-    extraction and chunking run while ``import lancedb`` (1.7 CPU-s, pure Python) and the table
-    creation hold the main thread; the model then waits less for the first file
-    (docs/decisions/build-overhead.md). Iterate it once (the :class:`Prepared` of every item, as
-    :func:`prepare_ahead` yields them); :meth:`close` stops the worker and its OCR children
-    (idempotent; iterating to the end or leaving the loop early closes it too)."""
-
-    def __init__(self, items: Sequence, start: Callable[[Any], Prepared | PendingFile]) -> None:
-        self._out, self._end, self._stop, self._thread = _start_worker(items, start)
-
-    def __iter__(self) -> Iterator[Prepared]:
-        try:
-            while True:
-                value = self._out.get()
-                if value is self._end:
-                    break
-                if isinstance(value, BaseException):
-                    raise value
-                yield value
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._out.stop()
-        if self._thread is not threading.current_thread():
-            self._thread.join()
-
-
-def _start_worker(items: Sequence, start: Callable[[Any], Prepared | PendingFile]):
-    """Start the worker of :func:`prepare_ahead`: ``(handoff, end marker, stop event, thread)``."""
     out = _Handoff(PREFETCH_PASSAGES)
     end = object()
     stop = threading.Event()
@@ -205,4 +164,15 @@ def _start_worker(items: Sequence, start: Callable[[Any], Prepared | PendingFile
 
     t = threading.Thread(target=work, name="pagerecall-prefetch", daemon=True)
     t.start()
-    return out, end, stop, t
+    try:
+        while True:
+            value = out.get()
+            if value is end:
+                break
+            if isinstance(value, BaseException):
+                raise value
+            yield value
+    finally:
+        stop.set()
+        out.stop()
+        t.join()

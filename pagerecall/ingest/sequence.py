@@ -78,15 +78,12 @@ def write_generation(settings: Settings, store: Any, root: Path,
         if callable(files):
             files = files()
         previous = store.current_name()
-        ahead = _prepare_early(settings, root, files, hashes, embedder)
-        if ahead is not None:
-            held.callback(ahead.close)  # stops the worker on any failure below, before the lock is released
         writer = store.begin_generation(base=store.current_name() if base_live else None, crash_hook=crash_hook)
         try:
             if edit is not None:
                 edit(writer, hook)
             stats, name, bibliography = _write_files(store, writer, root, files, hashes, embedder, settings,
-                                                     progress, hook, action, reuse_from, ahead)
+                                                     progress, hook, action, reuse_from)
         except BaseException:
             writer.abort()
             raise
@@ -94,19 +91,6 @@ def write_generation(settings: Settings, store: Any, root: Path,
         records = _live_files(store)
     return Written(name=name, previous=previous, stats=stats, records=records, bibliography=bibliography,
                    fulltext_rebuilt=writer.fulltext_rebuilt)
-
-
-def _prepare_early(settings: Settings, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder):
-    """The files' preparation (extraction, chunking) started now, in its worker thread, before the
-    generation writer opens (``import lancedb`` and the tables: pure Python on the main thread), so
-    that the model waits less for the first file: a :class:`pagerecall.ingest.prefetch.Ahead`, or
-    None for the Ray engine or no files. Why: docs/decisions/build-overhead.md."""
-    if not files or _indexer(settings) is not index_files:
-        return None
-    from pagerecall.ingest.embed_loop import file_starter
-    from pagerecall.ingest.prefetch import Ahead
-
-    return Ahead(files, file_starter(root, hashes, embedder, settings))
 
 
 def open_store(settings: Settings):
@@ -173,14 +157,13 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
                  settings: Settings, progress: Progress, hook, action: str = "update",
-                 reuse_from: list[str] | None = None, ahead=None) -> tuple[WriteStats, str, dict | None]:
+                 reuse_from: list[str] | None = None) -> tuple[WriteStats, str, dict | None]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
     now) and kept when anything fails before it (the next write resumes from it); it records
     ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
     what died. What was reused from it is logged after the embed loop, not what it holds.
-    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`).
-    ``ahead``: the files' preparation already started (:func:`_prepare_early`)."""
+    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`)."""
     import os
     import socket
 
@@ -204,8 +187,7 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
             cache = with_live_vectors(cache, store.path, reuse_from, embedder, EMBED_BATCH)
     try:
         if indexer is index_files:
-            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache,
-                                prepared=ahead)
+            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
             if held:  # say what was taken, not what the cache held ("resuming: 39" and 0 reused)
                 if stats.embed.from_cache:
                     log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "
