@@ -8,7 +8,7 @@
     but ``data/*.lance`` and ``_indices/*``: Lance never rewrites those), never on an index others
     read. Prints the build seconds and the new index's size on disk (MB).
 ``compare BEFORE AFTER [--queries 200] [--after-refine 20,40] [--depth 50]``
-    one process, the same query vectors (``bench/perf.py``'s 200 mixed demo/SciFact queries, embedded
+    one process, the same query vectors (``bench/_suite.py``'s 200 mixed demo/SciFact queries, embedded
     once), interleaved query by query: ``Snapshot.vector_search`` at k=10 on each index (recall@10
     against an exact scan of BEFORE's table, index bypassed), and at ``--depth`` (the hybrid lane's
     depth) for p50/p95 latency. ``--after-refine 20,20:40,20:40:accurate`` tries other refine factors (and
@@ -36,12 +36,8 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from eval import git_commit, machine_info  # noqa: E402
-from perf import _load_queries, _pct, _settings  # noqa: E402
+import _suite as suite
+from _suite import git_commit, machine_info, mixed_queries, percentile
 
 
 def _dir_mb(path: Path) -> float:
@@ -98,7 +94,7 @@ def compare(args) -> dict:
         parts = sp.split(":")
         refines.append((int(parts[0]), int(parts[1]) if len(parts) > 1 else int(after.ann["nprobes"]),
                         parts[2] if len(parts) > 2 else after.ann.get("approx_mode")))
-    qv = load_embedder(_settings(Path(args.before))).embed_queries(_load_queries(args.queries))
+    qv = load_embedder(suite.bench_settings(Path(args.before))).embed_queries(mixed_queries(args.queries))
     sides = {"before": (before, None)} | {f"after_rf{r}_np{n}" + (f"_{m}" if m else ""): (after, (r, n, m))
                                           for r, n, m in refines}
     for snap, rf in sides.values():  # warm: the index partitions get loaded once
@@ -130,9 +126,9 @@ def compare(args) -> dict:
            "queries": len(qv), "depth": args.depth, "sides": {}}
     for s in sides:
         out["sides"][s] = {"recall@10": round(statistics.fmean(recall[s]), 4),
-                           "p50_ms_k10": _pct(t10[s], 50), "p50_ms_depth": _pct(tdepth[s], 50),
-                           "p95_ms_depth": _pct(tdepth[s], 95),
-                           "p50_ratio_depth": round(_pct(tdepth[s], 50) / _pct(tdepth["before"], 50), 3)}
+                           "p50_ms_k10": percentile(t10[s], 50), "p50_ms_depth": percentile(tdepth[s], 50),
+                           "p95_ms_depth": percentile(tdepth[s], 95),
+                           "p50_ratio_depth": round(percentile(tdepth[s], 50) / percentile(tdepth["before"], 50), 3)}
     return out
 
 
@@ -153,12 +149,12 @@ def rss(args) -> dict:
     mark("import lance, pyarrow")
     from pagerecall.search import Searcher
     mark("import pagerecall.search")
-    searcher = Searcher(_settings(Path(args.index)))
+    searcher = Searcher(suite.bench_settings(Path(args.index)))
     snap = searcher.snapshot()
     mark("open snapshot")
     searcher.embedder(snap)
     mark("load query embedder (onnxruntime)")
-    queries = _load_queries(args.queries)
+    queries = mixed_queries(args.queries)
     for q in queries:
         searcher.search(q, k=10, mode="fulltext")
     mark(f"{len(queries)} full-text queries (Tantivy)")
@@ -200,7 +196,7 @@ def _query_vectors(index: str, n: int):
 
     from pagerecall.model.embedding import load_embedder
 
-    return np.asarray(load_embedder(_settings(Path(index))).embed_queries(_load_queries(n)), dtype=np.float32)
+    return np.asarray(load_embedder(suite.bench_settings(Path(index))).embed_queries(mixed_queries(n)), dtype=np.float32)
 
 
 def cachecap(args) -> dict:
@@ -248,8 +244,8 @@ def cachecap(args) -> dict:
             child = subprocess.run([sys.executable, __file__, "cachecap", args.index, "--caps", c, "--depth",
                                     str(args.depth), "--child", str(Path(tmp) / "qv.npy")],
                                    check=True, capture_output=True, text=True)
-            out["caps"][c] = {"recall@10": round(statistics.fmean(recall[c]), 4), "p50_ms_depth": _pct(tdepth[c], 50),
-                              "p50_ratio_depth": round(_pct(tdepth[c], 50) / _pct(tdepth[caps[0]], 50), 3),
+            out["caps"][c] = {"recall@10": round(statistics.fmean(recall[c]), 4), "p50_ms_depth": percentile(tdepth[c], 50),
+                              "p50_ratio_depth": round(percentile(tdepth[c], 50) / percentile(tdepth[caps[0]], 50), 3),
                               **json.loads(child.stdout.strip().splitlines()[-1])}
     return out
 
@@ -280,7 +276,12 @@ def main(argv: list[str] | None = None) -> int:
     cc.add_argument("--depth", type=int, default=50)
     cc.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if getattr(args, "child", None):  # one cap in a fresh process: its JSON line is read by the parent
+        print(json.dumps(cachecap(args)))
+        return 0
+    record = suite.start(__file__, args)
     print(json.dumps({"retrain": retrain, "compare": compare, "rss": rss, "cachecap": cachecap}[args.cmd](args)))
+    record.end()
     return 0
 
 

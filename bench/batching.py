@@ -14,21 +14,20 @@ Two questions decide how ``pagerecall.ingest.embed_loop`` forms batches (issue 2
    including padding (what the model computes), CPU-ms per real token.
 
 Passages: the chunks of ``--pdf`` (default ../shared/corpora/demo/maint-guide.en.pdf), chunked by
-pagerecall's own chunker with the default settings. Prints JSON; state the CPU (``lscpu``) and the
-load (``uptime``) with any figure taken from it.
+pagerecall's own chunker with the default settings. Prints the suite's header (CPU, ISA, load, commit,
+settings: ``bench/_suite.py``), then JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+
+ROOT = suite.ROOT
 
 
 def passages(pdf: Path, n: int | None) -> list[str]:
@@ -86,16 +85,17 @@ def cost(emb, texts: list[str], sizes: list[int], rounds: int) -> dict:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--pdf", type=Path, default=ROOT.parent / "shared" / "corpora" / "demo" / "maint-guide.en.pdf")
     p.add_argument("--runtimes", default="onnxruntime,openvino")
     p.add_argument("--batches", default="1,4,8,16,32")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--cost-passages", type=int, default=256)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    record = suite.start(__file__, args)
     texts = passages(args.pdf, None)
-    report: dict = {"pdf": str(args.pdf), "passages_in_file": len(texts), "load_before": os.getloadavg()}
+    report: dict = {"pdf": str(args.pdf), "passages_in_file": len(texts), "load_before": suite.load()}
     step = max(1, len(texts) // 16)
     sample16 = texts[::step][:16]
     for rt in args.runtimes.split(","):
@@ -108,8 +108,9 @@ def main() -> int:
         if rt == "onnxruntime" and args.rounds > 0:
             sizes = [int(x) for x in args.batches.split(",")]
             report[rt]["cost"] = cost(emb, texts[: args.cost_passages], sizes, args.rounds)
-    report["load_after"] = os.getloadavg()
+    report["load_after"] = suite.load()
     print(json.dumps(report, indent=1))
+    record.end()
     return 0
 
 

@@ -9,25 +9,25 @@ parameter set: the cost that the chunk size decides.
 
 Text is extracted with plain PyMuPDF ``page.get_text()`` *before* timing (pdf.py's extraction is
 separate); the timed part is ``chunk_document`` only, with the bundled multilingual-e5 tokenizer.
-Figures are printed to stdout for the decision record in ``pagerecall/chunking.py``.
+Figures are printed to stdout for the decision record docs/decisions/chunk-size.md (the chunker:
+``pagerecall.ingest.chunking``).
 """
 
 from __future__ import annotations
 
+import argparse
 import resource
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+from pagerecall.config import ChunkParams
+from pagerecall.ingest.chunking import chunk_document
+from pagerecall.model.tokenization import load_default_tokenizer
+from pagerecall.types import Document, Page
 
-from pagerecall.ingest.chunking import chunk_document  # noqa: E402
-from pagerecall.config import ChunkParams  # noqa: E402
-from pagerecall.model.tokenization import load_default_tokenizer  # noqa: E402
-from pagerecall.types import Document, Page  # noqa: E402
-
-BENCH = ROOT.parent / "shared" / "corpora" / "bench"
+BENCH = suite.SHARED / "corpora" / "bench"
 DEFAULT = [
     BENCH / "r-manuals" / "refman.pdf",
     BENCH / "lshort" / "lshort-en.pdf",
@@ -65,11 +65,15 @@ def embed_rate(docs: list[Document], params: ChunkParams, pages: int) -> None:
         )
 
 
-def main(argv: list[str]) -> None:
-    embed_pages = 0
-    if argv[:1] == ["--embed"]:
-        embed_pages, argv = int(argv[1]), argv[2:]
-    paths = [Path(a) for a in argv] or DEFAULT
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pdfs", nargs="*", type=Path, metavar="PDF", help="default: refman and lshort en/ja/zh-cn")
+    ap.add_argument("--embed", type=int, default=0, metavar="PAGES",
+                    help="also embed the chunks of the first PAGES pages of each PDF")
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
+    embed_pages = args.embed
+    paths = args.pdfs or DEFAULT
     tok = load_default_tokenizer()
     docs = [load(p) for p in paths]
     if embed_pages:
@@ -77,7 +81,8 @@ def main(argv: list[str]) -> None:
         for params in PARAMS:
             print(f"== max {params.max_tokens} / overlap {params.overlap_tokens} / min {params.min_tokens}")
             embed_rate(docs, params, embed_pages)
-        return
+        record.end()
+        return 0
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS after extraction: {rss0:.0f} MB")
     for params in PARAMS:
@@ -94,7 +99,9 @@ def main(argv: list[str]) -> None:
             )
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\npeak RSS at the end: {rss1:.0f} MB")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

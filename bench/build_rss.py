@@ -13,7 +13,8 @@ being prepared then (files are prepared one or two ahead of the ones being embed
 seeded by each text's SHA-256, so that extraction, chunking, Lance, Tantivy and finalize of a
 big corpus run in minutes (the diagnostic that found the tokenizer step of issue 13.4; the index
 it writes is not searchable by meaning). Settings come from the environment (``PAGERECALL_OCR``,
-``PAGERECALL_RUNTIME``, ...). Linux with glibc only. State the CPU (``lscpu``) and the load.
+``PAGERECALL_RUNTIME``, ...). Linux with glibc only. Prints the suite's header (CPU, ISA, load, commit,
+settings: ``bench/_suite.py``) before the summary.
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import os
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+
+ROOT = suite.ROOT
 
 
 class _MallInfo2(ctypes.Structure):
@@ -67,7 +67,7 @@ def _hashed(embedder):
     return embedder
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("corpus", type=Path)
     p.add_argument("--index", type=Path, required=True, help="index folder (emptied first)")
@@ -75,7 +75,8 @@ def main() -> int:
     p.add_argument("--every", type=float, default=1.0)
     p.add_argument("--step", type=int, default=50)
     p.add_argument("--out", type=Path, default=ROOT / "bench" / ".cache" / "build-rss.jsonl")
-    a = p.parse_args()
+    a = p.parse_args(argv)
+    record = suite.start(__file__, a)
 
     import pyarrow as pa
 
@@ -139,8 +140,9 @@ def main() -> int:
         "corpus": str(a.corpus), "hashed_vectors": a.hashed_vectors, "files": report.files_ok + report.files_failed,
         "passages": report.chunks_total, "seconds": report.seconds, "peak_rss_mib": max(s["VmHWM"] for s in samples),
         "rss_at_loop_end_mib": loop_end[0]["VmRSS"] if loop_end else None, "steps": steps,
-        "timeline": str(a.out), "load": os.getloadavg(),
+        "timeline": str(a.out), "load": suite.load(),
     }, indent=1))
+    record.end()
     return 0
 
 

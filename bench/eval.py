@@ -70,23 +70,20 @@ import datetime as dt
 import hashlib
 import json
 import logging
-import os
-import platform
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+from _suite import git_commit, machine_info
+from pagerecall.config import Settings
+from pagerecall.search.metrics import dedupe, mean_metrics
 
-from pagerecall.config import Settings  # noqa: E402
-from pagerecall.search.metrics import dedupe, mean_metrics  # noqa: E402
-
-SHARED = (ROOT / ".." / "shared").resolve()
-CACHE = ROOT / "bench" / ".cache"
+ROOT = suite.ROOT
+SHARED = suite.SHARED
+CACHE = suite.CACHE
 MODES = ("vector", "fulltext", "hybrid", "deep")
 SETS = ("scifact", "xquad-mono", "xquad-cross", "demo-section", "demo-cross", "demo-section-body", "demo-cross-body")
 METRICS = ("recall@10", "recall@50", "ndcg@10", "mrr@10")
@@ -101,54 +98,6 @@ XQUAD_DEFAULT_PER_LANG = 200
 4 x 1,190 questions x 2 tasks x 4 modes is about an hour here; ``--xquad-all`` runs them all."""
 
 log = logging.getLogger("bench.eval")
-
-
-# --------------------------------------------------------------------------- machine
-
-
-def machine_info() -> dict:
-    """Cores, RAM, CPU model, load average, Python, platform (for the JSON report)."""
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    ram = None
-    try:
-        import psutil
-
-        ram = psutil.virtual_memory().total
-    except ImportError:
-        try:
-            ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-        except (ValueError, OSError):
-            pass
-    try:
-        load = [round(x, 2) for x in os.getloadavg()]
-    except OSError:
-        load = None
-    return {
-        "load_avg_1_5_15": load,  # other work on the machine distorts timings: read them with this
-        "cores": os.cpu_count(),
-        "ram_gb": round(ram / 2**30, 1) if ram else None,
-        "cpu": cpu,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-    }
-
-
-def git_commit() -> str | None:
-    try:
-        sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
-                             check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        return sha + ("-dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 # --------------------------------------------------------------------------- data
@@ -614,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         base = dataclasses.replace(base, runtime=args.runtime)
     if args.overlap is not None:
         base = dataclasses.replace(base, chunk=dataclasses.replace(base.chunk, overlap_tokens=args.overlap))
+    record = suite.start(__file__, args, base)
     report = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
@@ -663,6 +613,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nBy query language, {name}:\n")
             print(table)
     print(f"\nJSON: {args.out}")
+    record.end()
     return 0
 
 

@@ -24,16 +24,15 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+from pagerecall.config import Settings
+from pagerecall.extract.sources import read_document
+from pagerecall.ingest.chunking import chunk_document
+from pagerecall.model.tokenization import load_default_tokenizer
 
-from pagerecall.config import Settings  # noqa: E402
-from pagerecall.extract.sources import read_document  # noqa: E402
-from pagerecall.ingest.chunking import chunk_document  # noqa: E402
-from pagerecall.model.tokenization import load_default_tokenizer  # noqa: E402
-
+ROOT = suite.ROOT
 DATA = ROOT / "tests" / "data" / "epub"
-PDF = ROOT.parent / "shared" / "corpora" / "bench" / "debian-faq" / "debian-faq.en.pdf"
+PDF = suite.SHARED / "corpora" / "bench" / "debian-faq" / "debian-faq.en.pdf"
 
 
 def _inputs(tmp: Path) -> list[tuple[str, Path]]:
@@ -65,11 +64,12 @@ def _inputs(tmp: Path) -> list[tuple[str, Path]]:
     return files
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--embed", type=int, default=64, help="passages embedded to time the embedder")
     ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     tok = load_default_tokenizer()
     rows, sample = [], []
     with tempfile.TemporaryDirectory() as tmp:
@@ -103,7 +103,9 @@ def main() -> None:
         kc = chars / 1e3
         print(f"{name:<18}{pages:>6}{chars / pages:>11.0f}{ext / pages:>16.2f}{build / pages:>14.1f}"
               f"{ext / kc:>14.2f}{chk / kc:>12.2f}{n / kc:>12.3f}{build / kc:>12.1f}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

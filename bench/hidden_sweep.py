@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pymupdf
 
+import _suite as suite
 from pagerecall.extract.hidden import split_hidden_text, split_pdf_hidden
 from pagerecall.extract.opening import text_flags
 from pagerecall.extract.page_text import _normalise
@@ -49,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", default=[], help="file path substrings to keep")
     ap.add_argument("--first", nargs="*", default=[], help="file path substrings to sweep first")
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     files = sorted(p for p in args.folder.rglob("*.pdf") if not args.only or any(s in str(p) for s in args.only))
     files.sort(key=lambda p: not any(s in str(p) for s in args.first))  # stable: --first ones, then the rest
     pages = changed = flagged = 0
@@ -87,6 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                           "flagged": flagged - file_flagged, "cpu_s": round(time.process_time() - t0, 1)}), flush=True)
     print(json.dumps({"files": len(files), "pages": pages, "skipped": skipped, "flagged": flagged, "changed": changed, "by_reason": dict(reasons),
                       "cpu_s": round(time.process_time() - t0, 1)}))
+    record.end()
     return 0
 
 

@@ -11,11 +11,13 @@ and the ratio b/a: the share of a build's embedding time that judging adds.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
 import time
 
+import _suite as suite
 from pagerecall.config import Settings
 from pagerecall.ingest.chunking import chunk_document
 from pagerecall.model.instruction_judge import judge_for
@@ -23,11 +25,16 @@ from pagerecall.text.instructions import flag_texts
 from pagerecall.types import Document, Page
 
 
-def main(path: str, n: str = "300") -> None:
-    pages = [json.loads(line) for line in open(path, encoding="utf-8")]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pages", help="PAGES.jsonl made by bench/page_texts.py")
+    ap.add_argument("n", nargs="?", type=int, default=300, help="pages drawn (seed 5; default 300)")
+    args = ap.parse_args(argv)
+    pages = [json.loads(line) for line in open(args.pages, encoding="utf-8")]
     rnd = random.Random(5)
-    sample = rnd.sample(pages, min(int(n), len(pages)))
+    sample = rnd.sample(pages, min(args.n, len(pages)))
     settings = Settings.from_env()
+    record = suite.start(__file__, args, settings)
     judge = judge_for(settings)
     emb = judge.embedder
     emb.embed_passages(["warm up"])
@@ -49,7 +56,9 @@ def main(path: str, n: str = "300") -> None:
     print(f"{k} pages, {chunks} passages, {judge.sentences} candidate sentences judged: passages embedded "
           f"{1e3 * passages_s / k:.1f} ms/page, instruction judging {1e3 * judge_s / k:.1f} ms/page "
           f"(ratio {judge_s / passages_s:.3f})")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main())

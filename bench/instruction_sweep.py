@@ -12,38 +12,44 @@ and the flagged sentences themselves (--show N per corpus, to look at them).
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import sys
 import time
 from collections import defaultdict
 
+import _suite as suite
+from _suite import instruction_train_half as train_half
 from pagerecall.config import Settings
 from pagerecall.model.instruction_judge import judge_for
 from pagerecall.text.instructions import flag_texts, instruction_like_many
 
-sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parent))
-from train_instruction_judge import train_half  # noqa: E402
 
-
-def main(argv: list[str]) -> None:
-    show = int(argv[argv.index("--show") + 1]) if "--show" in argv else 10
-    args = [a for i, a in enumerate(argv) if not a.startswith("--") and (i == 0 or argv[i - 1] != "--show")]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("pages", help="PAGES.jsonl made by bench/page_texts.py")
+    ap.add_argument("old", nargs="?", help="an earlier pagerecall/text/instructions.py to count its flags too")
+    ap.add_argument("--show", type=int, default=10, help="flagged sentences printed per corpus (default 10)")
+    a = ap.parse_args(argv)
+    show = a.show
+    settings = Settings.from_env()
+    record = suite.start(__file__, a, settings)
     old = None
-    if len(args) > 1:
-        spec = importlib.util.spec_from_file_location("old_instructions", args[1])
+    if a.old:
+        spec = importlib.util.spec_from_file_location("old_instructions", a.old)
         old = importlib.util.module_from_spec(spec)
         sys.modules["old_instructions"] = old  # dataclasses look their module up
         spec.loader.exec_module(old)
     by_corpus: dict[str, list[dict]] = defaultdict(list)
-    with open(args[0], encoding="utf-8") as fh:
+    with open(a.pages, encoding="utf-8") as fh:
         for line in fh:
             d = json.loads(line)
             key = d["corpus"]
             if key == "bench":
                 key += " (training half)" if train_half(d["file"]) else " (held-out half)"
             by_corpus[key].append(d)
-    judge = judge_for(Settings.from_env())
+    judge = judge_for(settings)
     judge([])  # load the model before timing (a build has it loaded)
     judge.scores(["warm up"])
     for corpus, pages in by_corpus.items():
@@ -84,7 +90,9 @@ def main(argv: list[str]) -> None:
         for file, page, hits in shown:
             for h in hits:
                 print(f"   {file} p.{page} [{h.why}] {h.text[:160]!r}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

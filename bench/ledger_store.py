@@ -8,7 +8,9 @@ one transaction (SQLite) or one ``table.add`` (LanceDB) at a time, with a 384-fl
 prints its per-write latencies. Afterwards the rows are counted (lost writes) and the figures
 printed as JSON. The find part fills a ledger with N checks (random unit vectors stored as the
 configured model's) and times ``find_checks`` with the real bundled model (warm; the query is
-embedded each time) over 30 queries.
+embedded each time) over 30 queries. ``write_ms_p50``/``write_ms_p95`` are nearest-rank percentiles
+(``bench/_suite.py``; before the suite, items ``n // 2`` and ``int(0.95 n)`` of the sorted latencies: the
+same or one rank higher).
 
 Results on this machine (2 cores, shared; load 12-16 during the runs), 2026-12-01: the table in
 ``pagerecall/ledger/store.py``'s decision record (SQLite WAL 113-148 checks/s with 8 writers, no
@@ -21,7 +23,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -31,8 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+
+ROOT = suite.ROOT
 
 DIM = 384
 
@@ -119,12 +121,11 @@ def run_writers(kind: str, writers: int, per: int) -> dict:
         rows = lancedb.connect(path).open_table("checks").count_rows()
         size = sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
         files = sum(1 for f in Path(path).rglob("*") if f.is_file())
-    lats.sort()
+    pct = suite.percentiles(lats)  # nearest rank, ms
     return {"store": kind, "writers": writers, "per_writer": per, "acknowledged": len(lats), "rows": rows,
             "lost": len(lats) - rows, "errors": errors, "wall_s": round(wall, 2),
             "writes_per_s": round(len(lats) / wall, 1),
-            "write_ms_p50": round(1000 * lats[len(lats) // 2], 2) if lats else None,
-            "write_ms_p95": round(1000 * lats[int(len(lats) * 0.95)], 2) if lats else None,
+            "write_ms_p50": pct["p50"], "write_ms_p95": pct["p95"],
             "bytes_on_disk": size, "files_on_disk": files}
 
 
@@ -165,11 +166,12 @@ def find_latency(sizes: list[int], queries: int = 30) -> list[dict]:
     return out
 
 
-def main() -> None:
-    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        _, _, kind, path, n, w, start_at = sys.argv
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:  # one writer process started by run_writers: its JSON line is read
+        _, kind, path, n, w, start_at = argv
         worker(kind, path, int(n), int(w), float(start_at))
-        return
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--writers", type=int, default=8, help="writer processes")
     ap.add_argument("--per-writer", type=int, default=50, help="checks each writer writes")
@@ -177,15 +179,18 @@ def main() -> None:
                     help="which stores to measure (sqlite-busy: SQLite's own busy handler)")
     ap.add_argument("--repeat", type=int, default=1, help="rounds, the stores interleaved in each")
     ap.add_argument("--find-sizes", default="1000,10000", help="ledger sizes for find latency ('' to skip)")
-    args = ap.parse_args()
-    res = {"load_before": os.getloadavg()[0]}
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
+    res = {"load_before": suite.load()[0]}
     res["writes"] = [run_writers(k, args.writers, args.per_writer) for _ in range(args.repeat)
                      for k in args.stores.split(",") if k]
     sizes = [int(x) for x in args.find_sizes.split(",") if x]
     res["find"] = find_latency(sizes) if sizes else []
-    res["load_after"] = os.getloadavg()[0]
+    res["load_after"] = suite.load()[0]
     print(json.dumps(res, indent=2))
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,32 +12,23 @@
 * ``citations``: reference lists found, references, resolved to library files; every resolution is
   printed for checking by hand.
 * ``scale``: a synthetic index of ``--rows`` passages from the index's real passages
-  (``bench/perf.py``'s ``_make_synthetic``), its library build time, and warm latency of related
+  (``bench/_synthetic.py``, as ``bench/perf.py latency`` makes them), its library build time, and warm latency of related
   passages, related documents, topics and cites (p50/p95 over ``--queries`` calls).
 
-Every report prints the CPU and the load average.
+Every report prints the suite's header first (CPU, ISA, load, commit, settings: ``bench/_suite.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
-import json
-import os
 import re
-import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT)]
+import _suite as suite
 
-
-def machine() -> str:
-    cpu = next((ln.split(":", 1)[1].strip() for ln in open("/proc/cpuinfo") if ln.startswith("model name")), "?")
-    return f"CPU {cpu}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+ROOT = suite.ROOT
 
 
 def searcher_for(index: Path):
@@ -66,7 +57,7 @@ def cmd_docs(args) -> None:
     cols, vectors = read_vectors(snap, ("file", "text"))
     by_file = languages(cols["file"], cols["text"])
     langs = [by_file[f] for f in cols["file"]]
-    print(machine(), f"| {len(vectors)} passages")
+    print(f"{len(vectors)} passages")
     for method in METHODS:
         t0 = time.perf_counter()
         paths, m = doc_vectors_from(cols["file"], vectors, method, langs)
@@ -101,7 +92,7 @@ def cmd_topics(args) -> None:
     data = read_vectors(snap, T.COLUMNS)
     read_s = time.perf_counter() - t0
     first = T.build_topics(snap, None, data)
-    print(machine(), f"| {first['passages']} passages, read {read_s:.1f} s, topics built in {first['seconds']} s")
+    print(f"{first['passages']} passages, read {read_s:.1f} s, topics built in {first['seconds']} s")
     tops = first["topics"]
     multi = [t for t in tops if len(t["languages"]) >= 2]
     print(f"topics {len(tops)} (unassigned passages {first['unassigned']}); spanning 2+ languages {len(multi)}, "
@@ -135,7 +126,7 @@ def cmd_citations(args) -> None:
     root = Path(args.corpus or snap.meta["corpus_root"])
     out = build_citations(snap, root, cols["file"], cols["text"])
     refs = [(f, r) for f, d in out["files"].items() for r in d["references"]]
-    print(machine(), f"| {len(set(cols['file']))} files, built in {out['seconds']} s")
+    print(f"{len(set(cols['file']))} files, built in {out['seconds']} s")
     print(f"reference lists {len(out['files'])}, references {len(refs)}, cited in the text "
           f"{sum(1 for _, r in refs if r['cited_on'])}, resolved to a library file "
           f"{sum(1 for _, r in refs if r['resolved'])}; skipped {out['skipped']}")
@@ -147,23 +138,17 @@ def cmd_citations(args) -> None:
             print(f"  RESOLVED {f} [{r['label']}] -> {r['resolved']}: {r['text'][:160]}")
 
 
-def _perf():
-    spec = importlib.util.spec_from_file_location("bench_perf", ROOT / "bench" / "perf.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_perf"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def _timed(fn, n: int) -> str:
+    """Warm latency of ``fn`` over ``n`` calls: nearest-rank p50 and p95 in ms (``bench/_suite.py``;
+    before the suite, p50 was the interpolated median and p95 item ``int(0.95 (n - 1))``)."""
     fn()  # warm
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
         fn()
-        times.append((time.perf_counter() - t0) * 1000)
-    times.sort()
-    return f"p50 {statistics.median(times):.1f} ms, p95 {times[int(0.95 * (len(times) - 1))]:.1f} ms"
+        times.append(time.perf_counter() - t0)
+    p = suite.percentiles(times, ndigits=None)
+    return f"p50 {p['p50']:.1f} ms, p95 {p['p95']:.1f} ms"
 
 
 def cmd_scale(args) -> None:
@@ -174,11 +159,13 @@ def cmd_scale(args) -> None:
 
     out = Path(args.out)
     if not (out / "CURRENT").exists():
-        print("synthetic:", _perf()._make_synthetic(Path(args.index), out, args.rows))
+        from _synthetic import make_synthetic
+
+        print("synthetic:", make_synthetic(Path(args.index), out, args.rows))
     store = IndexStore(out)
     t0 = time.perf_counter()
     summary = refresh_generation(store, store.current_name(), Path("/nonexistent"))
-    print(machine(), f"| library build of {args.rows} passages: {time.perf_counter() - t0:.1f} s {summary}")
+    print(f"library build of {args.rows} passages: {time.perf_counter() - t0:.1f} s {summary}")
     s = searcher_for(out)
     snap = s.snapshot()
     some = snap.get_chunks([r for r in snap.chunks.to_table(columns=["chunk_id"], limit=1000)
@@ -195,7 +182,7 @@ def cmd_scale(args) -> None:
     print("cited-by:", _timed(lambda: cited_by(s, files[next(i) % len(files)]), args.queries))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=["docs", "topics", "citations", "scale"])
     p.add_argument("--index", required=True)
@@ -205,9 +192,12 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--out", default=str(ROOT / "bench" / ".cache" / "library-100k"))
     p.add_argument("--queries", type=int, default=50)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    record = suite.start(__file__, args)
     {"docs": cmd_docs, "topics": cmd_topics, "citations": cmd_citations, "scale": cmd_scale}[args.what](args)
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -34,7 +34,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import socket
 import statistics
 import subprocess
@@ -42,8 +41,10 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+import _suite as suite
+
+HERE = suite.HERE
+ROOT = suite.ROOT
 TOOLS = ("semantic_search", "read_page", "verify_quote", "library_files", "document_outline")
 INIT = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
 STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -53,18 +54,8 @@ STATELESS_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
 ``initialize``, the client opens with ``server/discover``."""
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return " ".join(f"{x:.2f}" for x in suite.load() or ())
 
 
 def _env(index: Path) -> dict:
@@ -251,7 +242,7 @@ def bytecode(compiled: bool) -> str:
     return "none (every process compiles the package's sources)"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, help="an existing index (default: examples/corpus, built once)")
     ap.add_argument("--query", default="How do I check that a quote is in the source?")
@@ -260,12 +251,13 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON only")
     ap.add_argument("--no-bytecode", action="store_true",
                     help="remove the package's __pycache__ first (each process compiles what it imports)")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    record = suite.start(__file__, a, quiet=a.json)  # --json: the record goes in the JSON
     index = (a.index or build_examples()).resolve()
     state = bytecode(not a.no_bytecode)
     if a.no_bytecode:
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"  # inherited by every process the bench starts
-    head = {"cpu": cpu_model(), "cores": os.cpu_count(), "load_before": load(), "index": str(index),
+    head = {"cpu": record.machine["cpu"], "cores": os.cpu_count(), "load_before": load(), "index": str(index),
             "query": a.query, "runs": a.runs, "bytecode": state}
     args = pick_arguments(index, a.query)
     rows: list[dict] = []
@@ -293,7 +285,7 @@ def main() -> int:
     head["load_after"] = load()
     report = {**head, "rows": rows, "median": med, "ratio_to_cold_cli": ratios}
     if a.json:
-        print(json.dumps(report, indent=1))
+        print(json.dumps({**report, "run": record.as_dict()}, indent=1))
         return 0
     print(f"\nCPU {head['cpu']}, {head['cores']} cores; load {head['load_before']} -> {head['load_after']}")
     print(f"index {index}; query {a.query!r}; {a.runs} interleaved runs; medians, seconds from spawn")
@@ -305,6 +297,7 @@ def main() -> int:
             continue
         print(f"{key:28} {d['initialize']:10.2f} {d.get('tools/list', float('nan')):10.2f} {d['first']:8.2f} "
               f"{ratios[key]['initialize']:8.2f} {ratios[key]['first']:9.2f}")
+    record.end()
     return 0
 
 

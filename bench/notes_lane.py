@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import platform
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+
+ROOT = suite.ROOT
 
 SUMMARIES = {
     "en/harrow-point-manual.pdf": "The keeper's manual of Harrow Point Light: the light's character, the lamp and "
@@ -48,13 +48,10 @@ UNANSWERED = ["sourdough bread recipe", "income tax law in Brazil", "quantum chr
               "how to configure a Debian package"]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--index", type=Path, help="an index of examples/corpus (built in a temporary folder if absent)")
-    args = ap.parse_args()
-    import os
-    import subprocess
-
+    args = ap.parse_args(argv)
     import numpy as np
 
     from pagerecall.config import Settings
@@ -65,6 +62,7 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory()
     index = args.index or Path(tmp.name) / "index"
     s = dataclasses.replace(Settings.from_env(), index_dir=index, corpus_root=None, degraded_registry=None)
+    record = suite.start(__file__, args, s)
     if not (index / "CURRENT").exists():
         from pagerecall.ingest.pipeline import build
 
@@ -86,8 +84,6 @@ def main() -> None:
     vecs = np.stack([np.frombuffer(b, dtype=np.float32) for _, _, b, _ in rows])
     probes = np.asarray(emb.embed_queries(list(NOISE_PROBES)), dtype=np.float32)
     floor = (vecs @ probes.T).max(axis=1)
-    print(f"CPU: {platform.processor() or 'see lscpu'}; load: {os.getloadavg()}; "
-          f"{subprocess.run(['lscpu'], capture_output=True, text=True).stdout.split('Model name:')[-1].splitlines()[0].strip()}")
     print(f"LANE_MARGIN = {notes_search.LANE_MARGIN}")
     print("answered queries: margin of the answering summary / best other summary; lane")
     for q, want in ANSWERED:
@@ -102,7 +98,9 @@ def main() -> None:
         m = vecs @ np.asarray(emb.embed_queries([q]), dtype=np.float32)[0] - floor
         lane = [n.file for n in notes_search.notes_lane(s, q, emb)]
         print(f"  {float(m.max()):+.3f}  lane={lane}  {q!r}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _suite as suite
+
 QUERIES = ["how often does the fog siren sound", "Wie oft ertönt die Nebelsirene?", "storm shutters typhoon",
            "le potager des gardiens", "mercury bath earthquake", "lightning rod inspection", "the lamp and the wick",
            "relief boat stores and water"]
@@ -56,15 +58,15 @@ print(json.dumps({"cold": cold, "warm": times, "notes_modules": loaded}))
 """
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, required=True, help="a checkout without notes (its pagerecall/ is used)")
     ap.add_argument("--after", type=Path, required=True, help="a checkout with notes")
     ap.add_argument("--index", type=Path, help="an index of examples/corpus (built in a temporary folder if absent)")
     ap.add_argument("--rounds", type=int, default=5)
-    args = ap.parse_args()
-    here = Path(__file__).resolve().parents[1]  # this checkout writes the notes (the other may know none)
-    sys.path.insert(0, str(here))
+    args = ap.parse_args(argv)
+    here = suite.ROOT  # this checkout writes the notes (the other may know none)
+    record = suite.start(__file__, args)
     import dataclasses
 
     from pagerecall.config import Settings
@@ -99,9 +101,7 @@ def main() -> None:
             res[side]["cold"].append(out["cold"])
             res[side]["warm"].append(statistics.median(out["warm"]))
             modules[side] = out["notes_modules"]
-    lscpu = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
-    cpu = next((ln.split(":", 1)[1].strip() for ln in lscpu.splitlines() if ln.startswith("Model name")), "?")
-    print(f"CPU: {cpu}; load average {os.getloadavg()}; {args.rounds} interleaved rounds, {len(QUERIES)} queries")
+    print(f"{args.rounds} interleaved rounds, {len(QUERIES)} queries")
     for key, unit in (("cold", "s, one-shot `pagerecall search --in-process`"),
                       ("warm", "ms, warm MCP semantic_search")):
         scale = 1 if key == "cold" else 1000
@@ -112,7 +112,9 @@ def main() -> None:
               f"median {statistics.median(pairs):.3f} (range {min(pairs):.2f}-{max(pairs):.2f}); control/before "
               f"{statistics.median(ctrl):.3f} (range {min(ctrl):.2f}-{max(ctrl):.2f})")
     print(f"notes search modules loaded by a plain search: before {modules['before']}, after {modules['after']}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -8,17 +8,19 @@ process whose ``PYTHONPATH`` is the checkout under test; it calls
 and reports: wall seconds of ``read_pdf``, CPU seconds of the process itself and of its children
 (the OCR child, ``RUSAGE_CHILDREN``), the main thread's CPU seconds during the read (near zero
 when Tesseract holds the GIL), and the page statuses. Before and after alternate ``--rounds``
-times. Prints JSON lines; state the CPU (``lscpu``) and the load (``uptime``) with any figure.
+times. Prints the suite's header (CPU, ISA, load, commit, settings: ``bench/_suite.py``), then JSON lines.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
 from pathlib import Path
 
-from pipeline_ab import run_in_checkout  # bench/pipeline_ab.py (this folder is on sys.path)
+import _suite as suite
+from _suite import run_in_checkout
 
 CHILD = r"""
 import json, resource, sys, threading, time
@@ -65,7 +67,7 @@ def run(checkout: Path, pdf: Path, lang: str) -> dict:
     return run_in_checkout(checkout, CHILD, [str(pdf), lang], "read_pdf")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("pdf", type=Path)
     p.add_argument("--before", type=Path, required=True)
@@ -73,7 +75,8 @@ def main() -> int:
     p.add_argument("--pages", default=None, help="1-based inclusive range A-B to copy into a temporary PDF first")
     p.add_argument("--lang", default="", help="Tesseract languages (default: pagerecall's)")
     p.add_argument("--rounds", type=int, default=1)
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    record = suite.start(__file__, args)
     with tempfile.TemporaryDirectory() as tmp:
         pdf = subset(args.pdf, args.pages, Path(tmp)) if args.pages else args.pdf.resolve()
         runs = []
@@ -84,8 +87,9 @@ def main() -> int:
                 print(json.dumps(res), flush=True)
                 runs.append(res)
     print(json.dumps({"pdf": str(args.pdf), "pages": args.pages, "runs": runs}, indent=1))
+    record.end()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

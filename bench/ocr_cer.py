@@ -28,14 +28,11 @@ import re
 import sys
 import time
 import unicodedata
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import _suite as suite
+from pagerecall.extract.pdf import DEFAULT_OCR_LANGUAGES, read_pdf
 
-from pagerecall.extract.pdf import DEFAULT_OCR_LANGUAGES, read_pdf  # noqa: E402
-
-RASTER = (ROOT / ".." / "shared" / "pdfs" / "scanned" / "derived-raster").resolve()
+RASTER = (suite.SHARED / "pdfs" / "scanned" / "derived-raster").resolve()
 OWN = {"en": "eng", "de": "deu", "ja": "jpn"}
 _WS = re.compile(r"\s+")
 
@@ -60,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if not RASTER.is_dir():
         print(f"needs {RASTER} (the project's shared data)", file=sys.stderr)
         return 2
+    record = suite.start(__file__, args)
 
     summary: dict[tuple[str, str], list[float]] = {}
     for lang in args.langs:
@@ -92,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nsummary (CER, wall s/page, CPU s/page):")
     for (lang, config), (rate, per_page, cpu_page) in summary.items():
         print(f"  {lang} {config:<14} {rate:.3f}  {per_page:.1f}  {cpu_page:.1f}")
+    record.end()
     return 0
 
 

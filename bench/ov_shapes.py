@@ -12,7 +12,7 @@ behaviour before 0.3), interleaved over ``--rounds``. Prints per run: RSS after 
 the end (MiB), peak RSS, wall and CPU seconds, and the lowest cosine between the vectors of the
 first multiple's runs and each other multiple's (the padding must not change the vectors
 beyond the runtime's batch-mate noise, cosine >= 0.9999). Needs OpenVINO and a CPU it runs on;
-state the CPU (``lscpu``) and the load (``uptime``) with the figures.
+the suite's header (``bench/_suite.py``) gives the CPU, its ISA and the load.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-TEXT = ROOT.parent / "shared" / "corpora" / "demo" / "linn.txt"
+import _suite as suite
+
+TEXT = suite.SHARED / "corpora" / "demo" / "linn.txt"
 
 
 def _rss() -> int:
@@ -43,7 +44,6 @@ def _rss() -> int:
 
 
 def child(multiple: int, batches: int, out: Path) -> None:
-    sys.path.insert(0, str(ROOT))
     os.environ["PAGERECALL_RUNTIME"] = "openvino"
     from pagerecall.model import openvino_encoder as _openvino
     from pagerecall.config import Settings
@@ -70,19 +70,20 @@ def child(multiple: int, batches: int, out: Path) -> None:
                       "wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1)}))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--batches", type=int, default=450)
     p.add_argument("--multiple", type=int, nargs="+", default=[1, 8])
     p.add_argument("--rounds", type=int, default=2)
     p.add_argument("--child", type=int, help=argparse.SUPPRESS)
     p.add_argument("--out", type=Path, help=argparse.SUPPRESS)
-    a = p.parse_args()
-    if a.child is not None:
+    a = p.parse_args(argv)
+    if a.child is not None:  # one run in a fresh process: its JSON line is read by the parent
         child(a.child, a.batches, a.out)
-        return
+        return 0
     if not TEXT.exists():
         sys.exit(f"{TEXT} is missing: this benchmark needs ../shared (DATA.md).")
+    record = suite.start(__file__, a, suite.bench_settings(runtime="openvino"))
     tmp = Path(tempfile.mkdtemp(prefix="ov-shapes-"))
     vecs: dict[int, np.ndarray] = {}
     for r in range(a.rounds):
@@ -92,13 +93,15 @@ def main() -> None:
                                   "--out", str(out)], capture_output=True, text=True, check=True)
             row = json.loads(res.stdout.strip().splitlines()[-1])
             row["round"] = r
-            row["load"] = round(os.getloadavg()[0], 1)
+            row["load"] = round(suite.load()[0], 1)
             v = np.load(out)
             vecs.setdefault(m, v)
             ref = vecs[a.multiple[0]]
             row["min_cosine_to_first"] = round(float(np.min(np.sum(ref * v, axis=1))), 6)
             print(json.dumps(row), flush=True)
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -7,17 +7,24 @@ Prints pages and seconds per corpus. OCR off (the sweep judges text layers)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
 from pathlib import Path
 
+import _suite as suite
 from pagerecall.extract.sources import is_supported, read_document
 
 
-def main(out: str, *roots: str) -> None:
-    with open(out, "w", encoding="utf-8") as fh:
-        for root in roots:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("out", help="the JSONL file written (one line per page)")
+    ap.add_argument("roots", nargs="+", help="corpus folders (their .pdf and .txt files)")
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args, suite.bench_settings(ocr="off"))
+    with open(args.out, "w", encoding="utf-8") as fh:
+        for root in args.roots:
             t0, n = time.perf_counter(), 0
             for path in sorted(Path(root).rglob("*")):
                 if not path.is_file() or not is_supported(path) or path.suffix.lower() not in (".pdf", ".txt"):
@@ -33,7 +40,9 @@ def main(out: str, *roots: str) -> None:
                                          "hidden": [h.text for h in p.hidden]}, ensure_ascii=False) + "\n")
                     n += 1
             print(f"{root}: {n} pages in {time.perf_counter() - t0:.0f} s")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    sys.exit(main())

@@ -25,11 +25,13 @@ import dataclasses
 import fnmatch
 import random
 import statistics
+import sys
 import time
 from pathlib import Path
 
 from rapidfuzz.distance import Indel
 
+import _suite as suite
 from pagerecall import verify as pageview
 from pagerecall.verify import boxes
 from pagerecall.config import Settings
@@ -45,8 +47,8 @@ def _lcs(a: str, b: str) -> int:
     return (len(a) + len(b) - Indel.distance(a, b)) // 2
 
 
-def inside_text(path: Path, rel: str, page: int, boxes) -> str:
-    """Glyphs of ``page`` whose centre lies in one of ``boxes``, in reading order, a line break
+def inside_text(path: Path, rel: str, page: int, rects) -> str:
+    """Glyphs of ``page`` whose centre lies in one of ``rects``, in reading order, a line break
     between lines (normalised like the passage: spaces matter to ``normalise``'s hyphen rule)."""
     data = boxes._page_data(path, rel, page, None)
     out = []
@@ -55,7 +57,7 @@ def inside_text(path: Path, rel: str, page: int, boxes) -> str:
         if line < 0:
             continue
         cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes):
+        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in rects):
             if last is not None and line != last:
                 out.append("\n")  # a line break, as in the page text (normalised to a space)
             out.append(c)
@@ -92,7 +94,7 @@ class Tally:
                 f"recall {rec:.4f} ({self.passage_in}/{self.passage}), passages below 0.99: {below}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--index", type=Path, required=True)
     ap.add_argument("--files", nargs="*", default=["*.pdf"], help="globs of indexed files (default all PDFs)")
@@ -100,8 +102,9 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0, help="at most N passages per file (0: all)")
     ap.add_argument("--clip", action="store_true", help="also score PyMuPDF's clip text of the boxes")
     ap.add_argument("--seed", type=int, default=16)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     settings = dataclasses.replace(Settings.from_env(), index_dir=args.index, ocr="off")
+    record = suite.start(__file__, args, settings)
     s = Searcher(settings)
     snap = s.snapshot()
     root = s.corpus_root(snap)
@@ -164,7 +167,9 @@ def main() -> None:
         for w in sorted(t.worst)[:5]:
             if w[0] < 0.99:
                 print(f"  worst {name}: precision {w[1]:.3f} recall {w[2]:.3f}  {w[3]}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -21,7 +21,7 @@ indexing run is one build unless ``--repeat`` says otherwise. No timing is asser
                (``10k`` by default; ``100k``, ``1m`` and real indexes are opt-in: ``bench`` is the
                index of all 85 bench PDFs made by ``index --subset all``, ``upstream`` the one made
                by ``index --subset upstream``, and so on). Synthetic indexes (see
-               ``_make_synthetic``) are real chunks (text and stored vectors) of a
+               ``bench/_synthetic.py``) are real chunks (text and stored vectors) of a
                source index, re-labelled into files of 400 chunks (``synth/fNNNNN.pdf``), and,
                beyond the source's size, replicated with Gaussian noise on the vector
                (sigma 0.01 per dimension, then L2-normalised: cosine to the original ~0.98),
@@ -42,29 +42,24 @@ each query's hybrid/vector time (a paired figure, steadier under changing load).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import datetime as dt
-import hashlib
 import json
 import logging
-import math
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(HERE))
+import _suite as suite
+from _suite import bench_settings, git_commit, machine_info, mixed_queries, percentile
+from _synthetic import CHUNKS_PER_FILE, NOISE_SIGMA, make_synthetic
 
-from eval import git_commit, machine_info  # noqa: E402  (bench/eval.py)
-
-SHARED = (ROOT / ".." / "shared").resolve()
+HERE = suite.HERE
+ROOT = suite.ROOT
+SHARED = suite.SHARED
 BENCH = SHARED / "corpora" / "bench"
 CACHE = HERE / ".cache" / "perf"
 MODES = ("vector", "fulltext", "hybrid", "deep")
@@ -76,22 +71,12 @@ REAL_INDEXES = {"bench": "index-all"}
 """Latency sizes that are real indexes, not synthetic: ``bench`` = the index of all 85 bench PDFs
 made by ``perf.py index --subset all``; any other subset built by ``perf.py index --subset NAME``
 is named by its subset (``upstream``, ``maint-guide``): every chunk embedded by the product."""
-CHUNKS_PER_FILE = 400
-"""Chunks per synthetic file: the bench corpus averages ~140 pages and ~400 chunks per PDF."""
-NOISE_SIGMA = 0.01
 WARM_QUERIES = 20
 
 log = logging.getLogger("bench.perf")
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _settings(index_dir: Path, corpus_root: Path | None = None):
-    from pagerecall.config import Settings
-
-    s = Settings.from_env()
-    return dataclasses.replace(s, index_dir=Path(index_dir), corpus_root=corpus_root)
 
 
 def _peak_rss_mb() -> float:
@@ -112,29 +97,6 @@ def _child(*args: str, timeout: float | None = None) -> dict:
     if proc.returncode != 0:
         raise RuntimeError(f"child {' '.join(args)} failed with exit {proc.returncode}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
-
-def _pct(values: list[float], q: float) -> float | None:
-    """Nearest-rank percentile of ``values`` (seconds) in milliseconds."""
-    if not values:
-        return None
-    v = sorted(values)
-    i = min(len(v) - 1, max(0, math.ceil(q / 100 * len(v)) - 1))
-    return round(1000 * v[i], 2)
-
-
-def _load_queries(n: int) -> list[str]:
-    import csv
-
-    demo, sci = [], []
-    with open(SHARED / "corpora" / "demo" / "queries.tsv", encoding="utf-8") as fh:
-        demo = [r["title"] for r in csv.DictReader(fh, delimiter="\t")]
-    with open(SHARED / "eval" / "scifact" / "queries.jsonl", encoding="utf-8") as fh:
-        sci = [json.loads(line)["text"] for line in fh if line.strip()]
-    mixed = [q for pair in zip(demo, sci) for q in pair] + sci[len(demo):]
-    if n > len(mixed):
-        raise SystemExit(f"only {len(mixed)} queries available, asked for {n}")
-    return mixed[:n]
 
 
 def subset_root(subset: str) -> tuple[Path, str]:
@@ -167,7 +129,7 @@ def child_build(corpus: str, index_dir: str) -> dict:
     from pagerecall.ingest import pipeline as indexing
 
     shutil.rmtree(index_dir, ignore_errors=True)
-    settings = _settings(Path(index_dir))
+    settings = bench_settings(Path(index_dir))
     t0 = time.perf_counter()
     rep = indexing.build(settings, Path(corpus))
     wall = time.perf_counter() - t0
@@ -190,7 +152,7 @@ def child_model_rate(index_dir: str, sample: int) -> dict:
     from pagerecall.index.snapshot import open_snapshot
     from pagerecall.ingest.pipeline import EMBED_BATCH
 
-    settings = _settings(Path(index_dir))
+    settings = bench_settings(Path(index_dir))
     reader = open_snapshot(settings.index_dir)
     texts = reader.chunks.to_table(columns=["text", "n_tokens"])
     rng = np.random.default_rng(0)
@@ -210,7 +172,7 @@ def child_update(index_dir: str) -> dict:
     from pagerecall.ingest import pipeline as indexing
 
     t0 = time.perf_counter()
-    rep = indexing.update(_settings(Path(index_dir)))
+    rep = indexing.update(bench_settings(Path(index_dir)))
     sec = time.perf_counter() - t0
     delta = rep.delta
     changed = sum(len(v) for k, v in delta.items() if isinstance(v, list))
@@ -218,133 +180,17 @@ def child_update(index_dir: str) -> dict:
             "chunks_embedded": rep.chunks_embedded, "fulltext_rebuilt": rep.fulltext_rebuilt}
 
 
-def _make_synthetic(source_dir: Path, out_dir: Path, n_rows: int, corpus: Path | None = None) -> dict:
-    """Write an index of ``n_rows`` chunks from a source index's real rows (see the module doc).
-
-    Row ``n`` takes source row ``n % S`` (S = source rows); replica ``n // S`` > 0 adds
-    N(0, NOISE_SIGMA^2) noise per dimension to the stored vector and re-normalises. Row ``n``
-    belongs to file ``synth/f{n // 400:05d}.pdf`` with ``seq = n % 400`` and page
-    ``seq // 3 + 1``. Written through ``IndexStore.begin_generation`` / ``add_chunks`` /
-    ``upsert_file_records`` / ``finalize`` / ``verify`` / ``swap``.
-
-    ``corpus``: instead of ``synth/`` names, the rows are spread in contiguous blocks over the
-    real files of that folder, whose ``files`` records carry their real size, mtime and
-    SHA-256, and the index's corpus root is that folder: an incremental update then sees
-    exactly the state a real build leaves (used for the no-op update of all 85 bench PDFs
-    without embedding them).
-    """
-    import numpy as np
-    import pyarrow as pa
-
-    from pagerecall.model.embedding import load_embedder
-    from pagerecall.index.fingerprint import index_fingerprint
-    from pagerecall.index.layout import IndexStore
-    from pagerecall.index.schema import chunks_schema
-
-    from pagerecall.index.snapshot import open_snapshot
-
-    src = open_snapshot(source_dir)
-    tbl = src.chunks.to_table(columns=["text", "n_tokens", "vector"])
-    S = tbl.num_rows
-    dim = tbl.schema.field("vector").type.list_size
-    vecs = tbl.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False).reshape(S, dim)
-    texts = tbl.column("text").to_pylist()
-    ntok = tbl.column("n_tokens").to_pylist()
-    settings = _settings(out_dir)
-    fp = index_fingerprint(load_embedder(settings), settings)
-    shutil.rmtree(out_dir, ignore_errors=True)
-    real: list = []
-    if corpus is not None:
-        from pagerecall.index.corpus import scan_corpus
-        from pagerecall.paths import file_sha256
-
-        real = sorted(scan_corpus(corpus).values(), key=lambda f: f.rel)
-        corpus_root = corpus.resolve()
-        stats = {f.rel: (f.size, f.mtime, file_sha256(corpus_root / f.rel)) for f in real}
-    else:
-        corpus_root = out_dir.parent / (out_dir.name + "-corpus")  # empty: nothing on disk
-        corpus_root.mkdir(parents=True, exist_ok=True)
-    store = IndexStore(out_dir)
-    t0 = time.perf_counter()
-    writer = store.begin_generation(base=None, dim=dim)
-    rng = np.random.default_rng(0)
-    batch = CHUNKS_PER_FILE * 100
-    per_file: Counter = Counter()
-    schema = chunks_schema(dim)
-    try:
-        for start in range(0, n_rows, batch):
-            n = np.arange(start, min(start + batch, n_rows))
-            s = n % S
-            v = vecs[s].copy()
-            rep = n // S
-            noisy = rep > 0
-            if noisy.any():
-                v[noisy] += rng.normal(0.0, NOISE_SIGMA, size=(int(noisy.sum()), dim)).astype(np.float32)
-                v /= np.linalg.norm(v, axis=1, keepdims=True)
-            if real:
-                fidx = n * len(real) // n_rows
-                block_start = -(-fidx * n_rows // len(real))  # first row of each file's block
-                seq = n - block_start
-                files = [real[f].rel for f in fidx]
-            else:
-                fidx = n // CHUNKS_PER_FILE
-                seq = n % CHUNKS_PER_FILE
-                files = [f"synth/f{f:05d}.pdf" for f in fidx]
-            prefix = {f: hashlib.sha256(f.encode()).hexdigest()[:16] for f in set(files)}
-            page = (seq // 3 + 1).astype(np.int32)
-            text = [texts[i] for i in s]
-            cols = {
-                "chunk_id": [f"{prefix[f]}-{q:05d}" for f, q in zip(files, seq)],
-                "file": files,
-                "seq": seq.astype(np.int32),
-                "page_start": page,
-                "page_end": page,
-                "label_start": pa.nulls(len(n), pa.string()),
-                "label_end": pa.nulls(len(n), pa.string()),
-                "char_start": np.zeros(len(n), np.int32),
-                "char_end": np.array([len(t) for t in text], np.int32),
-                "text": text,
-                "n_tokens": np.array([ntok[i] for i in s], np.int32),
-                "ocr": np.zeros(len(n), bool),
-                "vector": pa.FixedSizeListArray.from_arrays(pa.array(v.astype(np.float32).ravel()), dim),
-            }
-            writer.add_chunks(pa.table(cols, schema=schema))
-            per_file.update(files)
-            log.info("  %d/%d rows written (%.0f s)", min(start + batch, n_rows), n_rows, time.perf_counter() - t0)
-        records = []
-        for f, cnt in sorted(per_file.items()):
-            size, mtime, sha = stats[f] if real else (0, 0.0, hashlib.sha256(f.encode()).hexdigest())
-            records.append({
-                "path": f, "sha256": sha, "size": size, "mtime": mtime,
-                "kind": Path(f).suffix.lstrip(".") or "pdf", "pages": math.ceil(cnt / 3), "status": "ok",
-                "n_chunks": cnt, "repaired": False,
-            })
-        writer.upsert_file_records(records)
-        meta = writer.finalize({
-            "fingerprint": fp, "corpus_root": str(corpus_root),
-            "synthetic": {"source": str(source_dir), "source_rows": S, "rows": n_rows,
-                          "chunks_per_file": CHUNKS_PER_FILE, "noise_sigma": NOISE_SIGMA},
-        })
-        writer.verify()
-        store.swap(writer.name)
-    except BaseException:
-        writer.abort()
-        raise
-    return {"rows": n_rows, "source_rows": S, "replicas": math.ceil(n_rows / S), "files": len(records),
-            "seconds_write": round(time.perf_counter() - t0, 1), "ann": meta.get("ann")}
-
-
 def child_synth(source_dir: str, out_dir: str, n_rows: int, corpus: str | None = None) -> dict:
-    return _make_synthetic(Path(source_dir), Path(out_dir), int(n_rows), Path(corpus) if corpus else None)
+    return make_synthetic(Path(source_dir), Path(out_dir), int(n_rows), Path(corpus) if corpus else None)
 
 
 def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries: int, modes: str) -> dict:
     """Warm p50/p95 per mode, RSS, then ANN recall@10 against an exact scan."""
     from pagerecall.search import Searcher
 
-    settings = _settings(Path(index_dir))
+    settings = bench_settings(Path(index_dir))
     searcher = Searcher(settings)
-    queries = _load_queries(max(n_queries, deep_queries, ann_queries, WARM_QUERIES))
+    queries = mixed_queries(max(n_queries, deep_queries, ann_queries, WARM_QUERIES))
     out: dict = {"chunks": searcher.snapshot().count_chunks(), "ann": searcher.snapshot().meta.get("ann"), "modes": {}}
     rss_cold = _rss_mb()
     wanted = modes.split(",")
@@ -362,12 +208,12 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
             searcher.search(q, k=10, mode=mode)
             times[mode].append(time.perf_counter() - t0)
     for mode in lanes:
-        out["modes"][mode] = {"queries": n_queries, "p50_ms": _pct(times[mode], 50), "p95_ms": _pct(times[mode], 95),
+        out["modes"][mode] = {"queries": n_queries, "p50_ms": percentile(times[mode], 50), "p95_ms": percentile(times[mode], 95),
                               "mean_ms": round(1000 * statistics.fmean(times[mode]), 2)}
         log.info("  %s: %s", mode, out["modes"][mode])
     if "vector" in times and "hybrid" in times:
         paired = [h / v for h, v in zip(times["hybrid"], times["vector"])]
-        out["hybrid_over_vector"] = {"p50_ratio": round(_pct(times["hybrid"], 50) / _pct(times["vector"], 50), 3),
+        out["hybrid_over_vector"] = {"p50_ratio": round(percentile(times["hybrid"], 50) / percentile(times["vector"], 50), 3),
                                      "median_paired_ratio": round(statistics.median(paired), 3)}
         log.info("  hybrid/vector: %s", out["hybrid_over_vector"])
     if "deep" in wanted:
@@ -379,8 +225,8 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
                 t0 = time.perf_counter()
                 searcher.search(q, k=10, mode="hybrid", deep=True)
                 deep_times.append(time.perf_counter() - t0)
-            out["modes"]["deep"] = {"queries": deep_queries, "p50_ms": _pct(deep_times, 50),
-                                    "p95_ms": _pct(deep_times, 95),
+            out["modes"]["deep"] = {"queries": deep_queries, "p50_ms": percentile(deep_times, 50),
+                                    "p95_ms": percentile(deep_times, 95),
                                     "mean_ms": round(1000 * statistics.fmean(deep_times), 2)}
         except Exception as exc:  # noqa: BLE001 - report, keep the other figures
             out["modes"]["deep"] = {"error": f"{type(exc).__name__}: {exc}"}
@@ -403,8 +249,8 @@ def child_latency(index_dir: str, n_queries: int, deep_queries: int, ann_queries
         recalls.append(len(set(ann) & set(ex)) / max(1, len(ex)))
     out["ann_recall@10"] = round(statistics.fmean(recalls), 4) if recalls else None
     out["ann_queries"] = len(recalls)
-    out["vector_ann_p50_ms"] = _pct(ann_t, 50)
-    out["vector_exact_p50_ms"] = _pct(exact_t, 50)
+    out["vector_ann_p50_ms"] = percentile(ann_t, 50)
+    out["vector_exact_p50_ms"] = percentile(exact_t, 50)
     out["peak_rss_mb"] = _peak_rss_mb()
     return out
 
@@ -450,7 +296,7 @@ def cmd_update(args) -> dict:
     if not (index_dir / "CURRENT").is_file():
         # no real build of this subset: the files records of its real files, synthetic chunks
         index_dir = CACHE / f"records-{name}"
-        kind = "records (real file records, synthetic chunks; see _make_synthetic)"
+        kind = "records (real file records, synthetic chunks; see bench/_synthetic.py)"
         if not (index_dir / "CURRENT").is_file():
             _child("_synth", str(_source_index(args)), str(index_dir), str(RECORDS_ROWS), str(corpus))
     inproc = [_child("_update", str(index_dir)) for _ in range(args.repeat)]
@@ -617,6 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(message)s", datefmt="%H:%M:%S")
     if not SHARED.is_dir():
         p.error(f"{SHARED} not found: the benchmark corpora live in the project's ../shared folder")
+    record = suite.start(__file__, args)
     CACHE.mkdir(parents=True, exist_ok=True)
     report: dict = {"date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                     "git_commit": git_commit(), "machine": machine_info()}
@@ -641,6 +488,7 @@ def main(argv: list[str] | None = None) -> int:
           f"{m['cores']} cores, {m['ram_gb']} GB RAM, {m['cpu']}, load avg at start {m['load_avg_1_5_15']}\n")
     print(_markdown(report))
     print(f"\nJSON: {args.out}")
+    record.end()
     return 0
 
 

@@ -13,18 +13,19 @@ less the seconds inside the embedder; model load and finalize included, alike in
 whose report has no ``tokens_embedded`` (before the embed loop of issue 23), the tokens are
 recomputed from the index rows the way that code batched them: per file (batch-invariant
 embedders: across files in groups of 256), slices of 256 passages sorted by length, batches of 32,
-each passage ``n_tokens + overhead`` tokens. Prints JSON; state the CPU (``lscpu``) and the load.
+each passage ``n_tokens + overhead`` tokens. Prints the suite's header (CPU, ISA, load, commit, settings:
+``bench/_suite.py``), then JSON.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+import _suite as suite
+from _suite import run_in_checkout
 
 CHILD = r"""
 import dataclasses, json, resource, shutil, sys, time
@@ -71,26 +72,11 @@ print(json.dumps(out))
 """
 
 
-def run_in_checkout(checkout: Path, code: str, argv: list[str], what: str) -> dict:
-    """Run ``code`` (Python source printing a JSON line last) in a fresh interpreter whose
-    ``PYTHONPATH`` is ``checkout``; its JSON plus ``process_wall_s`` and ``load``. Exits naming
-    ``what`` when the child fails. Shared with ``bench/ocr_ab.py``."""
-    env = dict(os.environ, PYTHONPATH=str(checkout))
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code, *argv], env=env, cwd=checkout, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise SystemExit(f"{what} with {checkout} failed:\n{proc.stderr[-3000:]}")
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    out["process_wall_s"] = round(time.perf_counter() - t0, 1)
-    out["load"] = os.getloadavg()
-    return out
-
-
 def run(checkout: Path, corpus: Path, index: Path, runtime: str) -> dict:
     return run_in_checkout(checkout, CHILD, [str(corpus), str(index), runtime], "build")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("corpus", type=Path)
     p.add_argument("--before", type=Path, required=True)
@@ -98,7 +84,8 @@ def main() -> int:
     p.add_argument("--rounds", type=int, default=1)
     p.add_argument("--runtime", default="auto")
     p.add_argument("--work", type=Path, default=Path("/tmp/pagerecall-ab"))
-    args = p.parse_args()
+    args = p.parse_args(argv)
+    record = suite.start(__file__, args, suite.bench_settings(runtime=args.runtime))
     runs = []
     for r in range(args.rounds):
         for name, checkout in (("before", args.before), ("after", args.after)):
@@ -107,8 +94,9 @@ def main() -> int:
             print(json.dumps(res), flush=True)
             runs.append(res)
     print(json.dumps({"corpus": str(args.corpus), "runtime": args.runtime, "runs": runs}, indent=1))
+    record.end()
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -12,18 +12,16 @@ own metadata or DOI was found.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT)]
-
-from tests.biblio.library import STYLES, make_library  # noqa: E402
-
-from pagerecall.biblio.catalog import build_catalog  # noqa: E402
-from pagerecall.biblio.match import resolve  # noqa: E402
+import _suite as suite
+from pagerecall.biblio.catalog import build_catalog
+from pagerecall.biblio.match import resolve
+from tests.biblio.library import STYLES, make_library
 
 
 def _row(name: str, lang: str, v: list[int]) -> str:
@@ -32,7 +30,14 @@ def _row(name: str, lang: str, v: list[int]) -> str:
     return f"{name:<15} {lang:<4} {len(v):>4} {a1:>6.3f} {a3:>6.3f}"
 
 
-def main(n: int = 210, seed: int = 33, show_misses: bool = False) -> None:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("n", nargs="?", type=int, default=210, help="works generated (default 210)")
+    ap.add_argument("seed", nargs="?", type=int, default=33, help="seed of the generated library (default 33)")
+    ap.add_argument("--misses", action="store_true", help="print every reference not resolved at rank 1")
+    args = ap.parse_args(argv)
+    n, seed, show_misses = args.n, args.seed, args.misses
+    record = suite.start(__file__, args)
     with tempfile.TemporaryDirectory() as tmp:
         works, corpus, bib, zdir = make_library(Path(tmp), n, seed)
         records = [{"path": p.relative_to(corpus).as_posix(), "sha256": "", "kind": "pdf"}
@@ -71,8 +76,9 @@ def main(n: int = 210, seed: int = 33, show_misses: bool = False) -> None:
         if show_misses:
             for ref, noise, got, want in misses:
                 print(f"MISS {noise} {ref!r}\n     got {got} want {want}")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if not a.startswith("-")]
-    main(int(args[0]) if args else 210, int(args[1]) if len(args) > 1 else 33, "--misses" in sys.argv)
+    sys.exit(main())

@@ -10,8 +10,8 @@ For a change that must not slow a user down (a reorganisation of the package, sa
   the console script's client (``python -m pagerecall``), then ``serve --stop``.
 
 Prints JSON: per side and command the median wall seconds, and the ratio this/before. Both checkouts run with
-this venv's packages (``PYTHONPATH=CHECKOUT``). No timing is asserted anywhere; say the CPU and the load with
-every figure (printed with them).
+this venv's packages (``PYTHONPATH=CHECKOUT``). No timing is asserted anywhere; the suite's header
+(``bench/_suite.py``: CPU, ISA, load, commit) comes before the JSON, and the JSON holds the machine and loads too.
 """
 
 from __future__ import annotations
@@ -25,11 +25,10 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+import _suite as suite
+from _suite import git_commit, machine_info
 
-from eval import git_commit, machine_info  # noqa: E402  (bench/eval.py)
+ROOT = suite.ROOT
 
 QUERY = "How often does the fog signal sound?"
 
@@ -73,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--repeat", type=int, default=3, help="runs of each command per side and round")
     a = p.parse_args(argv)
+    record = suite.start(__file__, a)
     index = a.index
     if index is None:
         import tempfile
@@ -82,18 +82,19 @@ def main(argv: list[str] | None = None) -> int:
         _run(["build", str(ROOT / "examples" / "corpus"), "--index", str(index), "-q"], a.before.resolve())
     sides = {"before": a.before.resolve(), "after": ROOT}
     runs: dict[str, dict[str, list[float]]] = {s: {} for s in sides}
-    load = [os.getloadavg()[0]]
+    load = [suite.load()[0]]
     for r in range(a.rounds):
         order = list(sides.items()) if r % 2 == 0 else list(reversed(sides.items()))
         for side, checkout in order:
             for k, v in one_side(checkout, index, a.repeat).items():
                 runs[side].setdefault(k, []).extend(v)
-        load.append(os.getloadavg()[0])
+        load.append(suite.load()[0])
     med = {s: {k: round(statistics.median(v), 3) for k, v in per.items()} for s, per in runs.items()}
     print(json.dumps({"machine": machine_info(), "commit": git_commit(), "before": str(a.before),
                       "load_1min": [round(x, 2) for x in load], "median_wall_s": med,
                       "ratio_after_over_before": {k: round(med["after"][k] / med["before"][k], 3) for k in med["after"]}},
                      indent=2))
+    record.end()
     return 0
 
 

@@ -12,13 +12,16 @@ print the same, 1 otherwise. Used for issue 44 (new formats leave PDF and text a
 
 from __future__ import annotations
 
+import argparse
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import _suite as suite
+
+ROOT = suite.ROOT
 
 PROBE = r'''
 import hashlib, json, sys
@@ -44,12 +47,14 @@ def _run(code_dir: Path, bench: Path, n: int) -> str:
                           capture_output=True, text=True).stdout
 
 
-def main() -> int:
-    if len(sys.argv) < 2:
-        print(__doc__)
-        return 2
-    ref, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 12
-    bench = (ROOT.parent / "shared" / "corpora" / "bench").resolve()
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("ref", help="a commit of this repository to compare the working tree with")
+    ap.add_argument("n", nargs="?", type=int, default=12, help="files of ../shared/corpora/bench read (default 12)")
+    args = ap.parse_args(argv)
+    ref, n = args.ref, args.n
+    record = suite.start(__file__, args)
+    bench = suite.SHARED / "corpora" / "bench"
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref], check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
@@ -58,6 +63,7 @@ def main() -> int:
     print(f"# {ref}\n{before}# working tree\n{after}")
     same = before == after
     print("same passages and outlines" if same else "DIFFERENT")
+    record.end()
     return 0 if same else 1
 
 

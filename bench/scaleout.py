@@ -16,8 +16,8 @@
               (``queries.tsv``): Tantivy through ``pagerecall.search.lexical.fulltext_search``, LanceDB
               through ``table.search(q, query_type="fts")``.
 
-Every report prints the CPU model (``lscpu``) and the load average before and after. No timing is
-asserted anywhere.
+Every report prints the suite's header (``bench/_suite.py``: CPU model, ISA, load, commit, settings) and
+holds the CPU and the load average before and after. No timing is asserted anywhere.
 """
 
 from __future__ import annotations
@@ -26,26 +26,22 @@ import argparse
 import dataclasses
 import json
 import os
-import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-SHARED = (ROOT / ".." / "shared").resolve()
+import _suite as suite
+
+SHARED = suite.SHARED
 
 
 def machine() -> dict:
-    cpu = next((l.split(":", 1)[1].strip() for l in subprocess.run(["lscpu"], capture_output=True, text=True)
-                .stdout.splitlines() if l.startswith("Model name")), platform.processor())
-    return {"cpu": cpu, "cores": os.cpu_count(), "load": os.getloadavg(),
-            "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                     text=True).stdout.strip(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    """The ``machine_before`` object of the reports (keys kept): CPU model, cores, load, short commit, date."""
+    return {"cpu": suite.cpu_model(), "cores": os.cpu_count(), "load": suite.load(),
+            "commit": suite.git_commit(short=True), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 def engines(args) -> dict:
@@ -80,7 +76,7 @@ def engines(args) -> dict:
                 wall = time.perf_counter() - t0
                 rounds.append({"round": r, "engine": engine, "chunks": rep.chunks_embedded, "wall_s": round(wall, 1),
                                "passages_per_s": round(rep.chunks_embedded / wall, 2),
-                               "load_after": os.getloadavg()[0]})
+                               "load_after": suite.load()[0]})
                 print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
                 shutil.rmtree(idx, ignore_errors=True)
     finally:
@@ -89,7 +85,7 @@ def engines(args) -> dict:
     med = {e: statistics.median(x["passages_per_s"] for x in rounds if x["engine"] == e) for e in ("local", "ray")}
     wall = {e: statistics.median(x["wall_s"] for x in rounds if x["engine"] == e) for e in ("local", "ray")}
     chunks = rounds[0]["chunks"]
-    return {"machine_before": before, "load_after": os.getloadavg(), "corpus": args.corpus, "only": args.only,
+    return {"machine_before": before, "load_after": suite.load(), "corpus": args.corpus, "only": args.only,
             "rounds": rounds,
             "ray_cluster_start_s": round(ray_start, 1), "median_passages_per_s": med,
             "ratio_ray_over_local": round(med["ray"] / med["local"], 3),
@@ -155,15 +151,17 @@ def fulltext_bench(args) -> dict:
 
         # (c) query latency, warm (one pass first)
         def lat(fn) -> dict:
+            """Nearest-rank p50/p95 in ms (``bench/_suite.py``; before the suite, items ``n // 2`` and
+            ``int(0.95 n)`` of the sorted times: the same or one rank higher)."""
             for q in queries[:5]:
                 fn(q)
             ts = []
             for q in queries:
                 t = time.perf_counter()
                 fn(q)
-                ts.append((time.perf_counter() - t) * 1000)
-            ts.sort()
-            return {"p50_ms": round(ts[len(ts) // 2], 2), "p95_ms": round(ts[int(len(ts) * 0.95)], 2)}
+                ts.append(time.perf_counter() - t)
+            p = suite.percentiles(ts)
+            return {"p50_ms": p["p50"], "p95_ms": p["p95"]}
 
         out["tantivy_query"] = lat(lambda q: fulltext_search(index, q, 10))
         out["lancedb_fts_query_s3"] = lat(lambda q: table.search(q, query_type="fts").limit(10).select(
@@ -171,11 +169,11 @@ def fulltext_bench(args) -> dict:
     finally:
         server.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    out["load_after"] = os.getloadavg()
+    out["load_after"] = suite.load()
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("engines")
@@ -186,9 +184,11 @@ def main() -> int:
     p.add_argument("--index", required=True, help="a built index (its live generation's chunks are used)")
     p.add_argument("--corpus", default=str(SHARED / "corpora" / "demo"), help="for queries.tsv")
     p.add_argument("--queries", type=int, default=270)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     res = engines(args) if args.cmd == "engines" else fulltext_bench(args)
     print(json.dumps(res, indent=2))
+    record.end()
     return 0
 
 

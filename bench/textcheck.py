@@ -11,7 +11,7 @@ Usage::
     python bench/textcheck.py ../shared/pdfs/adversarial --show 3      # three flagged pages per file
     python bench/textcheck.py FOLDER --jsonl pages.jsonl               # every page's signals
 
-Figures in the docstrings of ``pagerecall/text/quality.py`` and ``pagerecall/pdf_fonts.py``
+Figures in the docstrings of ``pagerecall/text/quality.py`` and ``pagerecall/extract/fonts.py``
 come from this script.
 """
 
@@ -19,18 +19,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from pagerecall.extract.opening import open_pdf, text_flags  # noqa: E402
-from pagerecall.extract.fonts import CMAPLESS_MIN_SHARE, cmapless_share  # noqa: E402
-from pagerecall.extract.reading_order import ordered_text, upright  # noqa: E402
-from pagerecall.extract.page_text import _normalise  # noqa: E402
-from pagerecall.text.quality import garbled_reason, signals, swapped_ratio, unmapped_ratio  # noqa: E402
+import _suite as suite
+from pagerecall.extract.fonts import CMAPLESS_MIN_SHARE, cmapless_share
+from pagerecall.extract.opening import open_pdf, text_flags
+from pagerecall.extract.page_text import _normalise
+from pagerecall.extract.reading_order import ordered_text, upright
+from pagerecall.text.quality import garbled_reason, signals, swapped_ratio, unmapped_ratio
 
 
 def judge(doc, index: int, fonts: dict) -> tuple[str | None, str, dict, float]:
@@ -59,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show", type=int, default=1, help="flagged pages shown per file")
     ap.add_argument("--jsonl", type=Path, help="write every page's signals here")
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args, suite.bench_settings(ocr="off"))
     files = sorted({p for d in args.folders for p in d.rglob("*") if p.suffix.lower() == ".pdf"})
     out = args.jsonl.open("w") if args.jsonl else None
     pages = with_text = 0
@@ -100,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
           f"check CPU time {took:.2f} s ({1000 * took / max(with_text, 1):.2f} ms a page with text)")
     if unreadable:
         print(f"not judged ({len(unreadable)}): " + "; ".join(unreadable[:10]))
+    record.end()
     return 0
 
 

@@ -5,7 +5,8 @@ recall on the labelled set's train and held-out parts.
 
 Data: tests/text/instruction_set.jsonl (text, label, lang, split); the ``train`` rows, plus the
 candidate sentences of the demo corpus's pages (read from the PDFs, or from a cache made by
-bench/page_texts.py, then with the bench corpus's training half: :func:`train_half`) as negatives, fit a logistic regression on the bundled model's query
+bench/page_texts.py, then with the bench corpus's training half: ``bench/_suite.py``'s
+:func:`instruction_train_half`) as negatives, fit a logistic regression on the bundled model's query
 embeddings of each sentence as a reader sees it. The threshold is chosen on 5-fold out-of-fold
 scores of the training data (the held-out rows are never looked at before the report). --write
 saves pagerecall/model/data/instruction_judge.json.
@@ -17,15 +18,16 @@ letters, zero-width spaces, reversed behind a bidi override, broken over lines, 
 
 from __future__ import annotations
 
-import hashlib
+import argparse
 import json
 import random
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
+import _suite as suite
+from _suite import instruction_train_half as train_half
 from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder
 from pagerecall.model.instruction_judge import WEIGHTS_FILE, InstructionJudge
@@ -35,10 +37,10 @@ from pagerecall.text.reader_view import reader_view
 
 L2_TRIED = (1e-3, 1e-2, 3e-2, 1e-1)
 """Ridge penalties on the standardised weights tried; the best by out-of-fold F1 is kept."""
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = suite.ROOT
 SET = ROOT / "tests" / "text" / "instruction_set.jsonl"
 OUT = ROOT / "pagerecall" / "model" / "data" / WEIGHTS_FILE
-DEMO = ROOT.parent / "shared" / "corpora" / "demo"
+DEMO = suite.SHARED / "corpora" / "demo"
 
 
 def disguises(text: str, rnd: random.Random) -> dict[str, str]:
@@ -60,12 +62,6 @@ def disguises(text: str, rnd: random.Random) -> dict[str, str]:
 ALL_BENCH = False
 """--all-bench: every bench file's candidates are negatives (the shipped weights; the bench sweep is
 then in-sample, and an unseen corpus, ../shared/pdfs/adversarial, measures false flags instead)."""
-
-
-def train_half(file: str) -> bool:
-    """The bench corpus files whose candidate sentences are training negatives (half of them, by
-    a hash of the name); bench/instruction_sweep.py reports the other half apart."""
-    return hashlib.sha1(file.encode()).digest()[0] % 2 == 0
 
 
 def corpus_negatives(pages_jsonl: str | None, limit: int = 4000) -> list[str]:
@@ -120,17 +116,24 @@ def pr(pred: list[bool], gold: list[int]) -> str:
     return f"precision {prec:.3f} ({tp}/{tp + fp}), recall {rec:.3f} ({tp}/{tp + fn})"
 
 
-def main(argv: list[str]) -> None:
+def main(argv: list[str] | None = None) -> int:
     global ALL_BENCH
-    write = "--write" in argv
-    ALL_BENCH = "--all-bench" in argv
-    l2_tried = (float(argv[argv.index("--l2") + 1]),) if "--l2" in argv else L2_TRIED
-    pages = argv[argv.index("--pages") + 1] if "--pages" in argv else None
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--write", action="store_true", help=f"save the weights to {OUT.relative_to(ROOT)}")
+    ap.add_argument("--pages", help="PAGES.jsonl made by bench/page_texts.py (default: read the demo PDFs)")
+    ap.add_argument("--all-bench", action="store_true", help="every bench file's candidates are negatives")
+    ap.add_argument("--l2", type=float, help=f"one ridge penalty (default: the best of {L2_TRIED})")
+    ap.add_argument("--disguise-train", action="store_true", help="also report disguised training positives")
+    args = ap.parse_args(argv)
+    write, ALL_BENCH, pages = args.write, args.all_bench, args.pages
+    l2_tried = (args.l2,) if args.l2 is not None else L2_TRIED
     rows = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
     train = [r for r in rows if r["split"] == "train"]
     held = [r for r in rows if r["split"] == "heldout"]
     negs = corpus_negatives(pages)
-    emb = load_embedder(Settings.from_env(), purpose="index")
+    settings = Settings.from_env()
+    record = suite.start(__file__, args, settings)
+    emb = load_embedder(settings, purpose="index")
     texts = [reader_view(r["text"]).text for r in train] + negs
     y = np.array([r["label"] for r in train] + [0] * len(negs), np.float64)
     t0 = time.perf_counter()
@@ -167,13 +170,12 @@ def main(argv: list[str]) -> None:
         print(f"{name:9s} patterns only:         {pr([bool(instruction_like(r['text'])) for r in part], gold)}")
         print(f"{name:9s} patterns + classifier: {pr([bool(instruction_like(r['text'], judge)) for r in part], gold)}")
         pos = [r for r in part if r["label"] == 1]
-        if name == "train" and "--disguise-train" not in argv:
+        if name == "train" and not args.disguise_train:
             continue
         for trick in disguises("x", rnd):
             dis = [disguises(r["text"], rnd)[trick] for r in pos]
             got = [bool(instruction_like(t, judge)) for t in dis]
             print(f"{name:9s}   disguised ({trick}): recall {sum(got) / len(got):.3f} ({sum(got)}/{len(got)})")
-    sys.path.insert(0, str(ROOT))
     from tests.text.test_instruction_like import ORDINARY, PLANTED
 
     old = [(t, 1) for t in PLANTED] + [(t, 0) for t in ORDINARY]
@@ -185,7 +187,9 @@ def main(argv: list[str]) -> None:
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(weights, separators=(",", ":")) + "\n", encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size:,} bytes)")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main())

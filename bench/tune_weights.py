@@ -13,16 +13,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-import eval as harness  # noqa: E402  (bench/eval.py)
+import _suite as suite
+import eval as harness  # bench/eval.py: its public loaders, index cache and run_task (the same sets and scoring)
+from pagerecall.config import Settings
 
 search_mod = importlib.import_module("pagerecall.search.searcher")  # where the lane weights are read
 fusion_mod = importlib.import_module("pagerecall.search.fusion")
-from pagerecall.config import Settings  # noqa: E402
 
 GRID = [
     # (fulltext weight, filename weight, coverage exponent (0 = no coverage discount), RRF K, heading weight)
@@ -63,6 +60,7 @@ def main(argv=None) -> int:
     if "scifact" in sets:
         loaded["scifact"] = harness.load_beir("scifact", harness.SHARED / "eval" / "scifact")
     base = Settings.from_env()
+    record = suite.start(__file__, args, base)
     default_weights = dict(search_mod.LANE_WEIGHTS)
     rows = []
     for key, (corpus, tasks) in loaded.items():
@@ -102,6 +100,7 @@ def main(argv=None) -> int:
     print("| set | run | nDCG@10 | recall@10 |\n|---|---|---|---|")
     for name, run, ndcg, rec in rows:
         print(f"| {name} | {run} | {ndcg:.3f} | {rec:.3f} |")
+    record.end()
     return 0
 
 

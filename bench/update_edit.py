@@ -6,7 +6,7 @@ Builds an index of a corpus holding ``PDF`` alone (with the ``--after`` checkout
 of that index with each checkout in a fresh child process whose ``PYTHONPATH`` is the checkout,
 alternating before/after ``--rounds`` times (load from other jobs falls on both alike). Per update:
 wall seconds, CPU seconds (``getrusage``), peak RSS, passages embedded and the report's
-``chunks_reused``. Prints JSON; state the CPU (``lscpu``) and the load (``uptime``).
+``chunks_reused``. Prints the suite's header (CPU, ISA, load, commit, settings: ``bench/_suite.py``), then JSON.
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from eval import machine_info  # noqa: E402  (bench/eval.py)
+import _suite as suite
+from _suite import machine_info
 
 CHILD = r"""
 import dataclasses, json, resource, sys, time
@@ -58,14 +56,15 @@ def _edit(path: Path, page: int) -> None:
     path.with_suffix(".tmp").replace(path)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("pdf", type=Path)
     ap.add_argument("--before", type=Path, required=True)
     ap.add_argument("--after", type=Path, required=True)
     ap.add_argument("--page", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=1)
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    record = suite.start(__file__, a, suite.bench_settings(ocr="off"))
     work = Path(tempfile.mkdtemp(prefix="update-edit-"))
     corpus = work / "corpus"
     corpus.mkdir()
@@ -83,7 +82,9 @@ def main() -> None:
     shutil.rmtree(work)
     print(json.dumps({"machine": machine_info(), "pdf": str(a.pdf), "page": a.page, "build": built, "runs": runs},
                      indent=1))
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import _suite as suite
 from pagerecall.extract.pdf import read_pdf_page, page_count
 from pagerecall.verify import quote as quote_mod
 from pagerecall.verify.drawn import drawn_words_differ
@@ -34,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--per-file", type=int, default=10)
     ap.add_argument("--files", type=int, default=12)
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args, suite.bench_settings(ocr="off"))
     rng = random.Random(46)
     files = sorted(args.folder.rglob("*.pdf"))
     rng.shuffle(files)
@@ -72,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         total["alarms"] += alarms
     print({**total, "median_verify_s_without": round(statistics.median(without_t), 4),
            "median_verify_s_with": round(statistics.median(with_t), 4)})
+    record.end()
     return 0
 
 

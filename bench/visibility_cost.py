@@ -24,7 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+import _suite as suite
+
+HERE = suite.HERE
 SUBSETS = {"upstream": ["maint-guide", "debian-faq", "developers-reference", "texlive-guide", "multicolumn"]}
 _OFF = "import pagerecall.extract.pdf as p; p.split_pdf_hidden = lambda page, tp, data: (data, ())\n"
 
@@ -104,12 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--build", type=int, default=0, help="also build the first N PDFs with and without the check")
     ap.add_argument("--skip-extraction", action="store_true")
     args = ap.parse_args(argv)
+    record = suite.start(__file__, args, suite.bench_settings(ocr="off"))
     root = args.root if args.root.exists() else HERE.parent / ".." / "shared" / "corpora" / "bench"
     files = _files(root, args.subset)
     if not args.skip_extraction:
         print(json.dumps(extraction(files)), flush=True)
     if args.build:
         print(json.dumps(build(files[: args.build])), flush=True)
+    record.end()
     return 0
 
 

@@ -209,7 +209,7 @@ class Settings:
             check_storage(self.lance_uri, dict(self.storage_options), source)
         if self.keep_generations < 2:
             raise UsageError(f"keep_generations is {self.keep_generations}; it must be >= 2 "
-                             "(the live generation and the rollback target)")
+                             "(the live generation and the rollback target). Next: keep at least 2")
         return self
 
 

@@ -127,11 +127,13 @@ class SourceArgumentError(SourceNotFoundError, UsageError):
 
 class LedgerInputError(UsageError):
     """A field of a ledger request is missing, unknown or out of its limits; nothing was written.
-    ``field`` names it."""
+    ``field`` names it. A ``message`` without its own next step gets the general one ("Next:
+    correct FIELD and try again") before "Nothing was written."."""
 
     def __init__(self, field_name: str, message: str) -> None:
         self.field = field_name
-        super().__init__(f"{field_name}: {message}. Nothing was written.")
+        step = "" if "Next:" in message else f" Next: correct {field_name} and try again."
+        super().__init__(f"{field_name}: {message}.{step} Nothing was written.")
 
 
 class CheckNotFoundError(PagerecallError):

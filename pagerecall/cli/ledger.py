@@ -1,6 +1,7 @@
 """``pagerecall ledger add | review | find | list | export | import`` (part of the CLI).
 
-The parser is built with the rest of the CLI (this module imports only argparse at that time);
+The parser is built with the rest of the CLI (this module imports only argparse and the verbs' shared
+plumbing, :mod:`pagerecall.cli.record_verbs`, at that time);
 the ledger's code loads when a ``ledger`` command runs. ``--json`` prints the same keys as the
 MCP tools (``record_check`` / ``review_check``: the check; ``find_checks`` / ``list_checks``:
 ``{"checks": [...], "total": n}``). Exit codes: 0 done, 1 refused or not found (own review,
@@ -11,23 +12,19 @@ written).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+
+from pagerecall.cli import record_verbs as rv
 
 
 def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     """Add the ``ledger`` command and its verbs to the CLI's subparsers ``sub``."""
-    p = sub.add_parser("ledger", help="the citation ledger: record, review, find, list, "
-                       "export, import checks",
-                       description="Checks that agents record (claim, file, pages, quote, verdict), review "
-                                   "(confirm/dispute; never their own) and find by meaning; marked stale when "
-                                   "the cited pages change. Kept in INDEX/ledger.sqlite across generations.")
-    verbs = p.add_subparsers(dest="ledger_command", required=True, metavar="VERB",
-                             help="add, review, find, list, export or import")
-
-    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
-        return verbs.add_parser(name, parents=[common], help=help_text, description=help_text)
+    verb = rv.command(sub, common, "ledger",
+                   help="the citation ledger: record, review, find, list, export, import checks",
+                   description="Checks that agents record (claim, file, pages, quote, verdict), review "
+                               "(confirm/dispute; never their own) and find by meaning; marked stale when "
+                               "the cited pages change. Kept in INDEX/ledger.sqlite across generations.",
+                   dest="ledger_command", verbs_help="add, review, find, list, export or import")
 
     a = verb("add", "record a check: the quote is verified against the source and the result stored")
     a.add_argument("--claim", required=True, help="the claim the source is cited for (1-2,000 characters)")
@@ -61,22 +58,12 @@ def add_ledger_parser(sub, common: argparse.ArgumentParser) -> None:
     li.add_argument("--verdict", choices=["supported", "contradicted", "partial", "not_found"],
                     help="only checks with this verdict")
     li.add_argument("--agent", help="only checks recorded by this agent")
-    li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
-    li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+    rv.add_paging(li)
 
-    e = verb("export", "print every check and review: JSON (default) or CSV")
-    e.add_argument("--csv", action="store_true", help="CSV instead of JSON (nested fields as JSON in cells)")
-    e.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
-
-    i = verb("import", "add the checks of an export (JSON or CSV) to this ledger; existing ids are skipped")
-    i.add_argument("path", type=Path, metavar="FILE", help="a file written by pagerecall ledger export")
-
-    for q in (a, r, f, li, i):
-        q.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tools")
-
-
-def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    _e, i = rv.add_exchange_verbs(verb, export_help="print every check and review: JSON (default) or CSV",
+                                  import_help="add the checks of an export (JSON or CSV) to this ledger; existing "
+                                              "ids are skipped", command="pagerecall ledger export")
+    rv.add_json((a, r, f, li, i))
 
 
 def _pages(c: dict) -> str:
@@ -89,29 +76,22 @@ def _pages(c: dict) -> str:
 
 
 def _print_check(c: dict) -> None:
-    out = sys.stdout
-    score = f"  score {c['score']:.4f}" if c.get("score") is not None else ""
-    out.write(f"{c['id']}  [{c['status']}]  {c['verdict']}  {c['file']} {_pages(c)}{score}\n")
-    out.write(f"   claim: {' '.join(c['claim'].split())}\n")
+    lines = [f"claim: {' '.join(c['claim'].split())}"]
     ref = c.get("reference")
     if ref:
         key = f" [{ref['key']}]" if ref.get("key") else ""
-        out.write(f"   reference: {ref.get('citation') or ''}{key}" + (f" {ref['title']}" if ref.get("title") else "")
-                  + "\n")
+        lines.append(f"reference: {ref.get('citation') or ''}{key}" + (f" {ref['title']}" if ref.get("title") else ""))
     qc = c.get("quote_check")
     if qc:
         where = f" on p. {qc['page']}" if qc.get("page") else ""
         cited = "" if qc.get("on_cited_pages") or qc["match"] == "not_found" else " (NOT on the cited pages)"
-        out.write(f"   quote: {qc['match']}{where}{cited}\n")
+        lines.append(f"quote: {qc['match']}{where}{cited}")
     nc = c.get("numbers_check")
     if nc and nc.get("numbers"):
         missing = [n["text"] for n in nc["numbers"] if not n["found"]]
-        out.write(f"   numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
-                  + (f"; NOT FOUND: {', '.join(missing)}" if missing else "") + "\n")
-    if c.get("stale_reason"):
-        out.write(f"   stale: {c['stale_reason']}\n")
-    reviews = "; ".join(f"{r['agent']} {r['verdict']}" for r in c.get("reviews") or [])
-    out.write(f"   by {c['agent']} {c['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+        lines.append(f"numbers: {nc['found']} of {len(nc['numbers'])} on the cited pages"
+                     + (f"; NOT FOUND: {', '.join(missing)}" if missing else ""))
+    rv.print_record(c, f"{c['verdict']}  {c['file']} {_pages(c)}", lines)
 
 
 def run_ledger(args: argparse.Namespace, settings) -> int:
@@ -122,11 +102,11 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
     if verb == "add":
         c = service.record_check(settings, claim=args.claim, file=args.file, pages=args.pages, quote=args.quote,
                                  verdict=args.verdict, notes=args.notes, agent=args.agent)
-        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        rv.print_one(c, args.json, _print_check)
         return 0
     if verb == "review":
         c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)
-        _print_json(c.to_dict()) if args.json else _print_check(c.to_dict())
+        rv.print_one(c, args.json, _print_check)
         if c.warning and not args.json:
             sys.stderr.write(f"pagerecall: warning: {c.warning}\n")
         return 0
@@ -138,37 +118,15 @@ def run_ledger(args: argparse.Namespace, settings) -> int:
             checks, total = service.list_checks(settings, file=args.file, page=args.page, status=args.status,
                                                 verdict=args.verdict, agent=args.agent, limit=args.limit,
                                                 offset=args.offset)
-        if args.json:
-            _print_json({"checks": [c.to_dict() for c in checks], "total": total})
-        else:
-            for c in checks:
-                _print_check(c.to_dict())
-            sys.stdout.write(f"{len(checks)} of {total} matching check(s)\n")
+        rv.print_listing(checks, total, args.json, "checks", _print_check)
         return 0
     if verb == "export":
         checks, _ = service.open_store(settings).select()
         checks.reverse()  # oldest first
-        text = exchange.export_csv(checks) if args.csv else exchange.export_json(checks)
-        if args.output:
-            args.output.write_text(text, encoding="utf-8", newline="")
-            sys.stderr.write(f"{len(checks)} check(s) written to {args.output}\n")
-        else:
-            sys.stdout.write(text)
-        return 0
+        return rv.run_export(args, checks, exchange, "check")
     if verb == "import":
-        try:
-            text = args.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            from pagerecall.ledger.models import LedgerInputError
-
-            raise LedgerInputError("FILE", f"cannot read {args.path} ({exc})") from None
-        checks = exchange.parse(text)
-        inserted, skipped = service.open_store(settings).insert_many(checks)
-        rep = {"imported": inserted, "skipped": skipped, "ledger": str(service.open_store(settings).path)}
-        if args.json:
-            _print_json(rep)
-        else:
-            sys.stdout.write(f"imported {inserted} check(s) into {rep['ledger']}; "
-                             f"{len(skipped)} skipped (id already in the ledger)\n")
-        return 0
+        checks = exchange.parse(rv.read_import(args))
+        store = service.open_store(settings)
+        inserted, skipped = store.insert_many(checks)
+        return rv.report_import(args, inserted, skipped, store.path, "check", "id already in the ledger")
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it

@@ -57,26 +57,40 @@ def print_topics(res: dict, console) -> None:
               f"generation {res['generation']}\n")
 
 
+def _label(entry: dict) -> str:
+    return f"[{entry['label']}] " if entry.get("label") else ""
+
+
+def _listing(console, items: list, lines, summary: str) -> None:
+    """Each item's ``lines(item)`` (text ending in a newline), then the ``summary`` line."""
+    for item in items:
+        console.out.write(lines(item))
+    console.out.write(summary + "\n")
+
+
+def _reference_lines(r: dict) -> str:
+    where = f"cited on p. {', '.join(map(str, r['cited_on']))}" if r.get("cited_on") else "not cited in the text"
+    text = f"{_label(r)}{r['text'][:200]}\n   {where}; listed on p. {r['page']}\n"
+    if r.get("resolved"):
+        text += f"   -> {r['resolved']['file']}  [{r['resolved']['why']} {r['resolved']['confidence']:.2f}]\n"
+    return text
+
+
+def _citing_lines(c: dict) -> str:
+    pages = ", ".join(map(str, c["cited_on"])) or "none found"
+    return (f"{c['file']}  cites it on p. {pages}  (entry {_label(c)}on p. {c['list_page']}, "
+            f"{c['why']} {c['confidence']:.2f})\n   {c['reference'][:200]}\n")
+
+
 def print_cites(res: dict, console) -> None:
-    out = console.out
-    for r in res["references"]:
-        lab = f"[{r['label']}] " if r.get("label") else ""
-        where = f"cited on p. {', '.join(map(str, r['cited_on']))}" if r.get("cited_on") else "not cited in the text"
-        out.write(f"{lab}{r['text'][:200]}\n   {where}; listed on p. {r['page']}\n")
-        if r.get("resolved"):
-            out.write(f"   -> {r['resolved']['file']}  [{r['resolved']['why']} {r['resolved']['confidence']:.2f}]\n")
-    out.write(f"{res['references_found']} reference(s) in {res['file']}, {res['in_library']} in the library; "
-              f"{res['note']}\n")
+    _listing(console, res["references"], _reference_lines,
+             f"{res['references_found']} reference(s) in {res['file']}, {res['in_library']} in the library; "
+             f"{res['note']}")
 
 
 def print_cited_by(res: dict, console) -> None:
-    out = console.out
-    for c in res["cited_by"]:
-        lab = f"[{c['label']}] " if c.get("label") else ""
-        pages = ", ".join(map(str, c["cited_on"])) or "none found"
-        out.write(f"{c['file']}  cites it on p. {pages}  (entry {lab}on p. {c['list_page']}, "
-                  f"{c['why']} {c['confidence']:.2f})\n   {c['reference'][:200]}\n")
-    out.write(f"{len(res['cited_by'])} library document(s) cite {res['file']}; {res['note']}\n")
+    _listing(console, res["cited_by"], _citing_lines,
+             f"{len(res['cited_by'])} library document(s) cite {res['file']}; {res['note']}")
 
 
 PRINTERS = {"related": print_related, "topics": print_topics, "cites": print_cites, "cited-by": print_cited_by}

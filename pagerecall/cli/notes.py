@@ -10,9 +10,9 @@ unknown id, file missing), 2 bad input (the message names the field; nothing wri
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+
+from pagerecall.cli import record_verbs as rv
 
 KINDS = ["summary", "note", "tag"]
 STATUSES = ["unreviewed", "confirmed", "disputed", "needs_revision", "stale"]
@@ -20,16 +20,13 @@ STATUSES = ["unreviewed", "confirmed", "disputed", "needs_revision", "stale"]
 
 def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
     """Add the ``notes`` command and its verbs to the CLI's subparsers ``sub``."""
-    p = sub.add_parser("notes", help="notes: summaries, notes and tags on passages, pages, sections, documents",
-                       description="What agents learn about the library: summaries, notes and tags on a passage "
-                                   "(chunk id), pages, a section (outline path) or a whole document; reviewed by "
-                                   "other agents, marked stale when the target's text changes, found by meaning. "
-                                   "Kept in INDEX/ledger.sqlite with the ledger's checks.")
-    verbs = p.add_subparsers(dest="notes_command", required=True, metavar="VERB",
-                             help="add, review, find, list, export, import, consensus or activity")
-
-    def verb(name: str, help_text: str) -> argparse.ArgumentParser:
-        return verbs.add_parser(name, parents=[common], help=help_text, description=help_text)
+    verb = rv.command(sub, common, "notes",
+                   help="notes: summaries, notes and tags on passages, pages, sections, documents",
+                   description="What agents learn about the library: summaries, notes and tags on a passage "
+                               "(chunk id), pages, a section (outline path) or a whole document; reviewed by "
+                               "other agents, marked stale when the target's text changes, found by meaning. "
+                               "Kept in INDEX/ledger.sqlite with the ledger's checks.",
+                   dest="notes_command", verbs_help="add, review, find, list, export, import, consensus or activity")
 
     a = verb("add", "write a note on a target: --chunk-id, or --file with --pages / --section / nothing (the document)")
     a.add_argument("--kind", required=True, choices=KINDS, help="summary, note, or tag (a short label)")
@@ -62,8 +59,7 @@ def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
 
     li = verb("list", "list notes, newest first, with filters")
     filters(li)
-    li.add_argument("--limit", type=int, default=50, help="at most this many (1-200, default 50)")
-    li.add_argument("--offset", type=int, default=0, help="skip this many (paging)")
+    rv.add_paging(li)
 
     c = verb("consensus", "the notes nearest to QUERY grouped by target: where agents agree or dispute")
     c.add_argument("query", help="words or a question")
@@ -75,19 +71,10 @@ def add_notes_parser(sub, common: argparse.ArgumentParser) -> None:
     act.add_argument("agent", help="the agent's name (case ignored)")
     act.add_argument("--limit", type=int, default=200, help="the newest this many (1-200, default 200)")
 
-    e = verb("export", "print every note and review: JSON (default) or CSV")
-    e.add_argument("--csv", action="store_true", help="CSV instead of JSON (nested fields as JSON in cells)")
-    e.add_argument("-o", "--output", type=Path, help="write to this file instead of stdout")
-
-    i = verb("import", "add the notes of an export (JSON or CSV); existing ids are skipped")
-    i.add_argument("path", type=Path, metavar="FILE", help="a file written by pagerecall notes export")
-
-    for q in (a, r, f, li, c, act, i):
-        q.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tools")
-
-
-def _print_json(obj) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2) + "\n")
+    _e, i = rv.add_exchange_verbs(verb, export_help="print every note and review: JSON (default) or CSV",
+                                  import_help="add the notes of an export (JSON or CSV); existing ids are skipped",
+                                  command="pagerecall notes export")
+    rv.add_json((a, r, f, li, c, act, i))
 
 
 def target_line(n: dict) -> str:
@@ -109,17 +96,9 @@ def target_line(n: dict) -> str:
 
 
 def _print_note(n: dict) -> None:
-    out = sys.stdout
-    score = f"  score {n['score']:.4f}" if n.get("score") is not None else ""
-    out.write(f"{n['id']}  [{n['status']}]  {n['kind']}  {target_line(n)}{score}\n")
-    out.write(f"   {' '.join(n['text'].split())}\n")
-    if n.get("stale_reason"):
-        out.write(f"   stale: {n['stale_reason']}\n")
-    if n.get("revises"):
-        out.write(f"   revises {n['revises']}\n")
-    reviews = "; ".join(f"{r['agent']} {r['verdict']}" + (f" (reason {r['reason_note']})" if r.get("reason_note")
-                                                          else "") for r in n.get("reviews") or [])
-    out.write(f"   by {n['agent']} {n['created_at']}" + (f"; reviews: {reviews}" if reviews else "") + "\n\n")
+    rv.print_record(n, f"{n['kind']}  {target_line(n)}", [' '.join(n['text'].split())],
+                 [f"revises {n['revises']}"] if n.get("revises") else [],
+                 lambda r: f" (reason {r['reason_note']})" if r.get("reason_note") else "")
 
 
 def _print_consensus(res: dict) -> None:
@@ -160,12 +139,12 @@ def run_notes(args: argparse.Namespace, settings) -> int:
     if verb == "add":
         n = ns.add_note(settings, kind=args.kind, text=args.text, agent=args.agent, chunk_id=args.chunk_id,
                         file=args.file, pages=args.pages, section=args.section, revises=args.revises)
-        _print_json(n.to_dict()) if args.json else _print_note(n.to_dict())
+        rv.print_one(n, args.json, _print_note)
         return 0
     if verb == "review":
         n = ns.review_note(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent,
                            reason_note=args.reason_note)
-        _print_json(n.to_dict()) if args.json else _print_note(n.to_dict())
+        rv.print_one(n, args.json, _print_note)
         return 0
     if verb in ("find", "list"):
         kw = dict(file=args.file, kind=args.kind, tag=args.tag, status=args.status, agent=args.agent)
@@ -173,47 +152,24 @@ def run_notes(args: argparse.Namespace, settings) -> int:
             notes, total = ns.find_notes(settings, query=args.query, k=args.k, **kw)
         else:
             notes, total = ns.list_notes(settings, limit=args.limit, offset=args.offset, **kw)
-        if args.json:
-            _print_json({"notes": [n.to_dict() for n in notes], "total": total})
-        else:
-            for n in notes:
-                _print_note(n.to_dict())
-            sys.stdout.write(f"{len(notes)} of {total} matching note(s)\n")
+        rv.print_listing(notes, total, args.json, "notes", _print_note)
         return 0
     if verb == "consensus":
         res = ns.consensus(settings, query=args.query, file=args.file, tag=args.tag, k=args.k)
-        _print_json(res) if args.json else _print_consensus(res)
+        rv.print_json(res) if args.json else _print_consensus(res)
         return 0
     if verb == "activity":
         res = ns.agent_activity(settings, args.agent, limit=args.limit)
-        _print_json(res) if args.json else _print_activity(res)
+        rv.print_json(res) if args.json else _print_activity(res)
         return 0
     if verb == "export":
         notes, _ = ns.open_notes(settings).select(oldest_first=True)
-        text = notes_exchange.export_csv(notes) if args.csv else notes_exchange.export_json(notes)
-        if args.output:
-            args.output.write_text(text, encoding="utf-8", newline="")
-            sys.stderr.write(f"{len(notes)} note(s) written to {args.output}\n")
-        else:
-            sys.stdout.write(text)
-        return 0
+        return rv.run_export(args, notes, notes_exchange, "note")
     if verb == "import":
-        try:
-            text = args.path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            from pagerecall.ledger.notes_models import LedgerInputError
-
-            raise LedgerInputError("FILE", f"cannot read {args.path} ({exc})") from None
-        notes = notes_exchange.parse(text)
+        notes = notes_exchange.parse(rv.read_import(args))
         store = ns.open_notes(settings)
         inserted, skipped = store.insert_many(notes)
-        rep = {"imported": inserted, "skipped": skipped, "ledger": str(store.ledger.path)}
-        if args.json:
-            _print_json(rep)
-        else:
-            sys.stdout.write(f"imported {inserted} note(s) into {rep['ledger']}; "
-                             f"{len(skipped)} skipped (id already there)\n")
-        return 0
+        return rv.report_import(args, inserted, skipped, store.ledger.path, "note", "id already there")
     raise AssertionError(verb)  # pragma: no cover - argparse prevents it
 
 

@@ -30,6 +30,20 @@ def _pages(h: dict) -> str:
     return pages
 
 
+def _crossed_line(sections: list[dict]) -> str:
+    """The headings a hit crosses (its ``sections`` after the first, in order), on one line:
+    ``   § → 4 Relational databases (p. 21) → Why use a database? (p. 21)``. Each names the titles
+    of its path below the part it shares with the section before (the whole path when it shares
+    nothing) and its physical page; ``--json`` has every path whole and where it starts (``at``)."""
+    parts = []
+    for before, s in zip(sections, sections[1:]):
+        path, shared = s["path"], 0
+        while shared < min(len(path), len(before["path"])) and path[shared] == before["path"][shared]:
+            shared += 1
+        parts.append(f"→ {' > '.join(path[shared:] or path[-1:])} (p. {s['page']})")
+    return f"   § {' '.join(parts)}\n"
+
+
 def print_search(res: dict, quiet: bool = False) -> None:
     """A search answer (``SearchResult.to_dict()``): numbered hits with pointers on stdout; notes
     from the envelope (weak hits, phrases not found, failed or stale files) and, unless ``quiet``,
@@ -45,6 +59,8 @@ def print_search(res: dict, quiet: bool = False) -> None:
         out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  ({ranks}){flags}\n")
         if h.get("section"):
             out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
+        if h.get("sections"):
+            out.write(_crossed_line(h["sections"]))
         if h.get("cfi"):  # an EPUB: where a reading system opens the book
             out.write(f"   {h['cfi']}\n")
         body = h.get("snippet") or h["text"]
@@ -140,7 +156,11 @@ def print_view(args: argparse.Namespace, res: dict) -> int:
         con().out_buffer.write(png)
         con().out.flush()
     else:
-        args.png.write_bytes(png)
+        try:
+            args.png.write_bytes(png)
+        except OSError as exc:  # checked before rendering (running.png_target); a permission, a full disk
+            raise UsageError(f"--png {args.png} cannot be written ({exc.strerror or exc}); nothing was written. "
+                             "Next: pass --png a path in a folder you can write to") from None
     res["png"] = str(args.png)
     if args.json and str(args.png) != "-":
         print_json(res)
@@ -199,10 +219,13 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             for f in res["files"]:
                 tags = f"  [tags: {', '.join(f['tags'])}]" if isinstance(f, dict) and f.get("tags") else ""
-                con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}{tags}\n")
+                con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}{tags}{_failed_suffix(f)}\n")
             note = f" ({res['note']})" if res["matched"] == 0 else ""
             by = "by name or metadata" if res.get("sources") else "by name"
-            con().out.write(f"{res['matched']} of {res['total']} files match {by}{note}\n")
+            failed = sum(1 for f in res["files"] if _failed_suffix(f))
+            failed_note = (f"; {failed} of them failed to index: not searchable, retried by the next pagerecall "
+                           "update" if failed else "")
+            con().out.write(f"{res['matched']} of {res['total']} files match {by}{note}{failed_note}\n")
         return 0
     if cmd == "info":
         if not args.json:
@@ -273,7 +296,16 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if d["match"] == "fuzzy":
             return 4  # a similar passage, not the quote: never verbatim-citable
         return 3 if args.page is not None and d.get("page_correct") is False else 0
-    raise UsageError(f"unknown command {cmd}")  # pragma: no cover - argparse prevents it
+    # argparse prevents it
+    raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover
+
+
+def _failed_suffix(f) -> str:
+    """``  [failed: REASON]`` after a file that failed to index (its record's ``status`` is not
+    ``ok``; ``error`` is the reason, as ``pagerecall info`` lists it), else ``""``."""
+    if not isinstance(f, dict) or f.get("status", "ok") == "ok":
+        return ""
+    return f"  [{f['status']}: {f.get('error') or 'no reason recorded'}]"
 
 
 def _ref_suffix(f) -> str:

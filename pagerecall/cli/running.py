@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import os
 import sys
+from pathlib import Path
 
 from pagerecall.cli.output import ConsoleLogHandler, con, print_read
 from pagerecall.config import Settings
@@ -80,6 +81,7 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd == "files":
         return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
     if cmd == "page" and args.png is not None:
+        png_target(args.png)
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":
         if args.highlight is not None or args.hit is not None or args.dpi is not None:
@@ -103,6 +105,22 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd in ("cites", "cited-by"):
         return {"file": args.file}
     return {}
+
+
+def png_target(path: Path) -> None:
+    """Refuse a ``page --png`` path that cannot take the file, before anything is rendered or
+    written: a folder, or a file in a folder that does not exist. ``-`` (stdout) always can.
+    Raises ``UsageError`` (exit 2) whose message says what to pass instead."""
+    if str(path) == "-":
+        return
+    if path.is_dir():
+        raise UsageError(f"--png {path} is a folder, not a file; nothing was written. "
+                         f"Next: name a file in it, e.g. --png {path / 'page.png'}")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise UsageError(f"--png {path}: the folder {parent} {what}; nothing was written. "
+                         f"Next: mkdir -p {parent}, or pass --png a path in an existing folder")
 
 
 def read_command(args: argparse.Namespace, settings: Settings, asked: str | None = None) -> int:
@@ -176,10 +194,41 @@ def guarded(fn, *a) -> int:
         con().err.write(f"pagerecall: {exc}\n")
         return 1
     except KeyboardInterrupt:
-        con().err.write("pagerecall: interrupted; the live index is unchanged\n")
+        con().err.write(f"pagerecall: {interrupted_note(a[0] if a else None)}\n")
         return 130
     except BrokenPipeError:
         return _broken_pipe()
+
+
+WRITES = ("build", "update", "rebuild")
+"""The commands that write a generation: after Ctrl-C, whether a live index exists decides what to say."""
+
+
+def interrupted_note(args: argparse.Namespace | None) -> str:
+    """What to say after Ctrl-C (SIGINT): "the live index is unchanged" unless ``args`` is a write
+    whose index has no live generation (a first build): then that no index was written yet, and
+    what to run next (the next build resumes from the resume cache when it holds vectors, as
+    :func:`pagerecall.index.leftovers.interrupted_write` reports them). Never raises."""
+    unchanged = "interrupted; the live index is unchanged"
+    if getattr(args, "command", None) not in WRITES:
+        return unchanged
+    try:
+        from pagerecall.index.layout import IndexStore
+        from pagerecall.index.leftovers import interrupted_write
+
+        index_dir = settings_from_args(args).index_dir
+        if IndexStore(index_dir).exists():
+            return unchanged
+        left = interrupted_write(index_dir) or {}
+    except Exception:  # noqa: BLE001 - a Ctrl-C must end with one line, whatever the disk holds
+        return unchanged
+    corpus = getattr(args, "corpus_dir", None) or "CORPUS"
+    again = f"pagerecall build {corpus} --index {index_dir}"
+    cached = int((left.get("cache") or {}).get("passages") or 0)
+    if cached:
+        return (f"interrupted; no index was written yet (the first build stopped before it finished). "
+                f"Next: {again}: it resumes from the resume cache ({cached} passage(s) embedded so far)")
+    return f"interrupted; no index was written yet (the first build stopped before it finished). Next: {again}"
 
 
 EXIT_BROKEN_PIPE = 141

@@ -32,7 +32,9 @@ def serve_command(args: argparse.Namespace, settings: Settings,
         try:
             got = client.control(settings, "stop" if args.stop else "ping")
         except client.Refused as exc:
-            raise PagerecallError(f"The resident server of {settings.index_dir} answered: {exc}") from None
+            raise PagerecallError(f"The resident server of {settings.index_dir} answered: {exc}. Next: run read "
+                                  f"commands with --in-process meanwhile; its log is {settings.index_dir}/serve.log"
+                                  ) from None
         if got is None:
             sys.stdout.write(f"no resident server serves {settings.index_dir}\n")
         elif args.stop:

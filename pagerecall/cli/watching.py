@@ -81,14 +81,24 @@ def watch_command(args: argparse.Namespace, settings: Settings) -> int:
         abandoned = watcher.abandoned
         watcher.stop.set()
         emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
-              "message": f"stopped after {watcher.updates} update(s)" + (
-                  "; the update in progress was abandoned (the live generation is unchanged; the next start "
-                  "resumes from the resume cache)" if abandoned else "")})
+              "message": f"stopped after {watcher.updates} update(s)" + (_abandoned(settings) if abandoned else "")})
         return EXIT_INTERRUPTED
     finally:
         bars.close()
         if old is not None:
             signal.signal(signal.SIGTERM, old)
+
+
+def _abandoned(settings: Settings) -> str:
+    """What a stop says of the write it abandoned: an update leaves the live generation as it was;
+    a first build (no live generation) leaves no index at all."""
+    from pagerecall.index.layout import IndexStore
+
+    if IndexStore(settings.index_dir).exists():
+        return ("; the update in progress was abandoned (the live generation is unchanged; the next start "
+                "resumes from the resume cache)")
+    return ("; the first build in progress was abandoned: no index was written yet. Next: start pagerecall watch "
+            "again (or pagerecall build): it resumes from the resume cache")
 
 
 def start_beside_server(args: argparse.Namespace, settings: Settings):

@@ -205,13 +205,7 @@ class _Walker:
         start, first_piece = self.n + (1 if not self.in_line and self.n else 0), len(self.buf)
         pre = tag == "pre"
         self.write(el.text, pre)
-        k = 0
-        for child in el:
-            if isinstance(child.tag, str):
-                k += 1
-                cid = child.get("id")
-                self.element(child, f"{path}/{2 * k}" + (f"[{_cfi_id(cid)}]" if cid else ""))
-            self.write(child.tail, pre)
+        self.children(el, path, pre)
         if tag == "tr":
             self.rows.pop()
         if tag == "nav":
@@ -225,6 +219,17 @@ class _Walker:
         if block:
             self.paths.pop()
             self.need_record = True
+
+    def children(self, el: Any, path: str, pre: bool = False) -> None:
+        """Walk ``el``'s child elements (the k-th at CFI step ``path/2k``, with its ``[id]``) and
+        write the text after each (``pre``: white space kept)."""
+        k = 0
+        for child in el:
+            if isinstance(child.tag, str):
+                k += 1
+                cid = child.get("id")
+                self.element(child, f"{path}/{2 * k}" + (f"[{_cfi_id(cid)}]" if cid else ""))
+            self.write(child.tail, pre)
 
     def _marker(self, label: str, path: str) -> None:
         if self.in_line:
@@ -260,13 +265,7 @@ def walk(root: Any, sheet: Any = None, page_ids: dict[str, str] | None = None) -
     """
     hidden = sheet.hidden(root) if sheet else {}
     w = _Walker(hidden, page_ids or {})
-    k = 0
-    for child in root:
-        if isinstance(child.tag, str):
-            k += 1
-            cid = child.get("id")
-            w.element(child, f"/{2 * k}" + (f"[{_cfi_id(cid)}]" if cid else ""))
-        w.write(child.tail)
+    w.children(root, "")
     w.newline()
     w._settle()
     text = "".join(w.buf)

@@ -22,6 +22,9 @@ Modules (they import layers 0-2 and :mod:`pagerecall.verify`, never the CLI or M
 ``notes_staleness`` after an index write: notes whose target changed; sections followed
 ``notes_exchange``  export and import of notes (JSON and CSV)
 ``notes_search``    notes on search hits, the ``notes`` lane, tag filters
+``interchange``     the JSON/CSV export and import both kinds of record share (a ``Format`` each)
+``freshness``       the staleness pass both share: each file resolved and hashed once, what to store
+``rows``            the SQL both stores share: filters, pages of rows, reviews, imports, vectors
 ==================  ===============================================================
 
 This package's ``__init__`` imports nothing heavy (``location`` is standard library only):

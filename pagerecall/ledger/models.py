@@ -215,27 +215,30 @@ def check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
     return value.strip().lower()
 
 
-def check_pages(value: Any) -> list[int]:
+def check_pages(value: Any, limit: int = MAX_PAGES,
+                too_many: str = "{n} pages cited; the limit is {limit} per check") -> list[int]:
     """Physical 1-based pages: a list of ints, or text like ``"12"``, ``"12-14"``, ``"3,7"``.
-    Returns them ascending and unique. The upper bound (the file's page count) is checked
-    against the source by the caller."""
+    Returns them ascending and unique; more than ``limit`` (default :data:`MAX_PAGES`, a check's)
+    is refused with ``too_many`` (``{n}`` the count, ``{limit}``). The upper bound (the file's page
+    count) is checked against the source by the caller."""
     if isinstance(value, str):
-        value = parse_pages(value)
+        value = parse_pages(value, limit)
     if isinstance(value, int) and not isinstance(value, bool):
         value = [value]
     if not isinstance(value, (list, tuple)) or not value:
-        raise LedgerInputError("pages", f"expected 1-{MAX_PAGES} physical page numbers (1-based), got {value!r}")
+        raise LedgerInputError("pages", f"expected 1-{limit} physical page numbers (1-based), got {value!r}")
     for p in value:
         if isinstance(p, bool) or not isinstance(p, int) or p < 1:
             raise LedgerInputError("pages", f"{p!r} is not a physical page number (whole number >= 1, 1-based)")
     pages = sorted(set(value))
-    if len(pages) > MAX_PAGES:
-        raise LedgerInputError("pages", f"{len(pages)} pages cited; the limit is {MAX_PAGES} per check")
+    if len(pages) > limit:
+        raise LedgerInputError("pages", too_many.format(n=len(pages), limit=limit))
     return pages
 
 
-def parse_pages(text: str) -> list[int]:
-    """``"12"``, ``"12-14"``, ``"3,7-8"`` -> physical pages. Raises ``LedgerInputError``."""
+def parse_pages(text: str, limit: int = MAX_PAGES) -> list[int]:
+    """``"12"``, ``"12-14"``, ``"3,7-8"`` -> physical pages; a range longer than ``limit`` pages
+    (default :data:`MAX_PAGES`) is refused. Raises ``LedgerInputError``."""
     out: list[int] = []
     for part in text.replace(";", ",").split(","):
         part = part.strip()
@@ -245,8 +248,8 @@ def parse_pages(text: str) -> list[int]:
         if not m:
             raise LedgerInputError("pages", f"{part!r} is not a page or a range like 12-14")
         a, b = int(m.group(1)), int(m.group(2) or m.group(1))
-        if b < a or b - a >= MAX_PAGES:
-            raise LedgerInputError("pages", f"range {part!r} is reversed or longer than {MAX_PAGES} pages")
+        if b < a or b - a >= limit:
+            raise LedgerInputError("pages", f"range {part!r} is reversed or longer than {limit} pages")
         out.extend(range(a, b + 1))
     if not out:
         raise LedgerInputError("pages", "is empty; pass physical pages like 12 or 12-14")

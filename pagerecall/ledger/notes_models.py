@@ -47,6 +47,7 @@ from pagerecall.ledger.models import (  # noqa: F401 - re-exported for the notes
     check_file,
     check_limit,
     check_notes,
+    check_pages,
     derive_status,
     now_iso,
     parse_pages,
@@ -208,39 +209,10 @@ def check_section(value: Any) -> list[str]:
 
 def check_note_pages(value: Any) -> list[int]:
     """Physical 1-based pages of a ``pages`` target: a list, ``"12"``, ``"12-14"``; one contiguous
-    stretch or several, at most :data:`MAX_NOTE_PAGES`. Ascending and unique on return."""
-    if isinstance(value, str):
-        value = _parse_long_pages(value)
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not value:
-        raise LedgerInputError("pages", f"expected 1-{MAX_NOTE_PAGES} physical page numbers (1-based), got {value!r}")
-    for p in value:
-        if isinstance(p, bool) or not isinstance(p, int) or p < 1:
-            raise LedgerInputError("pages", f"{p!r} is not a physical page number (whole number >= 1, 1-based)")
-    pages = sorted(set(value))
-    if len(pages) > MAX_NOTE_PAGES:
-        raise LedgerInputError("pages", f"{len(pages)} pages; the limit is {MAX_NOTE_PAGES} per note. Next: note "
-                                        "the section or the whole document instead")
-    return pages
-
-
-def _parse_long_pages(text: str) -> list[int]:
-    out: list[int] = []
-    for part in text.replace(";", ",").split(","):
-        part = part.strip()
-        if not part:
-            continue
-        m = re.fullmatch(r"(\d+)\s*(?:-\s*(\d+))?", part)
-        if not m:
-            raise LedgerInputError("pages", f"{part!r} is not a page or a range like 12-14")
-        a, b = int(m.group(1)), int(m.group(2) or m.group(1))
-        if b < a or b - a >= MAX_NOTE_PAGES:
-            raise LedgerInputError("pages", f"range {part!r} is reversed or longer than {MAX_NOTE_PAGES} pages")
-        out.extend(range(a, b + 1))
-    if not out:
-        raise LedgerInputError("pages", "is empty; pass physical pages like 12 or 12-14")
-    return out
+    stretch or several, at most :data:`MAX_NOTE_PAGES`. Ascending and unique on return (the
+    ledger's rule, :func:`pagerecall.ledger.models.check_pages`, with the notes' limit)."""
+    return check_pages(value, MAX_NOTE_PAGES, "{n} pages; the limit is {limit} per note. Next: note the section "
+                                              "or the whole document instead")
 
 
 def target_spec(*, chunk_id: Any = None, file: Any = None, pages: Any = None, section: Any = None) -> dict:

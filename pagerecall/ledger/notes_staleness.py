@@ -19,18 +19,14 @@ Reasons (``stale_reason``): ``file gone: ...``, ``section not found: ...``, ``pa
 
 from __future__ import annotations
 
-import logging
-from collections import defaultdict
 from pathlib import Path
 
 from pagerecall.config import Settings
-from pagerecall.errors import ExtractionError, PagerecallError, PathOutsideCorpusError, SourceNotFoundError
-from pagerecall.paths import file_sha256
+from pagerecall.errors import ExtractionError, PagerecallError, SourceNotFoundError
 
+from pagerecall.ledger.freshness import Tally, files_now
 from pagerecall.ledger.notes_models import LedgerInputError, Note, now_iso
 from pagerecall.ledger.notes_service import _snapshot_of, open_notes
-
-log = logging.getLogger(__name__)
 
 
 def _what(n: Note) -> str:
@@ -73,60 +69,35 @@ def refresh_notes(settings: Settings, corpus_root: Path, moved: dict[str, str] |
     """Re-check every note against the source under ``corpus_root`` and the live index; store
     what changed. Returns ``{"checked", "stale": [ids newly stale], "fresh_again": [ids],
     "followed": [ids whose pointers moved], "seconds"}``. Raises ``LedgerRefusedError`` on a
-    read-only store; source errors become stale reasons."""
+    read-only store; source errors become stale reasons. The per-file pass is the checks' too
+    (:mod:`pagerecall.ledger.freshness`), following files that an update saw moved."""
     import time
 
-    from pagerecall.paths import resolve_in_corpus
-
     t0 = time.perf_counter()
-    moved = moved or {}
     store = open_notes(settings)
     notes, _ = store.select()
-    by_file: dict[str, list[Note]] = defaultdict(list)
-    for n in notes:
-        by_file[n.file].append(n)
     snapshot = _snapshot_of(settings)
     changes: list[dict] = []
-    newly, fresh, followed = [], [], []
+    tally, followed = Tally(), []
     at = now_iso()
-    for rel, group in by_file.items():
-        gone, path, now_rel = None, None, rel
-        try:
-            path, _ = resolve_in_corpus(corpus_root, rel)
-        except (SourceNotFoundError, PathOutsideCorpusError):
-            if rel in moved:
-                try:
-                    path, now_rel = resolve_in_corpus(corpus_root, moved[rel])
-                except (SourceNotFoundError, PathOutsideCorpusError):
-                    path = None
-            if path is None:
-                gone = f"file gone: {rel} is no longer in the corpus"
-        sha = None
-        if path is not None:
-            try:
-                sha = file_sha256(path)
-            except OSError as exc:
-                gone = f"file cannot be read: {exc.strerror or exc}"
+    for now, group in files_now(corpus_root, notes, moved or {}, follow_moves=True):
         for n in group:
             update: dict = {}
-            if gone:
-                reason = gone
-            elif sha == n.file_sha256 and now_rel == n.file:
+            if now.gone:
+                reason = now.gone
+            elif now.sha == n.file_sha256 and now.now_rel == n.file:
                 reason = None
             else:
-                reason, update = _recheck(settings, corpus_root, n, now_rel, snapshot)
+                reason, update = _recheck(settings, corpus_root, n, now.now_rel, snapshot)
             moved_ptr = bool(update) and any(update.get(key) not in (None, getattr(n, key))
                                              for key in ("file", "pages", "chunk_id"))
-            if reason and reason != n.stale_reason:
+            judged = tally.judge(n, reason, moved_ptr or update.get("file_sha256") not in (None, n.file_sha256))
+            if judged == "stale":
                 changes.append({"id": n.id, "stale_reason": reason, "stale_at": at})
-                if not n.stale_reason:
-                    newly.append(n.id)
-            elif not reason and (n.stale_reason or moved_ptr or update.get("file_sha256") not in (None, n.file_sha256)):
+            elif judged == "fresh":
                 changes.append({"id": n.id, "stale_reason": None, **update})
-                if n.stale_reason:
-                    fresh.append(n.id)
                 if moved_ptr:
                     followed.append(n.id)
     store.set_staleness(changes)
-    return {"checked": len(notes), "stale": newly, "fresh_again": fresh, "followed": followed,
+    return {"checked": len(notes), "stale": tally.stale, "fresh_again": tally.fresh_again, "followed": followed,
             "seconds": round(time.perf_counter() - t0, 3)}

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Sequence
+from contextlib import contextmanager
+from typing import Any, Iterator, Sequence
 
 from pagerecall.ledger.notes_models import (
     LedgerRefusedError,
@@ -34,6 +35,7 @@ from pagerecall.ledger.notes_models import (
     note_status,
     tag_key,
 )
+from pagerecall.ledger import rows
 from pagerecall.ledger.store import LedgerStore, _statements
 
 NOTES_SCHEMA_VERSION = 1
@@ -87,7 +89,7 @@ _COLS = ("id, kind, text, agent, created_at, target_type, file, pages, labels, s
          "file_sha256, status, stale_reason, stale_at, revises, target_text")
 
 
-class NotesStore:
+class NotesStore(rows.RecordReads):
     """The notes of the ledger ``ledger`` (a :class:`LedgerStore`; its file, its read-only flag)."""
 
     def __init__(self, ledger: LedgerStore) -> None:
@@ -129,7 +131,7 @@ class NotesStore:
             self._insert(con, note, embedding, embed_model)
 
     def _insert(self, con, n: Note, embedding: bytes | None, embed_model: str | None) -> None:
-        if con.execute("SELECT 1 FROM notes WHERE id = ?", (n.id,)).fetchone():
+        if rows.exists(con, "notes", n.id):
             raise LedgerRefusedError(f"A note with id {n.id} exists already; nothing was written.")
         n.status = note_status(n.reviews, n.stale_reason)
         con.execute(
@@ -150,15 +152,9 @@ class NotesStore:
     def insert_many(self, notes: Sequence[Note]) -> tuple[int, list[str]]:
         """Import: ``notes`` in one transaction (all or nothing); ids present are skipped.
         Returns ``(inserted, skipped_ids)``."""
-        skipped: list[str] = []
         with self.ledger.writing() as con:
             self._ensure(con)
-            for n in notes:
-                if con.execute("SELECT 1 FROM notes WHERE id = ?", (n.id,)).fetchone():
-                    skipped.append(n.id)
-                    continue
-                self._insert(con, n, None, None)
-        return len(notes) - len(skipped), skipped
+            return rows.insert_new(con, "notes", notes, lambda n: self._insert(con, n, None, None))
 
     def add_review(self, note_id: str, review: NoteReview, refuse) -> Note:
         """Append ``review`` to note ``note_id`` and re-derive its status, in one transaction.
@@ -201,76 +197,52 @@ class NotesStore:
                 con.execute(f"UPDATE notes SET {', '.join(f'{k} = ?' for k in sets)} WHERE id = ?",
                             (*sets.values(), ch["id"]))
 
-    def set_embeddings(self, rows: Sequence[tuple[str, bytes]], model: str) -> None:
+    def set_embeddings(self, pairs: Sequence[tuple[str, bytes]], model: str) -> None:
         """Store note vectors computed by a ``find`` (where none or another model's is stored)."""
         with self.ledger.writing() as con:
             self._ensure(con)
-            con.executemany("UPDATE notes SET embedding = ?, embed_model = ? WHERE id = ? "
-                            "AND (embedding IS NULL OR embed_model IS NOT ?)",
-                            [(blob, model, nid, model) for nid, blob in rows])
+            rows.set_vectors(con, "notes", pairs, model)
 
     # ------------------------------------------------------------------ reads
-    def get(self, note_id: str) -> Note:
-        """The note ``note_id``. Raises ``NoteNotFoundError``."""
-        with self.ledger.reading() as con:
-            if not self._has_notes(con):
-                raise _not_found(note_id)
-            return self._get(con, note_id)
+    # get, select, vectors and count are rows.RecordReads' (shared with the checks)
+    TABLE = "notes"
+    TEXT_COL = "text"
+    REVIEWS = "SELECT note_id, agent, verdict, notes, created_at, reason_note FROM note_reviews WHERE note_id IN"
+    REVIEW = NoteReview
 
-    def _get(self, con, note_id: str) -> Note:
-        row = con.execute(f"SELECT {_COLS} FROM notes WHERE id = ?", (note_id,)).fetchone()
-        if row is None:
-            raise _not_found(note_id)
-        return self._with_reviews(con, [_note(row)])[0]
+    @contextmanager
+    def _records_reading(self) -> Iterator[sqlite3.Connection | None]:
+        """The ledger's read connection, or None when it has no notes tables (yet)."""
+        with self.ledger.reading() as con:
+            yield con if self._has_notes(con) else None
+
+    @staticmethod
+    def _cols(con: sqlite3.Connection) -> str:
+        return _COLS
+
+    @staticmethod
+    def _record(row: Sequence[Any]) -> Note:
+        return _note(row)
+
+    @staticmethod
+    def _missing(note_id: str) -> NoteNotFoundError:
+        return _not_found(note_id)
 
     @staticmethod
     def _where(file=None, file_glob=None, files=None, kind=None, kinds=None, tag=None, status=None, agent=None,
                ids=None, target_type=None) -> tuple[str, list]:
-        where: list[str] = []
-        args: list[Any] = []
+        w = rows.Where()
         for col, val in (("file", file), ("kind", kind), ("status", status), ("target_type", target_type)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                args.append(val)
-        if file_glob is not None:
-            where.append("file GLOB ?")
-            args.append(file_glob)
+            w.equal(col, val)
+        w.glob("file", file_glob)
         if tag is not None:  # notes on a target that carries this tag (the tag notes themselves included)
-            where.append("EXISTS (SELECT 1 FROM notes t WHERE t.tag_key = ? AND t.file = notes.file AND "
-                         "(t.target_type = 'document' OR EXISTS (SELECT 1 FROM json_each(t.pages) a, "
-                         "json_each(notes.pages) b WHERE a.value = b.value)))")
-            args.append(tag_key(tag))
-        if agent is not None:
-            where.append("lower(agent) = lower(?)")
-            args.append(agent)
+            w.add("EXISTS (SELECT 1 FROM notes t WHERE t.tag_key = ? AND t.file = notes.file AND "
+                  "(t.target_type = 'document' OR EXISTS (SELECT 1 FROM json_each(t.pages) a, "
+                  "json_each(notes.pages) b WHERE a.value = b.value)))", tag_key(tag))
+        w.agent(agent)
         for col, vals in (("id", ids), ("file", files), ("kind", kinds)):
-            if vals is not None:
-                where.append(f"{col} IN ({', '.join('?' * len(vals))})" if vals else "0")
-                args.extend(vals)
-        return ((" WHERE " + " AND ".join(where)) if where else ""), args
-
-    def select(self, *, limit: int | None = None, offset: int = 0, oldest_first: bool = False,
-               **filters: Any) -> tuple[list[Note], int]:
-        """Notes matching every filter (``file``, ``file_glob``, ``files``, ``kind``, ``kinds``,
-        ``tag``, ``status``, ``agent``, ``ids``, ``target_type``), newest first: ``(notes, total)``."""
-        clause, args = self._where(**filters)
-        with self.ledger.reading() as con:
-            if not self._has_notes(con):
-                return [], 0
-            total = con.execute(f"SELECT count(*) FROM notes{clause}", args).fetchone()[0]
-            page_sql = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-            order = "ASC" if oldest_first else "DESC"
-            rows = con.execute(f"SELECT {_COLS} FROM notes{clause} ORDER BY seq {order}{page_sql}", args).fetchall()
-            return self._with_reviews(con, [_note(r) for r in rows]), total
-
-    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
-        """``(id, text, embedding, model)`` of every note matching the filters, newest first."""
-        clause, args = self._where(**filters)
-        with self.ledger.reading() as con:
-            if not self._has_notes(con):
-                return []
-            return con.execute(f"SELECT id, text, embedding, embed_model FROM notes{clause} ORDER BY seq DESC",
-                               args).fetchall()
+            w.within(col, vals)
+        return w.sql()
 
     def reviews_by(self, agent: str) -> list[tuple[str, NoteReview]]:
         """``(note_id, review)`` of every note review by ``agent`` (case ignored), oldest first."""
@@ -280,22 +252,6 @@ class NotesStore:
             return [(nid, NoteReview(a, v, n, at, rn)) for nid, a, v, n, rn, at in con.execute(
                 "SELECT note_id, agent, verdict, notes, reason_note, created_at FROM note_reviews "
                 "WHERE lower(agent) = lower(?) ORDER BY seq", (agent,))]
-
-    def count(self) -> int:
-        """Number of notes (0 for a store without notes)."""
-        with self.ledger.reading() as con:
-            return con.execute("SELECT count(*) FROM notes").fetchone()[0] if self._has_notes(con) else 0
-
-    def _with_reviews(self, con, notes: list[Note]) -> list[Note]:
-        by_id = {n.id: n for n in notes}
-        ids = list(by_id)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            for nid, agent, verdict, text, reason, at in con.execute(
-                    f"SELECT note_id, agent, verdict, notes, reason_note, created_at FROM note_reviews WHERE "
-                    f"note_id IN ({', '.join('?' * len(part))}) ORDER BY seq", part):
-                by_id[nid].reviews.append(NoteReview(agent, verdict, text, at, reason))
-        return notes
 
 
 def con_path(con: sqlite3.Connection) -> str:

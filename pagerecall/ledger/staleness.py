@@ -14,23 +14,14 @@ Reasons (``stale_reason``): ``file gone: ...`` (``moved to NEW`` when the update
 
 from __future__ import annotations
 
-import logging
-from collections import defaultdict
 from pathlib import Path
 
 from pagerecall.config import Settings
-from pagerecall.errors import (
-    ExtractionError,
-    PagerecallError,
-    PathOutsideCorpusError,
-    SourceNotFoundError,
-)
-from pagerecall.paths import file_sha256
+from pagerecall.errors import ExtractionError, PagerecallError, SourceNotFoundError
 
+from pagerecall.ledger.freshness import Tally, files_now
 from pagerecall.ledger.models import now_iso
 from pagerecall.ledger.service import open_store, pages_text_hash
-
-log = logging.getLogger(__name__)
 
 
 def _pages_str(pages: list[int]) -> str:
@@ -42,58 +33,37 @@ def refresh_staleness(settings: Settings, corpus_root: Path, moved: dict[str, st
 
     Returns ``{"checked": n, "stale": [ids newly stale], "fresh_again": [ids], "seconds": s}``.
     Raises ``LedgerRefusedError`` on a read-only store; source errors become stale reasons.
+    The per-file pass is the notes' too (:mod:`pagerecall.ledger.freshness`).
     """
     import time
 
-    from pagerecall.paths import resolve_in_corpus
     from pagerecall.verify import read_page
 
     t0 = time.perf_counter()
-    moved = moved or {}
     store = open_store(settings)
     checks, _ = store.select()
-    by_file = defaultdict(list)
-    for c in checks:
-        by_file[c.file].append(c)
     changes: list[tuple[str, str | None, str | None, str | None]] = []
-    newly, fresh = [], []
+    tally = Tally()
     at = now_iso()
     kw = dict(ocr=settings.ocr, passwords_file=settings.passwords_path())
-    for rel, group in by_file.items():
-        gone = None
-        path = None
-        try:
-            path, _ = resolve_in_corpus(corpus_root, rel)
-        except (SourceNotFoundError, PathOutsideCorpusError) as exc:
-            gone = f"file gone: {rel} is no longer in the corpus"
-            if rel in moved:
-                gone += f" (moved to {moved[rel]}; record a new check there)"
-            log.debug("ledger: %s", exc)
-        sha = None
-        if path is not None:
-            try:
-                sha = file_sha256(path)
-            except OSError as exc:
-                gone = f"file cannot be read: {exc.strerror or exc}"
+    for now, group in files_now(corpus_root, checks, moved or {}, follow_moves=False,
+                                moved_hint="record a new check there"):
         for c in group:
-            if gone:
-                reason, new_sha = gone, None
-            elif sha == c.file_sha256:
+            if now.gone:
+                reason, new_sha = now.gone, None
+            elif now.sha == c.file_sha256:
                 reason, new_sha = None, None
             else:
-                reason, new_sha = _reread(corpus_root, c, read_page, kw), sha
+                reason, new_sha = _reread(corpus_root, c, read_page, kw), now.sha
                 if reason:
                     new_sha = None  # keep the recorded hash: restoring the file makes it fresh again
-            if reason and reason != c.stale_reason:
+            judged = tally.judge(c, reason, bool(new_sha))
+            if judged == "stale":
                 changes.append((c.id, reason, at, None))
-                if not c.stale_reason:
-                    newly.append(c.id)
-            elif not reason and (c.stale_reason or new_sha):
+            elif judged == "fresh":
                 changes.append((c.id, None, None, new_sha))
-                if c.stale_reason:
-                    fresh.append(c.id)
     store.set_staleness(changes)
-    return {"checked": len(checks), "stale": newly, "fresh_again": fresh,
+    return {"checked": len(checks), "stale": tally.stale, "fresh_again": tally.fresh_again,
             "seconds": round(time.perf_counter() - t0, 3)}
 
 

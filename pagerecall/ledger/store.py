@@ -52,6 +52,7 @@ from typing import Any, Iterator, Sequence
 
 from pagerecall.ledger.models import Check, CheckNotFoundError, LedgerRefusedError, Review, derive_status
 
+from pagerecall.ledger import rows
 from pagerecall.ledger.location import LEDGER_FILE, ledger_path  # noqa: F401 - re-exported
 
 log = logging.getLogger(__name__)
@@ -105,7 +106,7 @@ _COLS = ("id, claim, file, pages, labels, quote, verdict, notes, agent, created_
          "quote_check, status, stale_reason, stale_at")
 
 
-class LedgerStore:
+class LedgerStore(rows.RecordReads):
     """The ledger database at ``path`` (created on the first write, never by a read).
 
     Thread- and process-safe: every call opens its own connection (0.1-0.3 ms) and closes it.
@@ -214,7 +215,7 @@ class LedgerStore:
             self._insert(con, check, embedding, embed_model)
 
     def _insert(self, con, check: Check, embedding: bytes | None, embed_model: str | None) -> None:
-        if con.execute("SELECT 1 FROM checks WHERE id = ?", (check.id,)).fetchone():
+        if rows.exists(con, "checks", check.id):
             raise LedgerRefusedError(f"A check with id {check.id} exists already; nothing was written.")
         check.status = derive_status(check.reviews, check.stale_reason)
         con.execute(
@@ -232,14 +233,8 @@ class LedgerStore:
     def insert_many(self, checks: Sequence[Check]) -> tuple[int, list[str]]:
         """Import: store ``checks`` in one transaction (all or nothing). Ids already present are
         skipped. Returns ``(inserted, skipped_ids)``."""
-        skipped: list[str] = []
         with self.writing() as con:
-            for c in checks:
-                if con.execute("SELECT 1 FROM checks WHERE id = ?", (c.id,)).fetchone():
-                    skipped.append(c.id)
-                    continue
-                self._insert(con, c, None, None)
-        return len(checks) - len(skipped), skipped
+            return rows.insert_new(con, "checks", checks, lambda c: self._insert(con, c, None, None))
 
     def add_review(self, check_id: str, review: Review, refuse_agent_key) -> Check:
         """Append ``review`` to check ``check_id`` and update its status, in one transaction.
@@ -273,94 +268,46 @@ class LedgerStore:
                             "file_sha256 = COALESCE(?, file_sha256) WHERE id = ?",
                             (reason, at if reason else None, status, sha, cid))
 
-    def set_embeddings(self, rows: Sequence[tuple[str, bytes]], model: str) -> None:
+    def set_embeddings(self, pairs: Sequence[tuple[str, bytes]], model: str) -> None:
         """Store claim vectors computed by a ``find`` (only where none or another model's is stored)."""
         with self.writing() as con:
-            con.executemany("UPDATE checks SET embedding = ?, embed_model = ? WHERE id = ? "
-                            "AND (embedding IS NULL OR embed_model IS NOT ?)",
-                            [(blob, model, cid, model) for cid, blob in rows])
+            rows.set_vectors(con, "checks", pairs, model)
 
     # ------------------------------------------------------------------ reads
-    def get(self, check_id: str) -> Check:
-        """The check ``check_id``. Raises ``CheckNotFoundError``."""
-        with self.reading() as con:
-            if con is None:
-                raise _not_found(check_id)
-            return self._get(con, check_id)
+    # get, select, vectors and count are rows.RecordReads' (shared with the notes)
+    TABLE = "checks"
+    TEXT_COL = "claim"
+    REVIEWS = "SELECT check_id, agent, verdict, notes, created_at FROM reviews WHERE check_id IN"
+    REVIEW = Review
 
-    def _get(self, con, check_id: str) -> Check:
-        row = con.execute(f"SELECT {_read_cols(con)} FROM checks WHERE id = ?", (check_id,)).fetchone()
-        if row is None:
-            raise _not_found(check_id)
-        return self._with_reviews(con, [_check(row)])[0]
+    def _records_reading(self):
+        return self.reading()
+
+    @staticmethod
+    def _cols(con: sqlite3.Connection) -> str:
+        return _read_cols(con)
+
+    @staticmethod
+    def _record(row: Sequence[Any]) -> Check:
+        return _check(row)
+
+    @staticmethod
+    def _missing(check_id: str) -> CheckNotFoundError:
+        return _not_found(check_id)
 
     @staticmethod
     def _where(file=None, file_glob=None, page=None, status=None, verdict=None, agent=None,
                ids=None) -> tuple[str, list]:
-        where: list[str] = []
-        args: list[Any] = []
-        if file is not None:
-            where.append("file = ?")
-            args.append(file)
-        if file_glob is not None:
-            where.append("file GLOB ?")
-            args.append(file_glob)
+        w = rows.Where()
+        w.equal("file", file)
+        w.glob("file", file_glob)
         if page is not None:
-            where.append("EXISTS (SELECT 1 FROM json_each(checks.pages) WHERE value = ?)")
-            args.append(page)
-        for col, val in (("status", status), ("verdict", verdict)):
-            if val is not None:
-                where.append(f"{col} = ?")
-                args.append(val)
-        if agent is not None:
-            where.append("lower(agent) = lower(?)")
-            args.append(agent)
-        if ids is not None:
-            where.append(f"id IN ({', '.join('?' * len(ids))})" if ids else "0")
-            args.extend(ids)
-        return ((" WHERE " + " AND ".join(where)) if where else ""), args
-
-    def select(self, *, limit: int | None = None, offset: int = 0, **filters: Any) -> tuple[list[Check], int]:
-        """Checks matching every given filter (``file``, ``file_glob``, ``page``, ``status``,
-        ``verdict``, ``agent``, ``ids``), newest first: ``(checks, total)``, ``total`` counting
-        every match before ``limit``/``offset``."""
-        clause, args = self._where(**filters)
-        with self.reading() as con:
-            if con is None:
-                return [], 0
-            total = con.execute(f"SELECT count(*) FROM checks{clause}", args).fetchone()[0]
-            page_sql = f" LIMIT {int(limit)} OFFSET {int(offset)}" if limit is not None else ""
-            rows = con.execute(f"SELECT {_read_cols(con)} FROM checks{clause} ORDER BY seq DESC{page_sql}",
-                               args).fetchall()
-            return self._with_reviews(con, [_check(r) for r in rows]), total
-
-    def vectors(self, **filters: Any) -> list[tuple[str, str, bytes | None, str | None]]:
-        """``(id, claim, embedding, model)`` of every check matching the filters (as :meth:`select`),
-        newest first: what ``find`` ranks before it reads the few checks it returns."""
-        clause, args = self._where(**filters)
-        with self.reading() as con:
-            if con is None:
-                return []
-            return con.execute(f"SELECT id, claim, embedding, embed_model FROM checks{clause} ORDER BY seq DESC",
-                               args).fetchall()
-
-    def count(self) -> int:
-        """Number of checks (0 for a ledger that does not exist)."""
-        with self.reading() as con:
-            return 0 if con is None else con.execute("SELECT count(*) FROM checks").fetchone()[0]
-
-    def _with_reviews(self, con, checks: list[Check]) -> list[Check]:
-        if not checks:
-            return checks
-        by_id = {c.id: c for c in checks}
-        ids = list(by_id)
-        for i in range(0, len(ids), 500):
-            part = ids[i:i + 500]
-            for cid, agent, verdict, notes, at in con.execute(
-                    f"SELECT check_id, agent, verdict, notes, created_at FROM reviews WHERE check_id IN "
-                    f"({', '.join('?' * len(part))}) ORDER BY seq", part):
-                by_id[cid].reviews.append(Review(agent, verdict, notes, at))
-        return checks
+            w.add("EXISTS (SELECT 1 FROM json_each(checks.pages) WHERE value = ?)", page)
+        w.equal("status", status)
+        w.equal("verdict", verdict)
+        w.agent(agent)
+        w.within("id", ids)
+        return w.sql()
 
 
 LOCK_RETRY_S = (0.0005, 0.004)

@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 
 from pagerecall.ledger import models as lm
 
-from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, compact_json, estimate_tokens, tool_result
+from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, tool_result
+from pagerecall.mcp.record_tools import Agent, FileFilter, Why, listing, setup
 from pagerecall.mcp.schemas import model_of
 
 CHECK_FIELDS = {
@@ -91,9 +92,6 @@ status (unreviewed/confirmed/disputed/stale), verdict, agent; page with limit/of
 Returns {checks, total}.
 """
 
-Agent = Annotated[str, Field(min_length=1, max_length=lm.MAX_AGENT_CHARS,
-                             description="your name as an agent (the same in every call)")]
-Notes = Annotated[str, Field(max_length=lm.MAX_NOTES_CHARS, description="why: free text")]
 FileArg = Annotated[str, Field(min_length=1, max_length=lm.MAX_FILE_CHARS,
                                description="path relative to the corpus root")]
 StatusArg = Annotated[Literal["unreviewed", "confirmed", "disputed", "stale"] | None,
@@ -102,12 +100,7 @@ StatusArg = Annotated[Literal["unreviewed", "confirmed", "disputed", "stale"] | 
 
 def _checks_out(checks: list, total: int, budget: int) -> ChecksOut:
     out = ChecksOut(checks=[CheckOut(**c.to_dict()) for c in checks], total=total)
-    while estimate_tokens(compact_json(out)) > budget and out.checks:
-        out.checks.pop()
-        out.truncated = True
-    if out.truncated:
-        out.note = f"listing {len(out.checks)} of {total}: narrow the filters or page with offset"
-    return out
+    return listing(out, "checks", total, budget, "narrow the filters or page with offset")
 
 
 def register(server, settings, get_searcher: Callable[[], Any], guard: Callable, *, read_only: bool = False,
@@ -115,34 +108,13 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     """Add the four ledger tools to ``server`` (an ``MCPServer``). ``get_searcher()`` gives the
     server's shared Searcher (its warm embedding model embeds the claims); ``guard(settings, fn)``
     maps errors to ``ToolError``."""
-    from pagerecall.mcp.sdk import SDK_IMPORT
 
-    with SDK_IMPORT:
-        from mcp.types import ToolAnnotations
+    def _load():  # the ledger's code loads on the first ledger call, not with the server
+        from pagerecall.ledger import service
 
-    class _Service:  # the ledger's code loads on the first ledger call, not with the server
-        def __getattr__(self, name: str):
-            from pagerecall.ledger import service as mod
+        return service
 
-            return getattr(mod, name)
-
-    service = _Service()
-
-    def store():
-        return service.open_store(settings, read_only=read_only)
-
-    def embedder():
-        searcher = get_searcher()
-        try:
-            return searcher.embedder(searcher.snapshot())  # checked against the index's model
-        except Exception:  # no index (a ledger with --corpus only): the configured model
-            from pagerecall.model.embedding import load_embedder
-
-            return load_embedder(settings)
-
-    write = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                            open_world_hint=False)
-    ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    service, store, embedder, write, ro = setup(settings, get_searcher, _load, "open_store", read_only)
 
     @server.tool(description=_RECORD_DESC, annotations=write, structured_output=True)
     def record_check(
@@ -156,7 +128,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
                                     description="the quoted source text ('' for none)")],
         verdict: Annotated[Literal["supported", "contradicted", "partial", "not_found"],
                            Field(description="what the source says about the claim")],
-        notes: Notes,
+        notes: Why,
         agent: Agent,
     ) -> CheckOut:
         def run():
@@ -174,7 +146,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     def review_check(
         id: Annotated[str, Field(min_length=1, max_length=40, description="the check's id (chk-...)")],
         verdict: Annotated[Literal["confirm", "dispute"], Field(description="confirm or dispute")],
-        notes: Notes,
+        notes: Why,
         agent: Agent,
     ) -> CheckOut:
         def run():
@@ -187,8 +159,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     def find_checks(
         query: Annotated[str | None, Field(max_length=lm.MAX_CLAIM_CHARS,
                                            description="a claim or question, any language")] = None,
-        file: Annotated[str | None, Field(max_length=lm.MAX_FILE_CHARS,
-                                          description="only this file (path or glob)")] = None,
+        file: FileFilter = None,
         page: Annotated[int | None, Field(ge=1, description="only checks citing this physical page")] = None,
         status: StatusArg = None,
         k: Annotated[int, Field(ge=1, le=50, description="number of checks, 1-50")] = 10,
@@ -202,8 +173,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
 
     @server.tool(description=_LIST_DESC, annotations=ro, structured_output=True)
     def list_checks(
-        file: Annotated[str | None, Field(max_length=lm.MAX_FILE_CHARS,
-                                          description="only this file (path or glob)")] = None,
+        file: FileFilter = None,
         page: Annotated[int | None, Field(ge=1, description="only checks citing this physical page")] = None,
         status: StatusArg = None,
         verdict: Annotated[Literal["supported", "contradicted", "partial", "not_found"] | None,

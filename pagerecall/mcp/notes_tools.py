@@ -16,7 +16,8 @@ from pydantic import BaseModel, Field
 from pagerecall.ledger import models as lm
 from pagerecall.ledger import notes_models as nm
 
-from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, compact_json, estimate_tokens, tool_result
+from pagerecall.mcp.budget import RESPONSE_TOKEN_BUDGET, tool_result
+from pagerecall.mcp.record_tools import Agent, FileFilter, Why, listing, setup, trim
 from pagerecall.mcp.schemas import model_of
 
 NOTE_FIELDS = {
@@ -117,49 +118,20 @@ see what another agent already did before you repeat its work, or to audit an ag
 `limit` items are kept.
 """
 
-Agent = Annotated[str, Field(min_length=1, max_length=lm.MAX_AGENT_CHARS,
-                             description="your name as an agent (the same in every call)")]
-FileFilter = Annotated[str | None, Field(max_length=lm.MAX_FILE_CHARS, description="only this file (path or glob)")]
 TagArg = Annotated[str | None, Field(max_length=nm.MAX_TAG_CHARS, description="only notes on targets with this tag")]
-
-
-def _trim(out: BaseModel, field: str, budget: int) -> BaseModel:
-    items = getattr(out, field)
-    while estimate_tokens(compact_json(out)) > budget and items:
-        items.pop()
-        out.truncated = True
-    return out
 
 
 def register(server, settings, get_searcher: Callable[[], Any], guard: Callable, *, read_only: bool = False,
              response_budget: int = RESPONSE_TOKEN_BUDGET) -> None:
     """Add the five notes tools to ``server``. ``get_searcher()`` gives the shared Searcher (its
     warm model embeds the notes); ``guard(settings, fn)`` maps errors to ``ToolError``."""
-    from pagerecall.mcp.sdk import SDK_IMPORT
 
-    with SDK_IMPORT:
-        from mcp.types import ToolAnnotations
-
-    def service():
+    def _load():  # the notes' code loads on the first notes call, not with the server
         from pagerecall.ledger import notes_service
 
         return notes_service
 
-    def store():
-        return service().open_notes(settings, read_only=read_only)
-
-    def embedder():
-        searcher = get_searcher()
-        try:
-            return searcher.embedder(searcher.snapshot())
-        except Exception:  # no index: the configured model
-            from pagerecall.model.embedding import load_embedder
-
-            return load_embedder(settings)
-
-    write = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                            open_world_hint=False)
-    ro = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+    service, store, embedder, write, ro = setup(settings, get_searcher, _load, "open_notes", read_only)
 
     @server.tool(description=_ADD_DESC, annotations=write, structured_output=True)
     def add_note(
@@ -183,8 +155,8 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         def run():
             s = store()
             s.check_writable()
-            n = service().add_note(settings, kind=kind, text=text, agent=agent, chunk_id=chunk_id, file=file,
-                                   pages=pages, section=section, revises=revises, embedder=embedder(), store=s)
+            n = service.add_note(settings, kind=kind, text=text, agent=agent, chunk_id=chunk_id, file=file,
+                                 pages=pages, section=section, revises=revises, embedder=embedder(), store=s)
             return tool_result(NoteOut(**n.to_dict()))
 
         return guard(settings, run)
@@ -193,14 +165,14 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
     def review_note(
         id: Annotated[str, Field(min_length=1, max_length=40, description="the note's id (note-...)")],
         verdict: Annotated[Literal["confirm", "dispute", "needs_revision"], Field(description="your verdict")],
-        notes: Annotated[str, Field(max_length=lm.MAX_NOTES_CHARS, description="why: free text")],
+        notes: Why,
         agent: Agent,
         reason_note: Annotated[str | None, Field(max_length=40, description="a note of yours given as the "
                                                                            "reason")] = None,
     ) -> NoteOut:
         def run():
-            n = service().review_note(settings, id=id, verdict=verdict, notes=notes, agent=agent,
-                                      reason_note=reason_note, store=store())
+            n = service.review_note(settings, id=id, verdict=verdict, notes=notes, agent=agent,
+                                    reason_note=reason_note, store=store())
             return tool_result(NoteOut(**n.to_dict()))
 
         return guard(settings, run)
@@ -218,13 +190,10 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         k: Annotated[int, Field(ge=1, le=50, description="number of notes, 1-50")] = 10,
     ) -> NotesOut:
         def run():
-            notes, total = service().find_notes(settings, query=query, file=file, kind=kind, tag=tag, status=status,
-                                                agent=agent, k=k, embedder_factory=embedder, store=store())
-            out = _trim(NotesOut(notes=[NoteOut(**n.to_dict()) for n in notes], total=total), "notes",
-                        response_budget)
-            if out.truncated:
-                out.note = f"listing {len(out.notes)} of {total}: narrow the filters"
-            return tool_result(out)
+            notes, total = service.find_notes(settings, query=query, file=file, kind=kind, tag=tag, status=status,
+                                              agent=agent, k=k, embedder_factory=embedder, store=store())
+            out = NotesOut(notes=[NoteOut(**n.to_dict()) for n in notes], total=total)
+            return tool_result(listing(out, "notes", total, response_budget, "narrow the filters"))
 
         return guard(settings, run)
 
@@ -236,9 +205,9 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         k: Annotated[int, Field(ge=1, le=50, description="notes to group, 1-50")] = 30,
     ) -> ConsensusOut:
         def run():
-            res = service().consensus(settings, query=query, file=file, tag=tag, k=k, embedder_factory=embedder,
-                                      store=store())
-            return tool_result(_trim(ConsensusOut(**res), "groups", response_budget))
+            res = service.consensus(settings, query=query, file=file, tag=tag, k=k, embedder_factory=embedder,
+                                    store=store())
+            return tool_result(trim(ConsensusOut(**res), "groups", response_budget))
 
         return guard(settings, run)
 
@@ -248,11 +217,7 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         limit: Annotated[int, Field(ge=1, le=200, description="the newest this many items")] = 50,
     ) -> ActivityOut:
         def run():
-            res = service().agent_activity(settings, agent, limit=limit, store=store())
-            out = ActivityOut(**res)
-            while estimate_tokens(compact_json(out)) > response_budget and out.items:
-                out.items.pop(0)  # the oldest go first
-                out.truncated = True
-            return tool_result(out)
+            res = service.agent_activity(settings, agent, limit=limit, store=store())
+            return tool_result(trim(ActivityOut(**res), "items", response_budget, oldest_first=True))
 
         return guard(settings, run)

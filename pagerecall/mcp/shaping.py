@@ -100,7 +100,7 @@ def guard(settings: Settings, fn: Callable[[], T]) -> T:
         text = f"{type(exc).__name__}: {exc}"[:500]
         raise ToolError(
             f"Internal error in pagerecall ({text}). The index was not changed. "
-            "Report it to the user; `pagerecall info` shows the index state."
+            "Next: report it to the user; `pagerecall info` shows the index state."
         ) from exc
 
 

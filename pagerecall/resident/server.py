@@ -60,6 +60,11 @@ Forward = Callable[[dict, Any, dict], dict]
 
 DEFAULT_IDLE_MINUTES = 30.0
 
+USE_THE_RUNNING_ONE = ("use it: the CLI's read commands already go to it (pagerecall serve --status names "
+                       "its process); leave it running, another agent's session may depend on it")
+"""The next step when a resident server already serves the index: never to stop it (``serve --stop``
+would end the warm reads of whichever session started it, an MCP server's included)."""
+
 
 # --------------------------------------------------------------------------------------------
 # server
@@ -101,7 +106,8 @@ class ResidentServer:
             folder.mkdir(mode=0o700, exist_ok=True)
             st = folder.stat()
             if st.st_uid != os.getuid() or st.st_mode & 0o077:
-                raise UsageError(f"{folder} belongs to another user or is open to others: not using it")
+                raise UsageError(f"{folder} belongs to another user or is open to others: not using it. "
+                                 "Next: set TMPDIR to a folder of your own, or use a shorter --index path")
         else:
             folder.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
@@ -112,8 +118,8 @@ class ResidentServer:
             except OSError:
                 remove_stale_socket(self.path)
             else:
-                raise UsageError(f"A resident server already listens on {self.path}. "
-                                 "Next: pagerecall serve --stop (or use the running one)")
+                raise UsageError(f"A resident server already listens on {self.path} (it may serve another "
+                                 f"session). Next: {USE_THE_RUNNING_ONE}")
             finally:
                 probe.close()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -299,8 +305,8 @@ def start_background(settings: Any, idle_minutes: float, argv_settings: list[str
     except Refused:
         running = None
     if running:
-        raise UsageError(f"A resident server (pid {running['pid']}) already serves {settings.index_dir}. "
-                         "Next: pagerecall serve --stop")
+        raise UsageError(f"A resident server (pid {running['pid']}) already serves {settings.index_dir} (it may "
+                         f"serve another session). Next: {USE_THE_RUNNING_ONE}")
     index_dir = Path(settings.index_dir).expanduser()
     index_dir.mkdir(parents=True, exist_ok=True)
     log_path = index_dir / "serve.log"

@@ -102,7 +102,7 @@ def read_command(command: str) -> ReadCommand:
     try:
         return READS[command]
     except KeyError:
-        raise UsageError(f"unknown command {command!r}") from None
+        raise UsageError(f"unknown command {command!r}. Next: one of {', '.join(READS)}") from None
 
 
 def run_read(searcher: Searcher, command: str, args: dict) -> dict:

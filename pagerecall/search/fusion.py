@@ -85,7 +85,8 @@ def weighted_rrf(
     for lane in lanes:
         value = float(weights.get(lane, 1.0))
         if not value >= 0 or value == float("inf"):  # also rejects NaN
-            raise UsageError(f"Weight of lane {lane!r} must be a finite number >= 0, got {value}.")
+            raise UsageError(f"Weight of lane {lane!r} must be a finite number >= 0, got {value}. "
+                             "Next: pass a weight >= 0 (1.0 by default)")
         w[lane] = value
 
     ranks: dict[str, dict[str, int]] = {}  # id -> lane -> rank

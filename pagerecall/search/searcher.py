@@ -254,11 +254,13 @@ class Searcher(IndexReads, SourceReads):
         if not query:
             raise QueryError("The query is empty. Next: pass the words or a sentence to look for")
         if len(query) > MAX_QUERY_CHARS:
-            raise QueryError(f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+            raise QueryError(f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}. "
+                             "Next: shorten it to the words that matter")
         if not 1 <= int(k) <= MAX_K:
             raise QueryError(f"k must be between 1 and {MAX_K}, got {k}. Next: ask for 1-{MAX_K} hits")
         if mode not in MODES:
-            raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+            raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}. Next: pass one of them (hybrid "
+                             "by default)")
         snapshot = self.snapshot()
         q = _Query(snapshot, parse_query(query), self.resolve_scope(files, snapshot))
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)

@@ -30,6 +30,10 @@ class SourceReads:
         path = chosen[0]
         rec = next(r for r in snapshot.files_table() if r["path"] == path)
         outline = snapshot.outlines([path])[path]
+        if rec.get("status", "ok") != "ok":  # nothing was read: not an outline from before outlines were kept
+            return {"file": path, "pages": rec.get("pages"), "source": "none", "entries": [],
+                    "notes": [f"this file failed to index ({rec.get('error')}): it has no outline. Next: repair "
+                              "or replace it, then pagerecall update"]}
         if outline is None:
             return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
                     "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}

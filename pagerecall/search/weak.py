@@ -60,6 +60,24 @@ _MARGINS: OrderedDict[tuple, float] = OrderedDict()
 _MARGINS_LOCK = threading.Lock()
 
 
+def _cached_margin(key: tuple) -> float | None:
+    """The margin cached under ``key`` (marked most recently used), else None."""
+    with _MARGINS_LOCK:
+        if key in _MARGINS:
+            _MARGINS.move_to_end(key)
+            return _MARGINS[key]
+    return None
+
+
+def _keep_margin(key: tuple, value: float) -> float:
+    """Cache ``value`` under ``key`` (the 32 most recent kept); returns it."""
+    with _MARGINS_LOCK:
+        _MARGINS[key] = value
+        while len(_MARGINS) > 32:
+            _MARGINS.popitem(last=False)
+    return value
+
+
 def probe_margin(snapshot: Any, scope: Any, probes: Any) -> float:
     """Median over :data:`NOISE_PROBES` of (the probe's best passage cosine in ``snapshot`` within
     ``scope`` minus its cosine to the nearest other probe): how close meaningless text gets in this
@@ -68,22 +86,16 @@ def probe_margin(snapshot: Any, scope: Any, probes: Any) -> float:
     import numpy as np
 
     key = (str(getattr(snapshot, "path", "")), getattr(snapshot, "name", None), tuple(scope or ()))
-    with _MARGINS_LOCK:
-        if key in _MARGINS:
-            _MARGINS.move_to_end(key)
-            return _MARGINS[key]
+    cached = _cached_margin(key)
+    if cached is not None:
+        return cached
     sims = np.asarray(probes) @ np.asarray(probes).T
     margins = []
     for i, p in enumerate(probes):
         hits, _ = snapshot.vector_search_with_rows(p, 1, files=scope)
         if hits:
             margins.append(hits[0][1] - max(float(sims[i, j]) for j in range(len(probes)) if j != i))
-    value = float(np.median(margins)) if margins else float("-inf")
-    with _MARGINS_LOCK:
-        _MARGINS[key] = value
-        while len(_MARGINS) > 32:
-            _MARGINS.popitem(last=False)
-    return value
+    return _keep_margin(key, float(np.median(margins)) if margins else float("-inf"))
 
 
 OFF_TOPIC_PROBES = ("recipe for banana bread", "Who won the football world cup?",
@@ -144,22 +156,16 @@ def off_topic_margin(snapshot: Any, scope: Any, noise: Any, topics: Any) -> floa
     import numpy as np
 
     key = ("off-topic", str(getattr(snapshot, "path", "")), getattr(snapshot, "name", None), tuple(scope or ()))
-    with _MARGINS_LOCK:
-        if key in _MARGINS:
-            _MARGINS.move_to_end(key)
-            return _MARGINS[key]
+    cached = _cached_margin(key)
+    if cached is not None:
+        return cached
     margins = []
     for v in topics:
         hits, rows = snapshot.vector_search_with_rows(v, 20, files=scope)
         best = _content_best(hits, rows)
         if best is not None:
             margins.append(best - float(np.max(np.asarray(noise) @ v)))
-    value = float(np.median(margins)) if margins else float("-inf")
-    with _MARGINS_LOCK:
-        _MARGINS[key] = value
-        while len(_MARGINS) > 32:
-            _MARGINS.popitem(last=False)
-    return value
+    return _keep_margin(key, float(np.median(margins)) if margins else float("-inf"))
 
 
 def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors: Callable[[Any], Any],

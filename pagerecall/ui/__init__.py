@@ -82,7 +82,7 @@ def create_app(searcher: Any) -> Any:
         try:
             return int(v)
         except ValueError:
-            raise UsageError(f"{key} must be a whole number, got {v!r}") from None
+            raise UsageError(f"{key} must be a whole number, got {v!r}. Next: pass {key} as digits") from None
 
     def api_files(q: Any) -> dict:
         return run_read(searcher, "files", {"pattern": "*"})

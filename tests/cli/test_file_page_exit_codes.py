@@ -138,3 +138,21 @@ def _indexed_root(settings):
 
     name = (Path(settings.index_dir) / "CURRENT").read_text().strip()
     return Path(json.loads((Path(settings.index_dir) / name / "meta.json").read_text())["corpus_root"])
+
+
+@pytest.mark.parametrize("target,says", [("missing/page.png", "does not exist"), (".", "is a folder"),
+                                         ("a-file/page.png", "is not a folder")],
+                         ids=["missing-folder", "onto-a-folder", "under-a-file"])
+def test_page_png_where_no_file_can_be_written_is_one_line_exit_2(index, server, capsys, tmp_path, target, says):
+    """``page --png`` into a folder that does not exist or onto a folder printed a traceback (exit 1);
+    now one line with the next step, before anything is rendered, nothing written."""
+    settings, _ = index
+    (tmp_path / "a-file").write_text("not a folder")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    png = tmp_path / target
+    argv = ["page", PDF, "1", "--png", str(png), "--index", str(settings.index_dir)]
+    local = run_cli(capsys, *argv, "--in-process")
+    _refused(local, says)
+    assert "Traceback" not in local[2] and str(png) in local[2]
+    assert run_cli(capsys, *argv) == local  # through the server (its "view" request)
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
