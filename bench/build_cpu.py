@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _suite as suite
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 _stack: list[list[float]] = []
@@ -92,11 +94,12 @@ STAGES = [
 ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus", type=Path)
     ap.add_argument("--runtime", default="auto")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    record = suite.start(__file__, a)
     os.environ.setdefault("PAGERECALL_OCR", "off")
     c_imp, t0 = time.process_time(), time.perf_counter()
     from pagerecall.config import Settings
@@ -140,7 +143,9 @@ def main() -> None:
         "build_wall_s": round(wall, 1), "passages": d["chunks_total"], "tokens": d.get("tokens_embedded"),
         "load": Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else None,
     }, indent=1))
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

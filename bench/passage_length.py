@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import _suite as suite
+
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / ".cache"
 
@@ -42,10 +44,11 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--max-tokens", default="120,160,200", help="comma list of passage lengths in tokens")
-    a, rest = ap.parse_known_args()
+    a, rest = ap.parse_known_args(argv)
+    record = suite.start(__file__, a)
     lengths = [int(x) for x in a.max_tokens.split(",")]
     reports = {}
     for n in lengths:
@@ -70,7 +73,9 @@ def main() -> None:
         for key, b in reports[n]["indexes"].items():
             print(f"| {key} | {n} | {b.get('chunks_total')} | {b.get('tokens_embedded')} | "
                   f"{b.get('seconds_embedding')} | {b.get('seconds')} |")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

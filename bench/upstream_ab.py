@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _suite as suite
+
 HERE = Path(__file__).resolve().parent.parent
 
 PAGERECALL = r"""
@@ -150,14 +152,15 @@ def run_one(side: str, corpus: Path, work: Path, runtime: str, model_dir: Path) 
     return rec
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus", type=Path, help="folder of PDFs (e.g. a copy of the three maint-guide PDFs of the demo corpus)")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--runtime", default="auto", help="pagerecall's runtime (auto, onnxruntime, openvino)")
     ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     ap.add_argument("--swap", action="store_true", help="upstream first in odd rounds (A/B, B/A, ...)")
-    a = ap.parse_args()
+    a = ap.parse_args(argv)
+    record = suite.start(__file__, a)
     model_dir = _int8_model_dir()
     work = a.work or Path(tempfile.mkdtemp(prefix="upstream-ab-"))
     ratios_wall, ratios_cpu = [], []
@@ -179,7 +182,9 @@ def main() -> None:
                           "cpu_ratio_median": round(statistics.median(ratios_cpu), 3)}))
     if a.work is None:
         shutil.rmtree(work, ignore_errors=True)
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
