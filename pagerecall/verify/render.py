@@ -18,7 +18,9 @@ from typing import Any, Sequence
 from pagerecall.errors import ExtractionError, QueryError, UsageError
 from pagerecall.geometry import Box, Geometry
 
-from pagerecall.verify.boxes import _open_page, _page_data, passage_geometry
+from pagerecall.verify.boxes import passage_geometry
+from pagerecall.verify.page_glyphs import open_page as _open_page
+from pagerecall.verify.page_glyphs import page_data as _page_data
 
 DEFAULT_DPI = 150
 """Default rendering resolution: 150 dpi shows 8-pt print legibly (a US-letter page is
