@@ -27,7 +27,7 @@ import numpy as np
 
 from pagerecall.config import DEFAULT_MODEL
 
-__all__ = ["InstructionJudge", "judge_for", "lazy_judge", "load_weights"]
+__all__ = ["InstructionJudge", "judge_for", "load_weights"]
 
 WEIGHTS_FILE = "instruction_judge.json"
 
@@ -90,27 +90,3 @@ def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | 
 
         embedder = load_embedder(settings, purpose="index")
     return InstructionJudge(embedder, weights)
-
-
-def lazy_judge(settings: Any):
-    """The :data:`pagerecall.text.instructions.Judge` of a read (``page``), or None when a build
-    with ``settings`` has none either (another model, weights missing: the patterns decide). The
-    judge is :func:`judge_for` ``settings``, built on its first call with sentences (a page without
-    a candidate sentence loads no model), so that a page's ``instruction_like`` is decided by the
-    same rule on the same text as the build's stored page flags."""
-    if getattr(settings, "model", DEFAULT_MODEL) != DEFAULT_MODEL:
-        return None
-    try:
-        load_weights()
-    except (OSError, ValueError):
-        return None
-    state: dict[str, Any] = {}
-
-    def judge(sentences: Sequence[str]) -> list[bool]:
-        if not sentences:
-            return []
-        if "judge" not in state:
-            state["judge"] = judge_for(settings)
-        return state["judge"](sentences)
-
-    return judge

@@ -51,7 +51,7 @@ def _source_text(searcher: Any, file: str, start: tuple[int, int], end: tuple[in
     for number in range(start[0], end[0] + 1):
         key = (file, number)
         if key not in pages:
-            pages[key] = searcher.read_page(file, number, judged=False).text
+            pages[key] = searcher.read_page(file, number).text
         text = pages[key]
         a = start[1] if number == start[0] else 0
         b = end[1] if number == end[0] else len(text)

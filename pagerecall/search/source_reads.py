@@ -98,19 +98,15 @@ class SourceReads:
                     "`pagerecall update` so the index drops it") from None
             return chosen[0]
 
-    def read_page(self, file: str, page: int, *, judged: bool = True):
+    def read_page(self, file: str, page: int):
         """The verbatim text of physical page ``page`` of ``file`` (:func:`pagerecall.verify.read_page`;
-        ``file`` as :meth:`source_file` takes it). Its ``instruction_like`` sentences are decided as a
-        build decides the stored page flags (the build's classifier, loaded only when the page holds a
-        candidate sentence), so ``page`` and ``info`` agree; ``judged=False``: the patterns alone (a
-        caller wanting only the text loads no model)."""
-        from pagerecall.model.instruction_judge import lazy_judge
+        ``file`` as :meth:`source_file` takes it)."""
         from pagerecall.verify import read_page
 
         root = self.source_root()
         rel = self.source_file(file, root)
         return read_page(root, rel, page, ocr=self.settings.ocr, passwords_file=self.settings.passwords_path(),
-                         known=self.known_visible(rel), judge=lazy_judge(self.settings) if judged else None)
+                         known=self.known_visible(rel))
 
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source

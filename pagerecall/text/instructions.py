@@ -211,8 +211,7 @@ def instruction_like(text: str, judge: Judge | None = None) -> list[InstructionS
     end at ``. ! ?`` (and their CJK forms) or a blank line; a sentence longer than 1,000
     characters is looked at in its first 1,000.
 
-    Without ``judge`` (search hits, ``verify``): the patterns alone. ``page`` hands in the build's
-    judge (:func:`pagerecall.model.instruction_judge.lazy_judge`), so it agrees with the stored flags.
+    Without ``judge`` (the read path: search hits, ``page``, ``verify``): the patterns alone.
     With one (the build): a sentence matching the override pattern is flagged (precise); every
     other candidate sentence (:func:`pagerecall.text.instruction_cues.is_candidate`) is flagged
     when ``judge`` says so (``why="classifier"``), the addressee-and-directive pattern no longer

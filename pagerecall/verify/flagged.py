@@ -22,11 +22,10 @@ __all__ = ["read_page"]
 
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
-              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
-              judge=None) -> PageText:
+              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> PageText:
     """:func:`pagerecall.verify.source.read_page` (same arguments, result and errors), with
     ``rects`` (a list of ``[x0, y0, x1, y1]``) on every entry of ``instruction_like``."""
-    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known, judge=judge)
+    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known)
     if not res.instruction_like:
         return res
     from pagerecall.paths import resolve_in_corpus
