@@ -36,6 +36,8 @@ REVISIONS: dict[int, str] = {
        "reader sees it: look-alike letters, zero-width and bidi tricks undone, lines joined), not only by patterns",
     5: "an invisible text layer over an image stays page text only where OCR of the image reads its words (a "
        "scan's OCR layer); over a logo, a photo or a scan of other words it is hidden",
+    6: "the instruction classifier retrained with human-addressed orders (duty rules, manuals, recipes) as "
+       "negatives: an ordinary document's imperatives are no longer counted as addressed to an AI agent",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -95,3 +95,18 @@ def test_page_flags_of_a_file_use_the_judge(judge) -> None:
     flags = json.loads(page_flags(Document("x.pdf", "pdf", pages), judge))
     assert flags["instruction_like_pages"] == [2, 3]
     assert judge.sentences >= 3  # the candidates were embedded, not the whole text
+
+
+def test_orders_to_human_readers_are_not_flagged(judge) -> None:
+    """The demo's lighthouse duty instruction (German duty language: "Jeder Wärter hat diese
+    Dienstanweisung zu kennen.", scored 0.94 by the first weights) and the EPUB children's book
+    (a cavalier who "answered nothing", pp. 17-18) give orders to people or tell of asking and
+    answering: not addressed to an AI agent. Both were flagged before the retraining."""
+    from pagerecall.extract.epub import read_epub
+    from pagerecall.extract.sources import read_document
+
+    root = Path(__file__).resolve().parents[2]
+    duty = read_document(root / "examples" / "corpus" / "de" / "moewenhaken-dienstanweisung.txt", "duty.txt")
+    book = read_epub(root / "tests" / "data" / "epub" / "childrens-literature.epub", "book.epub")
+    for doc in (duty, book):
+        assert json.loads(page_flags(doc, judge))["instruction_like_pages"] == [], doc.path
