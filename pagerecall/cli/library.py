@@ -8,11 +8,19 @@ COMMANDS = ("related", "topics", "cites", "cited-by")
 
 
 def _pages(h: dict) -> str:
-    a, b = h["page_start"], h["page_end"]
-    pages = f"p. {a}" if a == b else f"pp. {a}-{b}"
-    if h.get("label_start") and h["label_start"] != str(a):
-        pages += f" (printed {h['label_start']})"
-    return pages
+    """A pointer's pages as ``search`` prints them (``pp. 1-2 (printed 41-42)``)."""
+    from pagerecall.cli.pointers import pages
+
+    return pages(h)
+
+
+def topic_line(h: dict) -> str:
+    """``   topic 3: engine, bell, fog`` (``--topics``: the hit's topic, ``in no topic`` for None),
+    or ``""`` when the hit has no ``topic`` key (``--topics`` not given)."""
+    if "topic" not in h:
+        return ""
+    t = h["topic"]
+    return f"   topic {t['id']}: {t['label']}\n" if t else "   in no topic\n"
 
 
 def _envelope_notes(env: dict, console) -> None:
@@ -37,6 +45,7 @@ def print_related(res: dict, console) -> None:
             out.write(f"{i}. {h['file']}  {_pages(h)}  score {h['score']:.4f}  {h['chunk_id']}\n")
             if h.get("section"):
                 out.write(f"   § {' > '.join(h['section'])}\n")
+            out.write(topic_line(h))
             out.write(f"   {' '.join(h['text'].split())[:240]}\n\n")
         if not res["hits"]:
             out.write("No related passage.\n")
@@ -53,7 +62,9 @@ def print_topics(res: dict, console) -> None:
             out.write(f"   [{lang}] {', '.join(words)}\n")
         for r in t["representatives"]:
             out.write(f"   e.g. {r['file']}  {_pages(r)}  {r['chunk_id']}\n")
-    out.write(f"{len(res['topics'])} topic(s) of {res['passages']} passages ({res['unassigned']} in no topic); "
+    total = res.get("total", len(res["topics"]))
+    shown = f"{len(res['topics'])} of {total}" if total != len(res["topics"]) else f"{total}"
+    out.write(f"{shown} topic(s) of {res['passages']} passages ({res['unassigned']} in no topic); "
               f"generation {res['generation']}\n")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from pagerecall.cli.pointers import pages as _pages  # noqa: F401 - the evidence and search lines
 from pagerecall.cli.console import Console, ConsoleLogHandler, capture, con, print_json  # noqa: F401 - re-exported
 from pagerecall.cli.status import print_info, print_report  # noqa: F401 - re-exported
 from pagerecall.errors import UsageError
@@ -18,16 +19,6 @@ def _highlight(snippet: str, tty: bool) -> str:
     if tty:
         return snippet.replace("«", "\033[1;33m").replace("»", "\033[0m")
     return snippet.replace("«", "").replace("»", "")
-
-
-def _pages(h: dict) -> str:
-    pages = f"p. {h['page_start']}" if h["page_start"] == h["page_end"] else f"pp. {h['page_start']}-{h['page_end']}"
-    ls, le = h.get("label_start"), h.get("label_end")
-    if ls:
-        printed = ls if (le in (None, ls)) else f"{ls}-{le}"
-        if printed != (str(h["page_start"]) if h["page_start"] == h["page_end"] else f"{h['page_start']}-{h['page_end']}"):
-            pages += f" (printed {printed})"
-    return pages
 
 
 def _crossed_line(sections: list[dict]) -> str:
@@ -61,6 +52,10 @@ def print_search(res: dict, quiet: bool = False) -> None:
             out.write(f"   § {' > '.join(h['section'])}{'  [section start]' if h.get('section_start') else ''}\n")
         if h.get("sections"):
             out.write(_crossed_line(h["sections"]))
+        if "topic" in h:  # search --topics
+            from pagerecall.cli.library import topic_line
+
+            out.write(topic_line(h))
         if h.get("cfi"):  # an EPUB: where a reading system opens the book
             out.write(f"   {h['cfi']}\n")
         body = h.get("snippet") or h["text"]
@@ -77,8 +72,10 @@ def print_search(res: dict, quiet: bool = False) -> None:
     env = res["envelope"]
     if not res["hits"]:
         miss = env.get("miss", {})
+        tag_note = [(env.get("tag") or {}).get("note")] if (env.get("tag") or {}).get("note") else []
         out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
-                                else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
+                                else "This miss proves nothing: " + "; ".join([*miss.get("caveats", []), *tag_note]))
+                  + "\n")
     notes = []
     if env.get("weak") and res["hits"]:
         notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))

@@ -5,7 +5,8 @@ Both are a command with verbs (:func:`command`), both list records with ``--json
 (:func:`add_exchange_verbs`, :func:`run_export`, :func:`run_import`). What differs (the verbs'
 arguments, the printers, the service calls) stays in :mod:`pagerecall.cli.ledger` and
 :mod:`pagerecall.cli.notes`. Imports only argparse and the standard library: the parser is built
-with the rest of the CLI, the ledger's code loads when a verb runs.
+with the rest of the CLI, the ledger's code (and ``pagerecall.errors``) loads when a verb runs. Also
+:func:`output_target`, the check of an output path that ``-o`` and ``page --png`` share.
 """
 
 from __future__ import annotations
@@ -93,9 +94,30 @@ def print_listing(records: list, total: int, as_json: bool, key: str, printer: C
     sys.stdout.write(f"{len(records)} of {total} matching {key[:-1]}(s)\n")
 
 
+def output_target(path: Path, flag: str, example: str) -> None:
+    """Refuse an output path given with ``flag`` (``--png``, ``-o``) that cannot take the file,
+    before anything is written: a folder (the Next names ``example`` in it), or a file in a folder
+    that does not exist. ``-`` (stdout) always can. Raises ``UsageError`` (exit 2)."""
+    from pagerecall.errors import UsageError
+
+    if str(path) == "-":
+        return
+    if path.is_dir():
+        raise UsageError(f"{flag} {path} is a folder, not a file; nothing was written. "
+                         f"Next: name a file in it, e.g. {flag} {path / example}")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise UsageError(f"{flag} {path}: the folder {parent} {what}; nothing was written. "
+                         f"Next: mkdir -p {parent}, or pass {flag} a path in an existing folder")
+
+
 def run_export(args: argparse.Namespace, records: list, module: Any, noun: str) -> int:
     """Print (or write to ``args.output``) ``records`` as ``module.export_json`` / ``export_csv``
-    (``--csv``) gives them; the count goes to stderr when written to a file. Returns 0."""
+    (``--csv``) gives them; the count goes to stderr when written to a file. Returns 0. Raises
+    ``UsageError`` (exit 2, nothing written) when ``args.output`` is a folder or in a missing one."""
+    if args.output:
+        output_target(args.output, "-o", f"{noun}s.csv" if args.csv else f"{noun}s.json")
     text = module.export_csv(records) if args.csv else module.export_json(records)
     if args.output:
         args.output.write_text(text, encoding="utf-8", newline="")

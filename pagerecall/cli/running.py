@@ -111,16 +111,9 @@ def png_target(path: Path) -> None:
     """Refuse a ``page --png`` path that cannot take the file, before anything is rendered or
     written: a folder, or a file in a folder that does not exist. ``-`` (stdout) always can.
     Raises ``UsageError`` (exit 2) whose message says what to pass instead."""
-    if str(path) == "-":
-        return
-    if path.is_dir():
-        raise UsageError(f"--png {path} is a folder, not a file; nothing was written. "
-                         f"Next: name a file in it, e.g. --png {path / 'page.png'}")
-    parent = path.parent
-    if not parent.is_dir():
-        what = "is not a folder" if parent.exists() else "does not exist"
-        raise UsageError(f"--png {path}: the folder {parent} {what}; nothing was written. "
-                         f"Next: mkdir -p {parent}, or pass --png a path in an existing folder")
+    from pagerecall.cli.record_verbs import output_target
+
+    output_target(path, "--png", "page.png")
 
 
 def read_command(args: argparse.Namespace, settings: Settings, asked: str | None = None) -> int:

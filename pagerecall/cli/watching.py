@@ -37,7 +37,8 @@ def _options(args: argparse.Namespace):
 
 def _corpus(args: argparse.Namespace, settings: Settings) -> Path | None:
     """The corpus to watch: CORPUS, else ``--corpus``/``PAGERECALL_CORPUS``, else the one the index
-    records (None); a missing folder or no index and no corpus is a ``UsageError``."""
+    records (None); a missing folder, no index and no corpus, or a folder that holds none of the
+    index's files (another corpus) is a ``UsageError``."""
     from pagerecall.index.layout import IndexStore
 
     root = getattr(args, "corpus_dir", None) or settings.corpus_root
@@ -45,6 +46,9 @@ def _corpus(args: argparse.Namespace, settings: Settings) -> Path | None:
         root = Path(root).expanduser().absolute()
         if not root.is_dir():
             raise UsageError(f"The corpus folder {root} does not exist. Next: pagerecall watch FOLDER")
+        from pagerecall.ingest.pipeline import check_same_corpus
+
+        check_same_corpus(settings, root)  # another corpus: each update would fail, retried forever
         return root
     if not IndexStore(settings.index_dir).exists():
         raise UsageError(f"No index at {settings.index_dir} and no corpus to watch. Next: pagerecall watch CORPUS "

@@ -149,6 +149,40 @@ def _recorded_root(settings: Settings) -> Path:
     return Path(live_meta(store)["corpus_root"])
 
 
+def another_corpus_error(n: int, recorded_root: Path, root: Path, index_dir: Path) -> UsageError:
+    """The refusal of an update (or a ``watch``) of ``root`` when none of the ``n`` files indexed from
+    ``recorded_root`` is under it: updating would delete every indexed file."""
+    return UsageError(
+        f"None of the {n} files indexed from {recorded_root} is under {root}: this looks like "
+        f"another corpus, and updating would delete every indexed file. Next: pagerecall build {root} "
+        f"--index {index_dir} --replace (rollback brings the old one back), or drop the corpus setting"
+    )
+
+
+def check_same_corpus(settings: Settings, root: Path) -> None:
+    """Refuse, before a ``watch`` starts, a corpus folder ``root`` that holds none of the files of the
+    index at ``settings.index_dir`` (its recorded corpus root differs from ``root`` and no indexed
+    relative path is a file under ``root``): ``UsageError`` from :func:`another_corpus_error`. No
+    index, an empty one, or the recorded root itself: nothing to check. Reads only (no lock)."""
+    store = open_store(settings)
+    if not store.exists():
+        return
+    from pagerecall.index.snapshot import open_snapshot
+
+    live = open_snapshot(store.path)
+    root = resolve_root(root)
+    recorded_root = Path(live.meta["corpus_root"]).absolute()
+    try:
+        recorded_root = recorded_root.resolve()
+    except (OSError, RuntimeError):
+        pass
+    if root == recorded_root:
+        return
+    paths = [r["path"] for r in live.files_table()]
+    if paths and not any((root / p).is_file() for p in paths):
+        raise another_corpus_error(len(paths), recorded_root, root, settings.index_dir)
+
+
 def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bool = False, wait: bool = True,
            checksum: bool = False, crash_hook=None) -> WriteReport:
     """Apply what changed on disk since the live generation (see the module docstring).
@@ -213,11 +247,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     except (OSError, RuntimeError):  # the recorded folder became a symlink loop: compare as written
         pass
     if root != recorded_root and records and len(delta.deleted) == len(records):
-        raise UsageError(
-            f"None of the {len(records)} files indexed from {recorded_root} is under {root}: this looks like "
-            f"another corpus, and updating would delete every indexed file. Next: pagerecall build {root} "
-            f"--index {settings.index_dir} --replace (rollback brings the old one back), or drop the corpus setting"
-        )
+        raise another_corpus_error(len(records), recorded_root, root, settings.index_dir)
     moved_root = root != recorded_root
     if moved_root:
         base_report["corpus_moved"] = {"from": str(recorded_root), "to": str(root)}

@@ -261,8 +261,10 @@ def con_path(con: sqlite3.Connection) -> str:
 
 
 def _not_found(note_id: str) -> NoteNotFoundError:
-    return NoteNotFoundError(f"id: no note {note_id!r} in the ledger. Next: find_notes / `pagerecall notes list` "
-                             "shows the ids.")
+    exc = NoteNotFoundError(f"id: no note {note_id!r} in the ledger. Next: find_notes / `pagerecall notes list` "
+                            "shows the ids.")
+    exc.note_id = note_id  # the CLI words its own Next (pagerecall.cli.notes.run_notes)
+    return exc
 
 
 def _note(row: Sequence[Any]) -> Note:

@@ -119,7 +119,14 @@ def topic_of(snapshot: Any, chunk_ids: Sequence[str]) -> dict[str, dict | None]:
 def list_topics(searcher: Any, limit: int | None = None, file: str | None = None) -> dict:
     """``pagerecall topics``: ``{"generation", "passages", "unassigned", "method", "topics": [...]}``,
     largest first (at most ``limit``); with ``file``, only the topics that file's passages are in.
-    Raises as :func:`read_topics`; ``SourceArgumentError`` for a file argument the index does not hold."""
+    ``total``: how many topics there are (those of ``file``) before ``limit`` cuts the list.
+    Raises as :func:`read_topics`; ``SourceArgumentError`` for a file argument the index does not hold;
+    ``QueryError`` (a usage error) for a ``limit`` below 1."""
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        from pagerecall.errors import QueryError
+
+        raise QueryError(f"limit must be 1 or more, got {limit!r}. Next: ask for 1 or more topics, "
+                         "or leave the limit out for all")
     snapshot = searcher.snapshot()
     data = read_topics(snapshot)
     topics = data.get("topics") or []
@@ -128,9 +135,10 @@ def list_topics(searcher: Any, limit: int | None = None, file: str | None = None
 
         path = file_record(searcher, snapshot, file)["path"]
         topics = [t for t in topics if any(d["file"] == path for d in t["documents"])]
+    total = len(topics)
     if limit is not None:
-        topics = topics[: max(0, int(limit))]
+        topics = topics[:limit]
     return {"generation": snapshot.name, "passages": data.get("passages"), "unassigned": data.get("unassigned"),
-            "method": data.get("method"), "topics": topics,
+            "method": data.get("method"), "topics": topics, "total": total,
             "note": "topics are computed when the index is built or updated; representatives are pointers: "
                     "read the pages to quote them"}

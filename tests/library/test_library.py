@@ -226,3 +226,119 @@ def test_mcp_tools(library):
     assert len(topics["topics"]) == 2 and topics["topics"][0]["label"]
     assert cites["in_library"] == 1 and cited_by["cited_by"][0]["cited_on"] == [1, 2]
     assert all("topic" in h for h in search["hits"])
+
+
+# ------------------------------------------------------------------------------------ a critic's round
+# Each test failed before its fix: text output that left out what --json says, a traceback for an
+# output folder that does not exist, a usage error that exited 0, the MCP tool's name in a CLI Next,
+# and a watch of another corpus that retried forever.
+
+
+def _run(capsys, *argv):
+    """A command that has no ``--in-process`` (not a read command) through ``main``."""
+    from pagerecall.cli.commands import main
+
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize("command", ["notes", "ledger"])
+def test_export_into_a_missing_folder_is_a_usage_error(library, capsys, tmp_path, command):
+    _, settings, _ = library
+    target = tmp_path / "missing" / "x.json"
+    code, out, err = _run(capsys, command, "export", "-o", str(target), "--index", str(settings.index_dir))
+    assert code == 2 and out == "" and "Traceback" not in err, (code, err)
+    assert f"the folder {target.parent} does not exist; nothing was written. Next: mkdir -p {target.parent}" in err
+    assert not target.parent.exists()
+
+
+def test_topics_of_hits_are_printed_in_text(library, capsys):
+    _, settings, _ = library
+    idx = ["--index", str(settings.index_dir)]
+    code, out, _ = _cli(capsys, "search", "fog", "--topics", "-k", "1", "--json", *idx)
+    topic = json.loads(out)["hits"][0]["topic"]
+    code, out, _ = _cli(capsys, "search", "fog", "--topics", "-k", "1", *idx)
+    assert code == 0 and f"   topic {topic['id']}: {topic['label']}\n" in out
+    code, out, _ = _cli(capsys, "related", "harrow-point-manual.pdf", "--page", "5", "-k", "3", "--topics", "--json", *idx)
+    want = [f"topic {h['topic']['id']}: {h['topic']['label']}" if h["topic"] else "in no topic"
+            for h in json.loads(out)["hits"]]
+    code, out, _ = _cli(capsys, "related", "harrow-point-manual.pdf", "--page", "5", "-k", "3", "--topics", *idx)
+    assert code == 0 and [ln.strip() for ln in out.splitlines() if ln.startswith("   topic ")
+                          or ln == "   in no topic"] == want
+    code, out, _ = _cli(capsys, "search", "fog", "-k", "1", *idx)  # without --topics: no topic line
+    assert "   topic " not in out
+
+
+def test_related_and_topics_print_the_printed_page_range_as_search_does(library, capsys):
+    from pagerecall.cli.output import _pages
+
+    _, settings, _ = library
+    idx = ["--index", str(settings.index_dir)]
+    _, out, _ = _cli(capsys, "related", "harrow-point-manual.pdf", "--page", "5", "-k", "3", "--json", *idx)
+    hits = json.loads(out)["hits"]
+    ranged = [h for h in hits if h.get("label_start") and h.get("label_end") not in (None, h["label_start"])]
+    assert ranged, "the example corpus has a passage across two printed pages among these"
+    _, out, _ = _cli(capsys, "related", "harrow-point-manual.pdf", "--page", "5", "-k", "3", *idx)
+    for h in hits:
+        assert f"{h['file']}  {_pages(h)}  score" in out
+    assert f"(printed {ranged[0]['label_start']}-{ranged[0]['label_end']})" in out
+    _, out, _ = _cli(capsys, "topics", "--json", *idx)
+    reps = [r for t in json.loads(out)["topics"] for r in t["representatives"]]
+    _, out, _ = _cli(capsys, "topics", *idx)
+    for r in reps:
+        assert f"   e.g. {r['file']}  {_pages(r)}  {r['chunk_id']}\n" in out
+
+
+def test_a_search_for_a_tag_nobody_set_says_why_the_miss_proves_nothing(library, capsys):
+    _, settings, _ = library
+    code, out, _ = _cli(capsys, "search", "fog signal", "--tag", "nonexistent", "-k", "3",
+                        "--index", str(settings.index_dir))
+    assert code == 0 and "No hits. This miss proves nothing: no file carries the tag 'nonexistent'" in out
+
+
+@pytest.mark.parametrize("limit", ["0", "-1"])
+def test_topics_limit_below_one_is_a_usage_error(library, capsys, limit):
+    _, settings, _ = library
+    code, out, err = _cli(capsys, "topics", "--limit", limit, "--index", str(settings.index_dir))
+    assert code == 2 and out == "" and f"limit must be 1 or more, got {limit}. Next:" in err
+
+
+def test_topics_footer_counts_every_topic(library, capsys):
+    _, settings, _ = library
+    idx = ["--index", str(settings.index_dir)]
+    _, out, _ = _cli(capsys, "topics", "--json", *idx)
+    total = len(json.loads(out)["topics"])
+    assert total > 1 and json.loads(out)["total"] == total
+    _, out, _ = _cli(capsys, "topics", "--limit", "1", *idx)
+    assert f"\n1 of {total} topic(s) of " in out
+    _, out, _ = _cli(capsys, "topics", *idx)
+    assert f"\n{total} topic(s) of " in out  # all printed: as before
+
+
+def test_an_unknown_note_id_names_the_cli_verbs(library, capsys):
+    from pagerecall.ledger import notes_service as ns
+    from pagerecall.ledger.notes_models import NoteNotFoundError
+
+    _, settings, _ = library
+    code, _, err = _run(capsys, "notes", "review", "note-000000000000", "--verdict", "confirm", "--agent", "b",
+                        "--index", str(settings.index_dir))
+    assert code == 1 and "Next: `pagerecall notes find` / `pagerecall notes list`" in err and "find_notes" not in err
+    with pytest.raises(NoteNotFoundError, match="Next: find_notes"):  # the MCP tools' wording stays
+        ns.review_note(settings, id="note-000000000000", verdict="confirm", notes=None, agent="b", reason_note=None)
+
+
+def test_watch_of_another_corpus_refuses_at_start(library, capsys, tmp_path):
+    _, settings, _ = library
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "linn.txt").write_text("Another corpus, not the one indexed.\n", encoding="utf-8")
+    import argparse
+
+    from pagerecall.cli.watching import _corpus
+    from pagerecall.errors import UsageError
+
+    # the start-up check itself: before the fix it let the watch start, and `watch` then retried forever
+    with pytest.raises(UsageError, match=f"is under {other.resolve()}: this looks like another corpus.*Next:"):
+        _corpus(argparse.Namespace(corpus_dir=other), settings)
+    assert _corpus(argparse.Namespace(corpus_dir=settings.index_dir.parent / "corpus"), settings) is not None
