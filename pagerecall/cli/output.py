@@ -219,10 +219,13 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
                 con().out.write(f"{f['path'] if isinstance(f, dict) else f}{_ref_suffix(f)}{tags}{_failed_suffix(f)}\n")
             note = f" ({res['note']})" if res["matched"] == 0 else ""
             by = "by name or metadata" if res.get("sources") else "by name"
-            failed = sum(1 for f in res["files"] if _failed_suffix(f))
+            failed = sum(1 for f in res["files"] if isinstance(f, dict) and f.get("status", "ok") != "ok")
             failed_note = (f"; {failed} of them failed to index: not searchable, retried by the next pagerecall "
                            "update" if failed else "")
             con().out.write(f"{res['matched']} of {res['total']} files match {by}{note}{failed_note}\n")
+            stale = res.get("stale") or {}
+            if res["matched"] and not stale.get("index_current", True):  # a miss says it in its note above
+                con().err.write(f"note: the index is not current: {stale.get('note')}\n")
         return 0
     if cmd == "info":
         if not args.json:
@@ -300,9 +303,11 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
 def _failed_suffix(f) -> str:
     """``  [failed: REASON]`` after a file that failed to index (its record's ``status`` is not
     ``ok``; ``error`` is the reason, as ``pagerecall info`` lists it), else ``""``."""
+    gone = "  [deleted from disk since the build: run pagerecall update]" if isinstance(f, dict) \
+        and f.get("deleted_on_disk") else ""
     if not isinstance(f, dict) or f.get("status", "ok") == "ok":
-        return ""
-    return f"  [{f['status']}: {f.get('error') or 'no reason recorded'}]"
+        return gone
+    return f"  [{f['status']}: {f.get('error') or 'no reason recorded'}]{gone}"
 
 
 def _ref_suffix(f) -> str:

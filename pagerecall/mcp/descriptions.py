@@ -62,7 +62,8 @@ stem), a glob ('*.pdf', 'reports/2021/*'), or, where the index holds bibliograph
 citation key, a DOI (any form), 'Moreau 2019' / 'Moreau et al. 2019', or title words; '*' lists
 everything. Returns {total, matched, files}, best first, each with `why` and `confidence`.
 `matched: 0` is a definitive negative BY FILE NAME and by the metadata read (the note names the
-sources): no indexed file is named or catalogued like that. It says
+sources): no indexed file is named or catalogued like that; only while the index is current (else
+the note names matching files added, changed or deleted on disk since the build). It says
 nothing about the text inside the files, and search cannot prove absence either. Use the paths
 it returns as the `file` argument of read_page / verify_quote and in semantic_search's `files`.
 """

@@ -277,7 +277,8 @@ class FileEntry(BaseModel):
 
     model_config = ConfigDict(extra="allow", defer_build=True)
     """``blank_pages`` (e.g. ``"8, 12"``: pages with no text and no image; not a degradation) is
-    added only to the files that have some, so other answers stay as they were."""
+    added only to the files that have some, so other answers stay as they were; ``deleted_on_disk``
+    (True) only to an indexed file deleted from disk since the build."""
 
     @classmethod
     def from_record(cls, rec: Any) -> "FileEntry":
@@ -292,7 +293,8 @@ class FileEntry(BaseModel):
                    error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
                    why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"),
                    **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}),
-                   **({"tags": rec["tags"]} if rec.get("tags") else {}))  # files carrying tags (docs/notes.md)
+                   **({"tags": rec["tags"]} if rec.get("tags") else {}),
+                   **({"deleted_on_disk": True} if rec.get("deleted_on_disk") else {}))  # files carrying tags (docs/notes.md)
 
 
 class FilesOut(BaseModel):

@@ -17,9 +17,12 @@ class IndexReads:
     def files(self, pattern: str) -> dict:
         """``{"total", "matched", "files", "note"}`` by file name (stemmed terms or a glob).
 
-        ``matched: 0`` is a definitive negative *by file name* only.
+        ``matched: 0`` is a definitive negative *by file name* only, and only when the index is
+        current: ``stale`` (:func:`pagerecall.search.inventory.stale_matches`) names the files
+        matching ``pattern`` that were added, changed or deleted on disk since the build, and
+        ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``.
         """
-        from pagerecall.search.inventory import files_inventory
+        from pagerecall.search.inventory import files_inventory, stale_matches
 
         from pagerecall.biblio.catalog import read_catalog, sources_read
 
@@ -27,7 +30,18 @@ class IndexReads:
         catalog = read_catalog(snapshot.path)
         out = dict(files_inventory(snapshot, pattern, catalog=catalog))
         srcs = sources_read(catalog)
-        if not srcs:
+        # the corpus folder's state (the cached size+mtime check info and search use): a miss is
+        # definitive only for a current index; files added, changed or deleted since are named
+        stale = stale_matches(pattern, self._stale(snapshot, self.corpus_root(snapshot)))
+        gone = set(stale["deleted"])
+        out["files"] = [{**f, "deleted_on_disk": True} if isinstance(f, dict) and f["path"] in gone else f
+                        for f in out["files"]]
+        if not stale["index_current"]:
+            built = iso(snapshot.meta.get("built_at"))
+            out["note"] = (f"matched: {out.get('matched')} among the files indexed at the build ({built}); "
+                           f"not a definitive negative: {stale['note']}"
+                           if out.get("matched") == 0 else f"matches by file name; {stale['note']}")
+        elif not srcs:
             out["note"] = (
                 "matched: 0 is a definitive negative by file name; it says nothing about the text"
                 if out.get("matched") == 0 else "matches by file name"
@@ -39,6 +53,7 @@ class IndexReads:
                 if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
             )
         out["sources"] = srcs
+        out["stale"] = stale
         return out
 
     def resolve_reference(self, text: str, top: int = 5) -> dict:

@@ -167,3 +167,48 @@ def _with_metadata(rec: dict, why: tuple[str, float] | None, meta: dict | None) 
 
 
 _fold = fold_name  # file names: lower case, accents removed (text.fold)
+
+
+def stale_matches(pattern: str, stale: dict) -> dict:
+    """Which files changed on disk since the build match ``pattern`` (the rules of
+    :func:`files_inventory`, by file name only: a file not indexed has no metadata yet).
+
+    ``stale`` is a :class:`pagerecall.search.coverage.StaleCheck` answer. Returns
+    ``{"index_current": bool, "added": [...], "changed": [...], "deleted": [...], "note": str}``
+    (relative paths matching ``pattern``; ``index_current`` False when any file was added,
+    changed or deleted since the build, or when the corpus folder could not be checked;
+    ``note`` is ``""`` when the index is current, else what it means for this pattern and what to run).
+    """
+    out: dict = {"index_current": True, "added": [], "changed": [], "deleted": [], "note": ""}
+    if not stale.get("checked", True):
+        out["index_current"] = False
+        out["note"] = (f"the corpus folder could not be checked ({stale.get('reason') or 'no reason given'}): "
+                       "this answer is the index as built, and a miss by file name is not definitive")
+        return out
+    counts = {k: len(stale.get(k) or []) for k in ("added", "changed", "deleted")}
+    if not any(counts.values()):
+        return out
+    out["index_current"] = False
+    for key in ("added", "changed", "deleted"):
+        out[key] = [r["path"] for r in files_inventory([{"path": p} for p in stale.get(key) or []],
+                                                         pattern, catalog={})["files"]]
+    said = []
+    if out["added"]:
+        said.append(f"{_names(out['added'])} {'is' if len(out['added']) == 1 else 'are'} on disk but not "
+                    "indexed yet")
+    if out["changed"]:
+        said.append(f"{_names(out['changed'])} changed on disk since the build (the index holds the older text)")
+    if out["deleted"]:
+        said.append(f"{_names(out['deleted'])} {'was' if len(out['deleted']) == 1 else 'were'} deleted from disk "
+                    "since the build (still listed by the index)")
+    if not said:
+        total = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+        said.append(f"the index is not current ({total} since the build; none named like this)")
+    out["note"] = "; ".join(said) + ": run pagerecall update"
+    return out
+
+
+def _names(paths: Sequence[str], shown: int = 5) -> str:
+    """``a.pdf, b.pdf and 3 more``: a list of paths in a sentence."""
+    head = ", ".join(paths[:shown])
+    return head + (f" and {len(paths) - shown} more" if len(paths) > shown else "")
