@@ -7,6 +7,7 @@ strings the resident server sends back to a client that forwarded its command li
 from __future__ import annotations
 
 import argparse
+import shlex
 
 from pagerecall.cli.pointers import pages as _pages  # noqa: F401 - the evidence and search lines
 from pagerecall.cli.console import Console, ConsoleLogHandler, capture, con, print_json  # noqa: F401 - re-exported
@@ -238,6 +239,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             if not d["text"].strip():
                 con().err.write(f"note: page {d['page']} of {d['file']} has no text (status {d['status']}). "
                                 f"{d.get('note') or ''}".rstrip() + "\n")
+            elif d.get("ocr"):  # --json says it in status/ocr; the text alone looks verbatim
+                con().err.write(_ocr_note(d["file"], [d["page"]]))
             hidden = d.get("hidden") or []
             if hidden:
                 reasons = ", ".join(dict.fromkeys(h["reason"] for h in hidden))
@@ -272,6 +275,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "check":
         if not args.json:
             print_numbers(res)
+            if res.get("ocr_pages") and res["found"]:
+                con().err.write(_ocr_note(res["file"], res["ocr_pages"]))
         return 0 if res["not_found"] == 0 else 1
     if cmd == "verify":
         d = res
@@ -298,6 +303,13 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     # argparse prevents it
     raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover
+
+
+def _ocr_note(file: str, pages: list[int]) -> str:
+    """The stderr line after OCR text (``page``, ``check``): not verbatim-citable, read the scan."""
+    which = f"page {pages[0]}" if len(pages) == 1 else f"pages {', '.join(map(str, pages))}"
+    return (f"note: the text of {which} of {file} is OCR output, not verbatim-citable. Next: read the scan "
+            f"(pagerecall page {shlex.quote(file)} {pages[0]} --png OUT.png) before quoting\n")
 
 
 def _failed_suffix(f) -> str:

@@ -25,7 +25,7 @@ Only ``found`` counts as found.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -83,7 +83,8 @@ def parse_pages(value: Any) -> list[int]:
 class NumberCheck:
     """What :func:`check_numbers` found: ``numbers`` (one dict per number of the claim, as
     :func:`match_numbers` gives them), ``found`` / ``not_found`` counts (``found``: status
-    ``found`` only), and a ``note``."""
+    ``found`` only), a ``note``, and ``ocr_pages``: the cited pages (physical, 1-based) whose text
+    came from OCR (a number found there is not verbatim-citable: the scan is the source)."""
 
     claim: str
     file: str
@@ -93,10 +94,12 @@ class NumberCheck:
     found: int
     not_found: int
     note: str
+    ocr_pages: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"claim": self.claim, "file": self.file, "pages": self.pages, "labels": self.labels,
-                "numbers": self.numbers, "found": self.found, "not_found": self.not_found, "note": self.note}
+                "numbers": self.numbers, "found": self.found, "not_found": self.not_found, "note": self.note,
+                "ocr_pages": self.ocr_pages}
 
 
 NOTE = ("Numbers read from the source's cited pages (visible text only), not from the index. found=false: the "
@@ -153,7 +156,12 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     numbers = match_numbers(claim, cited)
     found = sum(1 for n in numbers if n["found"])
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
-    return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note)
+    ocr_pages = [pg.number for pg in read if pg.ocr]
+    if ocr_pages:
+        note = (f"Page(s) {', '.join(map(str, ocr_pages))} read by OCR: a number found there is OCR text, not "
+                "verbatim-citable; read the scan (pagerecall page FILE N --png OUT.png, MCP view_page). " + note)
+    return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note,
+                       ocr_pages)
 
 
 def _line_key(line: str) -> str:
