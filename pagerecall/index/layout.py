@@ -149,13 +149,17 @@ class IndexStore:
 
         fl = self._lock_obj()
         try:
-            fl.acquire(timeout=(-1 if timeout is None else timeout) if wait else 0)
-        except Timeout:
-            info_path = self.path / "lock.info"
             try:
-                holder = info_path.read_text(encoding="utf-8").strip() or "unknown holder"
-            except OSError:
-                holder = "unknown holder"
+                fl.acquire(timeout=0)  # free (or held by this instance): no word said
+            except Timeout:
+                if not wait:
+                    raise
+                # a wait of minutes must not look like a hang: say at once whom we wait for
+                log.warning("waiting for another writer of the index at %s (%s) to finish; --no-wait fails at "
+                            "once instead", self.path, self._holder())
+                fl.acquire(timeout=-1 if timeout is None else timeout)
+        except Timeout:
+            holder = self._holder()
             raise LockedError(
                 f"The index at {self.path} is being written by another process ({holder}; "
                 f"lock file {self.path / 'lock'}). Next: wait for it to finish and retry; the "
@@ -170,6 +174,13 @@ class IndexStore:
                 (self.path / "lock.info").write_text(info + "\n", encoding="utf-8")
             except OSError:  # pragma: no cover - read-only index dir
                 pass
+
+    def _holder(self) -> str:
+        """The lock holder as ``lock.info`` describes it (pid, host, since, command), or ``unknown holder``."""
+        try:
+            return (self.path / "lock.info").read_text(encoding="utf-8").strip() or "unknown holder"
+        except OSError:
+            return "unknown holder"
 
     def _release(self) -> None:
         fl = self._lock_obj()
