@@ -68,7 +68,7 @@ class SourceReads:
         names several (listed, with the next step), and ``SourceNotFoundError`` (exit 1: the index
         is stale, not the argument) when it names an indexed file that is gone from disk."""
         from pagerecall.errors import SourceNotFoundError, UsageError
-        from pagerecall.paths import resolve_in_corpus
+        from pagerecall.paths import nfc, resolve_in_corpus
 
         root = root or self.source_root()
         try:
@@ -81,9 +81,9 @@ class SourceReads:
                 indexed = [r["path"] for r in self.snapshot().files_table()]
             except Exception:  # no index to ask: the source's answer stands
                 raise missing from None
-            want = file.strip("/")
-            chosen = [want] if want in indexed else (
-                [] if "/" in want else [p for p in indexed if p.rsplit("/", 1)[-1] == want])
+            want = nfc(file.replace("\\", "/").strip("/"))  # names compared in NFC (an NFD name pasted from macOS)
+            chosen = [p for p in indexed if nfc(p) == want] or (
+                [] if "/" in want else [p for p in indexed if nfc(p.rsplit("/", 1)[-1]) == want])
             if len(chosen) > 1:
                 raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
                                  f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None

@@ -4,18 +4,25 @@ pattern is named with the command to run; an indexed file deleted from disk is m
 
 Before: `pagerecall files glossary` printed "0 of 5 files match ... (matched: 0 is a definitive
 negative by file name ...)" while glossary.html sat on disk unindexed, and `files e` listed a deleted
-file with no note. A real index (bundled model, LanceDB, Tantivy) of five text files."""
+file with no note. And a bare file name typed in decomposed Unicode (NFD, as macOS pastes it) names the
+file in every command that takes a FILE (before: `page "<NFD name>" 7` said "No file ... under the corpus
+root" while the composed form worked). A real index (bundled model, LanceDB, Tantivy) of text files."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import unicodedata
 
 import anyio
 import pytest
 
 from pagerecall.cli.commands import main
 from pagerecall.config import Settings
+
+
+GUIDE = "Leitfaden für Neue Betreuer – Ñ.txt"  # composed (NFC) on disk, as typed on Linux
+GUIDE_NFD = unicodedata.normalize("NFD", GUIDE)  # as macOS pastes it
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +34,12 @@ def built(tmp_path_factory):
     corpus.mkdir()
     for name in "abcde":
         (corpus / f"{name}.txt").write_text(f"Note {name} about the harbour light and the quay.\n", encoding="utf-8")
+    (corpus / "guides").mkdir()  # in a folder: only the bare name resolves through the index
+    (corpus / "guides" / GUIDE).write_text("\f".join([
+        "Willkommen im Leuchtturm. Dieser Leitfaden erklärt die ersten Tage.",
+        "Der Betreuer prüft die Lampe um 8 Uhr und notiert den Stand im Logbuch.",
+        "Bei Nebel läuft das Signal alle 30 Sekunden, bis die Sicht wieder frei ist.",
+    ]), encoding="utf-8")
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
                                    degraded_registry=None)
     build(settings, corpus)
@@ -48,7 +61,7 @@ def test_a_miss_is_definitive_only_while_the_index_is_current(built, capsys):
     (corpus / "e.txt").unlink()
     try:
         code, out, err = _files(capsys, settings, "glossary")
-        assert code == 0 and out.startswith("0 of 5 files match"), out
+        assert code == 0 and out.startswith("0 of 6 files match"), out
         assert "definitive negative" not in out.replace("not a definitive negative", ""), out
         assert "glossary.html is on disk but not indexed yet" in out and "pagerecall update" in out, out
         res = json.loads(_files(capsys, settings, "glossary", "--json")[1])
@@ -78,3 +91,20 @@ def test_a_miss_is_definitive_only_while_the_index_is_current(built, capsys):
     finally:
         (corpus / "glossary.html").unlink()
         (corpus / "e.txt").write_text("Note e about the harbour light and the quay.\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("argv", [
+    ["page", GUIDE_NFD, "2"],
+    ["verify", "Der Betreuer prüft die Lampe um 8 Uhr", "--file", GUIDE_NFD, "--page", "2"],
+    ["check", "Er prüft sie um 8 Uhr.", "--file", GUIDE_NFD, "--pages", "2"],
+    ["outline", GUIDE_NFD],
+    ["files", GUIDE_NFD],
+    ["related", GUIDE_NFD, "--page", "2"],
+], ids=lambda a: a[0])
+def test_a_bare_name_in_nfd_names_the_file(built, capsys, argv):
+    settings, _ = built
+    assert GUIDE_NFD != GUIDE
+    code = main([*argv, "--index", str(settings.index_dir), "--in-process", "--json"])
+    got = capsys.readouterr()
+    assert code == 0, got.err
+    assert "guides/" + GUIDE in json.dumps(json.loads(got.out), ensure_ascii=False), got.out[:500]
