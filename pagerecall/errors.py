@@ -128,12 +128,14 @@ class SourceArgumentError(SourceNotFoundError, UsageError):
 class LedgerInputError(UsageError):
     """A field of a ledger request is missing, unknown or out of its limits; nothing was written.
     ``field`` names it. A ``message`` without its own next step gets the general one ("Next:
-    correct FIELD and try again") before "Nothing was written."."""
+    correct FIELD and try again") before "Nothing was written."; ``read=True`` (a list or a search
+    of the ledger, :func:`pagerecall.ledger.models.reading`) leaves that sentence out: a read
+    writes nothing anyway."""
 
-    def __init__(self, field_name: str, message: str) -> None:
-        self.field = field_name
+    def __init__(self, field_name: str, message: str, *, read: bool = False) -> None:
+        self.field, self.detail, self.read = field_name, message, read
         step = "" if "Next:" in message else f" Next: correct {field_name} and try again."
-        super().__init__(f"{field_name}: {message}.{step} Nothing was written.")
+        super().__init__(f"{field_name}: {message}.{step}" + ("" if read else " Nothing was written."))
 
 
 class CheckNotFoundError(PagerecallError):

@@ -22,6 +22,7 @@ without knowing them)::
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
@@ -262,6 +263,22 @@ def check_id(value: Any) -> str:
         raise LedgerInputError("id", f"{value!r} is not a check id (chk- and 12 hex digits). Next: take an id "
                                      "from list_checks or find_checks")
     return value.strip()
+
+
+def reading(fn):
+    """Mark a function that reads the ledger (list, find, consensus): its ``LedgerInputError`` says
+    what to correct without "Nothing was written." (a usage error of a read never talks of writing)."""
+
+    @functools.wraps(fn)
+    def read(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except LedgerInputError as exc:
+            if exc.read:
+                raise
+            raise LedgerInputError(exc.field, exc.detail, read=True) from None
+
+    return read
 
 
 def check_limit(name: str, value: Any, high: int = MAX_LIST) -> int:

@@ -21,7 +21,7 @@ import numpy as np
 
 from pagerecall.config import Settings
 
-from pagerecall.ledger.models import MAX_CLAIM_CHARS, agent_key
+from pagerecall.ledger.models import MAX_CLAIM_CHARS, agent_key, reading
 from pagerecall.ledger.notes_models import (
     KINDS,
     NOTE_REVIEW_VERDICTS,
@@ -166,6 +166,7 @@ def _filters(file: Any = None, kind: Any = None, tag: Any = None, status: Any = 
                 target_type=None if target_type in (None, "") else check_choice("target", target_type, TARGET_TYPES))
 
 
+@reading
 def list_notes(settings: Settings, *, file: Any = None, kind: Any = None, tag: Any = None, status: Any = None,
                agent: Any = None, target_type: Any = None, limit: int = 50, offset: int = 0,
                store: NotesStore | None = None) -> tuple[list[Note], int]:
@@ -225,6 +226,7 @@ def _ranked(settings: Settings, store: NotesStore, query: str, k: int, filters: 
     return out, len(rows), vecs
 
 
+@reading
 def find_notes(settings: Settings, *, query: Any = None, file: Any = None, kind: Any = None, tag: Any = None,
                status: Any = None, agent: Any = None, k: int = DEFAULT_K,
                embedder_factory: Callable[[], Any] | None = None,
@@ -250,6 +252,7 @@ def target_key(n: Note) -> tuple:
     return (n.file, n.target_type, what)
 
 
+@reading
 def consensus(settings: Settings, *, query: Any, file: Any = None, tag: Any = None, k: int = CONSENSUS_NOTES,
               embedder_factory: Callable[[], Any] | None = None, store: NotesStore | None = None) -> dict:
     """The ``k`` summaries and notes nearest to ``query``, grouped by target, best group first:
@@ -297,6 +300,7 @@ def consensus(settings: Settings, *, query: Any, file: Any = None, tag: Any = No
                     "reviews, spread from the notes' wording: read the source before relying on either"}
 
 
+@reading
 def agent_activity(settings: Settings, agent: Any, *, limit: int = 200, store: NotesStore | None = None) -> dict:
     """Everything ``agent`` (case ignored) wrote, oldest first: ``{"agent", "items", "counts",
     "truncated"}``; an item is ``{"at", "type": "check" | "note" | "check_review" |

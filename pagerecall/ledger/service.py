@@ -46,6 +46,7 @@ from pagerecall.ledger.models import (
     check_pages,
     check_quote,
     now_iso,
+    reading,
 )
 from pagerecall.ledger.location import ledger_path
 from pagerecall.ledger.references import add_references
@@ -275,6 +276,7 @@ def _filters(file: Any = None, page: Any = None, status: Any = None, verdict: An
                 agent=None if agent in (None, "") else check_agent(agent))
 
 
+@reading
 def list_checks(settings: Settings, *, file: Any = None, page: Any = None, status: Any = None,
                 verdict: Any = None, agent: Any = None, limit: int = 50, offset: int = 0,
                 store: LedgerStore | None = None) -> tuple[list[Check], int]:
@@ -294,6 +296,7 @@ def list_checks(settings: Settings, *, file: Any = None, page: Any = None, statu
     return checks, total
 
 
+@reading
 def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page: Any = None, status: Any = None,
                 k: int = DEFAULT_K, embedder_factory: Callable[[], Any] | None = None,
                 store: LedgerStore | None = None) -> tuple[list[Check], int]:
