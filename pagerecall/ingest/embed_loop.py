@@ -47,7 +47,7 @@ from pagerecall.errors import ExtractionError
 from pagerecall.index.corpus import DiskFile
 from pagerecall.memory import release_free_heap
 from pagerecall.ingest.prefetch import prepare_ahead
-from pagerecall.ingest.preparing import PendingFile, Prepared, file_record, rows_of, start_file
+from pagerecall.ingest.preparing import VANISHED, PendingFile, Prepared, file_record, rows_of, start_file, vanished
 from pagerecall.paths import file_sha256
 
 log = logging.getLogger(__name__)
@@ -258,6 +258,8 @@ class WriteStats:
 
     files_ok: int = 0
     files_failed: int = 0
+    files_vanished: int = 0
+    """Files that failed because they were deleted or renamed while read: left out, not failed."""
     pages: int = 0
     embed: EmbedStats = field(default_factory=EmbedStats)
 
@@ -316,7 +318,10 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
             sha = hashes.get(f.rel) or file_sha256(root / f.rel)
         except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
             err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
-            log.warning("failed: %s", err)
+            if vanished(root, f.rel):
+                log.warning(VANISHED, f.rel)
+            else:
+                log.warning("failed: %s", err)
             return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
         return start_file(root, f, sha, embedder.tokenizer, settings)
 
@@ -331,6 +336,13 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
 
     done = 0
     for p in prepare_ahead(files, start):
+        if p.record["status"] != "ok" and vanished(root, p.rel):
+            # deleted or renamed while read: not a broken file, and no failed record that the next
+            # update's deletion (or the new name's addition) would contradict (VANISHED said so)
+            stats.files_vanished += 1
+            done += 1
+            progress("files", done, total)
+            continue
         stats.pages += p.record["pages"]
         if p.record["status"] == "ok":
             stats.files_ok += 1

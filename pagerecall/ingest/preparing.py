@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -104,7 +105,8 @@ def start_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings)
 
     prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
     password = password_for(load_passwords(*settings.passwords_path()), f.rel)  # never logged
-    got = _guarded(f, sha, prefix, lambda: draft_document(root / f.rel, f.rel, ocr=settings.ocr, password=password))
+    got = _guarded(f, sha, prefix, lambda: draft_document(root / f.rel, f.rel, ocr=settings.ocr, password=password),
+                   root=root)
     if isinstance(got, Prepared):
         return got
     if hasattr(got, "ocr_pages"):  # a pagerecall.extract.ocr.PdfDraft
@@ -161,15 +163,31 @@ def _chunked(f: DiskFile, sha: str, prefix: str, doc: Document, tokenizer, setti
     return Prepared(f.rel, file_record(f.rel, f, sha, doc, None, len(chunks), prefix, judge), chunks, own_group)
 
 
-def _guarded(f: DiskFile, sha: str, prefix: str, step: Callable[[], Any], own_group: bool = False) -> Any:
+def vanished(root: Path, rel: str) -> bool:
+    """True when ``rel`` is gone from ``root`` (deleted or renamed since the scan): a file that fails
+    then was not broken; the write leaves it out (:func:`pagerecall.ingest.embed_loop.index_files`)."""
+    return not os.path.lexists(root / rel)
+
+
+VANISHED = ("%s vanished while this write read it (deleted or renamed): not indexed now, not a failed file; "
+            "the next pagerecall update treats it as deleted (a renamed file is indexed under its new name)")
+"""The warning for a file that vanished while read (its path is the argument)."""
+
+
+def _guarded(f: DiskFile, sha: str, prefix: str, step: Callable[[], Any], own_group: bool = False,
+             root: Path | None = None) -> Any:
     """``step()``, or the failed :class:`Prepared` of ``f`` when it raises (``UsageError``
-    propagates: a setup problem, not a property of this file)."""
+    propagates: a setup problem, not a property of this file). With ``root``, a file gone from it
+    meanwhile is said to have vanished (:data:`VANISHED`), not to have failed."""
     try:
         return step()
     except UsageError:
         raise
     except ExtractionError as exc:
-        log.warning("failed: %s", exc)
+        if root is not None and vanished(root, f.rel):
+            log.warning(VANISHED, f.rel)
+        else:
+            log.warning("failed: %s", exc)
         return Prepared(f.rel, file_record(f.rel, f, sha, None, exc, 0, prefix), [], own_group)
     except Exception as exc:  # a bug or a library crash on one file must not stop the build
         log.exception("failed: %s", f.rel)
