@@ -56,6 +56,13 @@ How a document is cut
    continues from its new end. So ``n_tokens <= params.max_tokens`` and
    ``n_tokens + tokenizer.overhead <= tokenizer.max_tokens`` hold for every chunk, exactly.
 
+Token ids: with a tokenizer that hands them (``hands_ids``: the light build tokenizer) each chunk also
+carries the ids of its text's tokens (``Chunk.token_ids``): the planned tokens' ids for a chunk that
+was not re-tokenised (the same tokens, by the argument of step 7), the re-tokenised ones otherwise;
+None when the text holds an added token or does not begin a word of its own after the passage prefix
+(``starts_word``). The embedder builds the passage's model ids from them instead of tokenising it
+again (docs/decisions/build-overhead.md).
+
 Coverage: characters the tokenizer drops (e.g. U+FEFF, combining marks merged by NFKC) belong
 to the chunk of the following token, and each page's trailing characters to the chunk of its
 last token, so the chunks together cover every non-whitespace character of every contributing

@@ -10,10 +10,19 @@ exactly as the full one: the same tokens, hence the same ids and the same charac
 (normaliser and pre-tokeniser are the full tokenizer's own, from the skeleton).
 
 How: a batch of texts (the chunker's 64 pages, or a group of passages) gets one small Unigram
-over the union of its words' pieces. Each word's pieces are found once (vectorised binary search
-in the memory-mapped sorted vocabulary) and kept in a bounded per-word cache, since the words of
-a corpus repeat. A text holding an added token (``<s>``, ``<mask>``...), for which the skeleton
-would not reproduce the full tokenizer, goes to the full tokenizer, loaded on first need.
+over the union of its words' pieces. Each text is normalised once (the added-token check and its
+words: multilingual-e5's Metaspace pre-tokeniser is reproduced with ``str`` methods). Each word's
+pieces are found once (:mod:`pagerecall.model.piece_search`: candidates grown character by character
+in numpy, searched by 8-byte keys in the memory-mapped sorted vocabulary) and kept in a bounded
+per-word cache, since the words of a corpus repeat. A text holding an added token that the cut
+below cannot handle goes to the full tokenizer, loaded on first need.
+
+Ids handed on: :meth:`LightTokenizer.spans_ids_batch` gives the chunker each text's token ids with
+its spans; a chunk whose text begins a word of its own (:meth:`LightTokenizer.starts_word`) and holds no added
+token keeps them (``Chunk.token_ids``), and the embedder builds the passage from them
+(:meth:`LightTokenizer.passage_ids_from`: ``<s>`` + the ids of "passage:" + the text's + ``</s>``):
+Unigram segments each pre-tokenised word alone and the prefix ends with a space, so these are the ids
+of ``"passage: " + text``, and the passage is not tokenised a second time.
 
 Added tokens: a text holding ``<s>``, ``</s>``, ``<pad>``, ``<unk>`` or ``<mask>`` in its raw
 characters is cut at them as the full tokenizer cuts it (leftmost-longest match on the raw text;
@@ -28,8 +37,8 @@ tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adv
 whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,
 offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
 
-Cost: tokenising is slower per page than the full tokenizer (Python enumerates each word's
-substrings), a few percent of a build whose time is the model's.
+Cost: the chunking of the three maint-guide PDFs (page spans and chunk re-tokenising) and the
+passages' ids take ~1.2 CPU-s together (docs/decisions/build-overhead.md), ~1 % of the model's.
 Why: docs/decisions/light-build-tokenizer.md (where a build's memory goes, before and after).
 """
 
