@@ -67,8 +67,8 @@ def _insertion_points(pieces: np.ndarray, keys: np.ndarray, cand: np.ndarray, ro
 
 def pieces_in_words(words: Sequence[str], pieces: np.ndarray, ids: np.ndarray, max_chars: int,
                     keys: np.ndarray | None = None) -> list[np.ndarray]:
-    """For each word, the original ids (int64, sorted, unique) of the vocabulary pieces that
-    occur in it as substrings.
+    """For each word, the original ids (int32, sorted, unique; one small array each) of the
+    vocabulary pieces that occur in it as substrings.
 
     ``pieces``: the vocabulary's UTF-8 pieces sorted bytewise, fixed width (``S<width>``, width >= 8,
     no piece empty or holding NUL: :func:`pagerecall.model.query_tokenizer.derive` checks both);
@@ -129,11 +129,12 @@ def pieces_in_words(words: Sequence[str], pieces: np.ndarray, ids: np.ndarray, m
             after[pad] = 0
             alive = alive[(after == rows).all(axis=1)]
     if not found_keys:
-        return [np.zeros(0, dtype=np.int64) for _ in range(n_words)]
+        return [np.zeros(0, dtype=np.int32) for _ in range(n_words)]
     found = np.concatenate(found_keys)
     found.sort()
     found = found[np.concatenate(([True], found[1:] != found[:-1]))]
     owner = found >> _ID_BITS
     piece_ids = found & ((1 << _ID_BITS) - 1)
-    bounds = np.searchsorted(owner, np.arange(n_words + 1))
-    return [piece_ids[bounds[k] : bounds[k + 1]] for k in range(n_words)]
+    bounds = np.searchsorted(owner, np.arange(n_words + 1)).tolist()
+    # copies, not views: a cached word's array must not keep the whole batch's array alive
+    return [piece_ids[bounds[k] : bounds[k + 1]].astype(np.int32) for k in range(n_words)]

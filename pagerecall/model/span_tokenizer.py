@@ -178,7 +178,7 @@ class LightTokenizer:
             if len(w) <= _CACHE_WORD_CHARS:
                 self._words[w] = a
         parts = [cached[w] if w in cached else per[w] for w in words]
-        return np.unique(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
     def _words_of(self, text: str) -> list[str]:
         """The pre-tokenised words of ``text`` (already normalised). For the Metaspace pre-tokeniser
