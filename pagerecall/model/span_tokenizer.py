@@ -38,7 +38,8 @@ whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, p
 offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
 
 Cost: the chunking of the three maint-guide PDFs (page spans and chunk re-tokenising) and the
-passages' ids take ~1.2 CPU-s together (docs/decisions/build-overhead.md), ~1 % of the model's.
+passages' ids take 2.3-2.4 CPU-s together on a loaded AVX2-only EPYC (5.4-5.8 before; about 1.7 % of
+the model's CPU; docs/decisions/build-overhead.md).
 Why: docs/decisions/light-build-tokenizer.md (where a build's memory goes, before and after).
 """
 
