@@ -8,7 +8,8 @@ the rendered page. This module renders a page twice through MuPDF's draw device 
 * **without text**: the same run through :class:`_NoTextDevice`, which forwards every drawing call
   to the draw device except text: filled, stroked and invisible text is dropped, and a clip by
   text (render modes 4-7) becomes a clip by an empty path (without the text, nothing shows
-  through it).
+  through it). A page whose paint log (``get_bboxlog``, read for the check anyway) holds only
+  text drawings gives blank paper here, so it is not run (:meth:`PageDrawing.paints_only_text`).
 
 Everything MuPDF honours when it draws is thus honoured here: optional content, clips, blend
 modes, soft masks, patterns, shadings, Type 3 glyph procedures, the crop box, the page's rotation

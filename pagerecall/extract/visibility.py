@@ -41,6 +41,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.quickcheck import LETTER_OR_DIGIT
 from pagerecall.types import HiddenSpan
 
 __all__ = ["MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -133,7 +134,7 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
             for s, span in enumerate(line.get("spans", ())):
                 chars = span.get("chars", ())
                 text = "".join(c["c"] for c in chars)
-                if not any(ch.isalnum() for ch in text):
+                if not LETTER_OR_DIGIT.search(text):
                     continue
                 idx = [c for c, ch in enumerate(text) if not ch.isspace()] if len(text) == len(chars) else \
                     [c for c, ch in enumerate(chars) if not ch["c"].isspace()]
