@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GAP_EM", "LETTER_OR_DIGIT", "SPACE_EM", "all_visible"]
+__all__ = ["GAP_EM", "SPACE_EM", "all_visible"]
 
 GAP_EM = 0.9
 """Font sizes of columns without ink a span may show besides its whitespace (side bearings,
@@ -48,7 +48,7 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
     ``drawing``: the page's :class:`pagerecall.extract.rendering.PageDrawing` (its renders,
     made once and shared with the glyph-level check), else the page is rendered itself."""
     from pagerecall.extract.rendering import render_pair
-    from pagerecall.extract.visibility import MIN_GLYPH_EXTENT
+    from pagerecall.extract.visibility import LETTER_OR_DIGIT, MIN_GLYPH_EXTENT
 
     rect = page.rect * page.derotation_matrix
     lines = []
@@ -180,5 +180,3 @@ def _hi(v: float, limit: int) -> int:
 
 
 _WS = re.compile(r"\s+")
-LETTER_OR_DIGIT = re.compile(r"[^\W_]")
-"""A letter or digit: exactly the characters ``str.isalnum`` accepts (``\\w`` is those and ``_``)."""

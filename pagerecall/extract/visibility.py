@@ -35,16 +35,19 @@ a mask or blend). Whitespace glyphs and spans without a letter or digit are neve
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
-from pagerecall.extract.quickcheck import LETTER_OR_DIGIT
 from pagerecall.types import HiddenSpan
 
-__all__ = ["MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+__all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+
+LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+"""A letter or digit: exactly the characters ``str.isalnum`` accepts (``\\w`` is those and ``_``)."""
 
 Key = tuple[int, int, int, int]
 """A glyph of ``extractRAWDICT``: (block, line, span, char) indexes."""
