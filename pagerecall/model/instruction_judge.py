@@ -19,6 +19,8 @@ few sentences. Another embedding model than the bundled one has no weights here:
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
@@ -27,17 +29,59 @@ import numpy as np
 
 from pagerecall.config import DEFAULT_MODEL
 
-__all__ = ["InstructionJudge", "judge_for", "load_weights"]
+__all__ = ["InstructionGate", "InstructionJudge", "embed_sentences", "judge_for", "load_weights"]
 
 WEIGHTS_FILE = "instruction_judge.json"
+GATE_FILE = "instruction_gate.json"
 
 
-@lru_cache(maxsize=1)
-def load_weights() -> dict[str, Any]:
-    """The shipped weights: ``{"model", "w" (384 floats), "b", "threshold", "trained"}``.
+@lru_cache(maxsize=2)
+def load_weights(name: str = WEIGHTS_FILE) -> dict[str, Any]:
+    """The shipped weights: ``{"model", "w" (384 floats), "b", "threshold", "trained"}`` of the
+    classifier (``name`` :data:`WEIGHTS_FILE`) or of its first stage (:data:`GATE_FILE`).
     Raises ``FileNotFoundError`` when the package data is missing."""
-    text = resources.files("pagerecall.model").joinpath("data", WEIGHTS_FILE).read_text(encoding="utf-8")
+    text = resources.files("pagerecall.model").joinpath("data", name).read_text(encoding="utf-8")
     return json.loads(text)
+
+
+class InstructionGate:
+    """The classifier's first stage: a logistic regression on the mean of the word-embedding rows
+    the model's first layer reads for a sentence (``embedder.query_input_means``: a table lookup,
+    no model run), trained by ``bench/train_instruction_judge.py`` to pass every labelled
+    positive and every sentence the model-based classifier scores near or above its threshold,
+    with a margin (:data:`GATE_FILE`, threshold ``threshold``). :meth:`passes` says which
+    sentences go on to the model; the others are not addressed to an AI agent. An embedder
+    without a word table of its own passes everything (the model judges all, as before)."""
+
+    def __init__(self, embedder: Any, weights: dict[str, Any]) -> None:
+        self.embedder = embedder
+        self.w = np.asarray(weights["w"], dtype=np.float32)
+        self.b = float(weights["b"])
+        self.threshold = float(weights["threshold"])
+
+    def scores(self, sentences: Sequence[str]) -> np.ndarray | None:
+        """The first stage's logit per sentence (float32 ``(n,)``), or None without a word table."""
+        means = getattr(self.embedder, "query_input_means", lambda _: None)(list(sentences))
+        return None if means is None else (means @ self.w + self.b).astype(np.float32)
+
+    def passes(self, sentences: Sequence[str]) -> np.ndarray:
+        """bool ``(n,)``: True for a sentence the model must judge (logit >= threshold, or no
+        word table)."""
+        got = self.scores(sentences)
+        return np.ones(len(sentences), dtype=bool) if got is None else got >= self.threshold
+
+
+def embed_sentences(embedder: Any, sentences: Sequence[str]) -> np.ndarray:
+    """The query embeddings the weights apply to (and were trained on): float32 ``(n, 384)``,
+    each sentence embedded alone by ``embedder.embed_queries`` (:class:`InstructionJudge`)."""
+    if not sentences:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.concatenate([np.asarray(embedder.embed_queries([s]), dtype=np.float32) for s in sentences])
+
+
+MEMO_SENTENCES = 20_000
+"""Scores a judge remembers by sentence text (about 3 MB of keys at 150 characters each): a
+``watch`` or resident server that updates the same files again re-judges only new sentences."""
 
 
 class InstructionJudge:
@@ -45,37 +89,80 @@ class InstructionJudge:
 
     ``embedder`` must be the bundled multilingual-e5-small (what the weights were trained on):
     any object with ``embed_queries(texts) -> np.ndarray`` of shape ``(n, 384)``, float32, rows
-    L2-normalised."""
+    L2-normalised.
 
-    def __init__(self, embedder: Any, weights: dict[str, Any] | None = None) -> None:
+    Each sentence is embedded alone (one model call per sentence): no padding to a longer batch
+    mate (a file's candidates padded to its longest cost 2.2x their tokens), and a score that
+    depends on the sentence only, also with the int8 graph (dynamic quantisation makes a vector
+    depend on its batch mates): the same sentence gets the same verdict in any file, build or
+    order, which is what lets the scores be remembered by text (:data:`MEMO_SENTENCES`).
+    Thread-safe (the embedder is)."""
+
+    def __init__(self, embedder: Any, weights: dict[str, Any] | None = None,
+                 gate: dict[str, Any] | None = None) -> None:
         w = weights or load_weights()
         self.embedder = embedder
+        self.gate = InstructionGate(embedder, gate) if gate else None
         self.w = np.asarray(w["w"], dtype=np.float32)
         self.b = float(w["b"])
         self.threshold = float(w["threshold"])
-        self.sentences = 0  # judged so far (cost accounting for bench/)
+        self.sentences = 0  # embedded by the model so far (cost accounting for bench/)
+        self.remembered = 0  # answered from the memo
+        self.cleared = 0  # cleared by the first stage (the model not run)
+        self._memo: dict[str, float] = {}
+
+    def embed(self, sentences: Sequence[str]) -> np.ndarray:
+        """:func:`embed_sentences` on this judge's embedder."""
+        return embed_sentences(self.embedder, sentences)
 
     def scores(self, sentences: Sequence[str]) -> np.ndarray:
         """Probability, per sentence, that it is addressed to an AI agent: float32 array of
-        ``len(sentences)``, in [0, 1]."""
-        if not sentences:
-            return np.zeros(0, dtype=np.float32)
-        self.sentences += len(sentences)
-        x = np.asarray(self.embedder.embed_queries(list(sentences)), dtype=np.float32)
-        return (1.0 / (1.0 + np.exp(-(x @ self.w + self.b)))).astype(np.float32)
+        ``len(sentences)``, in [0, 1]; a sentence's score depends on its text only."""
+        out = np.zeros(len(sentences), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, s in enumerate(sentences):
+            got = self._memo.get(s)
+            if got is None:
+                todo.setdefault(s, []).append(i)
+            else:
+                out[i] = got
+                self.remembered += 1
+        if todo:
+            texts = list(todo)
+            self.sentences += len(texts)
+            x = self.embed(texts)
+            fresh = (1.0 / (1.0 + np.exp(-(x @ self.w + self.b)))).astype(np.float32)
+            if len(self._memo) + len(texts) > MEMO_SENTENCES:
+                self._memo.clear()
+            for s, v in zip(texts, fresh):
+                self._memo[s] = float(v)
+                out[todo[s]] = v
+        return out
 
     def __call__(self, sentences: Sequence[str]) -> list[bool]:
-        """``scores(sentences) >= threshold``, as the :data:`pagerecall.text.instructions.Judge` a
-        build hands to :func:`pagerecall.text.instructions.instruction_like`."""
-        return [bool(s >= self.threshold) for s in self.scores(sentences)]
+        """The :data:`pagerecall.text.instructions.Judge` a build hands to
+        :func:`pagerecall.text.instructions.instruction_like`: False for a sentence the first stage
+        (:class:`InstructionGate`, when given) clears, else ``scores >= threshold``."""
+        out = [False] * len(sentences)
+        ask = list(range(len(sentences)))
+        if self.gate is not None and sentences:
+            fresh = [i for i in ask if sentences[i] not in self._memo]
+            passed = self.gate.passes([sentences[i] for i in fresh]) if fresh else []
+            cleared = {i for i, p in zip(fresh, passed) if not p}
+            self.cleared += len(cleared)
+            ask = [i for i in ask if i not in cleared]
+        for i, v in zip(ask, self.scores([sentences[i] for i in ask])):
+            out[i] = bool(v >= self.threshold)
+        return out
 
 
 def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | None:
     """The judge of a build with ``settings``: on ``embedder`` (or the build's own embedder,
     :func:`pagerecall.model.embedding.load_embedder` with ``purpose="index"``: loaded once per
     process, so the build's instance) when the model is the bundled default, else None (no
-    weights for another model: the patterns decide alone). Never raises for missing weights
-    (None, logged)."""
+    weights for another model: the patterns decide alone). One judge per embedder, kept while
+    the embedder lives, so its memo of scores serves every file of a process. Never raises for
+    missing weights (None, logged)."""
     if getattr(settings, "model", DEFAULT_MODEL) != DEFAULT_MODEL:
         return None
     try:
@@ -89,4 +176,22 @@ def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | 
         from pagerecall.model.embedding import load_embedder
 
         embedder = load_embedder(settings, purpose="index")
-    return InstructionJudge(embedder, weights)
+    try:
+        with _judges_lock:
+            judge = _judges.get(embedder)
+            if judge is None:
+                judge = _judges[embedder] = InstructionJudge(embedder, weights, _gate_weights())
+        return judge
+    except TypeError:  # an embedder that takes no weak reference: a judge of its own, no memo across calls
+        return InstructionJudge(embedder, weights, _gate_weights())
+
+
+def _gate_weights() -> dict[str, Any] | None:
+    try:
+        return load_weights(GATE_FILE)
+    except (OSError, ValueError):  # no first stage: the model judges every candidate
+        return None
+
+
+_judges: "weakref.WeakKeyDictionary[Any, InstructionJudge]" = weakref.WeakKeyDictionary()
+_judges_lock = threading.Lock()
