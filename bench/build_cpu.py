@@ -76,7 +76,6 @@ STAGES = [
     ("pagerecall.extract.sources", "draft_document", "extraction: text, labels, outline"),
     ("pagerecall.extract.pdf", "split_pdf_hidden", "extraction: hidden text and visibility (rendering)"),
     ("pagerecall.ingest.preparing", "page_flags", "page flags (instruction-like text)"),
-    ("pagerecall.model.instruction_judge", "InstructionGate.passes", "instruction judge: first stage (word-table means)"),
     ("pagerecall.model.instruction_judge", "InstructionJudge.scores", "instruction judge (model on sentences)"),
     ("pagerecall.ingest.chunking", "chunk_document", "chunking (token spans, plan)"),
     ("pagerecall.ingest.embed_loop", "EmbedLoop.vectors", "embed loop (keys, cache, batching)"),

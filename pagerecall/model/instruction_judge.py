@@ -29,46 +29,17 @@ import numpy as np
 
 from pagerecall.config import DEFAULT_MODEL
 
-__all__ = ["InstructionGate", "InstructionJudge", "embed_sentences", "judge_for", "load_weights"]
+__all__ = ["InstructionJudge", "embed_sentences", "judge_for", "load_weights"]
 
 WEIGHTS_FILE = "instruction_judge.json"
-GATE_FILE = "instruction_gate.json"
 
 
-@lru_cache(maxsize=2)
-def load_weights(name: str = WEIGHTS_FILE) -> dict[str, Any]:
-    """The shipped weights: ``{"model", "w" (384 floats), "b", "threshold", "trained"}`` of the
-    classifier (``name`` :data:`WEIGHTS_FILE`) or of its first stage (:data:`GATE_FILE`).
+@lru_cache(maxsize=1)
+def load_weights() -> dict[str, Any]:
+    """The shipped weights: ``{"model", "w" (384 floats), "b", "threshold", "trained"}``.
     Raises ``FileNotFoundError`` when the package data is missing."""
-    text = resources.files("pagerecall.model").joinpath("data", name).read_text(encoding="utf-8")
+    text = resources.files("pagerecall.model").joinpath("data", WEIGHTS_FILE).read_text(encoding="utf-8")
     return json.loads(text)
-
-
-class InstructionGate:
-    """The classifier's first stage: a logistic regression on the mean of the word-embedding rows
-    the model's first layer reads for a sentence (``embedder.query_input_means``: a table lookup,
-    no model run), trained by ``bench/train_instruction_judge.py`` to pass every labelled
-    positive and every sentence the model-based classifier scores near or above its threshold,
-    with a margin (:data:`GATE_FILE`, threshold ``threshold``). :meth:`passes` says which
-    sentences go on to the model; the others are not addressed to an AI agent. An embedder
-    without a word table of its own passes everything (the model judges all, as before)."""
-
-    def __init__(self, embedder: Any, weights: dict[str, Any]) -> None:
-        self.embedder = embedder
-        self.w = np.asarray(weights["w"], dtype=np.float32)
-        self.b = float(weights["b"])
-        self.threshold = float(weights["threshold"])
-
-    def scores(self, sentences: Sequence[str]) -> np.ndarray | None:
-        """The first stage's logit per sentence (float32 ``(n,)``), or None without a word table."""
-        means = getattr(self.embedder, "query_input_means", lambda _: None)(list(sentences))
-        return None if means is None else (means @ self.w + self.b).astype(np.float32)
-
-    def passes(self, sentences: Sequence[str]) -> np.ndarray:
-        """bool ``(n,)``: True for a sentence the model must judge (logit >= threshold, or no
-        word table)."""
-        got = self.scores(sentences)
-        return np.ones(len(sentences), dtype=bool) if got is None else got >= self.threshold
 
 
 def embed_sentences(embedder: Any, sentences: Sequence[str]) -> np.ndarray:
@@ -98,17 +69,14 @@ class InstructionJudge:
     order, which is what lets the scores be remembered by text (:data:`MEMO_SENTENCES`).
     Thread-safe (the embedder is)."""
 
-    def __init__(self, embedder: Any, weights: dict[str, Any] | None = None,
-                 gate: dict[str, Any] | None = None) -> None:
+    def __init__(self, embedder: Any, weights: dict[str, Any] | None = None) -> None:
         w = weights or load_weights()
         self.embedder = embedder
-        self.gate = InstructionGate(embedder, gate) if gate else None
         self.w = np.asarray(w["w"], dtype=np.float32)
         self.b = float(w["b"])
         self.threshold = float(w["threshold"])
         self.sentences = 0  # embedded by the model so far (cost accounting for bench/)
         self.remembered = 0  # answered from the memo
-        self.cleared = 0  # cleared by the first stage (the model not run)
         self._memo: dict[str, float] = {}
 
     def embed(self, sentences: Sequence[str]) -> np.ndarray:
@@ -140,20 +108,9 @@ class InstructionJudge:
         return out
 
     def __call__(self, sentences: Sequence[str]) -> list[bool]:
-        """The :data:`pagerecall.text.instructions.Judge` a build hands to
-        :func:`pagerecall.text.instructions.instruction_like`: False for a sentence the first stage
-        (:class:`InstructionGate`, when given) clears, else ``scores >= threshold``."""
-        out = [False] * len(sentences)
-        ask = list(range(len(sentences)))
-        if self.gate is not None and sentences:
-            fresh = [i for i in ask if sentences[i] not in self._memo]
-            passed = self.gate.passes([sentences[i] for i in fresh]) if fresh else []
-            cleared = {i for i, p in zip(fresh, passed) if not p}
-            self.cleared += len(cleared)
-            ask = [i for i in ask if i not in cleared]
-        for i, v in zip(ask, self.scores([sentences[i] for i in ask])):
-            out[i] = bool(v >= self.threshold)
-        return out
+        """``scores(sentences) >= threshold``, as the :data:`pagerecall.text.instructions.Judge` a
+        build hands to :func:`pagerecall.text.instructions.instruction_like`."""
+        return [bool(s >= self.threshold) for s in self.scores(sentences)]
 
 
 def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | None:
@@ -180,17 +137,10 @@ def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | 
         with _judges_lock:
             judge = _judges.get(embedder)
             if judge is None:
-                judge = _judges[embedder] = InstructionJudge(embedder, weights, _gate_weights())
+                judge = _judges[embedder] = InstructionJudge(embedder, weights)
         return judge
     except TypeError:  # an embedder that takes no weak reference: a judge of its own, no memo across calls
-        return InstructionJudge(embedder, weights, _gate_weights())
-
-
-def _gate_weights() -> dict[str, Any] | None:
-    try:
-        return load_weights(GATE_FILE)
-    except (OSError, ValueError):  # no first stage: the model judges every candidate
-        return None
+        return InstructionJudge(embedder, weights)
 
 
 _judges: "weakref.WeakKeyDictionary[Any, InstructionJudge]" = weakref.WeakKeyDictionary()
