@@ -38,8 +38,8 @@ REVISIONS: dict[int, str] = {
        "scan's OCR layer); over a logo, a photo or a scan of other words it is hidden",
     6: "the instruction classifier retrained with human-addressed orders (duty rules, manuals, recipes) as "
        "negatives: an ordinary document's imperatives are no longer counted as addressed to an AI agent",
-    7: "each candidate sentence judged alone, so that its verdict no longer depends on the other candidate "
-       "sentences of its file (int8), with the classifier retrained on sentences embedded alone and in batches",
+    7: "Spanish and Portuguese sentences naming 'modelos de lenguaje / linguagem' (plural) judged by the "
+       "instruction classifier too",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 
