@@ -196,6 +196,8 @@ def print_numbers(res: dict) -> None:
                       f"\"{n['matched_text']}\"{context}\n")
         else:
             out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
+    if res.get("references"):
+        out.write(f"left out   {', '.join(res['references'])}: references to parts of the document, not quantities\n")
     out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")
 
 
