@@ -72,10 +72,12 @@ def print_search(res: dict, quiet: bool = False) -> None:
     env = res["envelope"]
     if not res["hits"]:
         miss = env.get("miss", {})
-        tag_note = [(env.get("tag") or {}).get("note")] if (env.get("tag") or {}).get("note") else []
-        out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
-                                else "This miss proves nothing: " + "; ".join([*miss.get("caveats", []), *tag_note]))
-                  + "\n")
+        tag = env.get("tag") or {}
+        if tag.get("files") == 0 and tag.get("note"):  # nothing carries the tag: one sentence says why
+            out.write(f"No hits: {tag['note']}.\n")
+        else:
+            out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
+                                    else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
     notes = []
     if env.get("weak") and res["hits"]:
         notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
