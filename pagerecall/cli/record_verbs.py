@@ -161,7 +161,7 @@ CLI_WORDS = {
 }
 """The MCP tool the ledger's messages name -> the command a CLI user runs instead."""
 
-_TOOL = re.compile(r"(?<![\w`-])(" + "|".join(CLI_WORDS) + r")(?![\w`(-])")
+_TOOL = re.compile(r"(?<!MCP )(?<![\w`-])(" + "|".join(CLI_WORDS) + r")(?![\w`(-])")
 
 
 @contextmanager
