@@ -198,9 +198,13 @@ def print_numbers(res: dict) -> None:
                       f"\"{n['matched_text']}\"{context}\n")
         else:
             out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
+    note = res["note"]
     if res.get("references"):
+        from pagerecall.verify.numbers import references_note
+
         out.write(f"left out   {', '.join(res['references'])}: references to parts of the document, not quantities\n")
-    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")
+        note = note.removeprefix(references_note(res["references"]) + " ")  # said on the line above
+    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {note}\n")
 
 
 def print_read(args: argparse.Namespace, res: dict) -> int:

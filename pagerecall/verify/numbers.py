@@ -41,7 +41,7 @@ from pagerecall.verify.number_words import UNITS, same_unit
 from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
-           "in_identifier", "match_numbers", "parse_pages", "running_lines"]
+           "in_identifier", "match_numbers", "parse_pages", "references_note", "running_lines"]
 
 
 MAX_PAGES = 20
@@ -163,10 +163,16 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     refs = references_in(claim)
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     if refs:
-        note = (f"Left out as references, not quantities: {', '.join(refs)} (a figure, table, section or page "
-                "number is compared by reading that part of the source). " + note)
+        note = references_note(refs) + " " + note
     return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note,
                        refs)
+
+
+def references_note(refs: Sequence[str]) -> str:
+    """The sentence a check's note starts with when the claim holds references (``refs``, as
+    :func:`pagerecall.verify.number_forms.references_in` gives them)."""
+    return (f"Left out as references, not quantities: {', '.join(refs)} (a figure, table, section or page number "
+            "is checked by reading that part of the source).")
 
 
 def _line_key(line: str) -> str:

@@ -32,3 +32,13 @@ def test_reference_forms_in_english_german_french():
     assert [n.text for n in find_numbers(text)] == ["42 patients", "30%", "3", "12 pages", "5"]
     assert references_in(text) == ["Figure 5", "Table 2", "p. 12", "pp. 12-14", "Fig. 3", "Eq. (4", "Abb. 7",
                                     "tableau 9"]
+
+
+def test_the_check_text_output_says_what_was_left_out_once(capsys):
+    from pagerecall.cli.output import print_numbers
+
+    claim = "As Table 2 shows, the keeper reads the barometer at 7, 14 and 21 o'clock (§ 4)."
+    print_numbers(check_numbers(EXAMPLES, claim, DE, "4").to_dict())
+    out = capsys.readouterr().out
+    assert "left out   Table 2, § 4: references to parts of the document, not quantities\n" in out
+    assert out.count("Table 2") == 1 and "3 of 3 number(s) found" in out
