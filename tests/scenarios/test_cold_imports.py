@@ -76,6 +76,7 @@ def test_the_read_path_never_imports_the_write_path():
 
 EMBED_PROBE = """
 import json, sys
+from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder, preload
 fut = preload(Settings.from_env())
 emb = load_embedder(Settings.from_env())
