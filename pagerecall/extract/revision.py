@@ -42,7 +42,8 @@ REVISIONS: dict[int, str] = {
        "Chapitre II, 一、) and no longer takes numbered list items, dates, running heads or wrapped sentences "
        "for headings",
     8: "Spanish and Portuguese sentences naming 'modelos de lenguaje / linguagem' (plural) judged by the "
-       "instruction classifier too",
+       "instruction classifier too; each candidate sentence judged alone (its verdict no longer depends on the "
+       "file's other sentences), weights retrained for it",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 
