@@ -4,19 +4,18 @@ The example corpus's text files (expected: their numbered section lines) and rea
 PyMuPDF's page text of PDFs with bookmarks, each detected title scored against the bookmarks
 (a match: equal, or equal after the number, or the first line of a title that wraps).
 
-Run: PYTHONPATH=. python bench/text_headings.py
+Run: python bench/text_headings.py
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
 import unicodedata
 from pathlib import Path
 
-import pymupdf
-
-from pagerecall.extract.outline import text_outline
-from pagerecall.extract.textlayer import read_textlayer
+import _suite as suite
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "corpus"
@@ -37,7 +36,16 @@ def matches(k: str, marks: set[str]) -> bool:
                for m in marks if m)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    a = ap.parse_args(argv)
+    record = suite.start(__file__, a)
+    sys.path.insert(0, str(ROOT))
+    import pymupdf
+
+    from pagerecall.extract.outline import text_outline
+    from pagerecall.extract.textlayer import read_textlayer
+
     for rel, n in EXPECTED.items():
         doc = read_textlayer(EXAMPLES / rel, rel)
         titles = [e.title for e in doc.outline.entries] if doc.outline else []
@@ -59,7 +67,9 @@ def main() -> None:
                      ("false", len(false))):
             total[k] += v
     print("total", total)
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
