@@ -265,16 +265,21 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
 
 
 _ITEM_AFTER = re.compile(r"[.)][ \t]+[^\W\d_]")
+_LEADERS = re.compile(r"(?:\.\s?){3,}\s*$|\u2026+\s*$")
 
 
 def is_item_number(text: str, m: Number) -> bool:
-    """True when ``m`` numbers a list item or a section (``3. The Fog Signal``, ``2) Lamp``): a plain
-    integer alone at the start of its line and followed by ``.`` or ``)`` and a word. Such a number
+    """True when ``m`` numbers a list item or a section (``3. The Fog Signal``, ``2) Lamp``: a plain
+    integer alone at the start of its line and followed by ``.`` or ``)`` and a word) or is a table
+    of contents' page number after dot leaders (``Storms ....... 5`` at a line's end). Such a number
     is not a quantity a claim could state ("renewed three times" matched a table of contents' ``3.``)."""
     if m.kind != "integer" or not m.text.isdigit():
         return False
     line = text[text.rfind("\n", 0, m.start) + 1:m.start]
-    return not line.strip() and bool(_ITEM_AFTER.match(text, m.end))
+    if not line.strip():
+        return bool(_ITEM_AFTER.match(text, m.end))
+    end = text.find("\n", m.end)
+    return bool(_LEADERS.search(line)) and not text[m.end:len(text) if end < 0 else end].strip()
 
 
 _STOP = frozenset("the and but for from with was were are been has have had its this that than then into onto "

@@ -22,9 +22,10 @@ def test_a_false_count_is_not_confirmed_by_a_contents_entry():
 
 
 def test_list_and_section_numbers_are_not_quantities():
-    text = "Contents\n1. The Light, page 1\n 2) The Lamp\n3 keepers live here.\nIn 3. place"
+    text = ("Contents\n1. The Light, page 1\n 2) The Lamp\n3 keepers live here.\nIn 3. place\n"
+            "Storms ........ 5\nRelief . . . . 6\nWe waited... 7 days")
     items = [m.text for m in find_numbers(text) if is_item_number(text, m)]
-    assert items == ["1", "2"]
+    assert items == ["1", "2", "5", "6"]
 
 
 def test_a_number_word_matches_in_a_comparable_context():
