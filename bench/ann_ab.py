@@ -3,7 +3,7 @@
 
 ``retrain INDEX [--type IVF_PQ|IVF_RQ|IVF_SQ] [--sub 48] [--bits 8|1] [--refine R] [--nprobes N]``
     re-trains the ANN index of INDEX's live generation *in place* (drop ``vector_idx``, create the
-    new one with :func:`pagerecall.index.ann.index_config`, rewrite ``meta.json``'s ``ann``). Use it
+    new one with :meth:`pagerecall.index.tables.LanceTable.create_ann`, rewrite ``meta.json``'s ``ann``). Use it
     on a copy (``cp -al`` of a synthetic index from ``bench/perf.py``, then real copies of every file
     but ``data/*.lance`` and ``_indices/*``: Lance never rewrites those), never on an index others
     read. Prints the build seconds and the new index's size on disk (MB).
@@ -45,15 +45,14 @@ def _dir_mb(path: Path) -> float:
 
 
 def retrain(args) -> dict:
-    import lancedb
-
-    from pagerecall.index.ann import ann_params, index_config
+    from pagerecall.index.ann import ann_params
+    from pagerecall.index.tables import LanceTable, table_uri
     from pagerecall.paths import write_atomic
 
     root = Path(args.index)
     gen = root / (root / "CURRENT").read_text().strip()
     meta = json.loads((gen / "meta.json").read_text())
-    table = lancedb.connect(str(gen / "lance")).open_table("chunks")
+    table = LanceTable.open(table_uri(str(gen / "lance"), "chunks"))
     rows = table.count_rows()
     ann = ann_params(rows, table.schema.field("vector").type.list_size)
     if args.type == "IVF_SQ":
@@ -71,10 +70,10 @@ def retrain(args) -> dict:
         ann["nprobes"] = args.nprobes
     idx_dir = gen / "lance" / "chunks.lance" / "_indices"
     old_dirs = set(idx_dir.iterdir()) if idx_dir.is_dir() else set()
-    if "vector_idx" in {i.name for i in table.list_indices()}:
+    if "vector_idx" in table.index_names():
         table.drop_index("vector_idx")
     t0 = time.perf_counter()
-    table.create_index("vector", config=index_config(ann))
+    table.create_ann(ann)
     secs = time.perf_counter() - t0
     meta["ann"] = ann
     write_atomic(gen / "meta.json", json.dumps(meta, indent=2, sort_keys=True) + "\n")

@@ -72,7 +72,7 @@ def _wrap(module: str, attr: str, name: str) -> None:
 
 STAGES = [
     ("pagerecall.model.embedding", "load_embedder", "model load"),
-    ("pagerecall.index.layout", "IndexStore.begin_generation", "begin generation (import lancedb, tables)"),
+    ("pagerecall.index.layout", "IndexStore.begin_generation", "begin generation (import lance, tables)"),
     ("pagerecall.extract.sources", "draft_document", "extraction: text, labels, outline"),
     ("pagerecall.extract.pdf", "split_pdf_hidden", "extraction: hidden text and visibility (rendering)"),
     ("pagerecall.ingest.preparing", "page_flags", "page flags (instruction-like text)"),

@@ -30,7 +30,7 @@ import _suite as suite
 from _suite import instruction_train_half as train_half
 from pagerecall.config import Settings
 from pagerecall.model.embedding import load_embedder
-from pagerecall.model.instruction_judge import WEIGHTS_FILE, InstructionJudge
+from pagerecall.model.instruction_judge import WEIGHTS_FILE, InstructionJudge, embed_sentences
 from pagerecall.text.instruction_cues import is_candidate
 from pagerecall.text.instructions import _sentences, instruction_like
 from pagerecall.text.reader_view import reader_view
@@ -107,6 +107,22 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float, steps: int = 1500) -> tuple[np.
     return w / sd, b - float((w * mu / sd).sum())
 
 
+def _embedded(emb, texts: list[str], cache: str | None) -> np.ndarray:
+    """The judge's embeddings of ``texts`` (one sentence per call, so exact per text), those found
+    in the NPZ ``cache`` (texts and vectors of an earlier run) taken from it."""
+    from pathlib import Path
+
+    known: dict[str, np.ndarray] = {}
+    if cache and Path(cache).exists():
+        got = np.load(cache, allow_pickle=False)
+        known = dict(zip(got["texts"].tolist(), got["x"]))
+    todo = [t for t in dict.fromkeys(texts) if t not in known]
+    known.update(zip(todo, embed_sentences(emb, todo)))  # one sentence per call, as a build judges
+    if cache and todo:
+        np.savez(cache, texts=np.array(list(known)), x=np.stack(list(known.values())).astype(np.float32))
+    return np.stack([known[t] for t in texts]).astype(np.float64)
+
+
 def pr(pred: list[bool], gold: list[int]) -> str:
     tp = sum(p and g for p, g in zip(pred, gold))
     fp = sum(p and not g for p, g in zip(pred, gold))
@@ -124,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--all-bench", action="store_true", help="every bench file's candidates are negatives")
     ap.add_argument("--l2", type=float, help=f"one ridge penalty (default: the best of {L2_TRIED})")
     ap.add_argument("--disguise-train", action="store_true", help="also report disguised training positives")
+    ap.add_argument("--cache", help="NPZ file keeping the training embeddings (reused when its texts match)")
     args = ap.parse_args(argv)
     write, ALL_BENCH, pages = args.write, args.all_bench, args.pages
     l2_tried = (args.l2,) if args.l2 is not None else L2_TRIED
@@ -137,10 +154,15 @@ def main(argv: list[str] | None = None) -> int:
     texts = [reader_view(r["text"]).text for r in train] + negs
     y = np.array([r["label"] for r in train] + [0] * len(negs), np.float64)
     t0 = time.perf_counter()
-    x = np.asarray(emb.embed_queries(texts), np.float64)
+    x = _embedded(emb, texts, args.cache)
+    # each sentence twice: alone (as a build judges it) and in a batch of 32 sorted by length (as it
+    # was judged before, and as the int8 graph's dynamic quantisation moves it in company), so
+    # that the weights do not depend on a batch's quantisation scale
+    x = np.concatenate([x, np.asarray(emb.embed_queries(texts), np.float64)])
+    y = np.concatenate([y, y])
     print(f"embedded {len(texts)} training sentences in {time.perf_counter() - t0:.1f} s "
-          f"({len(train)} labelled, {len(negs)} demo-corpus candidates as negatives)")
-    folds = np.arange(len(y)) % 5
+          f"({len(train)} labelled, {len(negs)} demo-corpus candidates as negatives), alone and in batches")
+    folds = np.tile(np.arange(len(texts)) % 5, 2)  # both copies of a sentence in one fold
 
     def f1(scores: np.ndarray, t: float) -> float:
         return (2 * ((scores >= t) & (y == 1)).sum()) / ((scores >= t).sum() + (y == 1).sum())

@@ -33,6 +33,24 @@ gone or a file that cannot be read stays a plain ``SourceNotFoundError`` (exit 1
 
 from __future__ import annotations
 
+_ENDS = (".", "!", "?", "…", "。", "！", "？")
+
+
+def sentences(*parts: object) -> str:
+    """One message from sentences: each part stripped and ended with exactly one full stop (a part
+    that already ends a sentence, ``?``, ``!`` or an ellipsis keeps its own; a doubled ``..`` is
+    cut to one), empty parts skipped, joined by a space. The one way messages join sentences, so
+    an exception's text that ends in a full stop never gives "is missing.. Nothing was written."."""
+    out = []
+    for part in parts:
+        s = str(part or "").strip()
+        if not s:
+            continue
+        while s.endswith("..") and not s.endswith("..."):
+            s = s[:-1]
+        out.append(s if s.endswith(_ENDS) else s + ".")
+    return " ".join(out)
+
 
 class PagerecallError(Exception):
     """Base class of every error pagerecall raises on purpose."""
@@ -132,8 +150,8 @@ class LedgerInputError(UsageError):
 
     def __init__(self, field_name: str, message: str) -> None:
         self.field = field_name
-        step = "" if "Next:" in message else f" Next: correct {field_name} and try again."
-        super().__init__(f"{field_name}: {message}.{step} Nothing was written.")
+        step = "" if "Next:" in message else f"Next: correct {field_name} and try again"
+        super().__init__(sentences(f"{field_name}: {message}", step, "Nothing was written"))
 
 
 class CheckNotFoundError(PagerecallError):

@@ -31,7 +31,7 @@ import stat
 import unicodedata
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
-from pagerecall.errors import PathOutsideCorpusError, SourceArgumentError, SourceNotFoundError
+from pagerecall.errors import PathOutsideCorpusError, SourceArgumentError, SourceNotFoundError, sentences
 
 _HINT = (
     "Next: pass a path relative to the corpus root, with '/' separators, as listed by "
@@ -40,7 +40,7 @@ _HINT = (
 
 
 def _refuse(file: str, why: str) -> PathOutsideCorpusError:
-    return PathOutsideCorpusError(f"Refused file argument {file!r}: {why}. {_HINT}")
+    return PathOutsideCorpusError(sentences(f"Refused file argument {file!r}: {why}", _HINT))
 
 
 def resolve_in_corpus(root: Path | str, file: str) -> tuple[Path, str]:

@@ -122,6 +122,11 @@ class Chunk:
     label_start: str | None = None
     label_end: str | None = None
     ocr: bool = False
+    token_ids: Sequence[int] | None = field(default=None, compare=False, repr=False)
+    """The embedding model's token ids of ``text`` alone (no prefix, no special tokens; ``array('i')``)
+    when the chunker hands them on for the passage, else None: the embedder then builds the
+    passage's ids from them instead of tokenising it again (``pagerecall.model.span_tokenizer``,
+    ``LightTokenizer.passage_ids_from``). Not stored in the index; not compared."""
 
 
 @dataclass(slots=True)

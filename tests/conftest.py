@@ -7,9 +7,12 @@ with the reason.
 
 from __future__ import annotations
 
-from pathlib import Path
-
+import dataclasses
 import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -75,3 +78,73 @@ def rewrite_fulltext_as_schema_1(gen_dir: Path) -> None:
     meta = json.loads((gen_dir / "meta.json").read_text())
     meta["fulltext_schema_version"] = 1
     (gen_dir / "meta.json").write_text(json.dumps(meta))
+
+
+# ------------------------------------------------------------------ the example corpus, built once
+
+@dataclasses.dataclass(frozen=True)
+class BuiltIndex:
+    """An index built by a session fixture: ``settings`` (``index_dir`` set, ``corpus_root`` and
+    ``degraded_registry`` None, the other settings from the environment, as the modules that
+    built their own used), the ``corpus`` folder it was built from and the build's ``report``."""
+
+    settings: Any
+    corpus: Path
+    report: Any
+
+    @property
+    def index_dir(self) -> Path:
+        return self.settings.index_dir
+
+
+def _tree(root: Path) -> dict[str, tuple[int, int]]:
+    """``{relative path: (size, mtime_ns)}`` of every file under ``root``."""
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+            for p in sorted(root.rglob("*")) if p.is_file() or p.is_socket()}
+
+
+@pytest.fixture(scope="session")
+def examples_built(tmp_path_factory) -> Iterator[BuiltIndex]:
+    """``examples/corpus`` (5 files: a 10-page PDF with an outline, four text layers) built once for
+    the whole session with the bundled model, read in place. Read-only: a test that writes to
+    an index (notes, update, rebuild, a resident server's socket) takes :func:`copy_of_index` instead.
+    At the end of the session the index must be byte-for-byte what the build left (same files,
+    sizes and times): a test that wrote into it fails the session here."""
+    from pagerecall.config import Settings
+    from pagerecall.ingest.pipeline import build
+
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path_factory.mktemp("example-index") / "index",
+                                   corpus_root=None, degraded_registry=None)
+    report = build(settings, EXAMPLES / "corpus")
+    assert report.files_ok == 5 and report.files_failed == 0, report
+    before = _tree(settings.index_dir)
+    yield BuiltIndex(settings, EXAMPLES / "corpus", report)
+    after = _tree(settings.index_dir)
+    assert after == before, ("a test wrote into the shared example index (use tests.conftest.copy_of_index): "
+                             f"{sorted(set(after.items()) ^ set(before.items()))}")
+
+
+def copy_of_index(settings: Any, dest: Path) -> Any:
+    """``settings`` with ``index_dir`` = ``dest``, a private copy of ``settings.index_dir`` (a copy
+    of the folder, about 0.05 s, where a build of the example corpus takes 8-40 s), for a test
+    that writes to the index (notes, an update, a resident server's socket)."""
+    shutil.copytree(settings.index_dir, dest, symlinks=True)
+    return dataclasses.replace(settings, index_dir=dest)
+
+
+def scan_excerpt(dest: Path, share: float = 0.25) -> Path:
+    """Write ``dest``: a one-page, image-only PDF holding the top ``share`` of the scanned page of
+    ``../shared/corpora/demo/linn.pdf`` (a real scan of a two-column page; no text layer), for
+    tests of OCR paths that need a real scan but not a whole page of it: Tesseract's time grows
+    with the area read (the whole page takes 10-15 s on a quiet 2-core machine, a quarter 3-4 s).
+    Skips the calling test without ``../shared``."""
+    import pymupdf
+
+    src_path = shared_path("corpora", "demo", "linn.pdf")
+    with pymupdf.open(src_path) as src, pymupdf.open() as out:
+        r = src[0].rect
+        clip = pymupdf.Rect(r.x0, r.y0, r.x1, r.y0 + r.height * share)
+        page = out.new_page(width=clip.width, height=clip.height)
+        page.show_pdf_page(page.rect, src, 0, clip=clip)
+        out.save(dest)
+    return dest

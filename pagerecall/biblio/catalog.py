@@ -4,7 +4,8 @@ Written by every build / update / rebuild into the generation's folder as ``bibl
 (:data:`CATALOG_FILE`), beside ``meta.json``; generations never change after the swap, so a
 reader caches it by folder. A generation without the file (built before bibliographic metadata existed) has no
 metadata: every query then works by file name alone, as before. The read path imports only
-``json``, and :mod:`pagerecall.biblio.record` when a hit's file has metadata; the parsers (``bibtexparser``, ``sqlite3``,
+``json``, and :mod:`pagerecall.biblio.record` when the catalog holds records (to drop serialisation
+garbage a catalog written before that rule holds, :func:`_scrub_catalog`); the parsers (``bibtexparser``, ``sqlite3``,
 ``pymupdf``) are imported by :func:`build_catalog` only.
 
 Layout (version :data:`CATALOG_VERSION`)::
@@ -49,7 +50,30 @@ def _load(path: str, stamp: tuple) -> dict:
     except (OSError, ValueError) as exc:
         log.warning("bibliographic catalog %s unreadable (%s): matching by file name only", path, exc)
         return {}
-    return data if isinstance(data, dict) and data.get("version") == CATALOG_VERSION else {}
+    if not isinstance(data, dict) or data.get("version") != CATALOG_VERSION:
+        return {}
+    if data.get("files") or data.get("pdf_cache"):
+        _scrub_catalog(data)
+    return data
+
+
+def _scrub_catalog(data: dict) -> None:
+    """Drop serialisation garbage (``ARRAY(0x...)``, ``None``: :func:`pagerecall.biblio.record.is_placeholder`)
+    from a catalog written before that rule: its records, their match terms and the PDFs' cache
+    (so an update does not carry it on). A record left with no field is removed."""
+    from pagerecall.biblio.record import FIELDS, scrub
+
+    files = data.get("files") or {}
+    for path, rec in list(files.items()):
+        if isinstance(rec, dict) and scrub(rec):
+            if not any(rec.get(f) not in (None, "", []) for f in FIELDS):
+                del files[path]
+            else:
+                rec["match"] = match_terms(rec)
+    cache = data.get("pdf_cache") or {}
+    for sha, rec in list(cache.items()):
+        if isinstance(rec, dict) and scrub(rec) and not any(rec.get(f) not in (None, "", []) for f in FIELDS):
+            cache[sha] = None
 
 
 def read_catalog(gen_dir: Path | str) -> dict:

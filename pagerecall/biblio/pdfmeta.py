@@ -12,7 +12,7 @@ import logging
 import re
 from pathlib import Path
 
-from pagerecall.biblio.record import clean, find_arxiv, merge, normalize_doi
+from pagerecall.biblio.record import clean, find_arxiv, is_placeholder, merge, normalize_doi
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ def _name(part: str) -> dict | None:
     from pagerecall.text.fold import is_no_space
 
     part = _ROLES.sub("", part.strip(" ,、")).strip()
-    if not part or part.startswith("["):  # empty, or a template's placeholder: "[FAMILY Given]"
+    if not part or part.startswith("[") or is_placeholder(part):  # a template's "[FAMILY Given]", "None"
         return None
     if re.search(r"[0-9]", part) or len(part.split()) > 4 or _GROUP.search(part):
         return {"literal": part}

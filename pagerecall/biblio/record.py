@@ -136,12 +136,64 @@ def parse_year(value: Any) -> int | None:
     return int(m.group(1)) if m else None
 
 
+_OBJECT_REPR = re.compile(
+    r"(?:\b[\w:]+=)?\b(?:ARRAY|HASH|SCALAR|CODE|REF|GLOB|LVALUE|FORMAT|IO|VSTRING|Regexp)\(0x[0-9a-f]+\)"
+    r"|<[^<>]*\bat 0x[0-9a-f]+>|\[object \w+\]", re.I)
+"""A program's object written where a value should be: a Perl reference ``ARRAY(0x55d0c8a1e2f8)``,
+``HASH(0x...)``, ``My::Class=HASH(0x...)`` (TAMReview.pdf's Author in ../shared), a Python repr
+``<object object at 0x7f...>``, JavaScript's ``[object Object]``."""
+
+_PLACEHOLDER_WORD = re.compile(r"^(?:none|null|nil|undefined|unknown|n/a|\(null\)|\(none\)|\(unknown\))$", re.I)
+"""A whole value that says "no value" in a program's words (``None``, ``null``, ``Unknown``)."""
+
+
+def is_placeholder(value: str | None) -> bool:
+    """True when ``value`` is serialisation garbage rather than metadata: empty after removing
+    object reprs (:data:`_OBJECT_REPR`), a "no value" word (:data:`_PLACEHOLDER_WORD`), or no letter
+    or digit at all (``"-"``, ``"..."``, ``"()"``). Such values are treated as absent wherever
+    metadata is read, shown or matched."""
+    if value is None:
+        return True
+    s = " ".join(_OBJECT_REPR.sub(" ", str(value)).split())
+    return not s or bool(_PLACEHOLDER_WORD.match(s)) or not any(c.isalnum() for c in s)
+
+
 def clean(value: Any) -> str | None:
-    """``value`` as a stripped one-line string in NFC, None when empty."""
+    """``value`` as a stripped one-line string in NFC, None when empty or serialisation garbage
+    (:func:`is_placeholder`; object reprs inside a longer value are cut out)."""
     if value is None:
         return None
     s = " ".join("".join(c for c in str(value) if c.isprintable() or c.isspace()).split())
+    if _OBJECT_REPR.search(s):
+        s = " ".join(_OBJECT_REPR.sub(" ", s).split())
+    if is_placeholder(s):
+        return None
     return unicodedata.normalize("NFC", s) or None
+
+
+def scrub(rec: dict) -> bool:
+    """Drop the serialisation garbage (:func:`is_placeholder`) a stored record may hold (a
+    catalog written before this rule): string fields become None, authors whose every name part
+    is garbage are removed, and their ``sources`` entries go. Changes ``rec`` in place; returns
+    True when it changed anything."""
+    changed = False
+    for f in FIELDS:
+        v = rec.get(f)
+        if f == "authors" or not isinstance(v, str) or not is_placeholder(v):
+            continue
+        rec[f] = None
+        (rec.get("sources") or {}).pop(f, None)
+        changed = True
+    authors = rec.get("authors")
+    if isinstance(authors, list):
+        kept = [a for a in authors if not isinstance(a, dict)
+                or any(isinstance(a.get(k), str) and not is_placeholder(a[k]) for k in ("family", "given", "literal"))]
+        if len(kept) != len(authors):
+            rec["authors"] = kept
+            if not kept:
+                (rec.get("sources") or {}).pop("authors", None)
+            changed = True
+    return changed
 
 
 def merge(layers: Iterable[tuple[dict | None, str]]) -> dict | None:

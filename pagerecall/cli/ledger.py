@@ -95,7 +95,13 @@ def _print_check(c: dict) -> None:
 
 
 def run_ledger(args: argparse.Namespace, settings) -> int:
-    """Run one ``ledger`` verb; returns the exit code (errors are raised for ``cli.main`` to map)."""
+    """Run one ``ledger`` verb; returns the exit code (errors are raised for ``cli.main`` to map,
+    their Next naming CLI commands: :func:`pagerecall.cli.record_verbs.in_cli_words`)."""
+    with rv.in_cli_words():
+        return _run_ledger(args, settings)
+
+
+def _run_ledger(args: argparse.Namespace, settings) -> int:
     from pagerecall.ledger import exchange, service
 
     verb = args.ledger_command

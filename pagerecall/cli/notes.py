@@ -132,17 +132,10 @@ def _print_activity(res: dict) -> None:
 
 def run_notes(args: argparse.Namespace, settings) -> int:
     """Run one ``notes`` verb; returns the exit code (errors raised for ``cli.main`` to map). An
-    unknown note id (``NoteNotFoundError``, exit 1) names the CLI's verbs in its Next, not the MCP
-    tool's (``find_notes``)."""
-    from pagerecall.ledger.notes_models import NoteNotFoundError
-
-    try:
+    error's Next names the CLI's commands, not the MCP tools the ledger's messages name
+    (:func:`pagerecall.cli.record_verbs.in_cli_words`)."""
+    with rv.in_cli_words():
         return _run_notes(args, settings)
-    except NoteNotFoundError as exc:
-        if getattr(exc, "note_id", None) is None:
-            raise
-        raise NoteNotFoundError(f"id: no note {exc.note_id!r} in the ledger. Next: `pagerecall notes find` / "
-                                "`pagerecall notes list` shows the ids.") from None
 
 
 def _run_notes(args: argparse.Namespace, settings) -> int:

@@ -72,10 +72,12 @@ def print_search(res: dict, quiet: bool = False) -> None:
     env = res["envelope"]
     if not res["hits"]:
         miss = env.get("miss", {})
-        tag_note = [(env.get("tag") or {}).get("note")] if (env.get("tag") or {}).get("note") else []
-        out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
-                                else "This miss proves nothing: " + "; ".join([*miss.get("caveats", []), *tag_note]))
-                  + "\n")
+        tag = env.get("tag") or {}
+        if tag.get("files") == 0 and tag.get("note"):  # nothing carries the tag: one sentence says why
+            out.write(f"No hits: {tag['note']}.\n")
+        else:
+            out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
+                                    else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
     notes = []
     if env.get("weak") and res["hits"]:
         notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
@@ -183,8 +185,10 @@ def print_numbers(res: dict) -> None:
     hidden text, or NOT FOUND; where, as written there, and the words around it."""
     out = con().out
     if not res["numbers"]:  # "0 of 0 found" read as a confirmation: say that nothing was checked
-        out.write(f"nothing to check: the claim holds no number this check recognises; {res['file']} was not "
-                  "compared with it (exit 3). Next: verify the sentence itself with pagerecall verify\n")
+        refs = f" (left out as references, not quantities: {', '.join(res['references'])})" if res.get(
+            "references") else ""
+        out.write(f"nothing to check: the claim holds no number this check recognises{refs}; {res['file']} was "
+                  "not compared with it (exit 3). Next: verify the sentence itself with pagerecall verify\n")
         return
     says = {"found_without_unit": "NO UNIT   ", "running_head": "HEAD ONLY ", "hidden": "HIDDEN    "}
     for n in res["numbers"]:
@@ -200,7 +204,13 @@ def print_numbers(res: dict) -> None:
                       f"\"{n['matched_text']}\"{context}\n")
         else:
             out.write(f"NOT FOUND  {n['text']}{unit} = {n['value']} on pages {', '.join(map(str, res['pages']))}\n")
-    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {res['note']}\n")
+    note = res["note"]
+    if res.get("references"):
+        from pagerecall.verify.numbers import references_note
+
+        out.write(f"left out   {', '.join(res['references'])}: references to parts of the document, not quantities\n")
+        note = note.removeprefix(references_note(res["references"]) + " ")  # said on the line above
+    out.write(f"{res['found']} of {len(res['numbers'])} number(s) found in {res['file']}. {note}\n")
 
 
 def print_read(args: argparse.Namespace, res: dict) -> int:

@@ -181,6 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--page", type=int, help="cited physical page (1-based)")
+    p.add_argument("--whole-file", action="store_true",
+                   help="on a scan, search every page (OCR) after a miss near --page; without it the search "
+                        "stops at the cited page and 2 pages on each side")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
 
     p = sub.add_parser("check", parents=[common, reader], help="look up a claim's numbers on the cited source pages",

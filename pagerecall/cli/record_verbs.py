@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 Verb = Callable[[str, str], argparse.ArgumentParser]
 """``verb(name, help_text)``: adds one verb's parser (with the common options) and returns it."""
@@ -147,3 +149,33 @@ def report_import(args: argparse.Namespace, inserted: int, skipped: list[str], l
     else:
         sys.stdout.write(f"imported {inserted} {noun}(s) into {rep['ledger']}; {len(skipped)} skipped ({why})\n")
     return 0
+
+
+CLI_WORDS = {
+    "record_check": "`pagerecall ledger add`", "review_check": "`pagerecall ledger review`",
+    "find_checks": "`pagerecall ledger find`", "list_checks": "`pagerecall ledger list`",
+    "add_note": "`pagerecall notes add`", "review_note": "`pagerecall notes review`",
+    "find_notes": "`pagerecall notes find` or `pagerecall notes list`", "consensus": "`pagerecall notes consensus`",
+    "agent_activity": "`pagerecall notes activity`", "read_page": "`pagerecall page`",
+    "verify_quote": "`pagerecall verify`", "document_outline": "`pagerecall outline`",
+}
+"""The MCP tool the ledger's messages name -> the command a CLI user runs instead."""
+
+_TOOL = re.compile(r"(?<!MCP )(?<![\w`-])(" + "|".join(CLI_WORDS) + r")(?![\w`(-])")
+
+
+@contextmanager
+def in_cli_words() -> Iterator[None]:
+    """Around a ledger or notes verb: an error raised inside has the MCP tool names of its message
+    (the ledger words its messages for agents: "Next: list_checks or find_checks shows the ids")
+    replaced by the CLI's commands (:data:`CLI_WORDS`); the same exception goes on (its type and
+    exit code kept). MCP users keep the tool names."""
+    try:
+        yield
+    except Exception as exc:
+        text = str(exc)
+        if exc.args and _TOOL.search(text):
+            new = _TOOL.sub(lambda m: CLI_WORDS[m.group(1)], text)
+            new = re.sub(r"(`[^`]+`)(?: or | / )\1", r"\1", new)  # "list or list": once
+            exc.args = (new,)
+        raise

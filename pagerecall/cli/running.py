@@ -88,7 +88,7 @@ def payload(args: argparse.Namespace) -> dict:
             raise UsageError("--highlight, --hit and --dpi go with --png. Next: add --png OUT.png")
         return {"file": args.file, "page": args.page}
     if cmd == "verify":
-        return {"quote": args.quote, "file": args.file, "page": args.page}
+        return {"quote": args.quote, "file": args.file, "page": args.page, "whole_file": args.whole_file}
     if cmd == "check":
         return {"claim": args.claim, "file": args.file, "pages": args.pages}
     if cmd == "outline":

@@ -10,7 +10,7 @@ import sys
 from typing import Callable
 
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError
+from pagerecall.errors import PagerecallError, sentences
 
 
 def serve_command(args: argparse.Namespace, settings: Settings,
@@ -32,9 +32,9 @@ def serve_command(args: argparse.Namespace, settings: Settings,
         try:
             got = client.control(settings, "stop" if args.stop else "ping")
         except client.Refused as exc:
-            raise PagerecallError(f"The resident server of {settings.index_dir} answered: {exc}. Next: run read "
-                                  f"commands with --in-process meanwhile; its log is {settings.index_dir}/serve.log"
-                                  ) from None
+            raise PagerecallError(sentences(f"The resident server of {settings.index_dir} answered: {exc}",
+                                            "Next: run read commands with --in-process meanwhile; its log is "
+                                            f"{settings.index_dir}/serve.log")) from None
         if got is None:
             sys.stdout.write(f"no resident server serves {settings.index_dir}\n")
         elif args.stop:

@@ -149,7 +149,7 @@ def print_info(info: dict) -> None:
         for src in bib.get("sources") or []:
             what = f"{src.get('kind')} {src.get('path') or ''}".rstrip()
             if src.get("kind") == "pdf":
-                what = f"pdf own metadata ({src.get('read', 0)} PDFs read, {src.get('with_doi', 0)} with a DOI/arXiv id)"
+                what = f"own metadata ({_read_by_format(src)}, {src.get('with_doi', 0)} with a DOI/arXiv id)"
             out.write(f"  source    {what}: {src.get('files', 0)} file(s)\n")
             for problem in src.get("problems") or []:
                 out.write(f"  problem   {problem}\n")
@@ -157,3 +157,14 @@ def print_info(info: dict) -> None:
             out.write(f"  fields    {src}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
         if bib.get("dangling_total"):
             out.write(f"  dangling  {bib['dangling_total']} entr(y/ies) name a file not in the corpus (--json lists them)\n")
+
+
+def _read_by_format(src: dict) -> str:
+    """How many files of each format the catalog read its own metadata from: "2 PDFs and 1 EPUB
+    read" (``read`` counts PDFs and EPUBs together; ``epubs`` the EPUBs among them)."""
+    epubs = int(src.get("epubs") or 0)
+    pdfs = max(0, int(src.get("read") or 0) - epubs)
+    parts = [f"{pdfs} PDF{'s' if pdfs != 1 else ''}"]
+    if epubs:
+        parts.append(f"{epubs} EPUB{'s' if epubs != 1 else ''}")
+    return " and ".join(parts) + " read"

@@ -84,8 +84,10 @@ def open_book(path: Path, rel: str) -> Any:
     try:
         return epub.read_epub(str(path), {"ignore_ncx": False})
     except Exception as exc:  # noqa: BLE001 - ebooklib raises EpubException, KeyError, IndexError...
-        raise ExtractionError(rel, "broken", f"{type(exc).__name__}: {exc}. Next: check the file opens in a "
-                                             "reading system, or re-export it") from exc
+        from pagerecall.errors import sentences
+
+        raise ExtractionError(rel, "broken", sentences(f"{type(exc).__name__}: {exc}", "Next: check the file opens "
+                                                       "in a reading system, or re-export it")) from exc
 
 
 def read_epub(path: Path, rel: str) -> Document:

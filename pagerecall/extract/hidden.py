@@ -87,7 +87,7 @@ def split_hidden_text(text: str) -> tuple[str, tuple[HiddenSpan, ...]]:
 
 
 def _has_tags(text: str) -> bool:
-    return any(ord(c) >= 0xE0000 for c in text) and _TAGS.search(text) is not None
+    return max(text) >= "\U000e0000" and _TAGS.search(text) is not None  # max: one C pass over the text
 
 
 def _codepoints(run: str, limit: int = 16) -> str:
@@ -98,28 +98,33 @@ def _codepoints(run: str, limit: int = 16) -> str:
 # ------------------------------------------------------------------------------------- PDF
 
 
-def split_pdf_hidden(page: Any, textpage: Any, data: dict) -> tuple[dict, tuple[HiddenSpan, ...]]:
+def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) -> tuple[dict, tuple[HiddenSpan, ...]]:
     """The page's text dictionary without hidden glyphs, and the hidden spans.
 
     ``page`` is a PyMuPDF page, ``textpage`` the text page ``data`` (its ``extractDICT()``) came
-    from. Returns ``(data, spans)`` -- the very same dictionary -- when no extracted glyph is
+    from; ``drawing`` its :class:`pagerecall.extract.rendering.PageDrawing` when the caller made
+    one (else one is made here: the paint log and the renders, each made once for the page).
+    Returns ``(data, spans)`` -- the very same dictionary -- when no extracted glyph is
     hidden (``spans`` may still list text MuPDF left out itself, off the media box); otherwise a
     dictionary of the same shape rebuilt from ``textpage.extractRAWDICT()`` without the hidden
     glyphs, and the hidden spans in reading order, runs of one reason merged. Never raises for
     a page PyMuPDF can read: a page it cannot render keeps its text."""
+    from pagerecall.extract.rendering import PageDrawing
+
+    drawing = drawing or PageDrawing(page)
     if not data.get("blocks"):
-        drop, spans = _classify(page, {"blocks": []})
+        drop, spans = _classify(page, {"blocks": []}, drawing)
         return data, spans
     try:
         from pagerecall.extract.quickcheck import all_visible
 
-        visible, renders = all_visible(page, data)
+        visible, _ = all_visible(page, data, drawing)
     except Exception:  # the glyph-level check decides
-        visible, renders = False, None
+        visible = False
     if visible:  # every span shown visible: only text MuPDF dropped itself can be listed
-        return data, _dropped(page, data)
+        return data, _dropped(page, data, drawing)
     raw = textpage.extractRAWDICT()
-    drop, spans = _classify(page, raw, renders)
+    drop, spans = _classify(page, raw, drawing)
     if not drop:
         return data, spans
     return _without(raw, drop, keep_chars=False), spans
@@ -128,26 +133,28 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict) -> tuple[dict, tuple[
 def visible_rawdict(page: Any, raw: dict) -> dict:
     """``raw`` (the page's ``extractRAWDICT()``) without the hidden glyphs, same shape: what
     :mod:`pagerecall.verify` lays out, so that its glyphs match the page's visible text."""
-    drop, _ = _classify(page, raw)
+    from pagerecall.extract.rendering import PageDrawing
+
+    drop, _ = _classify(page, raw, PageDrawing(page))
     return _without(raw, drop, keep_chars=True) if drop else raw
 
 
-def _classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict, tuple[HiddenSpan, ...]]:
+def _classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict, tuple[HiddenSpan, ...]]:
     """:func:`pagerecall.extract.visibility.classify`, any failure leaving the page as it was."""
     from pagerecall.extract.visibility import classify
 
     try:
-        return classify(page, raw, renders)
+        return classify(page, raw, drawing)
     except Exception:  # an unexpected page keeps its text as before
         return {}, ()
 
 
-def _dropped(page: Any, data: dict) -> tuple[HiddenSpan, ...]:
+def _dropped(page: Any, data: dict, drawing: Any = None) -> tuple[HiddenSpan, ...]:
     """Text MuPDF left out of ``data`` itself (:mod:`pagerecall.extract.dropped`)."""
     from pagerecall.extract.dropped import dropped_by_mupdf, layers_off
 
     try:
-        log = page.get_bboxlog()
+        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
         rect = tuple(page.rect * page.derotation_matrix)
         return tuple(dropped_by_mupdf(page, data, rect, log) + layers_off(page, data))
     except Exception:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pagerecall.errors import ExtractionError
+from pagerecall.errors import ExtractionError, sentences
 from pagerecall.types import Document
 
 __all__ = ["read_html"]
@@ -34,7 +34,7 @@ def read_html(path: Path, rel: str) -> Document:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ExtractionError(rel, "unopenable", f"{exc}. Next: check the file exists and is readable") from exc
+        raise ExtractionError(rel, "unopenable", sentences(exc, "Next: check the file exists and is readable")) from exc
     try:
         return _read(data, rel, Path(path).parent)
     except ExtractionError:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from pagerecall.errors import ExtractionError
+from pagerecall.errors import ExtractionError, sentences
 from pagerecall.types import Document
 
 __all__ = ["read_markdown"]
@@ -32,7 +32,7 @@ def read_markdown(path: Path, rel: str) -> Document:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ExtractionError(rel, "unopenable", f"{exc}. Next: check the file exists and is readable") from exc
+        raise ExtractionError(rel, "unopenable", sentences(exc, "Next: check the file exists and is readable")) from exc
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -222,7 +222,7 @@ class OcrRun:
         self._timeout = OCR_WALL_FACTOR * self._cpu_limit if timeout is None else timeout
         request = json.dumps({"path": str(Path(path).resolve()), "password": password, "indexes": self.indexes,
                               "language": language, "tessdata": tessdata, "dpi": dpi,
-                              "cpu_limit": self._cpu_limit}).encode("utf-8")
+                              "cpu_limit": self._cpu_limit, "parent": os.getpid()}).encode("utf-8")
         # cwd: the folder holding this package, so that ``-m`` imports this very pagerecall (the
         # current directory comes first on the child's sys.path)
         package_parent = str(Path(__file__).resolve().parent.parent)
@@ -319,12 +319,40 @@ def _limit_cpu(seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
 
 
+PR_SET_PDEATHSIG = 1
+"""``prctl(2)`` option (linux/prctl.h): the signal the kernel sends this process when its parent ends."""
+
+
+def die_with_parent() -> bool:
+    """Linux: have the kernel SIGKILL this process when the process that started it ends
+    (``prctl(PR_SET_PDEATHSIG, SIGKILL)`` through ``ctypes``), so that a build killed with
+    ``kill -9`` leaves no OCR child running Tesseract to the end of its pages. True when set;
+    False elsewhere (no prctl) or when the call fails. Why ctypes: the prctl wrappers on the
+    package index (python-prctl 2020, pyprctl 2021) are unmaintained, and this is one call.
+
+    The kernel sends the signal when the *thread* that started the child ends: every caller of
+    :class:`OcrRun` waits for it (or cancels it) in the thread that started it
+    (:func:`ocr_dicts`, :func:`ocr_page_cancellable`, the prefetch worker of a build)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def main() -> int:
     """The child: read the JSON request on stdin, write one pickle frame per page on stdout.
 
-    Exit code 0 when every page was attempted (a page whose OCR raised gets an ``"error"``
-    frame), 1 when the request is bad or the PDF cannot be opened (the reason on stderr).
+    Dies with its parent (:func:`die_with_parent`; a parent gone before that was set, the
+    request's ``parent`` pid no longer this process's parent, ends it at once). Exit code 0
+    when every page was attempted (a page whose OCR raised gets an ``"error"`` frame), 1 when
+    the request is bad or the PDF cannot be opened (the reason on stderr).
     """
+    watched = die_with_parent()
     # frames go to the original stdout; anything else printed there (PyMuPDF's messages,
     # Tesseract, C libraries) goes to stderr, so that it cannot corrupt a frame
     out = os.fdopen(os.dup(1), "wb")
@@ -333,6 +361,8 @@ def main() -> int:
     sys.stdout = sys.stderr
     try:
         req = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+        if watched and req.get("parent") and os.getppid() != req["parent"]:
+            raise ChildProcessError("the process that started this OCR child has ended")
         path, indexes = Path(req["path"]), [int(i) for i in req["indexes"]]
         _limit_cpu(float(req.get("cpu_limit") or 0))
         doc = open_pdf(path, path.name, req.get("password"))

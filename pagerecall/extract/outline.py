@@ -219,27 +219,13 @@ def _detect_pdf_headings(doc: Any) -> list[tuple[int, str, int]]:
     return out
 
 
-_NUMBERED = re.compile(
-    r"^\s*(?:(?P<num>[0-9]+(?:\.[0-9]+)*)\.?\s+(?=\S)"
-    r"|(?i:chapter|section|appendix|part|kapitel|abschnitt|anhang|chapitre|annexe)\s+[0-9IVXLC]+\b"
-    r"|第\s*[0-9一二三四五六七八九十百]+\s*[章節节部])"
-)
-
-
 def text_outline(pages: Sequence[str], labels: Sequence[str | None] | None = None) -> Outline:
-    """Headings a text layer shows: lines (at most 160 characters, with a letter, not ending in a
-    full stop) that start with a section number; the level is the number's depth (``2.3`` → 2)."""
-    raw: list[tuple[int, str, int]] = []
-    for number, text in enumerate(pages, start=1):
-        for line in text.split("\n"):
-            s = line.strip()
-            if not s or len(s) > MAX_HEADING_CHARS or s.endswith((".", ",", ";")):
-                continue
-            m = _NUMBERED.match(s)
-            if not m or not any(c.isalpha() for c in s[m.end():] or s):
-                continue
-            level = m.group("num").count(".") + 1 if m.group("num") else 1
-            raw.append((level, s, number))
+    """Headings a text layer shows: lines that start with a section number (``§ 1 Title``,
+    ``I. Title``, ``Article 3``, ``Kapitel 2``, ``1.2 Title``, ``第3章``), not numbered list items or
+    wrapped sentences (:func:`pagerecall.text.section_lines.numbered_headings`, its rules and figures)."""
+    from pagerecall.text.section_lines import numbered_headings
+
+    raw = numbered_headings(pages)
     return checked(raw, len(pages), list(labels or [None] * len(pages)), "detected")
 
 

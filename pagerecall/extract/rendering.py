@@ -8,7 +8,8 @@ the rendered page. This module renders a page twice through MuPDF's draw device 
 * **without text**: the same run through :class:`_NoTextDevice`, which forwards every drawing call
   to the draw device except text: filled, stroked and invisible text is dropped, and a clip by
   text (render modes 4-7) becomes a clip by an empty path (without the text, nothing shows
-  through it).
+  through it). A page whose paint log (``get_bboxlog``, read for the check anyway) holds only
+  text drawings gives blank paper here, so it is not run (:meth:`PageDrawing.paints_only_text`).
 
 Everything MuPDF honours when it draws is thus honoured here: optional content, clips, blend
 modes, soft masks, patterns, shadings, Type 3 glyph procedures, the crop box, the page's rotation
@@ -26,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "box_ink", "ink", "integral", "render_pair",
-           "render_without_text"]
+__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "TEXT_PAINT", "PageDrawing", "box_ink", "ink", "integral",
+           "render_pair", "render_without_text"]
 
 RENDER_ZOOM = 1.0
 """Pixels per PDF point of the renders (72 dpi). Why: a glyph a reader can read (5 pt and up) is
@@ -130,15 +131,60 @@ def _no_text_device(mupdf: Any) -> type:
 
 _DEVICE: list[type] = []
 
+TEXT_PAINT = ("fill-text", "stroke-text", "ignore-text")
+"""``get_bboxlog`` kinds of the calls that draw text (and nothing else)."""
 
-def render_pair(page: Any, zoom: float = RENDER_ZOOM) -> tuple[np.ndarray, np.ndarray, Any]:
+
+class PageDrawing:
+    """What the rendering check reads of one PDF page, each made once: its paint log
+    (:meth:`bboxlog`, ``page.get_bboxlog()``) and its two renders (:meth:`renders`). The log is
+    read first; a page whose painting calls all draw text (:meth:`paints_only_text`) gets the
+    render without text as blank paper instead of a second run of its content stream (the
+    quick check, the glyph-level check and the list of text MuPDF dropped share both)."""
+
+    def __init__(self, page: Any) -> None:
+        self.page = page
+        self._log: list | None = None
+        self._renders: tuple | None = None
+
+    def bboxlog(self) -> list:
+        """``page.get_bboxlog()``: ``[(kind, (x0, y0, x1, y1)), ...]`` in paint order, unrotated
+        page coordinates (made once; raises what MuPDF raises)."""
+        if self._log is None:
+            self._log = self.page.get_bboxlog()
+        return self._log
+
+    def paints_only_text(self) -> bool:
+        """True when every painting call of the page draws text: its paint log (:meth:`bboxlog`,
+        the same interpretation, through a device that logs) holds only :data:`TEXT_PAINT` kinds. Then the render without
+        text is blank paper, without drawing it: :class:`_NoTextDevice` forwards no text, and of
+        what it forwards only ``fill_path``, ``stroke_path``, ``fill_shade``, ``fill_image`` and
+        ``fill_image_mask`` paint (each is logged, as ``fill-path``, ``stroke-path``,
+        ``fill-shade``, ``fill-image``, ``fill-imgmask``); clips, masks, groups and tiles paint
+        nothing of their own (a tile's or a mask's content is passed as painting calls, logged).
+        A white rectangle over text is a ``fill-path``: such a page is rendered."""
+        try:
+            return all(entry[0] in TEXT_PAINT for entry in self.bboxlog())
+        except Exception:
+            return False
+
+    def renders(self) -> tuple[np.ndarray, np.ndarray, Any]:
+        """:func:`render_pair` of the page at :data:`RENDER_ZOOM` (made once)."""
+        if self._renders is None:
+            self._renders = render_pair(self.page, RENDER_ZOOM, self)
+        return self._renders
+
+
+def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | None = None) -> tuple[np.ndarray, np.ndarray, Any]:
     """The page rendered with and without its text: ``(with, without, matrix)``.
 
     ``page`` is a PyMuPDF page; both renders are uint8 gray arrays of shape ``(height, width)``
     (pixels), white paper 255, annotations included, covering the page's visible box (the crop
     box) unrotated. ``matrix`` (a ``pymupdf.Matrix``) maps unrotated page coordinates, those of
-    ``get_text``'s boxes and ``get_texttrace``, to pixel coordinates. Raises what MuPDF raises for
-    a page it cannot draw (callers treat that as "cannot decide")."""
+    ``get_text``'s boxes and ``get_texttrace``, to pixel coordinates. ``drawing``: the page's
+    :class:`PageDrawing`; when its paint log shows that only text paints, the render without
+    text is blank paper, not drawn (:meth:`PageDrawing.paints_only_text`). Raises what MuPDF
+    raises for a page it cannot draw (callers treat that as "cannot decide")."""
     import pymupdf
     from pymupdf import mupdf
 
@@ -146,9 +192,13 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM) -> tuple[np.ndarray, np.nd
         _DEVICE.append(_no_text_device(mupdf))
     ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
     bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
-    out = [_render(page, ctm, bbox, text) for text in (True, False)]
+    with_text = _render(page, ctm, bbox, True)
+    if drawing is not None and drawing.paints_only_text():
+        without_text = np.full_like(with_text, 255)
+    else:
+        without_text = _render(page, ctm, bbox, False)
     # boxes are unrotated already, as the render: only the zoom and the render's origin remain
-    return out[0], out[1], pymupdf.Matrix(zoom, 0, 0, zoom, -bbox.x0, -bbox.y0)
+    return with_text, without_text, pymupdf.Matrix(zoom, 0, 0, zoom, -bbox.x0, -bbox.y0)
 
 
 def render_without_text(page: Any, clip: tuple[float, float, float, float], zoom: float) -> np.ndarray:
@@ -170,16 +220,12 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool) -> np.ndarray:
 
     if not _DEVICE:
         _DEVICE.append(_no_text_device(mupdf))
-    fzpage = page.this
     pix = mupdf.fz_new_pixmap_with_bbox(mupdf.fz_device_gray(), bbox, mupdf.FzSeparations(), 0)
     mupdf.fz_clear_pixmap_with_value(pix, 255)
     draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
     try:
-        if text:
-            mupdf.fz_run_page(fzpage, draw, ctm, mupdf.FzCookie())
-        else:
-            dev = _DEVICE[0](draw.m_internal)
-            mupdf.fz_run_page(fzpage, dev, ctm, mupdf.FzCookie())
+        dev = draw if text else _DEVICE[0](draw.m_internal)
+        mupdf.fz_run_page(page.this, dev, ctm, mupdf.FzCookie())
         mupdf.fz_close_device(draw)
     finally:
         draw = None
@@ -190,7 +236,8 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool) -> np.ndarray:
 
 def ink(with_text: np.ndarray, without_text: np.ndarray) -> np.ndarray:
     """Bool mask ``(height, width)``: pixels the text changed by :data:`MIN_PIXEL_CHANGE` or more."""
-    diff = np.abs(with_text.astype(np.int16) - without_text.astype(np.int16))
+    diff = np.maximum(with_text, without_text)
+    diff -= np.minimum(with_text, without_text)  # |a - b| in uint8, without widening
     return diff >= MIN_PIXEL_CHANGE
 
 

@@ -38,7 +38,13 @@ REVISIONS: dict[int, str] = {
        "scan's OCR layer); over a logo, a photo or a scan of other words it is hidden",
     6: "the instruction classifier retrained with human-addressed orders (duty rules, manuals, recipes) as "
        "negatives: an ordinary document's imperatives are no longer counted as addressed to an AI agent",
-    7: "a hyphen at a PDF line's end kept as printed (with its line break) unless the page prints the joined "
+    7: "a text layer's outline finds numbered headings of more forms (§ 1, I. Title, Article 3, Kapitel 2, "
+       "Chapitre II, 一、) and no longer takes numbered list items, dates, running heads or wrapped sentences "
+       "for headings",
+    8: "Spanish and Portuguese sentences naming 'modelos de lenguaje / linguagem' (plural) judged by the "
+       "instruction classifier too; each candidate sentence judged alone (its verdict no longer depends on the "
+       "file's other sentences), weights retrained for it",
+    9: "a hyphen at a PDF line's end kept as printed (with its line break) unless the page prints the joined "
        "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""

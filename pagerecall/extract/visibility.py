@@ -35,6 +35,7 @@ a mask or blend). Whitespace glyphs and spans without a letter or digit are neve
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,10 @@ from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, h
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.types import HiddenSpan
 
-__all__ = ["MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+__all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+
+LETTER_OR_DIGIT = re.compile(r"[^\W_]")
+"""A letter or digit: exactly the characters ``str.isalnum`` accepts (``\\w`` is those and ``_``)."""
 
 Key = tuple[int, int, int, int]
 """A glyph of ``extractRAWDICT``: (block, line, span, char) indexes."""
@@ -80,16 +84,17 @@ def _has_word(span: dict) -> bool:
     return any(c["c"].isalnum() for c in span.get("chars", ()))
 
 
-def classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
+def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
     """(hidden glyphs of ``raw`` -> reason, hidden spans) for a PyMuPDF ``page`` and its
     ``extractRAWDICT()`` ``raw``. Spans list runs of one reason in reading order (lines of a run
     joined by a space), then text MuPDF leaves out of ``raw`` itself (outside the media box) from
     ``get_texttrace``. Empty results when every glyph is visible. A page MuPDF cannot render
-    keeps its text (nothing hidden by the rendering). ``renders``: the page's
-    :func:`pagerecall.extract.rendering.render_pair`, when already made."""
+    keeps its text (nothing hidden by the rendering). ``drawing``: the page's
+    :class:`pagerecall.extract.rendering.PageDrawing` (its paint log and renders, made once),
+    else the page is read itself."""
     rect = tuple(page.rect * page.derotation_matrix)
     try:
-        log = page.get_bboxlog()
+        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     except Exception:
         log = []
     keys, boxes, dirs, sizes, runs, run_of = _glyphs(raw)
@@ -109,7 +114,7 @@ def classify(page: Any, raw: dict, renders: tuple | None = None) -> tuple[dict[K
         todo = np.nonzero(inside & ~tiny)[0]
         if len(todo):
             reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
-                                      sizes[todo], dirs[todo, 2] > 0, renders))
+                                      sizes[todo], dirs[todo, 2] > 0, np.asarray(run_of)[todo], drawing))
     spans = list(_spans(raw, reasons, page))
     spans += dropped_by_mupdf(page, raw, rect, log)
     spans += layers_off(page, raw)
@@ -132,7 +137,7 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
             for s, span in enumerate(line.get("spans", ())):
                 chars = span.get("chars", ())
                 text = "".join(c["c"] for c in chars)
-                if not any(ch.isalnum() for ch in text):
+                if not LETTER_OR_DIGIT.search(text):
                     continue
                 idx = [c for c, ch in enumerate(text) if not ch.isspace()] if len(text) == len(chars) else \
                     [c for c, ch in enumerate(chars) if not ch["c"].isspace()]
@@ -150,7 +155,7 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
 
 
 def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
-               sizes: np.ndarray, vertical: np.ndarray, renders: tuple | None = None) -> dict[Key, str]:
+               sizes: np.ndarray, vertical: np.ndarray, span_of: np.ndarray, drawing: Any = None) -> dict[Key, str]:
     """Glyphs (inside the page) whose box, shrunk along the line by :data:`SHRINK` on each side,
     shows no changed pixel -> reason. A glyph box thinner than :data:`MIN_ALONG` font sizes along
     the line (the second letter of an expanded ligature, a combining mark) is widened about its
@@ -163,7 +168,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
 
     try:
-        with_text, without_text, m = renders or render_pair(page)
+        with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
     except Exception:  # a page MuPDF cannot draw: the rendering cannot decide, nothing hidden
         return {}
     px = _to_pixels(boxes, m)
@@ -186,7 +191,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
-    faint = _faint(raw, keys, px, without_text)
+    faint = _faint(raw, keys, px, without_text, span_of)
     gone = (changed == 0) | faint
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
@@ -217,36 +222,44 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
     return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
 
 
-def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray) -> np.ndarray:
+def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_of: np.ndarray) -> np.ndarray:
     """Bool ``(n,)``: glyphs whose colour has a contrast under :data:`MIN_CONTRAST` against the
     mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
     ground is taken over each span's box, and over each glyph's own box only when the span's
-    ground is not one gray (a glyph half on a dark box, half on paper)."""
+    ground is not one gray (a glyph half on a dark box, half on paper). The spans' boxes and
+    colours are read for all spans at once (``span_of``: each glyph's span, int ``(n,)``, runs in
+    reading order); a span's region is one slice of ``ground``."""
     from pagerecall.extract.rendering import LINEAR
 
     out = np.zeros(len(keys), bool)
+    if not keys:
+        return out
     h, w = ground.shape
-    start = 0
-    while start < len(keys):
-        end = start
-        while end < len(keys) and keys[end][:3] == keys[start][:3]:
-            end += 1
-        box = px[start:end]
-        x0, y0 = int(max(0, np.floor(box[:, 0].min()))), int(max(0, np.floor(box[:, 1].min())))
-        x1, y1 = int(min(w, np.ceil(box[:, 2].max()))), int(min(h, np.ceil(box[:, 3].max())))
-        own = float(_luminance(np.asarray([_span_of(raw, keys[start]).get("color", 0)], np.int64))[0])
+    starts = np.flatnonzero(np.concatenate(([True], span_of[1:] != span_of[:-1])))
+    ends = np.append(starts[1:], len(keys))
+    # the span's pixel box, as int(max(0, floor(min))) and int(min(limit, ceil(max))) glyph by glyph
+    lo_x, lo_y = (np.floor(np.minimum.reduceat(px[:, i], starts)) for i in (0, 1))
+    hi_x, hi_y = (np.ceil(np.maximum.reduceat(px[:, i], starts)) for i in (2, 3))
+    if np.isposinf(lo_x).any() or np.isposinf(lo_y).any() or np.isneginf(hi_x).any() or np.isneginf(hi_y).any():
+        raise OverflowError("a glyph box off any page")  # int() of an infinite bound, as glyph by glyph
+    x0s, y0s = np.fmax(0, lo_x).astype(np.int64).tolist(), np.fmax(0, lo_y).astype(np.int64).tolist()
+    x1s, y1s = np.fmin(w, hi_x).astype(np.int64).tolist(), np.fmin(h, hi_y).astype(np.int64).tolist()
+    owns = _luminance(np.asarray([_span_of(raw, keys[i]).get("color", 0) for i in starts.tolist()], np.int64)).tolist()
+    for start, end, own, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, x0s, y0s, x1s, y1s):
         region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
-        if region.size and region.min() == region.max():
-            g = float(LINEAR[region.flat[0]])
+        if not region.size:
+            continue
+        lo = region.min()
+        if lo == region.max():
+            g = float(LINEAR[lo])
             out[start:end] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
-        elif region.size:
-            for i in range(start, end):
-                bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
-                bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
-                sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
-                g = float(LINEAR[sub].mean()) if sub.size else 1.0
-                out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
-        start = end
+            continue
+        for i in range(start, end):
+            bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
+            bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
+            sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
+            g = float(LINEAR[sub].mean()) if sub.size else 1.0
+            out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
     return out
 
 

@@ -8,8 +8,8 @@ ANN: IVF_SQ below :data:`RQ_MIN_ROWS` (500k) rows, IVF_RQ with 2 bits per dimens
   with :data:`REFINE_FACTOR` so the returned cosine is exact (unrefined SQ distances are
   2*(1-cos)). Below :data:`ANN_MIN_ROWS` an exact scan is used.
   **Trained anew in every generation whose chunks changed, after compaction, and never
-  passed through ``optimize()``** (lancedb 0.40's ``optimize()`` rewrites an IVF_SQ index into a
-  single partition); training is made cheaper by :data:`IVF_MAX_ITERATIONS` / :data:`IVF_SAMPLE_RATE`.
+  passed through the index optimisation of a compaction** (lancedb 0.40's ``optimize()``, which runs it,
+  rewrote an IVF_SQ index into a single partition); training is made cheaper by :data:`IVF_MAX_ITERATIONS` / :data:`IVF_SAMPLE_RATE`.
   Why: docs/decisions/ann-index.md.
 
 At scale (target: warm server RSS <= 700 MiB at 1M passages, <= 500 MiB at 100k): IVF_RQ (RaBitQ)
@@ -94,17 +94,21 @@ def ann_params(rows: int, dim: int) -> dict:
     return ann
 
 
-def index_config(ann: dict):
-    """The LanceDB index configuration (``lancedb.index.IvfSq`` / ``IvfPq`` / ``IvfRq``) for the
-    ``ann`` parameters of :func:`ann_params`. Raises ``ValueError`` for another index type."""
-    from lancedb.index import IvfPq, IvfRq, IvfSq
-
-    common = dict(distance_type=ann["metric"], num_partitions=int(ann["num_partitions"]),
-                  max_iterations=IVF_MAX_ITERATIONS, sample_rate=IVF_SAMPLE_RATE)
+def index_params(ann: dict) -> dict:
+    """The keyword arguments of ``lance.LanceDataset.create_index`` for the ``ann`` parameters of
+    :func:`ann_params`: ``index_type`` (``IVF_SQ`` / ``IVF_PQ`` / ``IVF_RQ``), ``metric``,
+    ``num_partitions``, the k-means settings (:data:`IVF_MAX_ITERATIONS` iterations, :data:`IVF_SAMPLE_RATE`
+    vectors per partition, the latter also SQ's training sample) and ``num_bits`` / ``num_sub_vectors``.
+    The same index LanceDB's ``IvfSq`` / ``IvfPq`` / ``IvfRq`` configurations built (docs/decisions/build-overhead.md),
+    but for IVF_PQ's codebook training, which takes the same sample rate here (IVF_PQ is off: :data:`PQ_MIN_ROWS`).
+    Raises ``ValueError`` for another index type."""
+    common = dict(metric=ann["metric"], num_partitions=int(ann["num_partitions"]),
+                  max_iters=IVF_MAX_ITERATIONS, sample_rate=IVF_SAMPLE_RATE)
     if ann["type"] == "IVF_SQ":
-        return IvfSq(**common)
+        return dict(index_type="IVF_SQ", **common)
     if ann["type"] == "IVF_PQ":
-        return IvfPq(num_sub_vectors=int(ann["num_sub_vectors"]), num_bits=int(ann["num_bits"]), **common)
+        return dict(index_type="IVF_PQ", num_sub_vectors=int(ann["num_sub_vectors"]), num_bits=int(ann["num_bits"]),
+                    **common)
     if ann["type"] == "IVF_RQ":
-        return IvfRq(num_bits=int(ann["num_bits"]), **common)
+        return dict(index_type="IVF_RQ", num_bits=int(ann["num_bits"]), **common)
     raise ValueError(f"unknown ANN index type {ann['type']!r}: IVF_SQ, IVF_PQ or IVF_RQ")

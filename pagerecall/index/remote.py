@@ -12,6 +12,10 @@ generation's ``meta.json`` and Tantivy index. :class:`RemoteIndexStore` is an
 * tables left at a generation's location by a crashed run are dropped before it is reused;
 * generations removed by ``cleanup`` (or aborted) lose their remote tables too.
 
+Tables are written, cloned and dropped with ``pylance`` (:mod:`pagerecall.index.tables`); ``lancedb`` is
+imported only to remove what a crashed run left at a table's place without a readable manifest (Lance's
+``drop`` refuses a folder that is not a dataset; LanceDB's ``drop_table`` removes the folder whatever it holds).
+
 The commit point is unchanged: one local ``os.replace`` of ``CURRENT``, after the new generation's
 remote tables were verified through the read path.
 """
@@ -29,10 +33,9 @@ from pagerecall.paths import write_atomic
 
 from pagerecall.index.layout import IndexStore
 from pagerecall.index.storage import STORAGE_FILE, Storage, check_storage, read_storage
+from pagerecall.index.tables import TABLES, table_uri
 
 log = logging.getLogger(__name__)
-
-TABLES = ("chunks", "files")
 
 
 def open_store(settings: Settings) -> IndexStore:
@@ -61,12 +64,6 @@ def open_store(settings: Settings) -> IndexStore:
     return IndexStore(settings.index_dir)
 
 
-def _lancedb():
-    import lancedb
-
-    return lancedb
-
-
 class RemoteIndexStore(IndexStore):
     """An :class:`IndexStore` whose generations keep their Lance tables at ``storage.uri``.
 
@@ -79,15 +76,20 @@ class RemoteIndexStore(IndexStore):
             raise ValueError("RemoteIndexStore needs a Storage with a uri")
         super().__init__(path, storage)
 
-    def _db(self, name: str):
-        return _lancedb().connect(self.lance_uri(name), storage_options=self.storage.options or None)
-
     def _drop(self, name: str) -> None:
-        """Drop generation ``name``'s remote tables (missing ones are fine)."""
-        db = self._db(name)
-        for table in db.list_tables().tables:
-            if table in TABLES:
-                db.drop_table(table)
+        """Drop generation ``name``'s remote tables (missing ones are fine; debris without a readable
+        manifest is removed through LanceDB, the one use of ``lancedb`` left in a write)."""
+        import lance
+
+        opts = self.storage.options or None
+        for table in TABLES:
+            try:
+                lance.LanceDataset.drop(table_uri(self.lance_uri(name), table), storage_options=opts,
+                                        ignore_not_found=True)
+            except ValueError:  # not a dataset root: what a crash left half-written
+                import lancedb
+
+                lancedb.connect(self.lance_uri(name), storage_options=opts).drop_table(table)
 
     def _prepare_lance(self, name: str, base: str | None) -> None:
         if not (self.path / STORAGE_FILE).exists():
@@ -99,9 +101,8 @@ class RemoteIndexStore(IndexStore):
         import lance
 
         for table in TABLES:
-            src = f"{self.lance_uri(base)}/{table}.lance"
-            ds = lance.dataset(src, storage_options=self.storage.options or None)
-            ds.deep_clone(f"{self.lance_uri(name)}/{table}.lance", ds.version,
+            ds = lance.dataset(table_uri(self.lance_uri(base), table), storage_options=self.storage.options or None)
+            ds.deep_clone(table_uri(self.lance_uri(name), table), ds.version,
                           storage_options=self.storage.options or None)
         log.info("generation %s: Lance tables cloned from %s at %s", name, base, self.storage.uri)
 

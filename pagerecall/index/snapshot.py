@@ -14,8 +14,9 @@ This module never imports the write path (:mod:`pagerecall.index.writer`, :mod:`
 
 Lance is read with ``pylance`` (``import lance``), not ``lancedb``, whose import pulls in a REST
 client for remote catalogues (several times the cost of ``import lance``); the on-disk format stays
-LanceDB's (the write path still uses ``lancedb``); ``tests/index/test_snapshot.py`` checks that both read
-the same rows and the same vector-search hits.
+LanceDB's (the write path writes it with ``lance`` too: :mod:`pagerecall.index.tables`);
+``tests/index/test_snapshot.py`` checks that ``lance`` and ``lancedb`` read the same rows and the same
+vector-search hits.
 
 Scoped vector search: an exact, prefiltered scan (``use_index: False``) using the BTREE index on
   ``file``: post-filtering an ANN result returns nothing when the scope is a small part of the

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pagerecall.config import SCHEMES, check_storage  # noqa: F401 - re-exported
-from pagerecall.errors import IndexCorruptError
+from pagerecall.errors import IndexCorruptError, sentences
 
 STORAGE_FILE = "storage.json"
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def read_storage(root: Path) -> Storage:
     except (FileNotFoundError, NotADirectoryError):  # no index yet, or ``root`` is a file: the store says so
         return Storage()
     except OSError as exc:
-        raise IndexCorruptError(f"Cannot read {path}: {exc}. Next: fix its permissions") from exc
+        raise IndexCorruptError(sentences(f"Cannot read {path}: {exc}", "Next: fix its permissions")) from exc
     try:
         data = json.loads(text)
         uri = data["lance_uri"]

@@ -55,14 +55,16 @@ def verify_generation(index_path: Path, generation: str, probe_vector: np.ndarra
     and its first words must find something. Raises ``IndexCorruptError`` naming the
     exact mismatch."""
     t0 = time.perf_counter()
-    import lancedb
-
     from pagerecall.index.snapshot import Snapshot
+    from pagerecall.index.tables import LanceTable, table_uri
 
     reader = Snapshot(index_path, generation)  # the read path, as a query will see it
     problems: list[str] = []
     uri = lance_uri if lance_uri is not None else str(index_path / generation / "lance")
-    chunks = lancedb.connect(uri, storage_options=storage_options or None).open_table("chunks")  # a fresh handle
+    chunks = LanceTable.open(table_uri(uri, "chunks"), storage_options)  # a fresh handle
+    if chunks is None:
+        raise IndexCorruptError(f"Generation {index_path / generation} has no chunks table at {uri}. "
+                                "The live generation is untouched and still answers. Next: run the command again")
     n_lance = chunks.count_rows()
     searcher = reader.tantivy_searcher()
     n_tantivy = searcher.num_docs
@@ -73,7 +75,7 @@ def verify_generation(index_path: Path, generation: str, probe_vector: np.ndarra
             f"row counts differ: Lance chunks {n_lance}, Tantivy {n_tantivy}, "
             f"sum of files.n_chunks {n_files_chunks}"
         )
-    lance_tbl = chunks.search().select(["chunk_id", "file"]).limit(None).to_arrow()
+    lance_tbl = chunks.scan(["chunk_id", "file"])
     lance_ids = lance_tbl.column("chunk_id").to_pylist()
     lance_set = set(lance_ids)
     if len(lance_set) != len(lance_ids):
@@ -101,21 +103,22 @@ def verify_generation(index_path: Path, generation: str, probe_vector: np.ndarra
             problems.append(f"chunks of {path!r} have no 'ok' files record")
         elif int(rec["n_chunks"]) != n:
             problems.append(f"{path!r}: files.n_chunks {rec['n_chunks']} but {n} chunks in Lance")
-    indexes = {idx.name: idx for idx in chunks.list_indices()}
+    indexes = chunks.index_names()
     for col in ("file", "chunk_id"):
         if n_lance and f"{col}_idx" not in indexes:
             problems.append(f"scalar index on {col} missing")
     ann = "vector_idx" in indexes
     if n_lance >= ANN_MIN_ROWS and not ann:
         problems.append(f"ANN index missing at {n_lance} rows (threshold {ANN_MIN_ROWS})")
-    for name, idx in indexes.items():
-        if idx.num_unindexed_rows:
-            problems.append(f"index {name} has {idx.num_unindexed_rows} unindexed rows")
+    for name in indexes:
+        unindexed = chunks.unindexed_rows(name)
+        if unindexed:
+            problems.append(f"index {name} has {unindexed} unindexed rows")
     probe_v_hits = probe_t_hits = 0
     if n_lance:
         row = None
         if probe_vector is None or probe_text is None:
-            row = chunks.search().select(["chunk_id", "text", "vector"]).limit(1).to_arrow().to_pylist()[0]
+            row = chunks.scan(["chunk_id", "text", "vector"], limit=1).to_pylist()[0]
         vec = np.asarray(row["vector"] if probe_vector is None else probe_vector, dtype=np.float32)
         hits = reader.vector_search(vec, 10)
         probe_v_hits = len(hits)

@@ -4,12 +4,10 @@ verification before the swap is :mod:`pagerecall.index.verification`."""
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import logging
 import shutil
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -21,7 +19,7 @@ from pagerecall.index import fulltext
 from pagerecall.errors import IndexCorruptError, IndexMismatchError, PagerecallError
 from pagerecall.paths import write_atomic
 
-from pagerecall.index.ann import ANN_MIN_ROWS, ann_params, index_config
+from pagerecall.index.ann import ANN_MIN_ROWS, ann_params
 from pagerecall.index.schema import (
     BUILDING,
     CHUNK_COLUMNS,
@@ -35,6 +33,7 @@ from pagerecall.index.schema import (
     sql_str,
     to_table,
 )
+from pagerecall.index.tables import LanceTable, table_uri
 from pagerecall.index.verification import VerifyReport, verify_generation
 
 log = logging.getLogger(__name__)
@@ -58,12 +57,6 @@ _SQL_TYPES = {pa.string(): "STRING", pa.int32(): "INT"}
 """SQL type names for columns added to an older generation's ``files`` table (schema evolution)."""
 
 
-def _lancedb():
-    import lancedb
-
-    return lancedb
-
-
 class GenerationWriter:
     """Writes generation ``name`` of the index directory ``index_path`` (from
     ``IndexStore.begin_generation``, which made its folder from ``base``), its Lance database at
@@ -83,17 +76,16 @@ class GenerationWriter:
         self.lance_uri = lance_uri
         self.storage_options = storage_options or None
         self._on_close = on_close
-        self._db = _lancedb().connect(lance_uri, storage_options=self.storage_options)
-        tables = set(self._db.list_tables().tables)
-        self._chunks = self._db.open_table("chunks") if "chunks" in tables else None
+        self._chunks = LanceTable.open(table_uri(lance_uri, "chunks"), self.storage_options)
         self._chunks_version0 = self._chunks.version if self._chunks is not None else None
-        if "files" in tables:
-            self._files = self._db.open_table("files")
-            missing = [f for f in FILES_SCHEMA if f.name not in self._files.schema.names]
+        files = LanceTable.open(table_uri(lance_uri, "files"), self.storage_options)
+        if files is not None:
+            missing = [f for f in FILES_SCHEMA if f.name not in files.schema.names]
             if missing:  # a base written before these columns: add them, null for its files
-                self._files.add_columns({f.name: f"CAST(NULL AS {_SQL_TYPES[f.type]})" for f in missing})
+                files.add_columns({f.name: f"CAST(NULL AS {_SQL_TYPES[f.type]})" for f in missing})
         else:
-            self._files = self._db.create_table("files", schema=FILES_SCHEMA)
+            files = LanceTable.create(table_uri(lance_uri, "files"), FILES_SCHEMA, self.storage_options)
+        self._files = files
         self.dim = dim
         if self._chunks is not None:
             self.dim = self._chunks.schema.field("vector").type.list_size
@@ -123,7 +115,7 @@ class GenerationWriter:
             self._twriter = self._tindex.writer(heap_size=128_000_000)
         return self._twriter
 
-    def _ensure_chunks(self, dim: int | None) -> Any:
+    def _ensure_chunks(self, dim: int | None) -> LanceTable:
         if self._chunks is None:
             dim = dim or self.dim
             if not dim:
@@ -132,7 +124,8 @@ class GenerationWriter:
                     "Next: pass dim= to begin_generation or 'dim' in the finalize meta."
                 )
             self.dim = dim
-            self._chunks = self._db.create_table("chunks", schema=chunks_schema(dim))
+            self._chunks = LanceTable.create(table_uri(self.lance_uri, "chunks"), chunks_schema(dim),
+                                             self.storage_options)
         return self._chunks
 
     def _check_open(self) -> None:
@@ -173,10 +166,9 @@ class GenerationWriter:
         if self._chunks is None:
             return 0
         n = 0
-        files = pc.unique(
-            self._chunks.search().select(["file"]).limit(None).to_arrow().column("file")).to_pylist()
+        files = pc.unique(self._chunks.scan(["file"]).column("file")).to_pylist()
         for batch in batched(files, 200):
-            tbl = self._chunks.search().where(sql_in("file", batch)).select(CHUNK_COLUMNS).limit(None).to_arrow()
+            tbl = self._chunks.scan(CHUNK_COLUMNS, where=sql_in("file", batch))
             self._add_tantivy(tbl)
             n += tbl.num_rows
         log.info("generation %s: full-text index rebuilt from %d Lance rows (schema version %d)",
@@ -223,12 +215,7 @@ class GenerationWriter:
         if self._pending_files:
             data = to_table(list(self._pending_files.values()), FILES_SCHEMA)
             self._pending_files = {}
-            (
-                self._files.merge_insert("path")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(data)
-            )
+            self._files.upsert("path", data)
 
     def delete_files(self, paths: Sequence[str]) -> None:
         """Remove every chunk and the ``files`` row of each path (relative paths)."""
@@ -249,18 +236,12 @@ class GenerationWriter:
         self._check_open()
         self._flush()
         if self._chunks is not None:
-            self._chunks.update(where=f"file = {sql_str(old)}", values={"file": new})
-        self._files.update(where=f"path = {sql_str(old)}", values={"path": new})
+            self._chunks.update(f"file = {sql_str(old)}", {"file": sql_str(new)})
+        self._files.update(f"path = {sql_str(old)}", {"path": sql_str(new)})
         tw = self._tw()
         tw.delete_documents_by_term("file", old)
         if self._chunks is not None:
-            rows = (
-                self._chunks.search()
-                .where(f"file = {sql_str(new)}")
-                .select(CHUNK_COLUMNS)
-                .limit(None)
-                .to_arrow()
-            )
+            rows = self._chunks.scan(CHUNK_COLUMNS, where=f"file = {sql_str(new)}")
             if rows.num_rows:
                 self._add_tantivy(rows)
 
@@ -294,7 +275,7 @@ class GenerationWriter:
         paths = list(changes)
         found: dict[str, dict] = {}
         for batch in batched(paths):
-            for row in self._files.search().where(sql_in("path", batch)).limit(None).to_arrow().to_pylist():
+            for row in self._files.scan(where=sql_in("path", batch)).to_pylist():
                 found[row["path"]] = row
         missing = [p for p in paths if p not in found]
         if missing:
@@ -316,12 +297,12 @@ class GenerationWriter:
 
         ``meta`` is the caller's fingerprint (model, dim, pooling, prefixes, tokenizer hash,
         chunk parameters, corpus root...); added here: ``generation``, ``base``, ``counts``
-        per backend, ``built_at``, ``lancedb_version``, ``tantivy_version``,
+        per backend, ``built_at``, ``lance_version`` (the ``pylance`` that wrote the tables), ``tantivy_version``,
         ``schema_version``, ``fulltext_schema_version``, ``ann`` (None or its parameters).
         Returns the meta written."""
         self._check_open()
+        import lance
         import tantivy
-        from lancedb.index import BTree
 
         self._flush()
         if self._crash_hook is not None:
@@ -344,40 +325,36 @@ class GenerationWriter:
         dim = meta.get("dim") or (meta.get("fingerprint") or {}).get("dim")
         table = self._ensure_chunks(int(dim) if dim else None)
         rows = table.count_rows()
-        existing = {idx.name: idx for idx in table.list_indices()}
+        existing = set(table.index_names())
         old_meta = read_json(self.dir / "meta.json") if self.base else {}
         ann = old_meta.get("ann") if "vector_idx" in existing else None
         changed = self._chunks_version0 is None or table.version != self._chunks_version0
         t0 = time.perf_counter()
         if changed:
-            # optimize() would "update" the IVF index into a single partition (see the
-            # decision record): drop it first, compact and refresh the scalar indexes, then
+            # optimizing the indexes would "update" the IVF index into a single partition (see
+            # the decision record): drop it first, compact and refresh the scalar indexes, then
             # train the ANN index anew on the final rows.
             if "vector_idx" in existing:
                 table.drop_index("vector_idx")
                 ann = None
             for col in ("file", "chunk_id"):
                 if f"{col}_idx" not in existing:
-                    table.create_index(col, config=BTree())
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
-                # compaction + scalar index update + removal of older versions: nothing
-                # reads this generation yet; unlinking hard links never touches the base
-                table.optimize(cleanup_older_than=_dt.timedelta(0))
+                    table.create_btree(col)
+            # compaction + removal of older versions + scalar index update: nothing reads this
+            # generation yet; unlinking hard links never touches the base
+            table.optimize()
         timings["scalar_and_optimize_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         if changed and rows >= ANN_MIN_ROWS:
             ann = ann_params(rows, self.dim)
-            table.create_index("vector", config=index_config(ann))
+            table.create_ann(ann)
         timings["ann_s"] = time.perf_counter() - t0
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*cleanup_older_than.*")
-            self._files.optimize(cleanup_older_than=_dt.timedelta(0))
+        self._files.optimize()
 
         log.info("finalize %s: %d rows, %s", self.name, rows,
                  ", ".join(f"{k} {v:.2f}" for k, v in timings.items()))
 
-        files = self._files.to_arrow()
+        files = self._files.scan()
         full = dict(meta)
         full.update(
             generation=self.name,
@@ -386,7 +363,7 @@ class GenerationWriter:
             schema_version=SCHEMA_VERSION,
             fulltext_schema_version=fulltext.FULLTEXT_SCHEMA_VERSION,
             built_at=now_iso(),
-            lancedb_version=_lancedb().__version__,
+            lance_version=lance.__version__,
             tantivy_version=getattr(tantivy, "__version__", "unknown"),
             ann=ann,
             finalize_timings={k: round(v, 3) for k, v in timings.items()},
@@ -414,7 +391,7 @@ class GenerationWriter:
         self._flush()
         if self._chunks is None or not self._chunks.count_rows():
             return None
-        texts = self._chunks.search().select(["text"]).limit(rows).to_arrow().column("text").to_pylist()
+        texts = self._chunks.scan(["text"], limit=rows).column("text").to_pylist()
         samples = [" ".join(t.split()[:n_words])[:n_chars] for t in texts]
         return next((t for t in samples if probe_terms(t)), samples[0])
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate
 import weakref
 from array import array
 from typing import Sequence
@@ -114,11 +115,22 @@ def _page_spans(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[tuple[i
     BMP) and its offsets are moved back by one (the space itself maps to offset 0). Other
     texts are tokenised as they are.
     """
+    return [spans for spans, _ in _page_tokens(tokenizer, texts)]
+
+
+def _page_tokens(tokenizer: Tokenizer, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], list[int] | None]]:
+    """:func:`_page_spans` with the ids of the same tokens where the tokenizer hands them
+    (``spans_ids_batch`` and ``hands_ids``: the light build tokenizer), else None (also for a
+    page tokenised with a space in front, whose ids are not handed on)."""
     lead = [bool(t) and _REGULAR_RE.fullmatch(t[0]) is None for t in texts]
-    out = tokenizer.token_spans_batch([" " + t if f else t for t, f in zip(texts, lead)])
+    padded = [" " + t if f else t for t, f in zip(texts, lead)]
+    if getattr(tokenizer, "hands_ids", False):
+        out = tokenizer.spans_ids_batch(padded)
+    else:
+        out = [(spans, None) for spans in tokenizer.token_spans_batch(padded)]
     for i, f in enumerate(lead):
         if f:
-            out[i] = [(s - 1 if s else 0, e - 1 if e else 0) for s, e in out[i]]
+            out[i] = ([(s - 1 if s else 0, e - 1 if e else 0) for s, e in out[i][0]], None)
     return out
 
 
@@ -161,14 +173,16 @@ class _Planner:
         self.start = array("i")
         self.end = array("i")
         self.brk = bytearray()  # 1 = a sentence ends with this token
+        self.ids = array("i")  # each token's id where the tokenizer hands them (_page_tokens), else 0
+        self.has_ids: list[bool] = []  # per contributing page: its tokens' ids are in self.ids
         self.first_tok: list[int] = []  # first global token index of each contributing page
         inexact: set[int] = set()  # pages windowed with a cut inside a word
         batch: list[int] = []
         chars = 0
         for i, t in enumerate(texts + [None]):  # None: flush the last batch
             if batch and (t is None or len(batch) == _PAGE_BATCH or chars + len(t) > window):
-                for j, spans in zip(batch, _page_spans(tokenizer, [texts[j] for j in batch])):
-                    self._add_page(j, texts[j], spans)
+                for j, (spans, ids) in zip(batch, _page_tokens(tokenizer, [texts[j] for j in batch])):
+                    self._add_page(j, texts[j], spans, ids)
                 batch, chars = [], 0
             if t is None:
                 break
@@ -189,6 +203,7 @@ class _Planner:
         :data:`WINDOW_CHARS`) into the token buffers. Returns False when some window had to be cut
         inside a word (its chunks are then re-tokenised)."""
         self.first_tok.append(len(self.start))
+        self.has_ids.append(True)
         clean = True
         hi = 0
         a = 0
@@ -202,7 +217,7 @@ class _Planner:
                 else:
                     clean = False
             piece = text[a:b]
-            spans = _page_spans(self.tokenizer, [piece])[0]
+            spans, ids = _page_tokens(self.tokenizer, [piece])[0]
             m = len(spans)
             if b >= n:
                 while m and not piece[spans[m - 1][0] : spans[m - 1][1]].strip():
@@ -223,22 +238,29 @@ class _Planner:
             self.end.extend(ends)
             self.page.extend(array("i", [pidx]) * m)
             self.brk.extend(marks)
+            self._add_ids(ids, m)
             a = b
         return clean
 
-    def _add_page(self, pidx: int, text: str, spans: Sequence[tuple[int, int]]) -> None:
+    def _add_ids(self, ids: Sequence[int] | None, n: int) -> None:
+        """The ids of the page's ``n`` tokens just added (zeros, and the page marked, when None)."""
+        if ids is None or len(ids) < n:
+            self.ids.extend(array("i", [0]) * n)
+            self.has_ids[-1] = False
+        else:
+            self.ids.extend(ids[:n])
+
+    def _add_page(self, pidx: int, text: str, spans: Sequence[tuple[int, int]], ids: Sequence[int] | None = None) -> None:
         self.first_tok.append(len(self.start))
+        self.has_ids.append(True)
         n = len(spans)
         while n and not text[spans[n - 1][0] : spans[n - 1][1]].strip():
             n -= 1  # a trailing "▁" token of a page's final space: not part of any chunk text
         if n < len(spans):
             spans = spans[:n]
-        starts = [s for s, _ in spans]
-        ends = []
-        hi = 0
-        for _, e in spans:  # keep ends non-decreasing (the "▁" token before CJK overlaps its neighbour)
-            hi = e if e > hi else hi
-            ends.append(hi)
+        starts, ends = (array("i", c) for c in zip(*spans)) if spans else (array("i"), array("i"))
+        # keep ends non-decreasing (the "▁" token before CJK overlaps its neighbour)
+        ends = array("i", accumulate(ends, max))
         marks = bytearray(len(spans))
         for e in sentence_breaks(text):
             k = bisect.bisect_left(starts, e) - 1  # the last token starting before the break
@@ -248,6 +270,7 @@ class _Planner:
         self.end.extend(ends)
         self.page.extend(array("i", [pidx]) * len(spans))
         self.brk.extend(marks)
+        self._add_ids(ids, len(spans))
 
     # -- cut decisions -------------------------------------------------------------------
     def _word_end(self, k: int) -> bool:
@@ -322,6 +345,11 @@ class _Planner:
         if len(text) - at > _TAIL_CHARS or not text[:at].strip() or not _PAGE_NUMBER_RE.fullmatch(text[at:].strip()):
             return t
         return nxt
+
+    def token_ids(self, a: int, b: int, ps: int, pe: int) -> array | None:
+        """The ids of tokens ``[a, b)`` of contributing pages ``ps..pe`` (``array('i')``), or None
+        when one of those pages' ids was not handed by the tokenizer."""
+        return self.ids[a:b] if all(self.has_ids[ps : pe + 1]) else None
 
     # -- character positions -----------------------------------------------------------
     def char_start(self, s: int) -> tuple[int, int, bool] | None:

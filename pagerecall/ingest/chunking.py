@@ -56,6 +56,13 @@ How a document is cut
    continues from its new end. So ``n_tokens <= params.max_tokens`` and
    ``n_tokens + tokenizer.overhead <= tokenizer.max_tokens`` hold for every chunk, exactly.
 
+Token ids: with a tokenizer that hands them (``hands_ids``: the light build tokenizer) each chunk also
+carries the ids of its text's tokens (``Chunk.token_ids``): the planned tokens' ids for a chunk that
+was not re-tokenised (the same tokens, by the argument of step 7), the re-tokenised ones otherwise;
+None when the text holds an added token or does not begin a word of its own after the passage prefix
+(``starts_word``). The embedder builds the passage's model ids from them instead of tokenising it
+again (docs/decisions/build-overhead.md).
+
 Coverage: characters the tokenizer drops (e.g. U+FEFF, combining marks merged by NFKC) belong
 to the chunk of the following token, and each page's trailing characters to the chunk of its
 last token, so the chunks together cover every non-whitespace character of every contributing
@@ -71,6 +78,7 @@ Why: docs/decisions/chunk-size.md.
 from __future__ import annotations
 
 import logging
+from array import array
 
 from pagerecall.ingest.chunk_plan import _NONSPACE_RE, WINDOW_CHARS, _Planner
 from pagerecall.config import ChunkParams
@@ -121,12 +129,30 @@ def _render(texts: list[str], ps: int, cs: int, pe: int, ce: int) -> str:
     return PAGE_JOIN.join([texts[ps][cs:], *texts[ps + 1 : pe], texts[pe][:ce]])
 
 
+def _measure(tokenizer: Tokenizer, texts: list[str]) -> list[tuple[int, array | None]]:
+    """The token count of each text alone, and the ids of its tokens when the tokenizer hands
+    them on for the passage (:func:`_handed`), else None."""
+    if getattr(tokenizer, "hands_ids", False):
+        return [(len(spans), _handed(tokenizer, t, ids, len(spans)))
+                for t, (spans, ids) in zip(texts, tokenizer.spans_ids_batch(texts))]
+    return [(len(spans), None) for spans in tokenizer.token_spans_batch(texts)]
+
+
+def _handed(tokenizer: Tokenizer, text: str, ids, n: int) -> array | None:
+    """``ids`` (the ``n`` tokens of ``text`` alone) as the chunk's ``token_ids`` when the embedder
+    may build the passage's model ids from them: the text starts a word of its own after the
+    passage prefix (``starts_word``); else None (the embedder tokenises the passage)."""
+    if ids is None or len(ids) != n or not tokenizer.starts_word(text):
+        return None
+    return ids if isinstance(ids, array) else array("i", ids)
+
+
 def _mend_short_tail(
     plan: _Planner,
     texts: list[str],
     tokenizer: Tokenizer,
     budget: int,
-    spans_out: list[tuple[int, int, int, int, str, int]],
+    spans_out: list[tuple[int, int, int, int, str, int, array | None]],
     toks_out: list[tuple[int, int]],
     tail: tuple[int, int, int, int, str, int],
 ) -> int | None:
@@ -141,12 +167,12 @@ def _mend_short_tail(
     it is (the only case where a chunk below ``min_tokens`` is emitted beside others).
     """
     ps, cs, pe, ce, text, n = tail
-    pps, pcs, _, _, _, _ = spans_out[-1]
+    pps, pcs = spans_out[-1][:2]
     pa, pb = toks_out[-1]
     merged = _render(texts, pps, pcs, pe, ce)
-    mn = len(tokenizer.token_spans(merged))
+    mn, mids = _measure(tokenizer, [merged])[0]
     if mn <= budget:
-        spans_out[-1] = (pps, pcs, pe, ce, merged, mn)
+        spans_out[-1] = (pps, pcs, pe, ce, merged, mn, mids)
         toks_out[-1] = (pa, plan.N)
         return None
     limit = pb - (plan.min - n)
@@ -157,10 +183,10 @@ def _mend_short_tail(
     if nb >= pb or (npe, nce) <= (pps, pcs):
         return -1
     ptext = _render(texts, pps, pcs, npe, nce)
-    pn = len(tokenizer.token_spans(ptext))
+    pn, pids = _measure(tokenizer, [ptext])[0]
     if not plan.min <= pn <= budget:
         return -1
-    spans_out[-1] = (pps, pcs, npe, nce, ptext, pn)
+    spans_out[-1] = (pps, pcs, npe, nce, ptext, pn, pids)
     toks_out[-1] = (pa, nb)
     nxt = plan.next_start(pa, nb)
     return -1 if nxt is None else nxt
@@ -190,14 +216,14 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
     texts = [p.text for p in pages]
     plan = _Planner(texts, tokenizer, budget, params, window)
 
-    spans_out: list[tuple[int, int, int, int, str, int]] = []
+    spans_out: list[tuple[int, int, int, int, str, int, array | None]] = []
     toks_out: list[tuple[int, int]] = []  # planned token range [a, b) of each entry of spans_out
     if plan.N == 0:  # text the tokenizer ignores entirely: keep it as one chunk, not lost
         ps, cs = 0, _NONSPACE_RE.search(texts[0]).start()
         pe = len(texts) - 1
         ce = len(texts[pe].rstrip())
         text = _render(texts, ps, cs, pe, ce)
-        spans_out.append((ps, cs, pe, ce, text, len(tokenizer.token_spans(text))))
+        spans_out.append((ps, cs, pe, ce, text, *_measure(tokenizer, [text])[0]))
         toks_out.append((0, 0))
     s: int | None = 0
     while s is not None and plan.N:
@@ -223,10 +249,14 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 # its own when tokenised alone ("中文" after a space: 1 token in context, 2 alone)
                 check.append(i)
         counts = [b - a for a, b in planned]
+        handed: list[array | None] = [None] * len(planned)  # token ids of the chunk text alone (_handed)
+        for i, (a, b) in enumerate(planned):
+            if rendered[i] is not None and i not in check:  # the planned tokens are the text's own
+                handed[i] = _handed(tokenizer, rendered[i][4], plan.token_ids(a, b, rendered[i][0], rendered[i][2]), b - a)
         if check:
-            for i, spans in zip(check, tokenizer.token_spans_batch([rendered[i][4] for i in check])):
-                counts[i] = len(spans)
-        for (a, b), r, n in zip(planned, rendered, counts):
+            for i, m in zip(check, _measure(tokenizer, [rendered[i][4] for i in check])):
+                counts[i], handed[i] = m
+        for (a, b), r, n, ids in zip(planned, rendered, counts, handed):
             if r is None:
                 continue
             ps, cs, pe, ce, text = r
@@ -243,30 +273,30 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 nb = plan.choose_end(a, floor=b + plan.min - n)
                 npe, nce, _ = plan.char_end(nb)
                 ntext = _render(texts, ps, cs, npe, nce)
-                nn = len(tokenizer.token_spans(ntext))
+                nn, nids = _measure(tokenizer, [ntext])[0]
                 if nb > b and plan.min <= nn <= budget:
-                    spans_out.append((ps, cs, npe, nce, ntext, nn))
+                    spans_out.append((ps, cs, npe, nce, ntext, nn, nids))
                     toks_out.append((a, nb))
                     cur = plan.next_start(a, nb)
                     break
             if n <= budget:
-                spans_out.append((ps, cs, pe, ce, text, n))
+                spans_out.append((ps, cs, pe, ce, text, n, ids))
                 toks_out.append((a, b))
                 continue
             while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
                 b = plan.choose_end(a, limit=b - (n - budget))
                 pe, ce, _ = plan.char_end(b)
                 text = _render(texts, ps, cs, pe, ce)
-                n = len(tokenizer.token_spans(text))
+                n, ids = _measure(tokenizer, [text])[0]
             log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
-            spans_out.append((ps, cs, pe, ce, text, n))
+            spans_out.append((ps, cs, pe, ce, text, n, ids))
             toks_out.append((a, b))
             cur = plan.next_start(a, b)
             break
         s = cur
 
     chunks = []
-    for seq, (ps, cs, pe, ce, text, n) in enumerate(spans_out):
+    for seq, (ps, cs, pe, ce, text, n, ids) in enumerate(spans_out):
         first, last = pages[ps], pages[pe]
         chunks.append(
             Chunk(
@@ -281,6 +311,7 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 label_start=first.label,
                 label_end=last.label,
                 ocr=any(p.status == "ocr" for p in pages[ps : pe + 1]),
+                token_ids=ids,
             )
         )
     return chunks

@@ -118,6 +118,7 @@ class EmbedLoop:
         self.batch = int(getattr(embedder, "preferred_batch", EMBED_BATCH)) if self.invariant else EMBED_BATCH
         tok = getattr(embedder, "tokenizer", None)
         self.overhead = int(getattr(tok, "overhead", 0) or 0)
+        self.hands_ids = bool(getattr(embedder, "takes_token_ids", False))
         self.seq_multiple = int(getattr(getattr(embedder, "encoder", None), "seq_multiple", 1) or 1)
         self.stats = EmbedStats()
         self._known = 0
@@ -132,9 +133,13 @@ class EmbedLoop:
         return [self._per_file(p) for p in files]
 
     # ------------------------------------------------------------------ helpers
-    def _embed(self, texts: list[str], lengths: list[int], batch: int) -> np.ndarray:
+    def _embed(self, texts: list[str], lengths: list[int], batch: int, token_ids: list | None = None) -> np.ndarray:
         t0 = time.perf_counter()
-        vecs = self.embedder.embed_passages(texts, batch_size=batch)
+        if self.hands_ids and token_ids is not None and any(t is not None for t in token_ids):
+            # the chunker's token ids of each text (Chunk.token_ids): no second tokenisation
+            vecs = self.embedder.embed_passages(texts, batch_size=batch, token_ids=token_ids)
+        else:
+            vecs = self.embedder.embed_passages(texts, batch_size=batch)
         self.stats.seconds += time.perf_counter() - t0
         self.stats.embedded += len(texts)
         self.stats.tokens += padded_tokens([n + self.overhead for n in lengths], batch, self.seq_multiple)
@@ -174,10 +179,12 @@ class EmbedLoop:
             return out
         first: dict[str, int] = {}
         lengths: list[int] = []
+        tids: list = []
         for c in p.chunks:
             if c.text not in first:
                 first[c.text] = len(first)
                 lengths.append(c.n_tokens)
+                tids.append(c.token_ids)
         uniq = list(first)
         self.stats.duplicates += len(p.chunks) - len(uniq)
         order = sorted(range(len(uniq)), key=lambda i: lengths[i])  # stable: ties keep text order
@@ -192,7 +199,7 @@ class EmbedLoop:
             if key is not None and key in found:
                 vecs[b] = found[key]
             else:
-                vecs[b] = self._embed([uniq[i] for i in b], [lengths[i] for i in b], len(b))
+                vecs[b] = self._embed([uniq[i] for i in b], [lengths[i] for i in b], len(b), [tids[i] for i in b])
                 if key is not None:
                     self._store([(key, vecs[b])])
             done_in_file += len(b)
@@ -208,11 +215,13 @@ class EmbedLoop:
         dim = self.embedder.dim
         first: dict[str, int] = {}
         lengths: list[int] = []
+        tids: list = []
         for p in files:
             for c in p.chunks:
                 if c.text not in first:
                     first[c.text] = len(first)
                     lengths.append(c.n_tokens)
+                    tids.append(c.token_ids)
         uniq = list(first)
         self.stats.duplicates += sum(len(p.chunks) for p in files) - len(uniq)
         vecs = np.empty((len(uniq), dim), dtype=np.float32)
@@ -231,7 +240,7 @@ class EmbedLoop:
         self.stats.rows += rows - len(missing)
         for a in range(0, len(missing), EMBED_GROUP):  # slices: progress on one huge file too
             part = missing[a : a + EMBED_GROUP]
-            got = self._embed([uniq[i] for i in part], [lengths[i] for i in part], self.batch)
+            got = self._embed([uniq[i] for i in part], [lengths[i] for i in part], self.batch, [tids[i] for i in part])
             vecs[part] = got
             if keys:
                 self._store([(keys[i], got[k : k + 1]) for k, i in enumerate(part)])

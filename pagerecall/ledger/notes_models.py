@@ -181,7 +181,7 @@ def check_note_id(value: Any, name: str = "id") -> str:
     """A note id of the form :data:`NOTE_ID_RE`; else ``LedgerInputError`` naming ``name``."""
     if not isinstance(value, str) or not NOTE_ID_RE.match(value.strip()):
         raise LedgerInputError(name, f"{value!r} is not a note id (note- and 12 hex digits). Next: take an id "
-                                     "from find_notes or `pagerecall notes list`")
+                                     "from find_notes")
     return value.strip()
 
 

@@ -252,8 +252,9 @@ def search_with_notes(settings: Settings, searcher: Any, args: dict, run: Callab
             res = run({**args, "k": 1})
             res["hits"] = []
             res["envelope"]["tag"] = {"tag": args["tag"], "files": 0,
-                                      "note": f"no file carries the tag {args['tag']!r}: a miss proves nothing about "
-                                              "the text. Next: `pagerecall notes list --kind tag` shows the tags"}
+                                      "note": f"no file carries the tag {args['tag']!r}, so no text was searched and "
+                                              "the miss proves nothing about the text. Next: `pagerecall notes list "
+                                              "--kind tag` shows the tags"}
             return res
         run_args = {**args, "k": MAX_K, "files": args.get("files") or sorted(tagged)}
         res = run(run_args)

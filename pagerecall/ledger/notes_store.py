@@ -261,9 +261,8 @@ def con_path(con: sqlite3.Connection) -> str:
 
 
 def _not_found(note_id: str) -> NoteNotFoundError:
-    exc = NoteNotFoundError(f"id: no note {note_id!r} in the ledger. Next: find_notes / `pagerecall notes list` "
-                            "shows the ids.")
-    exc.note_id = note_id  # the CLI words its own Next (pagerecall.cli.notes.run_notes)
+    exc = NoteNotFoundError(f"id: no note {note_id!r} in the ledger. Next: find_notes shows the ids.")
+    exc.note_id = note_id
     return exc
 
 

@@ -28,6 +28,7 @@ from typing import Any, Callable
 from pagerecall.config import Settings
 from pagerecall.paths import file_sha256
 
+from pagerecall.errors import sentences
 from pagerecall.ledger.notes_models import MAX_NOTE_PAGES, LedgerInputError
 
 MAX_SECTION_PAGES = 400
@@ -141,8 +142,9 @@ def resolve(settings: Settings, root: Path, spec: dict[str, Any], snapshot: Call
     if span is None:
         why = ("the index holds no outline for it" if outline is None or not outline.entries else
                "no entry of its outline has this path (or several end with it)")
-        raise LedgerInputError("section", f"{' > '.join(spec['section'])!r} is not a section of {rel}: {why}. "
-                                          f"Next: `pagerecall outline {rel}` shows its sections; note pages instead")
+        raise LedgerInputError("section", sentences(f"{' > '.join(spec['section'])!r} is not a section of {rel}: {why}",
+                                                    f"Next: `pagerecall outline {rel}` shows its sections; note pages "
+                                                    "instead"))
     titles, first, start_off, last, end_off = span
     if last is None:
         last = next((int(f["pages"]) for f in snap.files_table() if f["path"] == rel), first)

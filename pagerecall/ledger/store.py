@@ -345,8 +345,8 @@ def _statements(script: str) -> list[str]:
 
 
 def _not_found(check_id: str) -> CheckNotFoundError:
-    return CheckNotFoundError(f"id: no check {check_id!r} in the ledger. Next: list_checks / "
-                              "`pagerecall ledger list` shows the ids.")
+    return CheckNotFoundError(f"id: no check {check_id!r} in the ledger. Next: list_checks or find_checks "
+                              "shows the ids.")
 
 
 def _has_numbers(con: sqlite3.Connection) -> bool:

@@ -3,14 +3,20 @@
 c-TF-IDF (Grootendorst 2022, BERTopic): the passages of one topic in one language are one class;
 a word's weight is its frequency in the class times ``log(1 + A / f)``, with ``A`` the mean number
 of words per class and ``f`` the word's frequency over all classes. Words are folded
-(:func:`pagerecall.text.fold`-style: lower case, NFKC), of 3+ letters; Chinese, Japanese and Korean
-runs give character bigrams (no word spaces). The language of a file is told from its text by
+(:func:`pagerecall.text.fold`-style: lower case, NFKC), of 3+ letters; stop-words of every language
+of the corpus are dropped (the ``stopwordsiso`` lists, English always: technical text quotes it).
+Scripts written without spaces are cut into words (:func:`words_of`): Japanese into runs of kanji
+and runs of katakana (hiragana are mostly particles and endings: ``レンズ``, ``灯台``, ``焦点``),
+Chinese into the words of ``rjieba`` (jieba's dictionary; ``透镜``, ``台风``, ``补给``), numerals
+left out. Why and the labels measured:
+docs/decisions/library-topics.md ("CJK labels"). The language of a file is told from its text by
 script, then by the share of a few very common words (:func:`language_of`): a heuristic meant to
 keep each label in one language, not a language identifier.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -66,13 +72,54 @@ def language_of(text: str) -> str:
     return best if sum(words[w] for w in _COMMON_SETS[best]) else "und"
 
 
-def words_of(text: str) -> list[str]:
-    """The label words of ``text``: folded words of 3+ letters without very common words, and
-    character bigrams of CJK runs."""
+_KANJI_RUN = re.compile(r"[\u3400-\u9fff\u3005]{2,}")
+_KATAKANA_RUN = re.compile(r"[\u30a0-\u30ff\u31f0-\u31ff]{2,}")
+_HAN_RUN = re.compile(r"[\u3400-\u9fff]+")
+_NUMERALS = set("〇一二三四五六七八九十百千万两零第几")
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\u3005\u3400-\u9fff\uac00-\ud7af]")
+_HANGUL_WORD = re.compile(r"[\uac00-\ud7af]{2,}")
+
+
+@functools.lru_cache(maxsize=16)
+def stopwords(langs: frozenset[str]) -> frozenset[str]:
+    """The stop-words of ``langs`` and English, folded (``stopwordsiso``; our few common words of
+    :data:`_COMMON` without it)."""
+    out = set(_STOP)
+    try:
+        import stopwordsiso
+    except ImportError:  # the lists are a declared dependency; without them: the few common words
+        return frozenset(out)
+    for lang in langs | {"en"}:
+        if stopwordsiso.has_lang(lang):
+            out.update(unicodedata.normalize("NFKC", w).lower() for w in stopwordsiso.stopwords(lang))
+    return frozenset(out)
+
+
+def _han_words(run: str) -> list[str]:
+    """Words of a run of Han characters (Chinese): ``rjieba``'s segmentation (jieba's dictionary),
+    words of 2+ characters not starting with a numeral (``三次``, ``二十``); character bigrams when
+    ``rjieba`` is missing."""
+    try:
+        import rjieba
+    except ImportError:  # a declared dependency; without it, the bigrams labels had before
+        return [run[i:i + 2] for i in range(len(run) - 1)]
+    return [w for w in rjieba.cut(run) if len(w) >= 2 and _HAN_RUN.fullmatch(w) and w[0] not in _NUMERALS]
+
+
+def words_of(text: str, lang: str | None = None, stop: frozenset[str] | None = None) -> list[str]:
+    """The label words of ``text`` (its file's language ``lang``): folded words of 3+ letters that
+    are not stop-words (``stop``, default :func:`stopwords` of ``lang``); in Japanese the runs of
+    kanji and of katakana, in Chinese ``rjieba``'s words (:func:`_han_words`), in Korean the
+    Hangul words (the module docstring)."""
     t = unicodedata.normalize("NFKC", text).lower()
-    out = [w for w in _WORD.findall(t) if w not in _STOP and not _CJK_RUN.fullmatch(w)]
-    for run in _CJK_RUN.findall(t):
-        out.extend(run[i:i + 2] for i in range(len(run) - 1))
+    stop = stop if stop is not None else stopwords(frozenset({lang} if lang else ()))
+    out = [w for w in _WORD.findall(_CJK_CHAR.sub(" ", t)) if w not in stop]  # "やapt": "apt"
+    if lang == "ja" or (lang is None and re.search(r"[\u3040-\u30ff]", t)):
+        cjk = _KANJI_RUN.findall(t) + _KATAKANA_RUN.findall(t)
+    else:
+        cjk = [w for run in _HAN_RUN.findall(t) for w in _han_words(run)]
+    out.extend(w for w in cjk if w not in stop and w[0] not in _NUMERALS)
+    out.extend(w for w in _HANGUL_WORD.findall(t) if w not in stop)
     return out
 
 
@@ -94,11 +141,13 @@ def ctfidf(classes: dict[tuple[int, str], Counter], top: int = LABEL_WORDS) -> d
 
 
 def label_classes(topics: Sequence[int], texts: Sequence[str], langs: Sequence[str]) -> dict[tuple[int, str], Counter]:
-    """Word counts per (topic, language) of the passages with a topic (``>= 0``)."""
+    """Word counts per (topic, language) of the passages with a topic (``>= 0``); stop-words of
+    every language among ``langs`` dropped (:func:`stopwords`)."""
     classes: dict[tuple[int, str], Counter] = {}
+    stop = stopwords(frozenset(langs))
     for t, text, lang in zip(topics, texts, langs):
         if t >= 0:
-            classes.setdefault((int(t), lang), Counter()).update(words_of(text))
+            classes.setdefault((int(t), lang), Counter()).update(words_of(text, lang, stop))
     return classes
 
 

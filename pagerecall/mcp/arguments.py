@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pagerecall.errors import sentences
+
 __all__ = ["refusal", "strict_arguments"]
 
 
@@ -58,7 +60,7 @@ def refusal(tool: str, exc: Any) -> str:
         what, step = f"{field}: {err.get('msg', 'invalid value')} (got {value!r})", f"call {tool} again with {field} fixed"
     if len(loc) > 1:
         what = f"{'.'.join(loc)}: " + what.split(" ", 1)[1] if " " in what else what
-    return f"{what}. Next: {step}."
+    return sentences(what, f"Next: {step}")
 
 
 def strict_arguments(server: Any) -> None:

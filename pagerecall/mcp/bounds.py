@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from pagerecall.errors import sentences
 from pagerecall.mcp.budget import MAX_PATH_CHARS, MAX_QUERY_CHARS, MAX_QUOTE_CHARS, MAX_SCOPE_ITEMS
 from pagerecall.search.limits import MAX_FILES_LISTED, MAX_K
 from pagerecall.types import MAX_CLAIM_CHARS
@@ -50,7 +51,7 @@ def check_args(**args: Any) -> None:
         with SDK_IMPORT:
             from mcp.server.mcpserver.exceptions import ToolError
 
-        raise ToolError(f"{what}. Next: {step}.")
+        raise ToolError(sentences(what, f"Next: {step}"))
 
     listed = "pass a path relative to the corpus root, as library_files lists it"
     texts = {"query": (MAX_QUERY_CHARS, "pass the words or a sentence to look for", "shorten the query"),

@@ -85,7 +85,9 @@ normalised (same words; whitespace, hyphenation, ligatures or quote marks differ
 but not verbatim: quote `matched_text` instead), hidden (only in text no reader sees: invisible,
 white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
-`verbatim_citable`. `page` is optional: without it the whole document is searched. A
+`verbatim_citable`. `page` is optional: without it the whole document is searched. On a
+scan (OCR text), a miss near `page` stops at `page` and 2 pages on each side (`whole_file` false
+in the answer, `pages_ocr` the pages OCR'd): pass whole_file=true to OCR and search every page. A
 not_found is about this file only.
 """
 
@@ -95,6 +97,8 @@ it: every integer, decimal (either separator), thousands group, percentage, rang
 number in words (English; a few in German, French, Spanish, Italian) of `claim`, each with its
 normalised `value`, `found` true/false and the `page` / `label` that shows it. `pages`: physical,
 1-based, e.g. "12-14" (at most 20). found=false means the cited pages do not show that value.
+References to parts of a document (Figure 5, Table 2, § 3, p. 12) are not quantities: they are left
+out of `numbers` (on the pages too) and listed in `references`.
 """
 
 EVIDENCE_DESC = """\

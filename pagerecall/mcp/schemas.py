@@ -205,6 +205,9 @@ class NumbersOut(BaseModel):
     found: int
     not_found: int
     note: str
+    references: list[str] = Field(default_factory=list, description=(
+        "the claim's references to parts of the document (Figure 5, Table 2, § 3, p. 12), left out of "
+        "`numbers`: they are not quantities"))
 
 
 class InfoOut(BaseModel):
@@ -352,6 +355,9 @@ QUOTE_FIELDS = {
     "char_start": "code-point offset into read_page(file, page)'s text",
     "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
     "verbatim_citable": "false for fuzzy matches, misses and OCR text",
+    "pages_ocr": "pages of pages_searched read by OCR for this check",
+    "whole_file": "false when a scan's search stopped at the cited page and 2 pages on each side "
+                  "(call again with whole_file=true to search every page)",
     "instruction_like": INSTRUCTION_LIKE,
     "rects": "where the match lies: per page, boxes [x0, y0, x1, y1] per line in PDF points (top-left origin of "
              "the page as displayed); view_page(file, page, highlight=quote) shows it; text layers have none",

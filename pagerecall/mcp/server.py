@@ -282,10 +282,14 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         file: FilePath,
         page: Annotated[int | None, Field(**schema_bounds(minimum=1),
                                           description="the cited physical page, 1-based (optional)")] = None,
+        whole_file: Annotated[bool, Field(description="on a scanned file, search every page (OCR, seconds a "
+                                                      "page) after a miss near `page`; default false: stop at "
+                                                      "`page` and 2 pages on each side")] = False,
     ) -> QuoteOut:
         def run():
             check_args(quote=quote, file=file, page=page)
-            d = run_read(get_searcher(), "verify", {"quote": quote, "file": file, "page": page})
+            d = run_read(get_searcher(), "verify", {"quote": quote, "file": file, "page": page,
+                                                    "whole_file": whole_file})
             out = QuoteOut(**d)
             for key in ("context", "matched_text"):
                 val = getattr(out, key)

@@ -216,7 +216,23 @@ class BundledEmbedder:
                     self._tokenizer = tok
         return self._tokenizer
 
-    def _ids(self, docs: list[str], light: bool, passages: bool = False) -> list[list[int]]:
+    @property
+    def takes_token_ids(self) -> bool:
+        """Whether :meth:`embed_passages` builds passages from ``token_ids`` (the chunk texts' own
+        ids, ``Chunk.token_ids``, made by :attr:`tokenizer`): with the light build tokenizer."""
+        return self._query_tok is not None and getattr(self.tokenizer, "hands_ids", False)
+
+    def _ids(self, docs: list[str], light: bool, passages: bool = False,
+             token_ids: Sequence[Sequence[int] | None] | None = None) -> list[list[int]]:
+        if token_ids is not None and self._light is not None and self._tokenizer is None:
+            # passages whose ids the chunker handed on (LightTokenizer.passage_ids_from); the rest tokenised.
+            # Once the full tokenizer is loaded every passage goes through it (the tests' reference).
+            got = [self._light.passage_ids_from(t) if t is not None else None for t in token_ids]
+            rest = [i for i, g in enumerate(got) if g is None]
+            if rest:
+                for i, g in zip(rest, self._ids([docs[i] for i in rest], light, passages)):
+                    got[i] = g
+            return got  # type: ignore[return-value]
         if light and self._tokenizer is None and self._light is not None and passages:
             got = self._light.passage_ids(docs)
             if all(g is not None for g in got):
@@ -230,14 +246,16 @@ class BundledEmbedder:
 
     # ------------------------------------------------------------------ embedding
     def _embed(self, texts: Sequence[str], prefix: str, batch_size: int, light: bool,
-               sort_by_length: bool, passages: bool = False) -> np.ndarray:
+               sort_by_length: bool, passages: bool = False, token_ids: Sequence | None = None) -> np.ndarray:
         if isinstance(texts, str):
             raise TypeError("pass a sequence of strings, not one string")
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        ids = self._ids([prefix + t for t in texts], light, passages)
+        if token_ids is not None and len(token_ids) != len(texts):
+            raise ValueError("token_ids must have one entry per text")
+        ids = self._ids([prefix + t for t in texts], light, passages, token_ids)
         # stable sort by length: batches of similar lengths carry less padding
         order = sorted(range(len(ids)), key=lambda i: len(ids[i])) if sort_by_length else list(range(len(ids)))
         groups = [order[a : a + batch_size] for a in range(0, len(order), batch_size)]
@@ -251,13 +269,19 @@ class BundledEmbedder:
         # fastembed's float32 result normalised once more, as the fastembed path did
         return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
 
-    def embed_passages(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
+    def embed_passages(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True,
+                       token_ids: Sequence[Sequence[int] | None] | None = None) -> np.ndarray:
         """Embed document passages (adds ``"passage: "``). float32 ``(n, 384)``, L2-normalised,
         in input order. ``sort_by_length=False`` batches in input order (as fastembed did).
         Tokenised like queries: through the light query tokenizer while the full one is not loaded
         (the same ids, truncated at 512 tokens), so that deep mode's fallback scorer in a query
-        server does not load the full tokenizer (+288 MB); a build loads it for the chunker anyway."""
-        return self._embed(texts, self.passage_prefix, batch_size, True, sort_by_length, passages=True)
+        server does not load the full tokenizer (+288 MB); a build loads it for the chunker anyway.
+        ``token_ids`` (with :attr:`takes_token_ids`): per text, the ids of the text alone that the
+        chunker got from :attr:`tokenizer` (``Chunk.token_ids``), or None; a passage given them is
+        not tokenised again (the same ids: ``LightTokenizer.passage_ids_from``). Raises
+        ``ValueError`` when ``token_ids`` and ``texts`` differ in length."""
+        return self._embed(texts, self.passage_prefix, batch_size, True, sort_by_length, passages=True,
+                           token_ids=token_ids)
 
     def embed_queries(self, texts: Sequence[str], batch_size: int = 32, *, sort_by_length: bool = True) -> np.ndarray:
         """Embed search queries (adds ``"query: "``). float32 ``(n, 384)``, L2-normalised.

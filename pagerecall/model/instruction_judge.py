@@ -19,6 +19,8 @@ few sentences. Another embedding model than the bundled one has no weights here:
 from __future__ import annotations
 
 import json
+import threading
+import weakref
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Sequence
@@ -27,7 +29,7 @@ import numpy as np
 
 from pagerecall.config import DEFAULT_MODEL
 
-__all__ = ["InstructionJudge", "judge_for", "load_weights"]
+__all__ = ["InstructionJudge", "embed_sentences", "judge_for", "load_weights"]
 
 WEIGHTS_FILE = "instruction_judge.json"
 
@@ -40,12 +42,32 @@ def load_weights() -> dict[str, Any]:
     return json.loads(text)
 
 
+def embed_sentences(embedder: Any, sentences: Sequence[str]) -> np.ndarray:
+    """The query embeddings the weights apply to (and were trained on): float32 ``(n, 384)``,
+    each sentence embedded alone by ``embedder.embed_queries`` (:class:`InstructionJudge`)."""
+    if not sentences:
+        return np.zeros((0, 384), dtype=np.float32)
+    return np.concatenate([np.asarray(embedder.embed_queries([s]), dtype=np.float32) for s in sentences])
+
+
+MEMO_SENTENCES = 20_000
+"""Scores a judge remembers by sentence text (about 3 MB of keys at 150 characters each): a
+``watch`` or resident server that updates the same files again re-judges only new sentences."""
+
+
 class InstructionJudge:
     """Scores sentences with the shipped logistic regression on ``embedder``'s query embeddings.
 
     ``embedder`` must be the bundled multilingual-e5-small (what the weights were trained on):
     any object with ``embed_queries(texts) -> np.ndarray`` of shape ``(n, 384)``, float32, rows
-    L2-normalised."""
+    L2-normalised.
+
+    Each sentence is embedded alone (one model call per sentence): no padding to a longer batch
+    mate (a file's candidates padded to its longest cost 2.2x their tokens), and a score that
+    depends on the sentence only, also with the int8 graph (dynamic quantisation makes a vector
+    depend on its batch mates): the same sentence gets the same verdict in any file, build or
+    order, which is what lets the scores be remembered by text (:data:`MEMO_SENTENCES`).
+    Thread-safe (the embedder is)."""
 
     def __init__(self, embedder: Any, weights: dict[str, Any] | None = None) -> None:
         w = weights or load_weights()
@@ -53,16 +75,37 @@ class InstructionJudge:
         self.w = np.asarray(w["w"], dtype=np.float32)
         self.b = float(w["b"])
         self.threshold = float(w["threshold"])
-        self.sentences = 0  # judged so far (cost accounting for bench/)
+        self.sentences = 0  # embedded by the model so far (cost accounting for bench/)
+        self.remembered = 0  # answered from the memo
+        self._memo: dict[str, float] = {}
+
+    def embed(self, sentences: Sequence[str]) -> np.ndarray:
+        """:func:`embed_sentences` on this judge's embedder."""
+        return embed_sentences(self.embedder, sentences)
 
     def scores(self, sentences: Sequence[str]) -> np.ndarray:
         """Probability, per sentence, that it is addressed to an AI agent: float32 array of
-        ``len(sentences)``, in [0, 1]."""
-        if not sentences:
-            return np.zeros(0, dtype=np.float32)
-        self.sentences += len(sentences)
-        x = np.asarray(self.embedder.embed_queries(list(sentences)), dtype=np.float32)
-        return (1.0 / (1.0 + np.exp(-(x @ self.w + self.b)))).astype(np.float32)
+        ``len(sentences)``, in [0, 1]; a sentence's score depends on its text only."""
+        out = np.zeros(len(sentences), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
+        for i, s in enumerate(sentences):
+            got = self._memo.get(s)
+            if got is None:
+                todo.setdefault(s, []).append(i)
+            else:
+                out[i] = got
+                self.remembered += 1
+        if todo:
+            texts = list(todo)
+            self.sentences += len(texts)
+            x = self.embed(texts)
+            fresh = (1.0 / (1.0 + np.exp(-(x @ self.w + self.b)))).astype(np.float32)
+            if len(self._memo) + len(texts) > MEMO_SENTENCES:
+                self._memo.clear()
+            for s, v in zip(texts, fresh):
+                self._memo[s] = float(v)
+                out[todo[s]] = v
+        return out
 
     def __call__(self, sentences: Sequence[str]) -> list[bool]:
         """``scores(sentences) >= threshold``, as the :data:`pagerecall.text.instructions.Judge` a
@@ -74,8 +117,9 @@ def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | 
     """The judge of a build with ``settings``: on ``embedder`` (or the build's own embedder,
     :func:`pagerecall.model.embedding.load_embedder` with ``purpose="index"``: loaded once per
     process, so the build's instance) when the model is the bundled default, else None (no
-    weights for another model: the patterns decide alone). Never raises for missing weights
-    (None, logged)."""
+    weights for another model: the patterns decide alone). One judge per embedder, kept while
+    the embedder lives, so its memo of scores serves every file of a process. Never raises for
+    missing weights (None, logged)."""
     if getattr(settings, "model", DEFAULT_MODEL) != DEFAULT_MODEL:
         return None
     try:
@@ -89,4 +133,15 @@ def judge_for(settings: Any, embedder: Any | None = None) -> InstructionJudge | 
         from pagerecall.model.embedding import load_embedder
 
         embedder = load_embedder(settings, purpose="index")
-    return InstructionJudge(embedder, weights)
+    try:
+        with _judges_lock:
+            judge = _judges.get(embedder)
+            if judge is None:
+                judge = _judges[embedder] = InstructionJudge(embedder, weights)
+        return judge
+    except TypeError:  # an embedder that takes no weak reference: a judge of its own, no memo across calls
+        return InstructionJudge(embedder, weights)
+
+
+_judges: "weakref.WeakKeyDictionary[Any, InstructionJudge]" = weakref.WeakKeyDictionary()
+_judges_lock = threading.Lock()

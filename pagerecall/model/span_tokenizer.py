@@ -10,10 +10,19 @@ exactly as the full one: the same tokens, hence the same ids and the same charac
 (normaliser and pre-tokeniser are the full tokenizer's own, from the skeleton).
 
 How: a batch of texts (the chunker's 64 pages, or a group of passages) gets one small Unigram
-over the union of its words' pieces. Each word's pieces are found once (vectorised binary search
-in the memory-mapped sorted vocabulary) and kept in a bounded per-word cache, since the words of
-a corpus repeat. A text holding an added token (``<s>``, ``<mask>``...), for which the skeleton
-would not reproduce the full tokenizer, goes to the full tokenizer, loaded on first need.
+over the union of its words' pieces. Each text is normalised once (the added-token check and its
+words: multilingual-e5's Metaspace pre-tokeniser is reproduced with ``str`` methods). Each word's
+pieces are found once (:mod:`pagerecall.model.piece_search`: candidates grown character by character
+in numpy, searched by 8-byte keys in the memory-mapped sorted vocabulary) and kept in a bounded
+per-word cache, since the words of a corpus repeat. A text holding an added token that the cut
+below cannot handle goes to the full tokenizer, loaded on first need.
+
+Ids handed on: :meth:`LightTokenizer.spans_ids_batch` gives the chunker each text's token ids with
+its spans; a chunk whose text begins a word of its own (:meth:`LightTokenizer.starts_word`) and holds no added
+token keeps them (``Chunk.token_ids``), and the embedder builds the passage from them
+(:meth:`LightTokenizer.passage_ids_from`: ``<s>`` + the ids of "passage:" + the text's + ``</s>``):
+Unigram segments each pre-tokenised word alone and the prefix ends with a space, so these are the ids
+of ``"passage: " + text``, and the passage is not tokenised a second time.
 
 Added tokens: a text holding ``<s>``, ``</s>``, ``<pad>``, ``<unk>`` or ``<mask>`` in its raw
 characters is cut at them as the full tokenizer cuts it (leftmost-longest match on the raw text;
@@ -28,26 +37,33 @@ tokenizer on every page of the five demo PDFs (en, de, ja) and on random and adv
 whole builds of the three maint-guide PDFs give bit-identical rows (chunk ids, pages, labels,
 offsets, text, n_tokens, vectors) for OpenVINO and onnxruntime int8.
 
-Cost: tokenising is slower per page than the full tokenizer (Python enumerates each word's
-substrings), a few percent of a build whose time is the model's.
+Cost: the chunking of the three maint-guide PDFs (page spans and chunk re-tokenising) and the
+passages' ids take 2.3-2.4 CPU-s together on a loaded AVX2-only EPYC (5.4-5.8 before; about 1.7 % of
+the model's CPU; docs/decisions/build-overhead.md).
 Why: docs/decisions/light-build-tokenizer.md (where a build's memory goes, before and after).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
+import unicodedata
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from pagerecall.model.piece_search import pieces_in_words, prefix_keys
 from pagerecall.model.query_tokenizer import QueryTokenizer
 
 _WORD_CACHE = 50_000
 """Words whose candidate pieces are kept (cleared when full; a few MB at this size)."""
 _CACHE_WORD_CHARS = 64
 """Longer words (CJK lines without spaces) are not cached: they rarely repeat."""
+_MS = "\u2581"
+_METASPACE = {"type": "Metaspace", "replacement": _MS, "prepend_scheme": "always", "split": True}
+"""multilingual-e5's pre-tokeniser, which :meth:`LightTokenizer._words_of` reproduces with ``str`` methods."""
 
 
 class LightTokenizer:
@@ -86,6 +102,8 @@ class LightTokenizer:
         self._pre = self._spans_tok.pre_tokenizer
         self._inv = np.empty(len(query_tok._ids), dtype=np.int32)  # original id -> sorted position
         self._inv[np.asarray(query_tok._ids)] = np.arange(len(query_tok._ids), dtype=np.int32)
+        self._keys = prefix_keys(query_tok._pieces)  # 2 MB: piece_search's fast first search
+        self._metaspace = json.loads(text).get("pre_tokenizer") == _METASPACE
         self._words: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()
         self.sha256 = file_sha256(self.path)
@@ -99,6 +117,10 @@ class LightTokenizer:
         specials = len(self._encode([""], True, self._spans_tok)[0][0])
         prefix = len(self._encode([passage_prefix], False, self._spans_tok)[0][0]) if passage_prefix else 0
         self.overhead = specials + prefix
+        self._prefix_ids = self._prefix_tokens()
+        self.hands_ids = self._prefix_ids is not None
+        """Whether :meth:`passage_ids_from` assembles a passage's model ids from its text's own ids
+        (:meth:`spans_ids_batch`); False when the passage prefix does not end with a space."""
 
     # ------------------------------------------------------------------ internals
     def _added_tokens(self) -> dict[str, int]:
@@ -145,43 +167,35 @@ class LightTokenizer:
         return self._full
 
     def _word_pieces(self, words: set[str]) -> np.ndarray:
-        """Original ids (int64, unique) of every vocabulary piece occurring in any of ``words``."""
+        """Original ids (int64, unique) of every vocabulary piece occurring in any of ``words``
+        (:func:`pagerecall.model.piece_search.pieces_in_words` for the words not in the cache)."""
         q = self._q
-        m, width = q._max_chars, q._width
         cached = {w: self._words[w] for w in words if w in self._words}  # before a clear below
         new = [w for w in words if w not in cached]
-        if new:
-            subs: list[bytes] = []
-            owner: list[int] = []
-            for k, w in enumerate(new):
-                n = len(w)
-                for i in range(n):
-                    for j in range(i + 1, min(n, i + m) + 1):
-                        b = w[i:j].encode("utf-8")
-                        if len(b) <= width:
-                            subs.append(b)
-                            owner.append(k)
-            found: list[list[int]] = [[] for _ in new]
-            if subs:
-                cand = np.array(subs, dtype=f"S{width}")
-                pos = np.minimum(np.searchsorted(q._pieces, cand), len(q._pieces) - 1)
-                hit = np.flatnonzero(q._pieces[pos] == cand)
-                ids = np.asarray(q._ids[pos[hit]], dtype=np.int32)
-                for h, i in zip(hit.tolist(), ids.tolist()):
-                    found[owner[h]].append(i)
-            if len(self._words) + len(new) > _WORD_CACHE:
-                self._words.clear()
-            per = {w: np.array(f, dtype=np.int32) for w, f in zip(new, found)}
-            for w, a in per.items():
-                if len(w) <= _CACHE_WORD_CHARS:
-                    self._words[w] = a
-        else:
-            per = {}
+        per = dict(zip(new, pieces_in_words(new, q._pieces, q._ids, q._max_chars, self._keys)))
+        if len(self._words) + len(new) > _WORD_CACHE:
+            self._words.clear()
+        for w, a in per.items():
+            if len(w) <= _CACHE_WORD_CHARS:
+                self._words[w] = a
         parts = [cached[w] if w in cached else per[w] for w in words]
         return np.unique(np.concatenate(parts)).astype(np.int64) if parts else np.zeros(0, dtype=np.int64)
 
-    def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list]]:
-        """(ids, offsets) of each text through a Unigram over the batch's candidate pieces.
+    def _words_of(self, text: str) -> list[str]:
+        """The pre-tokenised words of ``text`` (already normalised). For the Metaspace pre-tokeniser
+        of multilingual-e5 (``_METASPACE``) by ``str`` methods, 6-7x faster than
+        ``pre_tokenize_str`` and its offset tuples: spaces become "▁", a "▁" is put in front unless
+        there is one, and every "▁" starts a word (``tests/model/test_span_tokenizer.py`` compares
+        the two). Only the set of words matters here: a word too many would add pieces that no
+        segmentation of the text can use."""
+        if not self._metaspace:
+            return [w for w, _ in self._pre.pre_tokenize_str(text)] if self._pre else [text]
+        t = text.replace(" ", _MS)
+        return [_MS + w for w in (t if t.startswith(_MS) else _MS + t).split(_MS)[1:]]
+
+    def _encode(self, texts: Sequence[str], add_special_tokens: bool, tok) -> list[tuple[list[int], list, bool] | None]:
+        """(ids, offsets, whole) of each text through a Unigram over the batch's candidate pieces;
+        ``whole``: the text holds no added token (encoded in one piece).
 
         A text holding an added token (``<s>``, ``<mask>``, ... in the raw text; e.g. a manual
         that prints ``<s>``) is cut at them as the full tokenizer cuts it: each part between them
@@ -195,25 +209,28 @@ class LightTokenizer:
         plans: list = []  # per text: "whole", a list of parts, or None
         units: list[str] = []  # texts encoded by tok as given (exact) ...
         pieces: list[str] = []  # ... and parts between added tokens, encoded without specials
+        words: set[str] = set()
+        norm = self._norm.normalize_str if self._norm else str
         for t in texts:
-            if q.exact_for(t):
+            n = norm(t)  # once: the added-token check (QueryTokenizer.exact_for) and the words
+            if not any(a in t or a in n for a in q._added):
                 plans.append("whole")
                 units.append(t)
+                words.update(self._words_of(n))
                 continue
             parts = self._split_added(t)
             plans.append(parts)
             if parts is not None:
-                pieces.extend(p for _, p, i in parts if i is None)
-        words: set[str] = set()
-        for t in units + pieces:
-            norm = self._norm.normalize_str(t) if self._norm else t
-            for w, _ in (self._pre.pre_tokenize_str(norm) if self._pre else [(norm, None)]):
-                words.add(w)
+                for _, p, i in parts:
+                    if i is None:
+                        pieces.append(p)
+                        words.update(self._words_of(norm(p)))
         with self._lock:
             ids = self._word_pieces(words)
             subset = np.unique(np.concatenate([q._always_ids, ids]))  # sorted: ids 0-3 stay first
-            rows = self._inv[subset]
-            vocab = [(q._pieces[r].decode("utf-8"), float(q._scores[i])) for r, i in zip(rows.tolist(), subset.tolist())]
+            # one gather and one decode for the batch's pieces (none holds NUL: QueryTokenizer.derive)
+            strings = b"\0".join(np.asarray(q._pieces[self._inv[subset]]).tolist()).decode("utf-8").split("\0")
+            vocab = list(zip(strings, np.asarray(q._scores[subset]).tolist()))
             tok.model = Unigram(vocab, q._unk_id, False)
             encs = iter(tok.encode_batch(units, add_special_tokens=add_special_tokens) if units else [])
             if pieces and tok is not self._spans_tok:
@@ -223,11 +240,11 @@ class LightTokenizer:
         for plan in plans:
             if plan == "whole":
                 e = next(encs)
-                out.append((subset[np.asarray(e.ids, dtype=np.int64)].tolist(), e.offsets))
+                out.append((subset[np.asarray(e.ids, dtype=np.int64)].tolist(), e.offsets, True))
             elif plan is None:
                 out.append(None)
             else:
-                out.append(self._assemble(plan, part_encs, subset, add_special_tokens, tok))
+                out.append((*self._assemble(plan, part_encs, subset, add_special_tokens, tok), False))
         return out
 
     def _assemble(self, parts, part_encs, subset: np.ndarray, add_special_tokens: bool, tok) -> tuple[list[int], list]:
@@ -273,6 +290,53 @@ class LightTokenizer:
         """Token ids of ``text`` (not truncated)."""
         r = self._encode([text], add_special_tokens, self._spans_tok)[0]
         return r[0] if r is not None else self.full().ids(text, add_special_tokens)
+
+    def spans_ids_batch(self, texts: Sequence[str]) -> list[tuple[list[tuple[int, int]], list[int] | None]]:
+        """:meth:`token_spans_batch` with the ids of the same tokens (no special tokens) where
+        :meth:`passage_ids_from` may build a passage from them: None for a text holding an added
+        token (``"passage: <s>"`` cuts the prefix's space into a token of its own)."""
+        texts = list(texts)
+        return [(self.full().token_spans(t), None) if r is None else (r[1], r[0] if r[2] else None)
+                for t, r in zip(texts, self._encode(texts, False, self._spans_tok))]
+
+    def starts_word(self, text: str) -> bool:
+        """Whether ``text`` begins a word of its own after the passage prefix's final space, as it
+        does when tokenised alone: its first character is not a space, not "▁" (which would merge
+        with the prefix's "▁"), not a mark, control, format or private-use character, not an emoji
+        modifier (any of which could join the space in one grapheme, which the normaliser maps as a
+        unit, or be dropped), and the normaliser leaves it as it is. Then the passage's model ids
+        are the prefix's followed by the text's own (:meth:`passage_ids_from`)."""
+        c = text[:1]
+        return (bool(c) and c != _MS and unicodedata.category(c)[0] not in "MCZ" and not "\U0001f3fb" <= c <= "\U0001f3ff"
+                and (self._norm is None or self._norm.normalize_str(c) == c))
+
+    def passage_ids_from(self, text_ids: Sequence[int]) -> list[int] | None:
+        """A passage's model input ids built from its text's own (:meth:`spans_ids_batch`, for a
+        text that :meth:`starts_word`): specials around the passage prefix's ids and the text's.
+        Equal to ``passage_ids([passage_prefix + text])`` (Unigram segments each pre-tokenised word
+        alone, and the prefix ends with a space); None when :attr:`hands_ids` is False or the
+        passage exceeds ``max_tokens`` (tokenise it then)."""
+        if self._prefix_ids is None:
+            return None
+        ids = self._pre_ids + self._prefix_ids + list(text_ids) + self._post_ids
+        return ids if len(ids) <= self.max_tokens else None
+
+    def _prefix_tokens(self) -> list[int] | None:
+        """The ids the passage prefix puts before a text's own ("passage: ": "▁passage", ":"), or
+        None when the prefix does not end with a space, or an added token holds a space or is in
+        the prefix (it could straddle the two), or probe words of several scripts disagree."""
+        pre, added = self.passage_prefix, self._q._added
+        if not pre.endswith(" ") or any(" " in a or a in pre for a in added):
+            return None
+        probes = ["a", "Kapitel 3.", "Привет мир", "日本語の", "x.y", "12", "naïve", "한국어"]
+        head = None
+        for w, alone in zip(probes, self._encode(probes, False, self._spans_tok)):
+            whole = self._encode([pre + w], False, self._spans_tok)[0]
+            n = len(alone[0])
+            if whole is None or whole[0][len(whole[0]) - n :] != alone[0] or head not in (None, whole[0][: len(whole[0]) - n]):
+                return None
+            head = whole[0][: len(whole[0]) - n]
+        return head
 
     def passage_ids(self, texts: Sequence[str]) -> list[list[int] | None]:
         """Model input ids of each text (special tokens added, truncated at ``max_tokens``), or

@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from pagerecall.errors import ModelError
+from pagerecall.errors import ModelError, sentences
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,7 @@ class WordTable:
             meta = read_meta(folder)
             self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except (OSError, ValueError) as exc:
-            raise ModelError(f"Cannot use {folder}: {exc}. Next: delete {folder} so it is written again") from exc
+            raise ModelError(sentences(f"Cannot use {folder}: {exc}", f"Next: delete {folder} so it is written again")) from exc
         self.kind: str = meta["kind"]
         self.rows: int = int(meta["rows"])
         self.dim: int = int(meta["dim"])

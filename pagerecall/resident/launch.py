@@ -9,7 +9,7 @@ import sys
 from typing import Any, Callable
 
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError
+from pagerecall.errors import PagerecallError, sentences
 
 
 def settings_argv(args: argparse.Namespace) -> list[str]:
@@ -39,8 +39,8 @@ def serve_resident(args: argparse.Namespace, settings: Settings, forward: Callab
         try:
             got = server.start_background(settings, idle, settings_argv(args))
         except Refused as exc:  # the child did not come up: one line, exit 1 (its log says why)
-            raise PagerecallError(f"The resident server did not start: {exc}. Next: read that log, or run "
-                                  "pagerecall serve --resident to see it fail in the foreground") from None
+            raise PagerecallError(sentences(f"The resident server did not start: {exc}", "Next: read that log, or run "
+                                            "pagerecall serve --resident to see it fail in the foreground")) from None
         sys.stdout.write(f"resident server pid {got['pid']} serves {got['index']} on {got['socket']} "
                          f"(stops after {idle:g} idle minutes; log {got['log']})\n")
         return 0

@@ -124,15 +124,17 @@ class SourceReads:
                              passwords_file=self.settings.passwords_path(),
                              known=self.known_visible(file) if isinstance(file, str) else None)
 
-    def verify_quote(self, quote: str, file: str, page: int | None = None):
+    def verify_quote(self, quote: str, file: str, page: int | None = None, whole_file: bool = False):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
-        as :meth:`source_file` takes it)."""
+        as :meth:`source_file` takes it; ``whole_file``: search a scan past the cited page's
+        neighbours)."""
         from pagerecall.verify import verify_quote
 
         root = self.source_root()
         rel = self.source_file(file, root)
         return verify_quote(root, quote, rel, page, ocr=self.settings.ocr,
-                            passwords_file=self.settings.passwords_path(), known=self.known_visible(rel))
+                            passwords_file=self.settings.passwords_path(), known=self.known_visible(rel),
+                            whole_file=bool(whole_file))
 
     def known_visible(self, rel: str):
         """The index's record of which pages of ``rel`` held hidden text

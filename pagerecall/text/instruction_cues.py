@@ -31,7 +31,7 @@ CUE_STEMS = (
     "oublie", "consigne", "modèle de langage", "prompt système", "relecteur", "résum",
     "réponds", "répondez", "recommande", "notez", "éloge",
     # es, pt, it
-    "ignora", "olvida", "instrucci", "modelo de lenguaje", "modelo de linguagem", "asistente", "assistente",
+    "ignora", "olvida", "instrucci", "modelo de lenguaje", "modelos de lenguaje", "modelo de linguagem", "modelos de linguagem", "asistente", "assistente",
     "prompt de sistema", "prompt di sistema", "revisor", "resum", " responde", "recomienda", "recomende", "elogia", "elogie", "dimentica", "istruzion",
     "modello linguistico", "caro modello", "fai finta", "revisore", "riassunt", "rispondi", "raccomanda", "loda", "esqueça", "instruç",
     "califica", "avalie", "valuta",

@@ -25,6 +25,11 @@ numbers) are ``-4``; ``4`` and ``-4`` never match each other.
 Not a number: digits inside an identifier, a version string or a command (``\\pdfminorversion=4``,
 ``v2.3.1``, ``2.3.1``, ``x86_64``, ``COVID-19``, ``ISO-8859``, ``p.38``): :func:`in_identifier`.
 
+A reference is not a quantity: a number right after a figure, table, section, page, equation, chapter
+or article word (``Figure 5``, ``Fig. 5``, ``Table 2``, ``§ 3``, ``p. 12``, ``pp. 12-14``, ``Eq. 4``,
+``Abb. 3``, ``S. 12``, ``Kapitel 2``): :func:`is_reference`; :func:`find_numbers` leaves it out unless
+asked for it.
+
 ``unit``: the word or symbol right after the number when it is a known unit (``km``, ``GB``,
 ``gigabytes``, ``°C``, ``pages``, ``patients`` ...; :data:`~pagerecall.verify.number_words.UNITS`) or
 a currency sign before it.
@@ -39,7 +44,7 @@ from typing import Any
 from pagerecall.text.fold import is_no_space
 from pagerecall.verify.number_words import EN_PHRASE, MONTHS, OTHER_WORDS, SCALE_PATTERN, SCALES, UNITS, words_value
 
-__all__ = ["Number", "find_numbers", "in_identifier"]
+__all__ = ["Number", "find_numbers", "in_identifier", "is_reference", "references_in"]
 
 _PERCENT = r"(?:\s?%|\s(?:percent|per\s?cent|Prozent|pour\s?cent|por\s?ciento|per\s?cento|procent|por\s?cento)\b)"
 _NUM = (r"(?:\d{1,3}(?:(?:,\d{3})+(?:\.\d+)?|(?:\.\d{3})+(?:,\d+)?|(?:[\u00a0\u202f\u2009]\d{3})+(?:[.,]\d+)?)"
@@ -66,6 +71,33 @@ _TOKEN = re.compile(
     r"|(?P<oword>\b(?:" + "|".join(sorted(OTHER_WORDS, key=len, reverse=True)) + r")\b)",
     re.IGNORECASE,
 )
+
+
+_REFERENCE_BEFORE = re.compile(
+    r"(?:(?<![^\W\d_])(?:(?:figures?|tables?|tabellen?|tableaux?|abbildung(?:en)?|sections?|chapters?|kapitel|chapitre"
+    r"|abschnitt|equations?|gleichung|appendix|anhang|annexe|pages?|seiten?|articles?|artikel|theorem|lemma|footnote"
+    r"|lines?)\.?|(?:figs?|tabs?|secs?|sect|chap|eqs?|eqn|art|vol|refs?)\.?|(?:pp?|s|ch|abb|abs|gl|fn|no|nr|ll?)\.)"
+    r"|§§?|¶)\s?(?:[(\[]\s?)?$",
+    re.IGNORECASE)
+"""The end of the text before a reference number: a figure/table/section/page/equation word (English,
+German, French; abbreviated with or without a full stop) or ``§``/``¶``, then at most one space."""
+
+
+def is_reference(text: str, start: int) -> bool:
+    """True when the number at ``text[start:]`` is a reference to a part of a document (``Figure 5``,
+    ``Table 2``, ``§ 3``, ``p. 12``: :data:`_REFERENCE_BEFORE`), not a quantity a claim states."""
+    return bool(_REFERENCE_BEFORE.search(text[max(0, start - 16):start]))
+
+
+def references_in(text: str) -> list[str]:
+    """The references of ``text`` as written, word and number (``["Figure 5", "p. 12"]``), in order,
+    without repeats: the numbers :func:`find_numbers` leaves out as references."""
+    out: dict[str, None] = {}
+    for n in find_numbers(text, references=True):
+        lo = max(0, n.start - 16)
+        m = _REFERENCE_BEFORE.search(text[lo:n.start])
+        out[" ".join(text[lo + m.start():n.end].split()) if m else n.text] = None
+    return list(out)
 
 
 @dataclass
@@ -165,13 +197,17 @@ def in_identifier(text: str, start: int, end: int) -> bool:
     return False
 
 
-def find_numbers(text: str) -> list[Number]:
+def find_numbers(text: str, *, references: bool = False) -> list[Number]:
     """Every number in ``text`` (module docstring), in order; numbers inside identifiers, version
-    strings and commands (:func:`in_identifier`) left out. Pure; linear in ``len(text)``."""
+    strings and commands (:func:`in_identifier`) left out, and references (``Figure 5``, ``p. 12``:
+    :func:`is_reference`) too, unless ``references`` is True: then only the references are given.
+    Pure; linear in ``len(text)``."""
     out: list[Number] = []
     for m in _TOKEN.finditer(text):
         g = m.groupdict()
         t, s, e = m.group(0), m.start(), m.end()
+        if is_reference(text, s) != references:
+            continue
         if g["iso"] or g["dotted"] or g["slashed"] or g["dmy"] or g["mdy"] or g["my"]:
             dates = _dates_of(g)
             if not dates:

@@ -5,6 +5,10 @@ Agents misquote numbers more than words. :func:`check_numbers` finds every numbe
 and says, for each, whether the cited pages show it, on which page and printed label, and the
 words around it there (``context``), so that an agent sees what matched.
 
+References to parts of a document (``Figure 5``, ``Table 2``, ``§ 3``, ``p. 12``:
+:func:`pagerecall.verify.number_forms.is_reference`) are not quantities: they are left out of the
+numbers compared, on the claim's side and on the pages', and listed under ``references``.
+
 A claim's number is ``found`` on a page when the page's body text holds a number with the same
 value of a compatible kind (a plain number matches any number, a range's ends and a date's year;
 a percent needs a percent; a range the same range; a date the same date or a longer one in that
@@ -25,19 +29,19 @@ Only ``found`` counts as found.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
-from pagerecall.verify.number_forms import Number, find_numbers, in_identifier
+from pagerecall.verify.number_forms import Number, find_numbers, in_identifier, references_in
 from pagerecall.verify.number_words import UNITS, same_unit
 from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
-           "in_identifier", "is_item_number", "match_numbers", "parse_pages", "running_lines"]
+           "in_identifier", "is_item_number", "match_numbers", "parse_pages", "references_note", "running_lines"]
 
 
 MAX_PAGES = 20
@@ -93,10 +97,14 @@ class NumberCheck:
     found: int
     not_found: int
     note: str
+    references: list[str] = field(default_factory=list)
+    """The claim's references to parts of a document (``Figure 5``, ``Table 2``, ``§ 3``, ``p. 12``), as
+    written: left out of ``numbers`` (they are not quantities; the pages' references are left out too)."""
 
     def to_dict(self) -> dict:
         return {"claim": self.claim, "file": self.file, "pages": self.pages, "labels": self.labels,
-                "numbers": self.numbers, "found": self.found, "not_found": self.not_found, "note": self.note}
+                "numbers": self.numbers, "found": self.found, "not_found": self.not_found, "note": self.note,
+                "references": self.references}
 
 
 NOTE = ("Numbers read from the source's cited pages (visible text only), not from the index. found=false: the "
@@ -152,8 +160,19 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
         cited.append((pg.number, pg.label, pg.text, [h.text for h in pg.hidden], running_lines(pg.text, near)))
     numbers = match_numbers(claim, cited)
     found = sum(1 for n in numbers if n["found"])
+    refs = references_in(claim)
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
-    return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note)
+    if refs:
+        note = references_note(refs) + " " + note
+    return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note,
+                       refs)
+
+
+def references_note(refs: Sequence[str]) -> str:
+    """The sentence a check's note starts with when the claim holds references (``refs``, as
+    :func:`pagerecall.verify.number_forms.references_in` gives them)."""
+    return (f"Left out as references, not quantities: {', '.join(refs)} (a figure, table, section or page number "
+            "is checked by reading that part of the source).")
 
 
 def _line_key(line: str) -> str:

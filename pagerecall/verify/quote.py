@@ -51,6 +51,12 @@ FUZZY_MIN_CHARS = 30
 """Quotes shorter than this (normalised characters) get no ``fuzzy`` tier: at 20 chars an
 unrelated English phrase reached 0.93 against maint-guide (table above)."""
 
+OCR_NEIGHBOURS = 2
+"""Pages on each side of a cited page searched when its text came from OCR; a miss there stops
+the search unless the caller asks for the whole file. Why: OCR costs 5-18 CPU-s a page
+(docs/decisions/ocr-languages.md): a miss on a 200-page scan would OCR every page, most of an
+hour, before answering (docs/decisions/quote-verification-latency.md)."""
+
 _LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ from the source"
 
 
@@ -92,6 +98,12 @@ class QuoteCheck:
     pages_searched: int = 0
     note: str = ""
     rects: Geometry | None = None
+    pages_ocr: int = 0
+    """Pages of ``pages_searched`` whose text was read by OCR for this check (a scan's pages cost
+    seconds each)."""
+    whole_file: bool = True
+    """False when a scan's search stopped at the cited page and its neighbours
+    (:data:`OCR_NEIGHBOURS`), as it does unless the caller asks for the whole file."""
     hidden_reason: str | None = None
     """For ``match="hidden"``: why no reader sees the text (:data:`pagerecall.extract.hidden.REASONS`)."""
 
@@ -112,6 +124,7 @@ def verify_quote(
     candidate_pages: Sequence[int] | None = None,
     passwords_file: tuple[Path, bool] | Path | None = None,
     known: KnownVisible | None = None,
+    whole_file: bool = False,
 ) -> QuoteCheck:
     """Check a quote against the source file (not the index).
 
@@ -134,6 +147,11 @@ def verify_quote(
         known: the index's record of the pages of ``file`` that hold hidden text
             (:class:`pagerecall.verify.source.KnownVisible`): a single page read known to hold
             none skips the rendering check. None: full check.
+        whole_file: with a cited ``page`` whose text (or a neighbour's) came from OCR, a miss on
+            the cited page and its :data:`OCR_NEIGHBOURS` neighbours (and ``candidate_pages``)
+            ends the search there (``whole_file=False`` in the result, the note says how many
+            pages were OCR'd and how to search the rest) unless this is True. Pages with a
+            text layer are always searched whole (a page costs ~25 ms).
 
     Returns:
         :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
@@ -176,6 +194,7 @@ def verify_quote(
 
     found: _Found | None = None
     best: _Found | None = None  # best fuzzy candidate, kept for the note of a miss
+    scope = order  # the pages this check may read: all, or a scan's pages around the cited one
     if nq:
         # Tier 1+2 near the cited page (reads single pages only), then on the whole document.
         found = run(near, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
@@ -183,22 +202,30 @@ def verify_quote(
                   and 1 <= p <= count and p not in near]
         if found is None and hinted:
             found = run(hinted, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
-        if found is None:
+        if found is None and not whole_file and any(src.page(p).ocr for p in near):
+            # a scan: OCR only the cited page's neighbourhood, never the whole file unasked
+            wider = [p for p in range(cited - OCR_NEIGHBOURS, cited + OCR_NEIGHBOURS + 1)
+                     if 1 <= p <= count and p not in searched]
+            found = run(wider, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+            scope = [p for p in order if p in searched]
+        elif found is None:
             rest = [p for p in order if p not in searched]
             src.document()  # one whole-document read beats many single-page reads
             found = run(rest, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
         best_score = 1.0 if found else 0.0
         if found is None and len(nq) >= FUZZY_MIN_CHARS:
             fq = _fold_case(nq)
-            searched.update(order)
-            for p in order:
+            searched.update(scope)
+            for p in scope:
                 cutoff = best.similarity if best else 0.0
                 got = _fuzzy_page(fq, src, p, cutoff)
                 if got and (best is None or got.similarity > best.similarity):
                     best = got
                 if best and best.similarity >= 0.999:
                     break
-            for a in _junctions(order, count):
+            for a in _junctions(scope, count):
+                if a + 1 not in scope or a not in scope:
+                    continue
                 cutoff = best.similarity if best else 0.0
                 got = _fuzzy_junction(fq, src, a, cutoff)
                 if got and (best is None or got.similarity > best.similarity):
@@ -210,9 +237,12 @@ def verify_quote(
     else:
         best_score = 0.0
 
-    result = QuoteCheck(rel, quote, "not_found", round(best_score, 4), cited_page=page, pages_searched=len(searched) or count)
+    limited = len(scope) < len(order)
+    result = QuoteCheck(rel, quote, "not_found", round(best_score, 4), cited_page=page,
+                        pages_searched=len(searched) or count, whole_file=not limited)
+    result.pages_ocr = sum(1 for p in searched if src.page(p).ocr)
     if found is None and nq:
-        got = _in_hidden(src, nq, order if count else [])
+        got = _in_hidden(src, nq, scope if count else [])
         if got is not None:
             pg, span = got
             result.match, result.similarity = "hidden", 1.0
@@ -229,16 +259,24 @@ def verify_quote(
         notes = []
         if len(nq) < FUZZY_MIN_CHARS:
             notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
-        degraded = [p.number for p in src.document().pages if p.status in ("image_only", "garbled")] if count else []
+        read = [src.page(p) for p in sorted(scope)] if count else []
+        degraded = [p.number for p in read if p.status in ("image_only", "garbled")]
         if degraded:
             notes.append(
                 f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
             )
-        blanks = [p.number for p in src.document().pages if p.status == "empty"] if count else []
+        blanks = [p.number for p in read if p.status == "empty"]
         if blanks:  # no text and no image: nothing printed there to quote
             notes.append(f"{len(blanks)} page(s) are blank ({_fmt_pages(blanks)})")
-        ocred = [p.number for p in src.document().pages if p.status == "ocr"] if count else []
-        if ocred:
+        ocred = [p.number for p in read if p.status == "ocr"]
+        if limited:
+            notes.append(
+                f"a scan: only pages {_fmt_pages(sorted(scope))} around the cited page were searched "
+                f"({len(ocred)} read by OCR), the other {count - len(scope)} page(s) were not read; a miss here "
+                "proves nothing. Next: search the whole file (`pagerecall verify --whole-file`, MCP "
+                f"whole_file=true), which OCRs every page (5-18 CPU-s a page)"
+            )
+        elif ocred:
             notes.append(
                 f"{len(ocred)} page(s) were read by OCR ({_fmt_pages(ocred)}): their text is approximate, "
                 "a miss there proves nothing"
@@ -340,15 +378,12 @@ def _in_hidden(src: _Source, nq: str, order: list[int]) -> tuple[Page, object] |
     """The first page (in search order) and hidden span whose text holds the normalised quote
     ``nq`` (case kept, then case-folded), or None; a quote over two or more hidden spans of a
     page (runs of different reasons, one after the other) is found in their texts joined by a
-    space, and answered with the first span it touches. Reads the whole document (already read
-    on a miss)."""
-    pages = {p.number: p for p in src.document().pages if p.hidden}
-    if not pages:
-        return None
+    space, and answered with the first span it touches. Reads the pages of ``order`` (already
+    read on a miss)."""
     fq = _fold_case(nq)
     for number in order:
-        pg = pages.get(number)
-        if pg is None:
+        pg = src.page(number)
+        if not pg.hidden:
             continue
         texts = [normalise(span.text).text for span in pg.hidden]
         for span, hn in zip(pg.hidden, texts):

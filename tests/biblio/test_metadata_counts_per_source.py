@@ -34,4 +34,4 @@ def test_info_counts_fields_per_source(tmp_path, capsys):
     assert main(["info", "--index", str(settings.index_dir), "--in-process"]) == 0
     text = capsys.readouterr().out
     assert f"  fields    bibliography:library.bib: key {len(in_bib)}, title {len(in_bib)}," in text
-    assert "  source    bibliography " in text and "pdf own metadata (10 PDFs read" in text
+    assert "  source    bibliography " in text and "own metadata (10 PDFs read" in text

@@ -1,7 +1,7 @@
 """The ANN index kinds: IVF_SQ, IVF_RQ (RaBitQ, 2 bits, refined) from :data:`RQ_MIN_ROWS` rows (500k) and
 IVF_PQ (refined) from :data:`PQ_MIN_ROWS` rows when that is set (off by default); a generation keeps the
 kind it was built with, so an IVF_SQ generation answers unchanged beside an IVF_PQ or IVF_RQ one.
-Real LanceDB tables (small: a few seconds)."""
+Real Lance tables (small: a few seconds)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from pagerecall.index import ann as ann_mod
 from pagerecall.index.ann import ANN_MIN_ROWS, PQ_MIN_ROWS, RQ_MIN_ROWS, RQ_NUM_BITS, RQ_REFINE_FACTOR, ann_params
-from pagerecall.index.ann import index_config
+from pagerecall.index.ann import index_params
 from pagerecall.index.layout import IndexStore
 from pagerecall.index.snapshot import open_snapshot
 from tests.index.test_generations import file_record, make_rows, unit
@@ -42,9 +42,11 @@ def test_ann_params_by_rows(monkeypatch):
     assert rq["type"] == "IVF_RQ" and rq["num_bits"] == RQ_NUM_BITS and "num_sub_vectors" not in rq
     assert rq["refine_factor"] > sq["refine_factor"]
     assert ann_params(499_999, 384)["type"] == "IVF_PQ"
-    assert type(index_config(rq)).__name__ == "IvfRq"
+    assert index_params(rq) == {"index_type": "IVF_RQ", "num_bits": RQ_NUM_BITS, "metric": "cosine",
+                                "num_partitions": rq["num_partitions"], "max_iters": ann_mod.IVF_MAX_ITERATIONS,
+                                "sample_rate": ann_mod.IVF_SAMPLE_RATE}
     with pytest.raises(ValueError, match="IVF_SQ, IVF_PQ or IVF_RQ"):
-        index_config({**sq, "type": "IVF_HNSW"})
+        index_params({**sq, "type": "IVF_HNSW"})
 
 
 def _exact(snap, q, k):

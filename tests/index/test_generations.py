@@ -351,7 +351,7 @@ def test_verify_passes_and_reports_counts(tmp_path):
     assert meta["counts"] == {
         "lance_chunks": 4, "tantivy_docs": 4, "files": 2, "files_failed": 1, "files_n_chunks": 4
     }
-    assert meta["model"] == "m" and meta["schema_version"] >= 1 and meta["lancedb_version"]
+    assert meta["model"] == "m" and meta["schema_version"] >= 1 and meta["lance_version"]
 
 
 # --------------------------------------------------------------------------- reader

@@ -1,6 +1,6 @@
 """One snapshot per query: an answer is wholly from one generation, even while CURRENT is swapped.
 
-Also: the read path (``pylance``) reads exactly what the write path (``lancedb``) wrote.
+Also: the read path (``pylance``) and LanceDB read the same rows and hits from a generation's tables.
 Real bundled model, real LanceDB, real Tantivy.
 """
 
@@ -119,8 +119,8 @@ def _unit(rng, n, dim):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def test_pylance_reads_what_lancedb_wrote(tmp_path):
-    """The read path (pylance) against the write path's library (lancedb) on the same table:
+def test_pylance_and_lancedb_read_the_same_rows_and_hits(tmp_path):
+    """The read path (pylance) against LanceDB on the same table (written by the writer, through pylance):
     the same rows, and the same ANN (IVF_SQ, refined) and scoped exact-search hits."""
     import lancedb
 

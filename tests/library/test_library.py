@@ -294,7 +294,9 @@ def test_a_search_for_a_tag_nobody_set_says_why_the_miss_proves_nothing(library,
     _, settings, _ = library
     code, out, _ = _cli(capsys, "search", "fog signal", "--tag", "nonexistent", "-k", "3",
                         "--index", str(settings.index_dir))
-    assert code == 0 and "No hits. This miss proves nothing: no file carries the tag 'nonexistent'" in out
+    line = next(x for x in out.splitlines() if x.startswith("No hits"))
+    assert code == 0 and line.startswith("No hits: no file carries the tag 'nonexistent', so no text was searched")
+    assert line.count("proves nothing") == 1 and line.endswith("shows the tags.")  # one clear sentence
 
 
 @pytest.mark.parametrize("limit", ["0", "-1"])
@@ -323,7 +325,7 @@ def test_an_unknown_note_id_names_the_cli_verbs(library, capsys):
     _, settings, _ = library
     code, _, err = _run(capsys, "notes", "review", "note-000000000000", "--verdict", "confirm", "--agent", "b",
                         "--index", str(settings.index_dir))
-    assert code == 1 and "Next: `pagerecall notes find` / `pagerecall notes list`" in err and "find_notes" not in err
+    assert code == 1 and "Next: `pagerecall notes find` or `pagerecall notes list`" in err and "find_notes" not in err
     with pytest.raises(NoteNotFoundError, match="Next: find_notes"):  # the MCP tools' wording stays
         ns.review_note(settings, id="note-000000000000", verdict="confirm", notes=None, agent="b", reason_note=None)
 

@@ -28,12 +28,9 @@ TOOLS_LIST = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory) -> Path:
-    idx = tmp_path_factory.mktemp("startup") / "index"
-    env = _env()
-    subprocess.run([sys.executable, "-m", "pagerecall", "build", str(ROOT / "examples" / "corpus"),
-                    "--index", str(idx), "-q"], cwd=ROOT, env=env, check=True, timeout=600)
-    return idx
+def index(examples_built) -> Path:
+    """The session's index of ``examples/corpus`` (``tests/conftest.py``); the servers only read it."""
+    return examples_built.index_dir
 
 
 def _env(**extra: str) -> dict:

@@ -48,6 +48,16 @@ def test_spans_ids_chunks_and_vectors_equal_the_full_tokenizers_on_the_demo_pdfs
     sample = [c.text for cs in chunks for c in cs[:40]]
     light_vecs = light_emb.embed_passages(sample)
     passage_ids = light.passage_ids([light.passage_prefix + t for t in sample])
+    # the chunker's token ids (Chunk.token_ids), handed to the embedder instead of tokenising again
+    every = [c for cs in chunks for c in cs]
+    handed = [c for c in every if c.token_ids is not None]
+    assert light_emb.takes_token_ids and len(handed) >= 0.9 * len(every)
+    from_chunker = [light.passage_ids_from(c.token_ids) for c in handed]
+    page_text = {(d.path, pg.number): pg.text for d in docs for pg in d.pages}
+    mid_word = [c for c in handed if c.char_start and not page_text[c.file, c.page_start][c.char_start - 1].isspace()]
+    assert len(mid_word) >= 10  # CJK runs cut inside: their ids come from re-tokenising the chunk alone
+    sample_ids = [c.token_ids for cs in chunks for c in cs[:40]]
+    handed_vecs = light_emb.embed_passages(sample, token_ids=sample_ids)
     assert light_emb._tokenizer is None  # the build never needed the 250k-piece vocabulary
 
     full = light_emb.full_tokenizer
@@ -55,7 +65,13 @@ def test_spans_ids_chunks_and_vectors_equal_the_full_tokenizers_on_the_demo_pdfs
     assert spans == [s for a in range(0, len(pages), 64) for s in full.token_spans_batch(pages[a : a + 64])]
     assert chunks == [chunk_document(d, full, ChunkParams()) for d in docs]
     assert passage_ids == [e.ids for e in light_emb._passage_tok.encode_batch([full.passage_prefix + t for t in sample])]
-    assert np.array_equal(light_vecs, light_emb.embed_passages(sample))  # now through the full tokenizer
+    full_vecs = light_emb.embed_passages(sample)  # now through the full tokenizer
+    assert np.array_equal(light_vecs, full_vecs)
+    assert np.array_equal(handed_vecs, full_vecs)
+    # every handed passage, those starting inside a word or a CJK run included
+    assert [list(c.token_ids) for c in handed] == [full.ids(c.text, add_special_tokens=False) for c in handed]
+    assert from_chunker == [e.ids for e in light_emb._passage_tok.encode_batch([full.passage_prefix + c.text
+                                                                                 for c in handed])]
 
 
 def test_random_and_adversarial_texts_give_the_full_tokenizers_spans_and_ids(emb):
@@ -140,6 +156,92 @@ def test_texts_holding_added_tokens_give_the_full_tokenizers_spans_and_ids_witho
 
     check()
     assert check_light._full is None
+
+
+def test_token_ids_handed_by_the_chunker_equal_the_full_tokenizers_on_adversarial_documents(emb):
+    """A wrong reuse of the chunker's token ids (``Chunk.token_ids``, ``LightTokenizer.passage_ids_from``)
+    would embed other ids than the model's tokenizer gives "passage: " + text. Small chunks over pages
+    that mix long words without spaces (cuts inside words), CJK without spaces, added tokens
+    (``<s>``, ``<mask>``: "passage: <s>" cuts the prefix's space into a token of its own), combining
+    marks, "▁", superscripts, NBSP, control characters: every handed id list must equal the full
+    tokenizer's, and the embedder must give the same vectors with and without them."""
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from pagerecall.types import Document, Page
+
+    light_emb = _fresh(emb)
+    light = light_emb.tokenizer
+    full = emb.full_tokenizer
+    params = ChunkParams(max_tokens=24, overlap_tokens=6, min_tokens=4)
+    prefix = full.passage_prefix
+
+    def handed_ok(pages: list[str]) -> list:
+        doc = Document(path="adv.txt", kind="txt", pages=tuple(Page(number=i + 1, text=t) for i, t in enumerate(pages)))
+        chunks = chunk_document(doc, light, params)
+        handed = [c for c in chunks if c.token_ids is not None]
+        for c in handed:
+            assert list(c.token_ids) == full.ids(c.text, add_special_tokens=False), c.text
+            assert light.passage_ids_from(c.token_ids) == emb._passage_tok.encode(prefix + c.text).ids, c.text
+        return chunks
+
+    fixed = ["Leuchtturmwärterdienstvorschriftensammlung" * 6 + " und der Nebelsignalgeber tönt.",
+             "最新のlintianは透镜の中で動作します。" * 12, "set <s>strike</s> then <mask> the fog bell twice. " * 4,
+             "The keeper\u00a0winds ⁴the clockwork…\u0301again \u2581marks ¨and\u0008controls. " * 5,
+             "\u000bLeading control, then plain words follow here. " * 4,
+             "The fog signal sounds three times every sixty seconds while the keeper winds it. " * 6,
+             "Plain words again: the lamp turns, the lens throws its beam over the rocks. " * 6]
+    chunks = handed_ok(fixed)
+    assert sum(c.token_ids is not None for c in chunks) >= len(chunks) // 2
+    assert all(c.token_ids is None for c in chunks if "<s>" in c.text or "<mask>" in c.text)
+    texts = [c.text for c in chunks]
+    handed_vecs = light_emb.embed_passages(texts, token_ids=[c.token_ids for c in chunks])
+    assert light_emb._tokenizer is None and emb._tokenizer is not None
+    assert np.array_equal(handed_vecs, emb.embed_passages(texts))  # through the full tokenizer
+
+    words = st.sampled_from(["<s>", "<mask>", "fog", "Nebelsignal", "灯台の", "最新", "\u0301", "\u2581", "\u00a0",
+                             "⁴", "…", "\u0008", "é", "ﬁ", "\U0001f3fb", "（", "\n", ". ", " ", "  "])
+    page = st.lists(words, min_size=1, max_size=60).map("".join)
+
+    @hsettings(max_examples=60, deadline=None)
+    @given(st.lists(page, min_size=1, max_size=3))
+    def check(pages: list[str]) -> None:
+        handed_ok(pages)
+
+    check()
+
+
+def test_the_vectorised_piece_search_and_word_split_equal_the_plain_ones(emb):
+    """``piece_search.pieces_in_words`` against a loop over every substring, and
+    ``LightTokenizer._words_of`` against the pre-tokeniser's own words, on random words (NUL,
+    "▁", astral and combining characters among them)."""
+    from hypothesis import given, settings as hsettings, strategies as st
+
+    from pagerecall.model.piece_search import pieces_in_words
+
+    light = _fresh(emb).tokenizer
+    q = light._q
+
+    def plain(word: str) -> list[int]:
+        subs = {word[i:j].encode() for i in range(len(word)) for j in range(i + 1, min(len(word), i + q._max_chars) + 1)}
+        cand = np.array([b for b in subs if len(b) <= q._width and b"\0" not in b], dtype=f"S{q._width}")
+        if not len(cand):
+            return []
+        pos = np.minimum(np.searchsorted(q._pieces, cand), len(q._pieces) - 1)
+        return sorted(int(i) for i in q._ids[pos[q._pieces[pos] == cand]])
+
+    alphabet = st.one_of(st.characters(min_codepoint=0, max_codepoint=0x2FFFF, blacklist_categories=("Cs",)),
+                         st.sampled_from(list("▁abcdefghijklmnopqrstuvwxyzäöü日本語のをはテスト")))
+
+    @hsettings(max_examples=80, deadline=None)
+    @given(st.lists(st.text(alphabet=alphabet, max_size=40), max_size=30))
+    def check(words: list[str]) -> None:
+        got = pieces_in_words(words, q._pieces, q._ids, q._max_chars, light._keys)
+        assert [g.tolist() for g in got] == [plain(w) for w in words]
+        for w in words:
+            n = light._norm.normalize_str(w)
+            assert set(light._words_of(n)) >= {x for x, _ in light._pre.pre_tokenize_str(n)}
+
+    check()
 
 
 BUILD_CHILD = r"""

@@ -7,10 +7,8 @@ for ``--background`` / ``--stop``, which start a real detached process.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-import shutil
 import socket
 import stat
 import subprocess
@@ -27,21 +25,18 @@ from pagerecall.wire import protocol
 from pagerecall.resident import server as resident
 from pagerecall.config import Settings
 from pagerecall.search.searcher import Searcher
+from tests.conftest import copy_of_index
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "examples" / "corpus"
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory) -> tuple[Settings, Path]:
-    from pagerecall.ingest.pipeline import build
-
-    base = tmp_path_factory.mktemp("resident")
-    corpus = base / "corpus"
-    shutil.copytree(CORPUS, corpus)
-    settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
-                                   degraded_registry=None)
-    build(settings, corpus)
+def index(tmp_path_factory, examples_built) -> tuple[Settings, Path]:
+    """A copy of the session's index of the example corpus (``tests/conftest.py``): the notes below
+    and the server's socket are written into it."""
+    settings = copy_of_index(examples_built.settings, tmp_path_factory.mktemp("resident") / "index")
+    corpus = examples_built.corpus
     from pagerecall.ledger import notes_service  # notes, so that --with-notes and --tag answer something
 
     manual = "en/harrow-point-manual.pdf"

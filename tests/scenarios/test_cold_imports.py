@@ -14,17 +14,14 @@ modules it loaded. Heavy modules a command must not load:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from pagerecall.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -41,16 +38,9 @@ print(json.dumps({"code": code, "modules": sorted(m.split(".")[0] for m in sys.m
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory) -> Path:
-    from pagerecall.ingest.pipeline import build
-
-    base = tmp_path_factory.mktemp("imports")
-    corpus = base / "corpus"
-    shutil.copytree(ROOT / "examples" / "corpus", corpus)
-    settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
-                                   degraded_registry=None)
-    build(settings, corpus)
-    return settings.index_dir
+def index(examples_built) -> Path:
+    """The session's index of the example corpus (``tests/conftest.py``); the commands only read it."""
+    return examples_built.index_dir
 
 
 def loaded(index: Path, *argv: str) -> set[str]:

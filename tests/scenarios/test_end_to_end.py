@@ -41,11 +41,13 @@ def _settings(index: Path, corpus: Path | None = None) -> Settings:
 
 
 @pytest.fixture(scope="module")
-def example_index(tmp_path_factory) -> Path:
-    index = tmp_path_factory.mktemp("examples-index")
-    report = indexing.build(_settings(index), CORPUS)
+def example_index(examples_built) -> Path:
+    """The session's index of ``examples/corpus`` (``tests/conftest.py``): read only here; a test
+    that writes takes a copy of the folder."""
+    report = examples_built.report
     assert report.files_failed == 0 and report.files_ok == 5
-    return index
+    assert examples_built.corpus == CORPUS
+    return examples_built.index_dir
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:

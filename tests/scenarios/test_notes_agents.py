@@ -9,13 +9,12 @@ Real MCP server (in-memory client), real bundled model, real index of ``examples
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import anyio
 import pytest
 
-from pagerecall.config import Settings
+from tests.conftest import copy_of_index
 
 mcp = pytest.importorskip("mcp")
 
@@ -24,13 +23,9 @@ MANUAL = "en/harrow-point-manual.pdf"
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
-    from pagerecall.ingest.pipeline import build
-
-    base = tmp_path_factory.mktemp("notes-agents")
-    s = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None, degraded_registry=None)
-    build(s, ROOT / "examples" / "corpus")
-    return s
+def library(tmp_path_factory, examples_built):
+    """A copy of the session's index of ``examples/corpus`` (``tests/conftest.py``): the agents write notes."""
+    return copy_of_index(examples_built.settings, tmp_path_factory.mktemp("notes-agents") / "index")
 
 
 def _calls(server, calls: list[tuple[str, dict]]):

@@ -21,7 +21,7 @@ def _status(claim: str, page_text: str) -> list[tuple[str, str]]:
 
 
 def test_an_en_dash_or_minus_sign_before_a_digit_is_a_minus() -> None:
-    assert [n.value for n in find_numbers("It fell to –4 °C, then −7 and -2; pages 12–14.")] == [-4, -7, -2, [12, 14]]
+    assert [n.value for n in find_numbers("It fell to –4 °C, then −7 and -2; rows 12–14.")] == [-4, -7, -2, [12, 14]]
     assert _status("It was 4 degrees.", "The night fell to –4 degrees.") == [("4 degrees", "not_found")]
     assert _status("It was -4 degrees.", "The night fell to –4 degrees.") == [("-4 degrees", "found")]
     assert _status("It was −4 degrees.", "The night fell to -4 degrees.") == [("−4 degrees", "found")]

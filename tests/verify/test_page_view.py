@@ -23,11 +23,10 @@ from rapidfuzz.distance import Indel
 from pagerecall import verify as pageview
 from pagerecall.verify import boxes
 from pagerecall.cli.commands import main
-from pagerecall.config import Settings
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError, UsageError
 from pagerecall.extract.pdf import read_pdf
 from pagerecall.verify import normalise, read_page, verify_quote
-from tests.conftest import EXAMPLES, shared_path
+from tests.conftest import EXAMPLES, copy_of_index, scan_excerpt, shared_path
 
 CORPUS = EXAMPLES / "corpus"
 MANUAL = "en/harrow-point-manual.pdf"
@@ -158,15 +157,12 @@ def _ink(pix: pymupdf.Pixmap) -> float:
 
 
 @pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    """``(settings, index_dir)`` of a real index (bundled model) of the example corpus."""
-    from pagerecall.ingest.pipeline import build
-
-    index = tmp_path_factory.mktemp("pageview-index")
-    settings = dataclasses.replace(Settings.from_env(), index_dir=index, ocr="off", corpus_root=None,
-                                   degraded_registry=None)
-    build(settings, CORPUS)
-    return settings, index
+def indexed(examples_built):
+    """``(settings, index_dir)`` of a real index (bundled model) of the example corpus: the
+    session's (``tests/conftest.py``), read only, with OCR off for the reads."""
+    assert examples_built.corpus == CORPUS
+    settings = dataclasses.replace(examples_built.settings, ocr="off")
+    return settings, settings.index_dir
 
 
 def _cli_json(capsys, argv: list[str]) -> tuple[int, dict]:
@@ -351,12 +347,14 @@ def test_rotated_page_boxes_are_in_displayed_coordinates():
         assert_boxes_hold(folder / rel, page, pb.boxes, text[:40])
 
 
-def test_image_only_page_is_rendered_with_a_note():
-    folder = shared_path("corpora", "demo")
-    v = pageview.view_page(folder, "linn.pdf", 1, dpi=72)
+def test_image_only_page_is_rendered_with_a_note(tmp_path):
+    # the top quarter of linn.pdf's scanned page (no text layer): where Tesseract is installed the
+    # highlight below OCRs the page, and a quarter of the page takes a quarter of the whole's time
+    scan_excerpt(tmp_path / "linn-top.pdf")
+    v = pageview.view_page(tmp_path, "linn-top.pdf", 1, dpi=72)
     assert v.status == "image_only" and "nothing to highlight" in v.note
     assert _ink(_pixmap(v.png)) > 0.01
-    v = pageview.view_page(folder, "linn.pdf", 1, highlight="any words at all on this scanned page", dpi=72)
+    v = pageview.view_page(tmp_path, "linn-top.pdf", 1, highlight="any words at all on this scanned page", dpi=72)
     # no text layer: "no usable text", or, where Tesseract is installed (CI), "read by OCR": a miss proves nothing
     assert v.match == "not_found" and ("no usable text" in v.note or "read by OCR" in v.note)
 
@@ -367,7 +365,8 @@ def test_the_resident_server_gives_the_same_image_and_boxes(indexed, capsys, tmp
     from pagerecall.resident import server as resident
     from pagerecall.search import Searcher
 
-    settings, index = indexed
+    settings = copy_of_index(indexed[0], tmp_path / "index")  # the server's socket goes into the index folder
+    index = settings.index_dir
     srv = resident.ResidentServer(settings, Searcher(settings), forward=run_forwarded).start()
     try:
         outputs = []

@@ -1,0 +1,168 @@
+"""The rendering check's shared reads of a page (issue 45, item 2): each made once, decisions unchanged.
+
+:class:`pagerecall.extract.rendering.PageDrawing` gives the render without text as blank paper when
+the page's paint log holds only text, instead of drawing it. These tests hold that shortcut to
+what it claims: blank paper is exactly what the drawing gives on every text-only construction,
+any other painting call (a white rectangle included) gets a real render, and hidden text under
+such a rectangle is still found. The span-level check (:mod:`pagerecall.extract.quickcheck`),
+vectorised over the page, is compared with the span-by-span loop it replaced.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+
+import pagerecall.extract.rendering as rendering
+from pagerecall.extract import quickcheck
+from pagerecall.extract.pdf import read_pdf
+from tests.extract.constructions import (
+    HELD_OUT_HIDDEN,
+    HELD_OUT_VISIBLE,
+    PLANTED,
+    TUNING_HIDDEN,
+    TUNING_VISIBLE,
+    VISIBLE,
+    build,
+)
+
+KINDS = {**TUNING_HIDDEN, **HELD_OUT_HIDDEN}
+BUILDERS = {**{k: v[0] for k, v in KINDS.items()}, **TUNING_VISIBLE, **HELD_OUT_VISIBLE, "plain": lambda p: None}
+
+
+def _white_box_over(page: pymupdf.Page) -> None:
+    page.insert_text((72, 120), PLANTED, fontsize=11)
+    page.draw_rect(pymupdf.Rect(60, 105, 430, 126), color=None, fill=(1, 1, 1))  # no border: only the fill
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_blank_paper_is_what_the_render_without_text_gives(tmp_path: Path, kind: str) -> None:
+    doc = pymupdf.open(build(tmp_path, BUILDERS[kind]))
+    page = doc[0]
+    drawing = rendering.PageDrawing(page)
+    shared = drawing.renders()
+    own = rendering.render_pair(page)  # both renders drawn, no shortcut
+    assert np.array_equal(shared[0], own[0]) and np.array_equal(shared[1], own[1])
+    assert tuple(shared[2]) == tuple(own[2])
+    if drawing.paints_only_text():
+        assert (own[1] == 255).all()
+
+
+def test_a_white_rectangle_over_text_is_drawn_and_the_text_stays_hidden(tmp_path: Path, monkeypatch) -> None:
+    path = build(tmp_path, _white_box_over)
+    page = pymupdf.open(path)[0]
+    assert not rendering.PageDrawing(page).paints_only_text()  # the fill is a painting call
+    drawn = []
+    real = rendering._render
+    monkeypatch.setattr(rendering, "_render", lambda *a, **k: drawn.append(a[3]) or real(*a, **k))
+    got = read_pdf(path, path.name, ocr="off").pages[0]
+    assert drawn == [True, False]  # with and without text: the rectangle's render is made
+    assert VISIBLE in got.text and "AI assistants" not in got.text
+    assert [(h.text, h.reason) for h in got.hidden] == [(PLANTED, "covered")]
+
+
+@pytest.mark.parametrize(("kind", "renders"), [("plain", [True]), ("white_on_white", [True]),
+                                               ("clipped_away", [True]), ("under_polygon", [True, False]),
+                                               ("same_colour_on_image", [True, False])])
+def test_a_page_that_paints_only_text_is_drawn_once(tmp_path: Path, monkeypatch, kind: str, renders: list) -> None:
+    path = build(tmp_path, BUILDERS[kind])
+    drawn = []
+    real = rendering._render
+    monkeypatch.setattr(rendering, "_render", lambda *a, **k: drawn.append(a[3]) or real(*a, **k))
+    read_pdf(path, path.name, ocr="off")
+    assert drawn == renders
+
+
+# --------------------------------------------------------------- the span-level check, vectorised
+
+_WS = re.compile(r"\s+")
+
+
+def _span_by_span(lines: list, renders: tuple) -> bool:
+    """The span-level check as it was written before (one span at a time), the reference."""
+    from pagerecall.extract.rendering import LINEAR, ink
+    from pagerecall.extract.visibility import MIN_CONTRAST
+
+    with_text, without_text, m = renders
+    mask = ink(with_text, without_text)
+    h, w = mask.shape
+    zoom = abs(m.a) or 1.0
+    for (lx0, ly0, lx1, ly1), spans in lines:
+        r0, r1 = int(max(0, np.floor(ly0 * zoom + m.f))), int(min(h, np.ceil(ly1 * zoom + m.f)))
+        band = slice(r0, max(r0 + 1, r1))
+        cols = mask[band].any(axis=0)
+        g0, g1 = int(max(0, np.floor(lx0 * zoom + m.e))), int(min(w, np.ceil(lx1 * zoom + m.e)))
+        ground = without_text[band, g0:max(g0 + 1, g1)]
+        flat = ground.size and ground.min() == ground.max()
+        for span in spans:
+            x0, _, x1, _ = span["bbox"]
+            c0, c1 = int(max(0, np.floor(x0 * zoom + m.e))), int(min(w, np.ceil(x1 * zoom + m.e)))
+            seg = cols[c0:max(c0 + 1, c1)]
+            inked = np.flatnonzero(seg)
+            if not len(inked):
+                return False
+            text = span["text"]
+            em = (span.get("size") or 1.0) * zoom
+            lead, trail = len(text) - len(text.lstrip()), len(text) - len(text.rstrip())
+            inner = max(map(len, _WS.findall(text.strip())), default=0)
+            if (inked[0] > em * (quickcheck.GAP_EM + quickcheck.SPACE_EM * lead)
+                    or len(seg) - 1 - inked[-1] > em * (quickcheck.GAP_EM + quickcheck.SPACE_EM * trail)
+                    or (len(inked) > 1 and (inked[1:] - inked[:-1]).max() - 1
+                        > em * (quickcheck.GAP_EM + quickcheck.SPACE_EM * inner))):
+                return False
+            colour = span.get("color", 0)
+            r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
+            own = 0.2126 * r + 0.7152 * g + 0.0722 * b
+            lum = float(LINEAR[ground.flat[0]]) if flat else float(LINEAR[without_text[band, c0:max(c0 + 1, c1)]].mean())
+            if (max(own, lum) + 0.05) / (min(own, lum) + 0.05) < MIN_CONTRAST:
+                return False
+    return True
+
+
+_CHARS = "ab c  d\u00a0e1"
+
+
+def _random_page(rng: np.random.Generator) -> tuple[list, tuple]:
+    """Lines of spans with text and colours, over renders with ink, gaps, covers and grounds."""
+    h, w = 120, 160
+    without = np.full((h, w), 255, np.uint8)
+    if rng.random() < 0.6:  # some ground: a box, a gradient
+        y0, x0 = rng.integers(0, h - 10), rng.integers(0, w - 10)
+        without[y0:y0 + rng.integers(3, 40), x0:x0 + rng.integers(3, 80)] = rng.integers(0, 256)
+    with_text = without.copy()
+    lines = []
+    for _ in range(rng.integers(1, 6)):
+        y = float(rng.uniform(-4, h - 6))
+        height = float(rng.uniform(4, 12))
+        x, spans = float(rng.uniform(-3, 40)), []
+        for _ in range(rng.integers(1, 4)):
+            width = float(rng.uniform(2, 60))
+            text = "".join(_CHARS[i] for i in rng.integers(0, len(_CHARS), size=rng.integers(1, 12)))
+            spans.append({"bbox": (x, y, x + width, y + height), "text": text, "size": float(rng.uniform(1, 9)),
+                          "color": int(rng.choice([0, 0xFFFFFF, 0xEEEEEE, 0x336699, int(rng.integers(0, 1 << 24))]))})
+            r0, r1 = max(0, int(y)), max(0, int(y + height))
+            cols = np.arange(max(0, int(x)), min(w, int(x + width)))
+            cols = cols[rng.random(len(cols)) < 0.7]  # ink, with gaps
+            with_text[r0:r1, cols] = rng.integers(0, 256, size=len(cols), dtype=np.uint8)
+            x += width + float(rng.uniform(0, 6))
+        lines.append(((spans[0]["bbox"][0], y, spans[-1]["bbox"][2], y + height), spans))
+    m = pymupdf.Matrix(1, 0, 0, 1, float(rng.choice([0.0, -0.5, 2.3])), float(rng.choice([0.0, 1.5])))
+    return lines, (with_text, without, m)
+
+
+def test_the_vectorised_span_check_decides_as_the_span_by_span_loop() -> None:
+    rng = np.random.default_rng(45)
+    verdicts = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "mean of empty slice" on both sides for a span off the render
+        for _ in range(400):
+            lines, renders = _random_page(rng)
+            want = _span_by_span(lines, renders)
+            assert quickcheck._shown(lines, renders) == want
+            verdicts.append(want)
+    assert 20 < sum(verdicts) < len(verdicts) - 20  # both verdicts met many times
