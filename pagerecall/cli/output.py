@@ -185,6 +185,12 @@ def print_numbers(res: dict) -> None:
     """A claim's numbers, one line each: found, found without its unit, only in a running head or
     hidden text, or NOT FOUND; where, as written there, and the words around it."""
     out = con().out
+    if not res["numbers"]:  # "0 of 0 found" read as a confirmation: say that nothing was checked
+        refs = f" (left out as references, not quantities: {', '.join(res['references'])})" if res.get(
+            "references") else ""
+        out.write(f"nothing to check: the claim holds no number this check recognises{refs}; {res['file']} was "
+                  "not compared with it (exit 3). Next: verify the sentence itself with pagerecall verify\n")
+        return
     says = {"found_without_unit": "NO UNIT   ", "running_head": "HEAD ONLY ", "hidden": "HIDDEN    "}
     for n in res["numbers"]:
         unit = f" {n['unit']}" if n.get("unit") and n["unit"] not in n["text"] else ""
@@ -285,6 +291,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             print_numbers(res)
             if res.get("ocr_pages") and res["found"]:
                 con().err.write(_ocr_note(res["file"], res["ocr_pages"]))
+        if not res["numbers"]:
+            return 3  # nothing to check: neither confirmed (0) nor refuted (1)
         return 0 if res["not_found"] == 0 else 1
     if cmd == "verify":
         d = res

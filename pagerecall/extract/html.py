@@ -1,7 +1,8 @@
 """Saved web pages and articles (``.html``, ``.htm``) turned into one page of main text.
 
 Main text by ``trafilatura`` (navigation, headers, footers, comments and other boilerplate left
-out; headings, lists, tables and images' alt text kept); decision record: docs/decisions/formats.md.
+out; lists, tables and images' alt text kept; the headings it drops put back by
+:mod:`pagerecall.extract.html_headings`); decision record: docs/decisions/formats.md.
 Before it runs, text that CSS or markup hides (:mod:`pagerecall.extract.styles`: ``display:none``,
 ``visibility:hidden``, zero-size text, ``hidden``; inline styles, ``<style>`` elements and stylesheets
 the page links by a relative path inside its own folder, as a browser's "save complete page" writes) is taken
@@ -130,7 +131,9 @@ def _read(data: bytes, rel: str, folder: Path | None = None) -> Document:
                                include_comments=False)
     warnings: list[str] = []
     if main:
-        flow = walk(lxml.html.document_fromstring(main))
+        from pagerecall.extract.html_headings import restore_headings
+
+        flow = walk(restore_headings(lxml.html.document_fromstring(main), root, _chrome))
     else:
         flow = walk(root)
         if flow.text.strip():

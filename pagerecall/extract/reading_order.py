@@ -28,7 +28,9 @@ global PyMuPDF option at import time, and needs one text page per box).
 block structure we need for column order, so its rule is applied to the block lines
 here: a line ending in a hyphen (``-``, U+00AD, U+2010) that follows two letters is joined
 to the next line of the same block without the hyphen when that line starts with a letter
-(like MuPDF, ``Trace-|Monkey`` gives ``TraceMonkey``). Only a broken *word* is joined:
+and the page prints the joined word elsewhere (``Trace-|Monkey`` gives ``TraceMonkey``; a
+soft hyphen always joins), else hyphen and line break stay as printed (``trace-|compilation``:
+:mod:`pagerecall.extract.hyphenation`). Only a broken *word* is joined:
 ``1-|Indicar`` (list numbering), ``a-|b``, ``IEEE-|754`` and a line ending in an en/em
 dash keep their hyphen and line break (tracemonkey.pdf: 149 hyphen line ends before a
 lower-case letter, 7 before an upper-case one, all broken words, 1 before a digit,
@@ -42,6 +44,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from pagerecall.extract.hyphenation import PageWords
 from pagerecall.text.fold import WORD_HYPHENS
 
 MIN_COLUMN_GAP = 6.0
@@ -109,6 +112,7 @@ def ordered_text(page_dict: dict) -> str:
     """
     blocks: list[_Block] = []
     vertical = horizontal = upward = 0
+    read: list[tuple[Any, list[_Line]]] = []
     for b in page_dict.get("blocks", ()):
         if b.get("type", 0) != 0:
             continue
@@ -120,7 +124,10 @@ def ordered_text(page_dict: dict) -> str:
             lines.append(_Line(t, x0, y0, x1, y1, abs(dy) > abs(dx)))
             if dy < -abs(dx):
                 upward += len(t.strip())
-        text, v = _join_lines(lines)
+        read.append((b, lines))
+    words = PageWords(ln.text for _, lines in read for ln in lines)
+    for b, lines in read:
+        text, v = _join_lines(lines, words)
         vertical += v
         horizontal += sum(len(ln.text.strip()) for ln in lines) - v
         if text.strip():
@@ -132,7 +139,7 @@ def ordered_text(page_dict: dict) -> str:
         width = float(page_dict.get("width") or max(b.x1 for b in blocks))
         ordered: list[_Block] = []
         _xycut(blocks, max(MIN_COLUMN_WIDTH * width, 1.0), ordered)
-        return _join_blocks(b.text for b in ordered)
+        return _join_blocks((b.text for b in ordered), words)
     if 2 * upward > vertical:  # Latin turned 90 degrees counter-clockwise: columns left to right
         ordered = sorted(blocks, key=lambda b: (round(b.x0, 1), -b.y1))
     else:
@@ -184,7 +191,7 @@ def _starts_word(s: str) -> bool:
     return bool(s) and s[0].isalpha()
 
 
-def _join_lines(lines: list[_Line]) -> tuple[str, int]:
+def _join_lines(lines: list[_Line], words: PageWords) -> tuple[str, int]:
     """``(text, vertical_chars)`` of one block's lines: a line continuing a vertical column
     (:func:`_stacked`) is appended without a break; a broken word is joined without its
     hyphen (module docstring, step 3); other lines are joined by ``\\n``. ``vertical_chars``
@@ -201,7 +208,8 @@ def _join_lines(lines: list[_Line]) -> tuple[str, int]:
         stripped = line.rstrip()
         if stacked:
             out.append(line.strip())
-        elif nxt is not None and _ends_hyphenated(stripped) and _starts_word(nxt.text):
+        elif (nxt is not None and _ends_hyphenated(stripped) and _starts_word(nxt.text)
+              and words.join(stripped[:-1], stripped[-1], nxt.text)):
             out.append(stripped[:-1])
         else:
             out.append(line)
@@ -210,13 +218,13 @@ def _join_lines(lines: list[_Line]) -> tuple[str, int]:
     return "".join(out), vertical
 
 
-def _join_blocks(texts: Iterator[str] | list[str]) -> str:
+def _join_blocks(texts: Iterator[str] | list[str], words: PageWords) -> str:
     out: list[str] = []
     for text in texts:
         if out:
             prev = out[-1].rstrip()
             nxt = text.lstrip()
-            if _ends_hyphenated(prev) and nxt[:1].islower():
+            if _ends_hyphenated(prev) and nxt[:1].islower() and words.join(prev[:-1], prev[-1], nxt):
                 out[-1] = prev[:-1]
                 text = nxt
             else:

@@ -44,6 +44,8 @@ REVISIONS: dict[int, str] = {
     8: "Spanish and Portuguese sentences naming 'modelos de lenguaje / linguagem' (plural) judged by the "
        "instruction classifier too; each candidate sentence judged alone (its verdict no longer depends on the "
        "file's other sentences), weights retrained for it",
+    9: "a hyphen at a PDF line's end kept as printed (with its line break) unless the page prints the joined "
+       "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

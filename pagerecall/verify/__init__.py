@@ -6,7 +6,9 @@ says whether the sentence is there, on which physical page and printed label, at
 character offsets, and how faithfully:
 
 =============  ==============================================================================
-``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text
+``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text, a
+               hyphen kept at a line end read either way (``trace-compilation`` and
+               ``tracecompilation`` for ``trace-\\ncompilation``: :func:`~pagerecall.verify.match.printed_readings`)
 ``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
                typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
                Hebrew vowel marks and tatweel); case kept

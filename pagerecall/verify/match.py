@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,8 +41,29 @@ def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | No
     pos = norm.text.find(nq)
     if pos >= 0:
         s, e = norm.span(pos, pos + len(nq))
-        return _Found("normalised", number, number, s, e, 1.0)
+        kind: MatchKind = "exact" if printed_readings(text[s:e]).fullmatch(quote) else "normalised"
+        return _Found(kind, number, number, s, e, 1.0)
     return None
+
+
+_LINE_END_HYPHEN = re.compile(r"(?<=[^\W\d_])([-\u2010])[ \t]*\n[ \t]*(?=[^\W\d_])")
+
+
+def printed_readings(printed: str) -> re.Pattern[str]:
+    """A pattern that matches ``printed`` (a span of page text) and every quote that reads a hyphen
+    kept at a line end between two letters (``trace-\\ncompilation``) either way: with the hyphen
+    (``trace-compilation``, ``trace- compilation``) or without it (``tracecompilation``). Which one
+    the page means cannot be told from the page (:mod:`pagerecall.extract.hyphenation`: extraction
+    keeps such a hyphen unless the page prints the joined word), so both quotes are ``exact``, and
+    ``matched_text`` stays the source as printed. Every other character must be the same."""
+    parts: list[str] = []
+    pos = 0
+    for m in _LINE_END_HYPHEN.finditer(printed):
+        parts.append(re.escape(printed[pos:m.start()]))
+        parts.append(f"(?:{re.escape(m.group(1))}\\s*)?")
+        pos = m.end()
+    parts.append(re.escape(printed[pos:]))
+    return re.compile("".join(parts))
 
 
 def _longest_prefix_in(nq: str, hay: str) -> int:

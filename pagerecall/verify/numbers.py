@@ -41,7 +41,7 @@ from pagerecall.verify.number_words import UNITS, same_unit
 from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
-           "in_identifier", "match_numbers", "parse_pages", "references_note", "running_lines"]
+           "in_identifier", "is_item_number", "match_numbers", "parse_pages", "references_note", "running_lines"]
 
 
 MAX_PAGES = 20
@@ -255,6 +255,8 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
         hidden, running = (item[3], item[4]) if len(item) > 4 else ((), ())
         spots = []
         for m in find_numbers(text):
+            if is_item_number(text, m):
+                continue
             head = any(s <= m.start < e for s, e in running)
             spots.append((m, "running_head" if head else "body", text))
         for h in hidden:
@@ -263,10 +265,13 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
     out = []
     for n in find_numbers(claim):
         best: list[tuple[str, int, str | None, Number, str]] = []
+        near = _near_words(claim, n.start, n.end) if _in_words(n) else None
         for number, label, spots in on_page:
             for m, where, text in spots:
                 if not n.wants & m.gives:
                     continue
+                if near is not None and not near & _near_words(text, m.start, m.end):
+                    continue  # a number word matches a number in a comparable context only
                 status = ("found" if not n.unit or n.kind in ("percent",) or same_unit(n.unit, m.unit)
                           else "found_without_unit") if where == "body" else where
                 best.append((status, number, label, m, text))
@@ -282,3 +287,39 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
             "pages": list(dict.fromkeys(b[1] for b in best if b[0] == status)),
         })
     return out
+
+
+_ITEM_AFTER = re.compile(r"[.)][ \t]+[^\W\d_]")
+_LEADERS = re.compile(r"(?:\.\s?){3,}\s*$|\u2026+\s*$")
+
+
+def is_item_number(text: str, m: Number) -> bool:
+    """True when ``m`` numbers a list item or a section (``3. The Fog Signal``, ``2) Lamp``: a plain
+    integer alone at the start of its line and followed by ``.`` or ``)`` and a word) or is a table
+    of contents' page number after dot leaders (``Storms ....... 5`` at a line's end). Such a number
+    is not a quantity a claim could state ("renewed three times" matched a table of contents' ``3.``)."""
+    if m.kind != "integer" or not m.text.isdigit():
+        return False
+    line = text[text.rfind("\n", 0, m.start) + 1:m.start]
+    if not line.strip():
+        return bool(_ITEM_AFTER.match(text, m.end))
+    end = text.find("\n", m.end)
+    return bool(_LEADERS.search(line)) and not text[m.end:len(text) if end < 0 else end].strip()
+
+
+_STOP = frozenset("the and but for from with was were are been has have had its this that than then into onto "
+                  "over under not nor per der die das und mit von les des une est pour".split())
+_LATIN_WORDS = re.compile(r"[A-Za-z\u00c0-\u024f][A-Za-z\u00c0-\u024f \-]*")
+
+
+def _in_words(n: Number) -> bool:
+    """True when the claim writes ``n`` in Latin-script words (``three``, ``twenty-one``)."""
+    return bool(_LATIN_WORDS.fullmatch(n.text))
+
+
+def _near_words(text: str, start: int, end: int, words: int = CONTEXT_WORDS) -> set[str]:
+    """The content words (3+ letters, not a function word) among ``words`` words on each side of
+    ``text[start:end]``, case-folded and cut to 5 letters (``renewed`` and ``renewal`` meet)."""
+    left = re.findall(r"[^\W\d_]+", text[max(0, start - 40 * words):start])[-words:]
+    right = re.findall(r"[^\W\d_]+", text[end:end + 40 * words])[:words]
+    return {w.casefold()[:5] for w in left + right if len(w) >= 3 and w.casefold() not in _STOP}

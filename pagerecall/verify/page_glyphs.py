@@ -91,6 +91,7 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
     from pagerecall.extract import pdf
 
     from pagerecall.extract.hidden import visible_rawdict
+    from pagerecall.extract.hyphenation import PageWords
     from pagerecall.extract.linenumbers import without_line_numbers
 
     raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
@@ -100,6 +101,7 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
     blocks: list[tuple[Any, list[list[dict]]]] = []  # (pdf_layout._Block, lines of glyph dicts)
     vertical = horizontal = upward = 0
+    read: list[tuple[Any, list[Any], list[list[dict]]]] = []
     for b in upright.get("blocks", ()):
         if b.get("type", 0) != 0:
             continue
@@ -114,7 +116,10 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
             glines.append(chars)
             if dy < -abs(dx):
                 upward += len(t.strip())
-        text, v = pdf_layout._join_lines(plines)
+        read.append((b, plines, glines))
+    words = PageWords(ln.text for _, plines, _ in read for ln in plines)
+    for b, plines, glines in read:
+        text, v = pdf_layout._join_lines(plines, words)
         vertical += v
         horizontal += sum(len(ln.text.strip()) for ln in plines) - v
         if text.strip():
@@ -126,7 +131,7 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
         return PageData(number, pdf_text._label(page), width, height, "", "", [], [], normalise(""), status=status)
     order = _block_order([blk for blk, _ in blocks], vertical, horizontal, upward, upright, pdf)
     by_id = {id(blk): glines for blk, glines in blocks}
-    ordered_text = pdf_layout._join_blocks(b.text for b in order) if horizontal >= vertical else "\n".join(
+    ordered_text = pdf_layout._join_blocks((b.text for b in order), words) if horizontal >= vertical else "\n".join(
         b.text for b in order)
     text = pdf_text._normalise(ordered_text)
     table = pdf_text._TRANSLATION

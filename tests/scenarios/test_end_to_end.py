@@ -27,6 +27,14 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "examples" / "corpus"
 
 
+@pytest.fixture(autouse=True)
+def _in_an_empty_working_folder(tmp_path, monkeypatch):
+    """Every test here runs in an empty working folder: the CLI's "No index" message points to a
+    ``.pagerecall-index`` of the folder it runs from (README Quickstart command 1 leaves one in a
+    clone's root), so a test run from there saw another message than the one it checks."""
+    monkeypatch.chdir(tmp_path)
+
+
 def _settings(index: Path, corpus: Path | None = None) -> Settings:
     s = dataclasses.replace(Settings.from_env(), index_dir=index)
     return dataclasses.replace(s, corpus_root=corpus) if corpus else s
@@ -494,3 +502,13 @@ def test_an_index_read_by_an_older_extraction_says_so_until_rebuild(example_inde
     assert code == 0 and "extraction_outdated" not in json.loads(out)["envelope"]
     code, _, err = run_cli(capsys, *query[:-1], *idx)
     assert code == 0 and "older pagerecall" not in err
+
+
+def test_check_of_a_claim_without_numbers_says_nothing_to_check(example_index, capsys):
+    code, out, _ = run_cli(capsys, "check", "The keeper trims the wick every evening", "--file",
+                           "en/harrow-point-manual.pdf", "--pages", "2", "--index", str(example_index))
+    assert code == 3 and out.startswith("nothing to check:") and "found" not in out, out
+    code, out, _ = run_cli(capsys, "check", "The tower was first lit in 1871 and the apparatus dates from 1903, "
+                           "renewed three times", "--file", "en/harrow-point-manual.pdf", "--pages", "2",
+                           "--index", str(example_index))
+    assert code == 1 and "NOT FOUND  three" in out and "2 of 3 number(s) found" in out, out

@@ -19,6 +19,15 @@ from pagerecall.cli.commands import main
 from pagerecall.config import Settings
 from pagerecall.search import Searcher
 
+
+@pytest.fixture(autouse=True)
+def _in_an_empty_working_folder(tmp_path, monkeypatch):
+    """Every test here runs in an empty working folder: the CLI's "No index" message points to a
+    ``.pagerecall-index`` of the folder it runs from (README Quickstart command 1 leaves one in a
+    clone's root), so a test run from there saw another message than the one it checks."""
+    monkeypatch.chdir(tmp_path)
+
+
 LIGHTHOUSE = [
     "The lighthouse keeper lit the lamp every evening at dusk and wrote the time in the log book.",
     "The fog signal sounds every thirty seconds while the fog lies on the bay, day and night.",
