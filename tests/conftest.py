@@ -148,3 +148,14 @@ def scan_excerpt(dest: Path, share: float = 0.25) -> Path:
         page.show_pdf_page(page.rect, src, 0, clip=clip)
         out.save(dest)
     return dest
+
+
+def sigint_default() -> None:
+    """``preexec_fn`` of a child process a test sends SIGINT: the signal's default disposition back.
+
+    A suite started in the background of a non-interactive shell (``pytest &`` in a script) runs
+    with SIGINT ignored, which POSIX children inherit; Python then installs no KeyboardInterrupt
+    handler, and a child meant to be interrupted runs to its end instead."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from pagerecall.index.leftovers import interrupted_write
+from tests.conftest import sigint_default
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "examples" / "corpus"
@@ -35,7 +36,8 @@ def _build(corpus: Path, index: Path, interrupt_when=None, timeout: float = 300,
     ``interrupt_when()`` is true (None: run to the end). Returns the exit code and stderr."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
     child = subprocess.Popen([sys.executable, "-m", "pagerecall", command, str(corpus), "--index", str(index), *extra],
-                             env=env, cwd=index.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             env=env, cwd=index.parent, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=sigint_default)
     deadline = time.monotonic() + timeout
     if interrupt_when is not None:
         while child.poll() is None and not interrupt_when() and time.monotonic() < deadline:

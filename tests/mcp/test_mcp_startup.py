@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import sigint_default
+
 pytest.importorskip("mcp")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -375,7 +377,7 @@ def test_ctrl_c_ends_a_server_whose_sdk_has_loaded(index, tmp_path):
     with open(tmp_path / "stderr", "wb") as err:
         proc = subprocess.Popen([sys.executable, "-m", "pagerecall", "serve", "--no-resident"], cwd=ROOT,
                                 env=_env(PAGERECALL_INDEX=str(index)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=err)
+                                stderr=err, preexec_fn=sigint_default)
         try:
             refusal = {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                        "params": {"name": "semantic_search", "arguments": {"query": "fog", "k": 0}}}
