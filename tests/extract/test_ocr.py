@@ -25,8 +25,11 @@ def eng():
 
 
 @pytest.mark.parametrize("name", ["linn-top.pdf", "c03-29.pdf"])
-def test_read_pdf_ocr_in_child_equals_in_process(name, eng, tmp_path):
-    """Image-only scans: read_pdf (child) gives the very page read_pdf_page (in process) gives.
+def test_a_build_and_a_page_read_ocr_a_scan_to_the_same_page(name, eng, tmp_path):
+    """Image-only scans: read_pdf (a build's read of the whole file) gives the very page
+    read_pdf_page (``pagerecall page``, ``verify``) gives. Both OCR in a child process now, so this
+    guards the two entry points' agreement (settings handed over, post-processing, page fields), not
+    the child against in-process OCR (``test_garbled_pages_ocr_in_child_equals_in_process`` does that).
     ``linn-top.pdf``: the top quarter of linn.pdf's page (each OCR of the whole page took 5-7 s)."""
     path = scan_excerpt(tmp_path / name) if name == "linn-top.pdf" else shared_path("corpora", "demo", name)
     doc = read_pdf(path, name, ocr="on", ocr_language="eng")
