@@ -62,9 +62,13 @@ def pdf_doc():
 
 
 def _norm(text: str) -> str:
-    """Whitespace collapsed to one space; no space left between two CJK characters (a line
-    break inside a Japanese sentence is not a word boundary)."""
+    """Whitespace collapsed to one space; a hyphen at a line end between two lower-case letters
+    dropped on both sides (the reader keeps a line-end hyphen as printed unless the page prints the
+    joined word: docs/decisions/line-end-hyphens.md; the generator's source has the whole word); no
+    space left between two CJK characters (a line break inside a Japanese sentence is not a word
+    boundary)."""
     text = re.sub(r"\s+", " ", text).strip()
+    text = re.sub(r"(?<=[a-z])- (?=[a-z])", "", text)  # a line-end hyphen kept as printed (revision 9) or joined
     return re.sub(rf"(?<=[{CJK}]) (?=[{CJK}])", "", text)
 
 

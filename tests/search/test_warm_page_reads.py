@@ -111,8 +111,8 @@ def test_a_file_changed_since_the_build_gets_the_full_check(built, renders, tmp_
 
 
 def test_warm_check_reads_the_cited_page_and_its_neighbours_without_rendering(built, renders) -> None:
-    got = run_read(_warm(built[1]), "check", {"claim": "A storm in March on page 2.", "file": "log.pdf", "pages": "2"})
-    assert len(got["numbers"]) == 1  # each page is one line: a running head to the check, found or not
+    got = run_read(_warm(built[1]), "check", {"claim": "The log records 2 storms in March.", "file": "log.pdf", "pages": "2"})
+    assert len(got["numbers"]) == 1  # a quantity ("page 2" would be a reference, left out); found or not
     assert renders == [3]  # pages 1 and 2 are known visible; page 3 (a neighbour) held hidden text
 
 
