@@ -194,8 +194,9 @@ def rewrite(model, variant: str):
     return model
 
 
-def sessions(variants: list[str], threads: int | None):
-    """One onnxruntime session per variant (indexing options, optimised in memory), the word table, the embedder."""
+def sessions(variants: list[str], threads: int | None, save: Path | None = None):
+    """One onnxruntime session per variant (indexing options, optimised in memory), the word table,
+    the embedder; with ``save``, each variant's graph is written there too (``<variant>.onnx``)."""
     import dataclasses
 
     import onnx
@@ -212,6 +213,9 @@ def sessions(variants: list[str], threads: int | None):
     out = {}
     for v in variants:
         model = rewrite(onnx.load(str(split / "model.onnx")), v)
+        if save is not None:
+            save.mkdir(parents=True, exist_ok=True)
+            onnx.save_model(model, str(save / f"{v}.onnx"))
         so = _session_options(threads, passages=True)
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         out[v] = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
@@ -268,12 +272,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batches", type=int, default=6, help="batches of 32 per round, spread over the lengths")
     ap.add_argument("--threads", type=int, default=None, help="intra-op threads (default: as indexing)")
     ap.add_argument("--exact", action="store_true", help="compare vectors on every demo passage instead of timing")
+    ap.add_argument("--save", type=Path, help="write each variant's graph to this folder (for model_profile.py --graph)")
     a = ap.parse_args(argv)
     variants = [v for v in a.variants.split(",") if v]
     if variants[0] != "batched":
         variants.insert(0, "batched")
     run = suite.start(__file__, a)
-    runs, table, emb = sessions(variants, a.threads)
+    runs, table, emb = sessions(variants, a.threads, a.save)
     if a.exact:
         report = check_exact(runs, table, emb)
         for v, files in report.items():

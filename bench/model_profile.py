@@ -18,7 +18,7 @@ kernel, intra-op threads inside it), its share, and µs per token. The node time
 run's time exactly (onnxruntime's executor between nodes); the run totals are printed too.
 
 ``--graph PATH`` profiles another ONNX file with the same inputs (e.g. a rewritten graph from
-``bench/attention_ab.py --save``); it is optimised in memory (ORT_ENABLE_ALL) like a first start.
+``bench/attention_ab.py --save DIR``); it is optimised in memory (ORT_ENABLE_ALL) like a first start.
 """
 
 from __future__ import annotations
