@@ -321,16 +321,22 @@ class BundledEmbedder:
 
 def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: bool) -> OrtEncoder:
     """An ``OrtEncoder`` on the split graph and its word table (``pagerecall.model.word_table``: ~90 MB
-    less RSS with the int8 graph), or on the full graph when the split cannot be written or read."""
+    less RSS with the int8 graph), or on the full graph when the split cannot be written or read.
+    An indexing session of the int8 graph runs its attention passage by passage
+    (``pagerecall.model.attention_graph``: the same vectors bit for bit, less CPU)."""
+    from pagerecall.model import attention_graph as _attention
     from pagerecall.model import converter as _e5onnx
     from pagerecall.model import word_table as _wordtable
 
     split = _wordtable.ensure_split(model_dir)
     if split is not None:
+        variant, rewrite = f"split{_wordtable.SPLIT_VERSION}", None
+        if passages and graph == "int8" and _attention.PER_PASSAGE:
+            variant, rewrite = f"{variant}-{_attention.VARIANT}", _attention.rewrite_or_keep
         try:
             table = _wordtable.WordTable(split)
             session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages,
-                                   source=split / "model.onnx", variant=f"split{_wordtable.SPLIT_VERSION}")
+                                   source=split / "model.onnx", variant=variant, rewrite=rewrite)
             encoder = OrtEncoder(session, batch_invariant=graph != "int8", table=table)
             encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
             return encoder

@@ -38,6 +38,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 log = logging.getLogger(__name__)
 
@@ -176,9 +177,12 @@ def _warn_unsaved(opt: Path, src: Path, reason: str) -> None:
 
 def open_session(model_dir: Path, quantization: str, converter_version: str, threads: int | None = None,
                  save_optimized: bool = True, passages: bool = False, source: Path | None = None,
-                 variant: str = ""):
+                 variant: str = "", rewrite: Callable[[Any], Any] | None = None):
     """An ``onnxruntime.InferenceSession`` (CPU) on ``model_dir/model.onnx`` (or on ``source``, a
     variant of it named ``variant``: the split graph of ``pagerecall.model.word_table``).
+    ``rewrite``: applied to the graph (an ``onnx.ModelProto``) before onnxruntime optimises it
+    (``pagerecall.model.attention_graph``); ``variant`` must then name the rewrite too, since the
+    saved optimised graph is keyed by it.
 
     Loads the saved optimised graph when present (optimisation disabled), else optimises
     the graph (ORT_ENABLE_ALL, as fastembed) and, with ``save_optimized``, saves the result
@@ -192,6 +196,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
 
     providers = ["CPUExecutionProvider"]
     src = Path(source or Path(model_dir) / "model.onnx")
+    graph: str | bytes = str(src)
     opt = optimized_graph_path(model_dir, quantization, converter_version, variant)
     reason = ""
     _remove_stale_temps(opt.parent)
@@ -206,6 +211,10 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
                 log.warning("Saved optimised graph %s does not load (%r); rebuilding it", opt, exc)
             except OSError as err:  # read-only cache: it stays, and no new one can be saved
                 reason = f"{opt.name} does not load ({exc!r}) and cannot be deleted: {err.strerror or err!r}"
+    if rewrite is not None:  # only when onnxruntime must optimise: a saved graph already holds it
+        import onnx
+
+        graph = rewrite(onnx.load(str(src))).SerializeToString()
     if save_optimized and not reason:
         tmp, reason = _temp_beside(opt)
         if tmp is not None:
@@ -213,7 +222,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
             so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             so.optimized_model_filepath = str(tmp)
             try:
-                session = ort.InferenceSession(str(src), so, providers=providers)
+                session = ort.InferenceSession(graph, so, providers=providers)
             except Exception as exc:  # writing failed (disk full, ...): once more below without saving
                 reason = _why_not_saved(exc, tmp, src)
             else:
@@ -227,7 +236,7 @@ def open_session(model_dir: Path, quantization: str, converter_version: str, thr
                     tmp.unlink(missing_ok=True)
     so = _session_options(threads, passages)
     so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(str(src), so, providers=providers)  # a bad graph raises here
+    session = ort.InferenceSession(graph, so, providers=providers)  # a bad graph raises here
     if save_optimized:
         _warn_unsaved(opt, src, reason)
     return session
