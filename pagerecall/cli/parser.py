@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
@@ -16,6 +17,51 @@ class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse exits 2 on usage errors; keep that, say what to do
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\nNext: {self.prog} --help\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, except that arguments no command takes are refused by the command's own
+        parser (its usage, ``Next: pagerecall COMMAND --help``), with the nearest option named
+        (``--fiel``: did you mean --file?), not by the top-level parser's usage."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = _chosen_parser(self, ns)
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}{_nearest_option(chosen, extras)}")
+        return ns
+
+    def _check_value(self, action, value):  # an invalid choice names the nearest one (a typo)
+        choices = action.choices
+        if choices is not None and value not in choices:
+            near = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+            if near:
+                listed = ", ".join(map(repr, choices))
+                raise argparse.ArgumentError(
+                    action, f"invalid choice: {value!r}; did you mean {near[0]!r}? (choose from {listed})")
+        super()._check_value(action, value)
+
+
+def _chosen_parser(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)parser that ``ns`` was parsed by: ``pagerecall ledger add``'s for
+    ``ledger add``, the top-level parser when no command was chosen."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(ns, action.dest, None) or "")
+            if chosen is not None:
+                return _chosen_parser(chosen, ns)
+    return parser
+
+
+def _nearest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """``"; did you mean --file?"`` for the first unknown option that is close to one ``parser``
+    takes; for a stray word, that several words go in quotes; else ``""``."""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for extra in extras:
+        if extra.startswith("--"):
+            near = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.8)
+            if near:
+                return f"; did you mean {near[0]}?"
+    if not extras[0].startswith("-"):  # ``pagerecall search fog signal``: the shell split the query
+        return "; an argument of several words goes in quotes (\"fog signal\")"
+    return ""
 
     def _print_message(self, message: str, file=None) -> None:
         # usage, help and errors go to this thread's console: on the resident server a forwarded
