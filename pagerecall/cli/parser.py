@@ -39,6 +39,18 @@ class _ArgumentParser(argparse.ArgumentParser):
         super()._check_value(action, value)
 
 
+def physical_page(text: str) -> int:
+    """argparse ``type`` of a page argument: the physical page number (an ``int``, 1-based, the
+    page's position in the file). A printed label (``ix``, ``A-3``) is refused with where to
+    find the physical page that carries it (``ArgumentTypeError``: a usage mistake, exit 2)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a physical page number: pass the page's position in the file (1-based), not its "
+            "printed label; search hits and pagerecall outline FILE show both (p. 13 (printed 7))") from None
+
+
 def _chosen_parser(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
     """The innermost (sub)parser that ``ns`` was parsed by: ``pagerecall ledger add``'s for
     ``ledger add``, the top-level parser when no command was chosen."""
@@ -196,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "nearest to that page, alone the documents nearest to the whole file. Passages "
                                    "come from other documents, in any language, unless --same-file.")
     p.add_argument("pointer", metavar="POINTER", help="a chunk_id, or a file (relative path or name)")
-    p.add_argument("--page", type=int, help="physical page of the file, 1-based")
+    p.add_argument("--page", type=physical_page, help="physical page of the file, 1-based")
     p.add_argument("-k", type=int, default=8, help="how many passages or documents (1-50, default 8)")
     p.add_argument("--same-file", action="store_true", help="include passages of the pointer's own file")
     p.add_argument("--topics", action="store_true", help="also each passage's topic")
@@ -226,7 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the quote's words); 5: only in text no reader sees (hidden).")
     p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
-    p.add_argument("--page", type=int, help="cited physical page (1-based)")
+    p.add_argument("--page", type=physical_page, help="cited physical page (1-based)")
     p.add_argument("--whole-file", action="store_true",
                    help="on a scan, search every page (OCR) after a miss near --page; without it the search "
                         "stops at the cited page and 2 pages on each side")
@@ -246,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Prints the page's text; with --png, renders the page (a PDF) to a PNG "
                                    "image, a quote (--highlight) or a search hit (--hit) tinted yellow.")
     p.add_argument("file", help="file relative to the corpus root")
-    p.add_argument("page", type=int, help="physical page, 1-based")
+    p.add_argument("page", type=physical_page, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
     p.add_argument("--png", type=Path, metavar="OUT", help="render the page to this PNG file ('-': stdout)")
     p.add_argument("--highlight", metavar="QUOTE", help="with --png: mark this quote on the page")

@@ -3,7 +3,7 @@
 Before: ``pagerecall search x --fiel a`` was refused by the top-level parser (``usage: pagerecall
 [-h] ...``, ``Next: pagerecall --help``) without naming ``--file``; ``pagerecall serach`` listed 22
 commands without naming ``search``; ``pagerecall search fog signal`` said "unrecognized arguments:
-signal". A file of the index folder that cannot be opened or written (a read-only mount,
+signal"; ``pagerecall page FILE ix`` (a printed label) said "invalid int value: 'ix'". A file of the index folder that cannot be opened or written (a read-only mount,
 ``chattr +i``, a full disk, a folder in the way) ended ``serve --background``, ``ledger add`` and
 ``notes add`` with Python's traceback (``PermissionError: serve.log``, ``sqlite3.OperationalError:
 unable to open database file``).
@@ -35,6 +35,8 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     (["serach", "fog"], "did you mean 'search'?", "pagerecall --help"),
     (["ledger", "ad"], "did you mean 'add'?", "pagerecall ledger --help"),
     (["search", "fog", "--mode", "vectr"], "did you mean 'vector'?", "pagerecall search --help"),
+    (["page", "a.pdf", "ix"], "'ix' is not a physical page number", "pagerecall page --help"),
+    (["verify", "a quote", "--file", "a.pdf", "--page", "vii"], "not its printed label", "pagerecall verify --help"),
 ])
 def test_a_typo_is_refused_by_its_command_with_the_nearest_name(tmp_path, capsys, argv, says, help_of):
     code, out, err = _run(capsys, *argv, "--index", str(tmp_path / "none"))
