@@ -80,6 +80,8 @@ def refusal(tool: str, exc: Any) -> str:
         what, step = f"{field} must be {bound}, got {value!r}", f"call {tool} again with {field} {bound}"
     elif kind in ("int_parsing", "int_type", "int_from_float"):
         what, step = f"{field} must be a whole number, got {value!r}", f"call {tool} again with {field} a whole number"
+        if field == "page" and isinstance(value, str):  # a printed label ('ix', 'A-3') where the position goes
+            step += " (the physical page, 1-based, not the printed label: hits give both, page_start and label_start)"
     elif kind in ("string_type", "bool_type", "bool_parsing", "list_type"):
         want = {"string_type": "text", "list_type": "a list"}.get(kind, "true or false")
         what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"

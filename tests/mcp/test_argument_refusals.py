@@ -37,6 +37,7 @@ def server(examples_built):
      "unknown argument(s) 'file'; it takes files, k, mode, query, rects, tag, topics, with_notes. "
      "Next: call semantic_search again with files instead of file."),
     ("semantic_search", {"query": "fog signal", "bogus": 1}, "Next: call semantic_search again without them."),
+    ("read_page", {"file": PDF, "page": "ix"}, "a whole number (the physical page, 1-based, not the printed label"),
 ])
 def test_a_wrong_argument_is_refused_with_what_the_tool_takes(server, tool, args, says):
     res = call(server, tool, args)
