@@ -68,3 +68,14 @@ def test_a_ledger_that_cannot_be_opened_is_one_line(tmp_path, capsys, argv):
     assert code == 1 and out == ""
     assert err.startswith(f"pagerecall: cannot open or write the citation ledger {index / 'ledger.sqlite'}: "), err
     assert err.count("\n") == 1 and f"Next: make {index} writable" in err, err
+
+
+def test_a_file_given_as_the_corpus_names_its_folder(tmp_path, capsys):
+    """Before: ``pagerecall build notes.md`` said "Corpus folder not found: notes.md" of a file that exists."""
+    source = tmp_path / "notes.md"
+    source.write_text("# Notes\n\nThe siren sounds every thirty seconds.\n", encoding="utf-8")
+    index = tmp_path / "index"
+    code, out, err = _run(capsys, "build", str(source), "--index", str(index))
+    assert code == 2 and out == ""
+    assert f"{source} is a file; a corpus is a folder. Next: pass the folder that holds it ({tmp_path})" in err, err
+    assert not index.exists()
