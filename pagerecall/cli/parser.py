@@ -51,6 +51,19 @@ def physical_page(text: str) -> int:
             "printed label; search hits and pagerecall outline FILE show both (p. 13 (printed 7))") from None
 
 
+def idle_minutes(text: str) -> float:
+    """argparse ``type`` of ``--idle-timeout``: minutes, more than 0 (0 or less stopped the resident
+    server at its first idle check, while ``--background`` said it serves). ``ArgumentTypeError``
+    otherwise (exit 2)."""
+    try:
+        minutes = float(text)
+    except ValueError:
+        minutes = float("nan")
+    if not minutes > 0 or minutes == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes above 0 (default 30)")
+    return minutes
+
+
 def _chosen_parser(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
     """The innermost (sub)parser that ``ns`` was parsed by: ``pagerecall ledger add``'s for
     ``ledger add``, the top-level parser when no command was chosen."""
@@ -302,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run the resident server in the foreground, without MCP")
     p.add_argument("--no-resident", action="store_true",
                    help="serve MCP only: do not listen for the CLI on the index's socket")
-    p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
+    p.add_argument("--idle-timeout", type=idle_minutes, default=None, metavar="MINUTES",
                    help="--background/--resident: stop after this many idle minutes (default 30)")
     p.add_argument("--read-only", action="store_true",
                    help="MCP: refuse record_check/review_check/add_note/review_note too (the ledger's store is "

@@ -36,6 +36,8 @@ def _run(capsys, *argv: str) -> tuple[int, str, str]:
     (["ledger", "ad"], "did you mean 'add'?", "pagerecall ledger --help"),
     (["search", "fog", "--mode", "vectr"], "did you mean 'vector'?", "pagerecall search --help"),
     (["page", "a.pdf", "ix"], "'ix' is not a physical page number", "pagerecall page --help"),
+    (["serve", "--background", "--idle-timeout", "-5"], "'-5' is not a number of minutes above 0", "pagerecall serve --help"),
+    (["serve", "--background", "--idle-timeout", "0"], "'0' is not a number of minutes above 0", "pagerecall serve --help"),
     (["verify", "a quote", "--file", "a.pdf", "--page", "vii"], "not its printed label", "pagerecall verify --help"),
 ])
 def test_a_typo_is_refused_by_its_command_with_the_nearest_name(tmp_path, capsys, argv, says, help_of):
