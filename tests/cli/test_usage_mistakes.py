@@ -81,3 +81,6 @@ def test_a_file_given_as_the_corpus_names_its_folder(tmp_path, capsys):
     assert code == 2 and out == ""
     assert f"{source} is a file; a corpus is a folder. Next: pass the folder that holds it ({tmp_path})" in err, err
     assert not index.exists()
+    code, out, err = _run(capsys, "watch", str(source), "--index", str(index))
+    assert code == 2 and out == "" and f"{source} is a file; a corpus is a folder. Next: pagerecall watch {tmp_path}" in err
+    assert not index.exists()
