@@ -38,6 +38,13 @@ class _ArgumentParser(argparse.ArgumentParser):
                     action, f"invalid choice: {value!r}; did you mean {near[0]!r}? (choose from {listed})")
         super()._check_value(action, value)
 
+    def _print_message(self, message: str, file=None) -> None:
+        # usage, help and errors go to this thread's console: on the resident server a forwarded
+        # ``--help`` must reach the client, never the server's stdout (the MCP stdio channel)
+        if message:
+            c = con()
+            (c.err if file is sys.stderr else c.out).write(message)
+
 
 def physical_page(text: str) -> int:
     """argparse ``type`` of a page argument: the physical page number (an ``int``, 1-based, the
@@ -87,13 +94,6 @@ def _nearest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
     if not extras[0].startswith("-"):  # ``pagerecall search fog signal``: the shell split the query
         return "; an argument of several words goes in quotes (\"fog signal\")"
     return ""
-
-    def _print_message(self, message: str, file=None) -> None:
-        # usage, help and errors go to this thread's console: on the resident server a forwarded
-        # ``--help`` must reach the client, never the server's stdout (the MCP stdio channel)
-        if message:
-            c = con()
-            (c.err if file is sys.stderr else c.out).write(message)
 
 
 def _common() -> argparse.ArgumentParser:

@@ -84,3 +84,17 @@ def test_a_file_given_as_the_corpus_names_its_folder(tmp_path, capsys):
     code, out, err = _run(capsys, "watch", str(source), "--index", str(index))
     assert code == 2 and out == "" and f"{source} is a file; a corpus is a folder. Next: pagerecall watch {tmp_path}" in err
     assert not index.exists()
+
+
+@pytest.mark.parametrize("argv", [["search", "fog", "--fiel", "de"], ["page", "a.pdf", "ix"], ["search", "fog", "signal"]])
+def test_a_typo_forwarded_to_the_resident_server_reaches_the_client(capsys, argv):
+    """The resident server parses a forwarded command line with its thread's console captured: the
+    usage and the error must be in the answer's stderr (the client prints it), exactly as in process,
+    never on the server's own stderr (its log)."""
+    from pagerecall.cli.forwarded import run_forwarded
+
+    local = _run(capsys, *argv)
+    got = run_forwarded({"argv": argv, "cwd": "/", "env": {}, "tty": False}, None, {})
+    assert capsys.readouterr().err == ""  # nothing on the server's own stderr
+    assert got["ok"] and got["cli"]["code"] == local[0] == 2
+    assert got["cli"]["stderr"] == local[2] and "Next: pagerecall" in local[2]
