@@ -160,8 +160,9 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
         in_scope = [by_path[p] for p in (scope or by_path)]
         if env["files_indexed"] == 0:
             caveats.append("no file is indexed")
-        if failed:
-            caveats.append(f"{len(failed)} file(s) failed to index")
+        failed_here = [f for f in failed if f["path"] in by_path and by_path[f["path"]] in in_scope]
+        if failed_here:  # a failed file outside the --file scope could not have answered either
+            caveats.append(f"{len(failed_here)} file(s) failed to index")
         unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
         if unread:
             caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")

@@ -93,3 +93,16 @@ def test_outline_of_a_file_that_failed_to_index_says_so(index, capsys):
     assert code == 0 and res["entries"] == [] and res["source"] == "none"
     assert res["notes"][0].startswith("this file failed to index (") and "Next: repair or replace it" in res["notes"][0]
     assert "before outlines were stored" not in out + err
+
+
+def test_a_miss_in_a_scope_without_failed_files_does_not_blame_them(index, capsys):
+    """Before: a miss with ``--file`` limited to files that indexed fine still said "This miss proves
+    nothing: 1 file(s) failed to index", of a file outside the scope that could not have answered."""
+    common = ["--index", str(index.index_dir), "--mode", "fulltext", "--json"]
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", *common)
+    assert code == 0 and "1 file(s) failed to index" in json.loads(out)["envelope"]["miss"]["caveats"]
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", "--file", MANUAL.name, *common)
+    miss = json.loads(out)["envelope"]["miss"]
+    assert code == 0 and not any("failed to index" in c for c in miss["caveats"]), miss
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", "--file", "*.pdf", *common)  # both files
+    assert "1 file(s) failed to index" in json.loads(out)["envelope"]["miss"]["caveats"]
