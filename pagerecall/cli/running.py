@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pagerecall.cli.output import ConsoleLogHandler, con, print_read
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError, UsageError
+from pagerecall.errors import PagerecallError, UsageError, sentences
 
 
 def settings_from_args(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
@@ -223,17 +223,17 @@ def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | N
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
         path = exc.filename or "a file"
         folder = Path(path).parent if exc.filename else index_dir
-        return (f"cannot open or write {path}: {exc.strerror or exc}. Next: make it and {folder} readable and "
-                f"writable for you (permissions, a read-only mount, a full disk, a folder or file in the way)"
-                f"{instead}")
+        return sentences(f"cannot open or write {path}: {exc.strerror or exc}",
+                         f"Next: make it and {folder} readable and writable for you (permissions, a read-only "
+                         f"mount, a full disk, a folder or file in the way){instead}")
     kind = type(exc)
     if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE:
         from pagerecall.ledger.location import LEDGER_FILE
 
         path = index_dir / LEDGER_FILE if index_dir else LEDGER_FILE
-        return (f"cannot open or write the citation ledger {path}: {exc}. Next: make {index_dir or 'the index folder'} "
-                f"writable for you (permissions, a read-only mount, a full disk, a folder in the way of "
-                f"{LEDGER_FILE}){instead}")
+        return sentences(f"cannot open or write the citation ledger {path}: {exc}",
+                         f"Next: make {index_dir or 'the index folder'} writable for you (permissions, a read-only "
+                         f"mount, a full disk, a folder in the way of {LEDGER_FILE}){instead}")
     return None
 
 
