@@ -32,9 +32,15 @@ from typing import NamedTuple
 
 __all__ = ["LineEndSplit", "joined_reading", "joined_reading_spans", "line_end_splits"]
 
-_SPLIT = re.compile(r"(?<![^\W_])([^\W\d_]{2,})([-\u2010])[ \t]*\n[ \t]*(?=([^\W\d_]+)(?![^\W_]))")
-"""Head: two or more letters, not glued to a digit before; tail: letters up to the word's end
-(``IEEE-\\n754`` and ``x9-\\nab`` are no split: a digit makes the hyphen part of the text)."""
+_BREAK = re.compile(r"[-\u2010][ \t]*\n[ \t]*")
+_HEAD = re.compile(r"(?<![^\W_])[^\W\d_]{2,}\Z")
+_TAIL = re.compile(r"[^\W\d_]+(?![^\W_])")
+"""A hyphen before a line break; the head before it: two or more letters, not glued to a digit;
+the tail after it: letters up to the word's end (``IEEE-\\n754`` and ``x9-\\nab`` are no split: a
+digit makes the hyphen part of the text). Found hyphen first: a scan for a letter run at every
+position cost 86 µs per passage of the demo corpus, most of which have no split."""
+_HEAD_WINDOW = 64
+"""Characters before the hyphen searched for the head (a longer word is no token of the index)."""
 _INLINE_HYPHENATED = re.compile(r"[^\W\d_]+(?:[-\u2010][^\W\d_]+)+")
 
 
@@ -64,22 +70,22 @@ def line_end_splits(text: str) -> list[LineEndSplit]:
     common case costs one regex scan for ``-`` before a line break)."""
     if "\n" not in text:
         return []
-    found = list(_SPLIT.finditer(text))
+    found = []
+    for m in _BREAK.finditer(text):
+        head = _HEAD.search(text, max(0, m.start() - _HEAD_WINDOW), m.start())
+        tail = _TAIL.match(text, m.end())
+        if head is not None and tail is not None:
+            found.append((head, m, tail))
     if not found:
         return []
     inline = {m.group().lower().replace("\u2010", "-")
               for line in text.split("\n") for m in _INLINE_HYPHENATED.finditer(line)}
-    out = []
-    for m in found:
-        head, tail = m.group(1), m.group(3)
-        tail_start = m.end()
-        out.append(LineEndSplit(m.start(1), m.start(2), tail_start, tail_start + len(tail), head, tail,
-                                f"{head}-{tail}".lower() in inline))
-    return out
+    return [LineEndSplit(head.start(), m.start(), tail.start(), tail.end(), head.group(), tail.group(),
+                         f"{head.group()}-{tail.group()}".lower() in inline) for head, m, tail in found]
 
 
 def joined_reading(text: str) -> str:
-    """``text`` with each line-end split read as one word: ``mainte-\nnance`` becomes
+    """``text`` with each line-end split read as one word: ``mainte-\\nnance`` becomes
     ``maintenance``, a compound printed hyphenated elsewhere in ``text`` becomes ``two-column``
     (hyphen kept, line break dropped). Everything else is unchanged; the result is shorter by the
     characters dropped. For display and measuring only: never for quoting."""

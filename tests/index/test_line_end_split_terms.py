@@ -39,7 +39,8 @@ def test_splits_and_their_reading():
     assert joined_reading(PASSAGE) == ("The keeper does the routine maintenance of the lamp every morning. Our "
                                        "tracecompilation based design; a two-column page and a two-column layout. "
                                        "IEEE-\n754 floats.")
-    assert line_end_splits("a-\nb, x9ab-\ncd, word-\n\nnext, plain text") == []  # one letter, a digit, a blank line
+    # one letter, a digit, a blank line, a hyphen alone on its line (tracemonkey.pdf p. 14: Engine / - / http)
+    assert line_end_splits("a-\nb, x9ab-\ncd, word-\n\nnext, Engine\n-\nhttp, plain text") == []
 
 
 def test_joined_word_halves_and_phrases_across_the_split_match(tmp_path):
