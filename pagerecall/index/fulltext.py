@@ -109,7 +109,7 @@ marks and tatweel removed from ``text`` (:func:`word_text`; until the upgrade, a
 without marks misses a passage printed with them, as in version 2); 4 = a unit's other forms
 (``GB`` / ``gigabytes``, ``%`` / ``percent``: :func:`unit_terms`) added to ``text`` (until the
 upgrade, a query with one form finds the other only by its other words, as in version 3); 5 = a
-word split by a line-end hyphen (``mainte-\nnance``) also indexed as the joined word at the head's
+word split by a line-end hyphen (``mainte-\\nnance``) also indexed as the joined word at the head's
 position (:func:`split_tokens`; until the upgrade, "maintenance" misses a passage that prints the
 word only split, as in version 4)."""
 

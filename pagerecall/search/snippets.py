@@ -31,7 +31,8 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: fro
     spans: list[tuple[int, int]] = []
     if want:
         spans += [(s, e) for s, e, term in word_spans(text) if term in want]
-        spans += [(s, e) for s, e, split in splits if not split.compound and want.intersection(analyze_words(f"{split.head} {split.tail}"))]
+        spans += [(s, e) for s, e, split in splits
+                  if not split.compound and want.intersection(analyze_words(f"{split.head} {split.tail}"))]
     if grams:
         low = text.lower()
         for g in grams:
