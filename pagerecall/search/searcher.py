@@ -26,6 +26,7 @@ from pagerecall.errors import QueryError
 
 from pagerecall.search.coverage import StaleCheck, envelope
 from pagerecall.search.deep import DEEP_CANDIDATES
+from pagerecall.search.fusion import TIE_PAD, ids_break_ties
 from pagerecall.search import hybrid
 from pagerecall.search.hybrid import (
     COVERAGE_EXPONENT,
@@ -200,8 +201,9 @@ class Searcher(IndexReads, SourceReads):
     # ------------------------------------------------------------------ lanes
     def _vector_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
         vec = q.vector = self.embedder(q.snapshot).embed_queries([q.parsed.raw])[0]
-        hits, rows = q.snapshot.vector_search_with_rows(vec, depth, files=q.scope)
-        q.rows.update(rows)
+        hits, rows = q.snapshot.vector_search_with_rows(vec, depth + TIE_PAD, files=q.scope)
+        hits = ids_break_ties(hits, depth)
+        q.rows.update((cid, rows[cid]) for cid, _ in hits)
         return hits
 
     def _fulltext_lane(self, q: _Query, depth: int, keys: dict[str, list[str]]) -> list[tuple[str, float]]:
