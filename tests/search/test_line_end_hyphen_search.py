@@ -109,3 +109,13 @@ def test_schema_4_index_still_searched_and_update_adds_the_joined_words(examples
     new = Searcher(settings)
     assert not new.info()["fulltext_upgrade_pending"]
     assert new.search("maintenance", k=5, mode="fulltext").hits[0].chunk_id == cid
+
+
+def test_snippet_reads_a_split_as_one_word_and_a_compound_with_its_hyphen():
+    from pagerecall.search.snippets import snippet
+
+    text = "Routine mainte-\nnance of the lamp, cap-\nture of the light, a two-column page in a two-\ncolumn layout."
+    assert snippet("maintenance", text).startswith("Routine «maintenance» of the lamp, capture of the light")
+    assert "«maintenance»" in snippet("nance", text)  # a printed half marks the whole word
+    assert "a «two»-«column» page in a «two»-«column» layout" in snippet("two column", text)
+    assert text.count("-\n") == 3  # the caller's text is not changed
