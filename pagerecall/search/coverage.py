@@ -171,8 +171,9 @@ def _miss(env: dict, by_path: dict[str, dict], scope: Sequence[str] | None, outd
     in_scope = [by_path[p] for p in (scope or by_path) if p in by_path]
     if env["files_indexed"] == 0:
         caveats.append("no file is indexed")
-    if env["files_failed"]:
-        caveats.append(f"{len(env['files_failed'])} file(s) failed to index")
+    failed_here = [f for f in env["files_failed"] if not scope or f["path"] in set(scope)]
+    if failed_here:  # a failed file outside the --file scope could not have answered either
+        caveats.append(f"{len(failed_here)} file(s) failed to index")
     unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
     if unread:
         caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
