@@ -21,8 +21,9 @@ Quote verification accepts both readings of a kept line-end hyphen as exact
 confirmed, and its ``matched_text`` is the source as printed.
 Measured on tracemonkey.pdf (14 pages; 154 hyphen line ends between letters inside a block): 84
 joined (the page prints the word), 70 kept as printed; ``tests/extract/test_line_end_hyphens.py``.
-Cost: a kept soft break (``op-\ntimizations``) is two terms for BM25 on that line; the word is
-still found where the page prints it whole, and the embedding reads the fragments in context.
+Cost: a kept soft break (``op-\ntimizations``) is two words in the text; the full-text index
+also holds the joined word (:mod:`pagerecall.text.line_ends`, full-text schema version 5) and a
+snippet shows it whole, and the embedding reads the fragments in context.
 Rejected: a hyphenation dictionary (one per language, large, still wrong for compounds: a
 dictionary splits ``trace-compilation`` and ``tracecompilation`` alike).
 """

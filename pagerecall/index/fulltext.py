@@ -12,7 +12,10 @@ Schema (one Tantivy document per chunk; Lance holds the vectors and the rows of 
                                            (of :func:`word_text`: no-space scripts blanked,
                                            Arabic/Hebrew marks removed: schema version 3); a
                                            second value: the other forms of the units the
-                                           passage writes (:func:`unit_terms`, version 4)
+                                           passage writes (:func:`unit_terms`, version 4); a
+                                           word split by a line-end hyphen also as the joined
+                                           word, at the head's position (:func:`split_tokens`,
+                                           version 5)
     text_ngram  "pr_ngram" analyzer        1-2 character n-grams of the runs of scripts written
                                            without spaces (Han, kana, Hangul, Thai, Lao, Khmer,
                                            Myanmar); each run is a separate value
@@ -55,6 +58,23 @@ Stored rows (schema version 2): **each document stores its chunk's row, so the f
   by version 1 have neither; readers then fall back to Lance and to folding the text, and the
   next write (``pagerecall update``) rebuilds the Tantivy index from the Lance rows without
   re-embedding (``store.GenerationWriter``).
+Line-end hyphens (schema version 5): **the joined word is a term of the passage, at the head's
+  position; what is stored and shown stays as printed.**
+  Why: extraction keeps ``mainte-\\nnance`` as printed unless the page prints the joined word
+  (docs/decisions/line-end-hyphens.md), so the query "maintenance" missed the passage. The
+  ``text`` value of a passage with such a split is written pre-tokenized (:func:`split_tokens`):
+  ``routine mainte- nance of`` is ``routin`` at 0, ``maint`` at 1, ``mainten`` at 1, ``nanc`` at
+  2, ``of`` at 2; the words after a split move back one position. So the word and both halves are
+  terms (term frequency 1 each) and the phrases "routine maintenance of", "mainte nance", "trace
+  compilation" and "our trace" match. The cost: a phrase that goes on past the printed tail
+  ("nance of", "our trace compilation based") no longer matches as a phrase (the tail shares the
+  next word's position); the lane then matches its words and ``phrases_not_found`` names it.
+  Such a phrase quotes the halves of a compound broken at a line end; a phrase through the joined
+  word (a soft break, the common case) matches.
+  Rejected: the joined word as a second value, like the units (no phrase across the split); the
+  joined word at both halves' positions (term frequency 2 inflates BM25); the joined text
+  instead of the printed one (the printed halves and a compound's phrase ``trace compilation``
+  would stop matching). Measured: ``bench/hyphen_recall.py``, docs/decisions/line-end-hyphens.md.
 
 """
 
@@ -70,15 +90,17 @@ from pathlib import Path
 from typing import Any
 
 import tantivy
-from tantivy import Document, Filter, Index, SchemaBuilder, TextAnalyzerBuilder, Tokenizer
+from tantivy import (Document, Filter, Index, PreTokenizedString, SchemaBuilder, TextAnalyzerBuilder, Token,
+                     Tokenizer)
 
 from pagerecall.text.headings import heading_keys
+from pagerecall.text.line_ends import line_end_splits
 from pagerecall.text.units import unit_forms
 from pagerecall.text.fold import NO_SPACE_CHAR, NO_SPACE_RANGES, NO_SPACE_RUN, fold_marks, fold_marks_map
 
 log = logging.getLogger(__name__)
 
-FULLTEXT_SCHEMA_VERSION = 4
+FULLTEXT_SCHEMA_VERSION = 5
 """Bump when the Tantivy schema or an analyzer changes. A generation whose ``meta.json`` has an
 older ``fulltext_schema_version`` is still searched; the next generation written from it
 (``pagerecall update``) rebuilds its Tantivy index from the Lance rows (no re-embedding).
@@ -86,7 +108,10 @@ History: 1 = first schema; 2 = stored ``row`` (see "Stored rows"); 3 = Arabic/He
 marks and tatweel removed from ``text`` (:func:`word_text`; until the upgrade, a query
 without marks misses a passage printed with them, as in version 2); 4 = a unit's other forms
 (``GB`` / ``gigabytes``, ``%`` / ``percent``: :func:`unit_terms`) added to ``text`` (until the
-upgrade, a query with one form finds the other only by its other words, as in version 3)."""
+upgrade, a query with one form finds the other only by its other words, as in version 3); 5 = a
+word split by a line-end hyphen (``mainte-\\nnance``) also indexed as the joined word at the head's
+position (:func:`split_tokens`; until the upgrade, "maintenance" misses a passage that prints the
+word only split, as in version 4)."""
 
 STORED_ROWS_SCHEMA_VERSION = 2
 """The first schema version whose documents store ``row`` and ``headings``."""
@@ -216,7 +241,12 @@ def make_document(
     doc = Document()
     doc.add_text("chunk_id", chunk_id)
     doc.add_text("file", file)
-    doc.add_text("text", word_text(text))
+    words = word_text(text)
+    split = split_tokens(words)
+    if split is None:
+        doc.add_text("text", words)
+    else:
+        doc.add_pre_tokenized_text("text", split)
     units = unit_terms(text)
     if units:  # a second value: its positions follow the passage's, so no phrase spans the two
         doc.add_text("text", units)
@@ -229,6 +259,34 @@ def make_document(
         doc.add_bytes("row", _json_bytes(row))
         doc.add_bytes("headings", _json_bytes(heading_keys(text)))
     return doc
+
+
+def split_tokens(words: str) -> PreTokenizedString | None:
+    """The ``text`` field's tokens of ``words`` (a :func:`word_text`) with each word split by a
+    line-end hyphen (:func:`pagerecall.text.line_ends.line_end_splits`, not a compound printed
+    hyphenated in the same text) also as the joined word, at the head's position; every token
+    after a split's tail moves back one position (module docstring, "Line-end hyphens").
+    ``None`` when ``words`` has no such split (then ``add_text`` indexes it the usual way, the
+    same tokens). Positions stay non-decreasing in token order, as Tantivy's postings need."""
+    splits = [s for s in line_end_splits(words) if not s.compound]
+    if not splits:
+        return None
+    pre = _TEXT.pre_tokenize(words)
+    heads = {s.hyphen: s for s in splits}  # the head's token ends at the hyphen
+    tails = {s.tail_start for s in splits}
+    out: list[Token] = []
+    shift = 0
+    for tok in pre.tokens:
+        pos = tok.position - shift
+        out.append(Token(tok.text, pos, tok.char_offset_from, tok.char_offset_to))
+        s = heads.get(tok.char_offset_to)
+        if s is not None and tok.char_offset_from == s.start:
+            joined = _TEXT.analyze(s.head + s.tail)
+            if len(joined) == 1 and joined[0] != tok.text:
+                out.append(Token(joined[0], pos, s.start, s.end))
+        if tok.char_offset_from in tails:
+            shift += 1
+    return PreTokenizedString(words, out)
 
 
 @functools.lru_cache(maxsize=256)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pagerecall.index.fulltext import has_no_space_script, word_spans
+from pagerecall.index.fulltext import analyze_words, has_no_space_script, word_spans
+from pagerecall.text.line_ends import joined_reading_spans
 
 from pagerecall.search.query import ParsedQuery, as_parsed
 
@@ -17,13 +18,21 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: fro
     Words match when their analysed form (stemmed, folded) equals a query term or phrase
     word; in scripts without spaces every occurrence of a query bigram (or single
     character query) is marked. Without any match, the start of the text is returned. Words in
-    ``skip`` (analysed forms: :func:`pagerecall.search.marks.unmarked`) are not marked."""
+    ``skip`` (analysed forms: :func:`pagerecall.search.marks.unmarked`) are not marked.
+
+    A word split by a hyphen at a line end is shown and marked as one word (``«capture»``, not
+    ``cap- ture``: :func:`pagerecall.text.line_ends.joined_reading`), as the full-text index
+    finds it, and marked when the query has the word or one of its printed halves; the snippet
+    is for reading, the stored text and the quote path stay as printed."""
     parsed = as_parsed(query)
+    text, splits = joined_reading_spans(text)
     want = {w for w in parsed.words if not has_no_space_script(w) and w not in skip}
     grams = [w for w in parsed.words if has_no_space_script(w) and w not in skip]
     spans: list[tuple[int, int]] = []
     if want:
         spans += [(s, e) for s, e, term in word_spans(text) if term in want]
+        spans += [(s, e) for s, e, split in splits
+                  if not split.compound and want.intersection(analyze_words(f"{split.head} {split.tail}"))]
     if grams:
         low = text.lower()
         for g in grams:

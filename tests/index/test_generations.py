@@ -564,7 +564,7 @@ def test_fulltext_hits_carry_the_same_rows_as_lance(tmp_path):
         assert rows[row["chunk_id"]] == row
         assert keys[row["chunk_id"]] == heading_keys(row["text"]) and keys[row["chunk_id"]]
     assert {r["file"] for r in rows.values()} == {"a.pdf", "d/c.pdf"}
-    assert reader.meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION == 4
+    assert reader.meta["fulltext_schema_version"] == fulltext.FULLTEXT_SCHEMA_VERSION == 5
 
 
 def test_schema_1_fulltext_index_is_served_then_rebuilt_from_lance_by_the_next_generation(tmp_path):
