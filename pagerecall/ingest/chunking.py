@@ -243,7 +243,7 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 continue
             ps, cs, clean_start = start
             rendered.append((ps, cs, pe, ce, _render(texts, ps, cs, pe, ce)))
-            if not (clean_start and clean_end and all(plan.regular[ps : pe + 1])) or NO_SPACE_CHAR.match(
+            if not (clean_start and clean_end and plan.regular_cut(ps, cs, pe, ce)) or NO_SPACE_CHAR.match(
                     rendered[-1][4]):
                 # a text that starts in a script written without spaces gets a separate "▁" token of
                 # its own when tokenised alone ("中文" after a space: 1 token in context, 2 alone)
