@@ -407,8 +407,7 @@ class _Planner:
             m = _NONSPACE_RE.search(text)
         c = m.start()
         clean = c == 0 or text[c - 1] in _CLEAN_WS
-        if clean and s and p == self.page[s] == self.page[s - 1] and self.end[s - 1] == self.start[s] and \
-                not text[self.start[s - 1] : self.end[s - 1]].strip():
+        if clean and s and p == self.page[s] == self.page[s - 1] and not text[self.start[s - 1] : self.start[s]].strip():
             clean = False  # token s - 1 is the "▁" of the word at s, a piece of its own ("▁" "keeper4")
         return p, c, clean
 
