@@ -5,8 +5,8 @@ per document and turns its planned token ranges into chunk texts (re-tokenising 
 count is not exact). This module holds the plan and what it must know about the text and the
 tokenizer: sentence ends (``sentence_breaks``), the whitespace at which the tokenizer splits words
 (``_CLEAN_WS``, checked once per tokenizer by ``_whitespace_exact``), the characters its
-normalizer leaves alone (``_REGULAR_RE``), token offsets right at a page's start
-(``_page_spans``) and the window-by-window tokenising of very long pages (:data:`WINDOW_CHARS`).
+normalizer leaves alone (``_REGULAR_RE``, read around each cut: ``_Planner.regular_cut``), token
+offsets right at a page's start (``_page_spans``) and the window-by-window tokenising of very long pages (:data:`WINDOW_CHARS`).
 The rules the plan applies (where a chunk ends, the overlap, the minimum size: steps 2 and 4-6)
 are described in the :mod:`pagerecall.ingest.chunking` docstring.
 """
