@@ -105,7 +105,7 @@ def odd_pages(draw) -> str:
 @example(["the⁴ ", "the the keeper⁴ the "], 6)
 @example(["the the4 the4 the4 the4 the4 the4 keeper\n. the4 4the "], 6)
 @example(["the the⁴ the⁴ the⁴ the⁴ the⁴ the⁴ keeper\r\n. the⁴ ⁴the "], 6)
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.lists(odd_pages(), min_size=1, max_size=3), st.integers(6, 40))
 def test_counts_and_ids_equal_the_full_tokenizers_with_odd_characters_at_the_cuts(toks, pages, mx) -> None:
     light, full = toks
