@@ -109,6 +109,10 @@ def _run_ledger(args: argparse.Namespace, settings) -> int:
         c = service.record_check(settings, claim=args.claim, file=args.file, pages=args.pages, quote=args.quote,
                                  verdict=args.verdict, notes=args.notes, agent=args.agent)
         rv.print_one(c, args.json, _print_check)
+        if args.quote and (c.quote_check or {}).get("match") == "not_found" and not args.json:
+            sys.stderr.write(f"pagerecall: warning: the quote is not in {c.file} (quote: not_found); the check is "
+                             f"recorded with that result. Next: pagerecall verify \"QUOTE\" --file {c.file} shows "
+                             "the closest text; quote the source's words\n")
         return 0
     if verb == "review":
         c = service.review_check(settings, id=args.id, verdict=args.verdict, notes=args.notes, agent=args.agent)

@@ -123,7 +123,8 @@ def print_evidence(res: dict) -> None:
 def print_outline(res: dict) -> None:
     """A file's outline, indented by level, with physical pages and printed labels."""
     out = con().out
-    out.write(f"{res['file']}: {res['pages']} pages, outline from {res['source']}\n")
+    pages = res["pages"]
+    out.write(f"{res['file']}: {pages} page{'' if pages == 1 else 's'}, outline from {res['source']}\n")
 
     def walk(nodes: list[dict]) -> None:
         for n in nodes:

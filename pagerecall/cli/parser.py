@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from pathlib import Path
 
@@ -17,12 +18,82 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\nNext: {self.prog} --help\n")
 
+    def parse_args(self, args=None, namespace=None):
+        """As argparse's, except that arguments no command takes are refused by the command's own
+        parser (its usage, ``Next: pagerecall COMMAND --help``), with the nearest option named
+        (``--fiel``: did you mean --file?), not by the top-level parser's usage."""
+        ns, extras = self.parse_known_args(args, namespace)
+        if extras:
+            chosen = _chosen_parser(self, ns)
+            chosen.error(f"unrecognized arguments: {' '.join(extras)}{_nearest_option(chosen, extras)}")
+        return ns
+
+    def _check_value(self, action, value):  # an invalid choice names the nearest one (a typo)
+        choices = action.choices
+        if choices is not None and value not in choices:
+            near = difflib.get_close_matches(str(value), [str(c) for c in choices], n=1, cutoff=0.6)
+            if near:
+                listed = ", ".join(map(repr, choices))
+                raise argparse.ArgumentError(
+                    action, f"invalid choice: {value!r}; did you mean {near[0]!r}? (choose from {listed})")
+        super()._check_value(action, value)
+
     def _print_message(self, message: str, file=None) -> None:
         # usage, help and errors go to this thread's console: on the resident server a forwarded
         # ``--help`` must reach the client, never the server's stdout (the MCP stdio channel)
         if message:
             c = con()
             (c.err if file is sys.stderr else c.out).write(message)
+
+
+def physical_page(text: str) -> int:
+    """argparse ``type`` of a page argument: the physical page number (an ``int``, 1-based, the
+    page's position in the file). A printed label (``ix``, ``A-3``) is refused with where to
+    find the physical page that carries it (``ArgumentTypeError``: a usage mistake, exit 2)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a physical page number: pass the page's position in the file (1-based), not its "
+            "printed label; search hits and pagerecall outline FILE show both (p. 13 (printed 7))") from None
+
+
+def idle_minutes(text: str) -> float:
+    """argparse ``type`` of ``--idle-timeout``: minutes, more than 0 (0 or less stopped the resident
+    server at its first idle check, while ``--background`` said it serves). ``ArgumentTypeError``
+    otherwise (exit 2)."""
+    try:
+        minutes = float(text)
+    except ValueError:
+        minutes = float("nan")
+    if not minutes > 0 or minutes == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of minutes above 0 (default 30)")
+    return minutes
+
+
+def _chosen_parser(parser: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)parser that ``ns`` was parsed by: ``pagerecall ledger add``'s for
+    ``ledger add``, the top-level parser when no command was chosen."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(ns, action.dest, None) or "")
+            if chosen is not None:
+                return _chosen_parser(chosen, ns)
+    return parser
+
+
+def _nearest_option(parser: argparse.ArgumentParser, extras: list[str]) -> str:
+    """``"; did you mean --file?"`` for the first unknown option that is close to one ``parser``
+    takes; for a stray word, that several words go in quotes; else ``""``."""
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for extra in extras:
+        if extra.startswith("--"):
+            near = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1, cutoff=0.8)
+            if near:
+                return f"; did you mean {near[0]}?"
+    if not extras[0].startswith("-"):  # ``pagerecall search fog signal``: the shell split the query
+        return "; an argument of several words goes in quotes (\"fog signal\")"
+    return ""
 
 
 def _common() -> argparse.ArgumentParser:
@@ -150,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "nearest to that page, alone the documents nearest to the whole file. Passages "
                                    "come from other documents, in any language, unless --same-file.")
     p.add_argument("pointer", metavar="POINTER", help="a chunk_id, or a file (relative path or name)")
-    p.add_argument("--page", type=int, help="physical page of the file, 1-based")
+    p.add_argument("--page", type=physical_page, help="physical page of the file, 1-based")
     p.add_argument("-k", type=int, default=8, help="how many passages or documents (1-50, default 8)")
     p.add_argument("--same-file", action="store_true", help="include passages of the pointer's own file")
     p.add_argument("--topics", action="store_true", help="also each passage's topic")
@@ -180,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "the quote's words); 5: only in text no reader sees (hidden).")
     p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
-    p.add_argument("--page", type=int, help="cited physical page (1-based)")
+    p.add_argument("--page", type=physical_page, help="cited physical page (1-based)")
     p.add_argument("--whole-file", action="store_true",
                    help="on a scan, search every page (OCR) after a miss near --page; without it the search "
                         "stops at the cited page and 2 pages on each side")
@@ -200,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Prints the page's text; with --png, renders the page (a PDF) to a PNG "
                                    "image, a quote (--highlight) or a search hit (--hit) tinted yellow.")
     p.add_argument("file", help="file relative to the corpus root")
-    p.add_argument("page", type=int, help="physical page, 1-based")
+    p.add_argument("page", type=physical_page, help="physical page, 1-based")
     p.add_argument("--json", action="store_true", help="JSON with the same keys as the MCP tool")
     p.add_argument("--png", type=Path, metavar="OUT", help="render the page to this PNG file ('-': stdout)")
     p.add_argument("--highlight", metavar="QUOTE", help="with --png: mark this quote on the page")
@@ -244,7 +315,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="run the resident server in the foreground, without MCP")
     p.add_argument("--no-resident", action="store_true",
                    help="serve MCP only: do not listen for the CLI on the index's socket")
-    p.add_argument("--idle-timeout", type=float, default=None, metavar="MINUTES",
+    p.add_argument("--idle-timeout", type=idle_minutes, default=None, metavar="MINUTES",
                    help="--background/--resident: stop after this many idle minutes (default 30)")
     p.add_argument("--read-only", action="store_true",
                    help="MCP: refuse record_check/review_check/add_note/review_note too (the ledger's store is "

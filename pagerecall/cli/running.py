@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import logging
 import os
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from pagerecall.cli.output import ConsoleLogHandler, con, print_read
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError, UsageError
+from pagerecall.errors import PagerecallError, UsageError, sentences
 
 
 def settings_from_args(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
@@ -191,6 +192,49 @@ def guarded(fn, *a) -> int:
         return 130
     except BrokenPipeError:
         return _broken_pipe()
+    except Exception as exc:
+        note = disk_refusal(exc, a[0] if a else None)
+        if note is None:
+            raise
+        con().err.write(f"pagerecall: {note}\n")
+        return 1
+
+
+_DISK_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EISDIR,
+                          errno.ENOTDIR})
+"""A file pagerecall must write cannot be: permissions, a read-only mount, a full disk, a folder
+or a file in the way."""
+
+_SQLITE_WRITE = ("unable to open database file", "attempt to write a readonly database", "database or disk is full",
+                 "disk I/O error")
+"""sqlite3's ``OperationalError`` texts for the citation ledger's file that cannot be opened or written."""
+
+
+def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | None:
+    """One line (what, then ``Next:``) for ``exc`` when it says a file of the index folder (or
+    another one pagerecall writes) cannot be opened or written: an ``OSError`` whose errno is in
+    :data:`_DISK_ERRNOS`, or sqlite3's ``OperationalError`` on the citation ledger
+    (``INDEX/ledger.sqlite``); None for anything else (a bug: its traceback stays). Never raises."""
+    try:
+        index_dir = settings_from_args(args).index_dir if args is not None else None
+    except Exception:  # noqa: BLE001 - the settings' own error is not this one's
+        index_dir = None
+    instead = ", or pass --index a folder you can write" if index_dir else ""
+    if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
+        path = exc.filename or "a file"
+        folder = Path(path).parent if exc.filename else index_dir
+        return sentences(f"cannot open or write {path}: {exc.strerror or exc}",
+                         f"Next: make it and {folder} readable and writable for you (permissions, a read-only "
+                         f"mount, a full disk, a folder or file in the way){instead}")
+    kind = type(exc)
+    if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE:
+        from pagerecall.ledger.location import LEDGER_FILE
+
+        path = index_dir / LEDGER_FILE if index_dir else LEDGER_FILE
+        return sentences(f"cannot open or write the citation ledger {path}: {exc}",
+                         f"Next: make {index_dir or 'the index folder'} writable for you (permissions, a read-only "
+                         f"mount, a full disk, a folder in the way of {LEDGER_FILE}){instead}")
+    return None
 
 
 WRITES = ("build", "update", "rebuild")

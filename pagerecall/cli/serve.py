@@ -10,7 +10,7 @@ import sys
 from typing import Callable
 
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError, sentences
+from pagerecall.errors import PagerecallError, UsageError, sentences
 
 
 def serve_command(args: argparse.Namespace, settings: Settings,
@@ -45,6 +45,8 @@ def serve_command(args: argparse.Namespace, settings: Settings,
         return 0 if got is not None or args.stop else 1
     if args.background:  # the detached child watches too when asked (--watch is passed on to it)
         return resident(args, settings)
+    if args.http and not args.resident:
+        check_http_port(args.host, args.port)
     stop_watch = None
     if getattr(args, "watch", False):
         from pagerecall.cli.watching import start_beside_server
@@ -57,3 +59,25 @@ def serve_command(args: argparse.Namespace, settings: Settings,
     finally:
         if stop_watch is not None:
             stop_watch()
+
+
+def check_http_port(host: str, port: int) -> None:
+    """Refuse, before anything loads, an HTTP ``port`` outside 0-65535 or one that ``host`` cannot
+    listen on now (another server holds it, a name that does not resolve): ``UsageError`` saying
+    which port to pass instead. Without this, uvicorn ended the first with a traceback
+    (``OverflowError: bind(): port must be 0-65535``) and the second with its own log line and exit 3."""
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"port must be in 0-65535, got {port}. Next: pagerecall serve --http --port 8765")
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds it
+            sock.bind(where)
+    except socket.gaierror as exc:
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Next: pass --host an address of "
+                         "this machine (default 127.0.0.1, loopback only)") from None
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror or exc}). Next: pagerecall serve --http "
+                         f"--port OTHER (a free port), or stop what listens there") from None

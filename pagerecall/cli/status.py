@@ -58,7 +58,8 @@ def print_report(rep: dict) -> None:
                         if n)
         out.write(
             f"{rep['action']}: generation {rep['generation']} live; {rep['files_ok']} file(s) indexed now, "
-            f"{rep['chunks_embedded']} passages embedded{extra}, {rep['chunks_total']} in the index, "
+            + (f"{rep['files_vanished']} vanished while read (not failed), " if rep.get("files_vanished") else "")
+            + f"{rep['chunks_embedded']} passages embedded{extra}, {rep['chunks_total']} in the index, "
             f"{rep['seconds']} s\n"
         )
     if rep.get("interrupted"):

@@ -44,6 +44,9 @@ def _corpus(args: argparse.Namespace, settings: Settings) -> Path | None:
     root = getattr(args, "corpus_dir", None) or settings.corpus_root
     if root is not None:
         root = Path(root).expanduser().absolute()
+        if root.is_file():
+            raise UsageError(f"{root} is a file; a corpus is a folder. Next: pagerecall watch {root.parent} (the "
+                             "folder that holds it)")
         if not root.is_dir():
             raise UsageError(f"The corpus folder {root} does not exist. Next: pagerecall watch FOLDER")
         from pagerecall.ingest.pipeline import check_same_corpus

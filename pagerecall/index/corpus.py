@@ -77,6 +77,9 @@ def scan_corpus(root: Path, quiet: bool = False, skipped: list[dict] | None = No
     from pagerecall.extract.sources import SUPPORTED_SUFFIXES
 
     root = Path(root)
+    if root.is_file():  # ``pagerecall build report.pdf``: a corpus is the folder that holds the files
+        raise UsageError(f"{root} is a file; a corpus is a folder. Next: pass the folder that holds it "
+                         f"({root.parent}), or a folder holding only the files to index")
     if not root.is_dir():
         raise UsageError(f"Corpus folder not found: {root}. Next: pass an existing folder of source files (.pdf, .txt, .epub, .html, .md, .docx)")
     real_root = resolve_root(root)

@@ -91,6 +91,16 @@ def _lance_errors() -> tuple[type[BaseException], ...]:
     return (OSError, ValueError, RuntimeError)
 
 
+def _cannot_write(exc: BaseException) -> bool:
+    """True when opening a generation failed because its folder cannot be written (Tantivy takes a
+    lock file to read its ``meta.json``: on a read-only folder, ``chattr +i`` or a read-only mount it
+    raises "Failed to acquire Lockfile: ... PermissionDenied")."""
+    if isinstance(exc, PermissionError):
+        return True
+    text = str(exc)
+    return "Lockfile" in text and ("PermissionDenied" in text or "ReadOnlyFilesystem" in text)
+
+
 class Snapshot:
     """One generation, opened once and never changed (see the module docstring).
 
@@ -119,6 +129,12 @@ class Snapshot:
             tindex = fulltext.open_index(gdir / "tantivy")
             searcher = tindex.searcher()
         except (*_lance_errors(), ImportError) as exc:
+            if _cannot_write(exc):  # a sound index in a folder this user cannot write: rebuilding would not help
+                raise IndexCorruptError(
+                    f"Cannot open generation {gdir}: its full-text index is opened by writing a lock file in it, and "
+                    f"this folder cannot be written ({str(exc).rstrip('. ')}). Next: make {self.root} writable for "
+                    "you, or copy the index folder to one you can write and pass --index COPY"
+                ) from exc
             raise IndexCorruptError(
                 f"Cannot open generation {gdir}: {str(exc).rstrip('. ')}. Next: pagerecall rebuild, or rollback."
             ) from exc

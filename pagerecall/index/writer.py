@@ -34,6 +34,7 @@ from pagerecall.index.schema import (
     to_table,
 )
 from pagerecall.index.tables import LanceTable, table_uri
+from pagerecall.index.verdicts_file import write_verdicts
 from pagerecall.index.verification import VerifyReport, verify_generation
 
 log = logging.getLogger(__name__)
@@ -375,6 +376,9 @@ class GenerationWriter:
                 "files_n_chunks": int(pc.sum(files.column("n_chunks")).as_py() or 0),
             },
         )
+        cols = [c for c in ("path", "status", "size", "mtime", "extraction_revision", "page_flags")
+                if c in files.column_names]
+        write_verdicts(self.dir, files.select(cols).to_pylist())  # for reads without Lance (verdicts_file)
         write_atomic(self.dir / "meta.json", json.dumps(full, indent=2, sort_keys=True) + "\n")
         (self.dir / BUILDING).unlink(missing_ok=True)
         self.finalized = True

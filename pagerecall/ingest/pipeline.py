@@ -214,9 +214,13 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
             return _resume(settings, store, interrupted, progress, wait, crash_hook)
     if not store.exists():
         err = IndexNotFoundError.at(settings.index_dir)
-        if interrupted is not None and interrupted["running"] is None:
-            err = IndexNotFoundError(f"{err} (an interrupted {interrupted['action'] or 'write'} left "
-                                     f"leftovers: {interrupted['next']})")
+        if interrupted is not None and interrupted["running"] is None and not resumable(interrupted):
+            # a first build stopped before any vector was kept (else it resumed above): there is
+            # nothing to update, so the next step is that build again, with its corpus when recorded
+            corpus = interrupted.get("corpus_root") or "CORPUS"
+            err = IndexNotFoundError(f"No index at {settings.index_dir}: a first build was interrupted before it "
+                                     f"finished and kept no vectors to resume. Next: pagerecall build {corpus} "
+                                     f"--index {settings.index_dir}")
         raise err
     from pagerecall.index.snapshot import open_snapshot
 

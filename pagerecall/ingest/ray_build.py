@@ -185,6 +185,7 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
 
     from pagerecall.index.fingerprint import index_fingerprint
     from pagerecall.ingest.embed_loop import WriteStats
+    from pagerecall.ingest.preparing import VANISHED, vanished
 
     progress = progress or (lambda stage, done, total: None)
     stats = WriteStats()
@@ -212,6 +213,13 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
             for row in ds.iter_rows():
                 table = pa.ipc.open_stream(row["chunks"]).read_all()
                 record = json.loads(row["record"])
+                if record["status"] != "ok" and vanished(root, record["path"]):
+                    # deleted or renamed while a worker read it: no failed record (as index_files)
+                    log.warning(VANISHED, record["path"])
+                    stats.files_vanished += 1
+                    done += 1
+                    progress("files", done, len(items))
+                    continue
                 if table.num_rows:
                     writer.add_chunks(table)
                 writer.upsert_file_records([record])  # after its rows: an 'ok' record always has them

@@ -37,6 +37,9 @@ class WriteReport:
     embedded in this write; pointers kept per row), ``{"live_generation": n}`` (an update: passages of
     a changed or deleted file that did not change, :mod:`pagerecall.ingest.reuse`). ``chunks_embedded``
     counts what the model embedded."""
+    files_vanished: int = 0
+    """Files deleted or renamed while this write read them: not indexed now and not failed (the
+    next update sees the deletion or the new name); each one is also logged as a warning."""
     tokens_embedded: int = 0
     """Tokens the model computed in this run, padding included (see ``batching.EmbedStats``)."""
     verified: bool = False
@@ -81,8 +84,8 @@ def failed_entries(records: list[dict]) -> list[dict]:
 
 def embed_fields(stats: WriteStats) -> dict:
     """The report's fields of the embed loop's counts (``chunks_embedded``, ``seconds_embedding``,
-    ``tokens_embedded``, ``chunks_reused``)."""
+    ``tokens_embedded``, ``chunks_reused``) and ``files_vanished``."""
     e = stats.embed
-    return {"chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
+    return {"files_vanished": stats.files_vanished, "chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
             "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates,
                               "live_generation": e.from_live}}

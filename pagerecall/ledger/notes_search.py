@@ -259,6 +259,9 @@ def search_with_notes(settings: Settings, searcher: Any, args: dict, run: Callab
         run_args = {**args, "k": MAX_K, "files": args.get("files") or sorted(tagged)}
         res = run(run_args)
         res["hits"] = [h for h in res["hits"] if hit_tagged(h, tagged)][:k]
+        from pagerecall.search.coverage import refit_to_hits  # the envelope speaks of the kept hits
+
+        refit_to_hits(searcher.snapshot(), res["envelope"], res["hits"])
         res["envelope"]["tag"] = {"tag": args["tag"], "files": len(tagged),
                                   "note": "only hits on targets carrying the tag (a tagged document or tagged pages)"}
     else:

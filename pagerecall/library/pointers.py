@@ -84,7 +84,16 @@ def resolve_pointer(searcher: Any, snapshot: Any, pointer: str, page: int | None
                 f"No passage {pointer!r} in generation {snapshot.name} (an update may have replaced it). "
                 "Next: take a chunk_id from a new search, or pass FILE --page N")
         return Pointer(rows[0]["file"], None, rows, _vectors_of(snapshot, [pointer]), chunk_id=pointer)
-    rec = file_record(searcher, snapshot, pointer)
+    try:
+        rec = file_record(searcher, snapshot, pointer)
+    except SourceArgumentError as exc:
+        if "matches no indexed file" not in str(exc):
+            raise
+        # neither a passage id nor a file: say both, since the user may have meant either
+        raise SourceArgumentError(
+            f"{pointer!r} is neither a chunk_id (16 hex digits, a dash, 5 digits: 7624ec44c22c59de-00008, as "
+            "search hits give it) nor an indexed file. Next: take a chunk_id from a search hit, or pass a file "
+            "as pagerecall files lists it") from None
     if page is None:
         return Pointer(rec["path"], None)
     pages = int(rec.get("pages") or 0)

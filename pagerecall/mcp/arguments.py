@@ -18,9 +18,39 @@ from pagerecall.errors import sentences
 __all__ = ["refusal", "strict_arguments"]
 
 
+_TYPE_KINDS = {"string_type": "text", "list_type": "a list", "int_type": "a whole number",
+               "int_parsing": "a whole number", "bool_type": "true or false", "bool_parsing": "true or false",
+               "dict_type": "an object", "none_required": "null"}
+"""pydantic error types that say only "not this type", with what the type is in words."""
+
+
 def _first_error(exc: Any) -> dict:
     errors = exc.errors(include_url=False)
-    return errors[0] if errors else {"loc": (), "msg": str(exc), "type": ""}
+    if not errors:
+        return {"loc": (), "msg": str(exc), "type": ""}
+    return _union_error(errors) or errors[0]
+
+
+def _union_error(errors: list[dict]) -> dict | None:
+    """For an argument typed as a union (``pages: str | list[int]``), pydantic reports one error per
+    member, each ``loc`` naming the member (``("pages", "str")``): the first said "pages.str: must
+    be text" for ``pages=5`` and for ``pages=[0]``. Returns, for such a set, the error of the member
+    that matched the value's type (``[0]``: "pages must be 1 or more") with the member's name
+    dropped from ``loc``, or one error saying the types the argument takes (``5``: "pages must be
+    text or a list"); None when the first error is not a union's."""
+    field = errors[0].get("loc", ())[:1]
+    same = [e for e in errors if e.get("loc", ())[:1] == field]
+    members = {e["loc"][1] for e in same if len(e.get("loc", ())) > 1 and isinstance(e["loc"][1], str)}
+    if not field or len(same) < 2 or len(members) < 2:
+        return None
+
+    def strip(e: dict) -> dict:
+        return {**e, "loc": tuple(field) + tuple(p for p in e["loc"][2:])}
+    deeper = [e for e in same if e.get("type") not in _TYPE_KINDS or len(e["loc"]) > 2]  # past the type: an item
+    if deeper:
+        return strip(deeper[0])
+    wants = list(dict.fromkeys(_TYPE_KINDS[e["type"]] for e in same))
+    return {"loc": tuple(field), "type": "union_type", "input": same[0].get("input"), "ctx": {"wants": wants}}
 
 
 def refusal(tool: str, exc: Any) -> str:
@@ -50,8 +80,13 @@ def refusal(tool: str, exc: Any) -> str:
         what, step = f"{field} must be {bound}, got {value!r}", f"call {tool} again with {field} {bound}"
     elif kind in ("int_parsing", "int_type", "int_from_float"):
         what, step = f"{field} must be a whole number, got {value!r}", f"call {tool} again with {field} a whole number"
+        if field == "page" and isinstance(value, str):  # a printed label ('ix', 'A-3') where the position goes
+            step += " (the physical page, 1-based, not the printed label: hits give both, page_start and label_start)"
     elif kind in ("string_type", "bool_type", "bool_parsing", "list_type"):
         want = {"string_type": "text", "list_type": "a list"}.get(kind, "true or false")
+        what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"
+    elif kind == "union_type":
+        want = " or ".join(ctx["wants"])
         what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"
     elif kind in ("literal_error", "enum"):
         what, step = (f"{field} {value!r} is not one of {ctx.get('expected')}",
@@ -61,6 +96,19 @@ def refusal(tool: str, exc: Any) -> str:
     if len(loc) > 1:
         what = f"{'.'.join(loc)}: " + what.split(" ", 1)[1] if " " in what else what
     return sentences(what, f"Next: {step}")
+
+
+def _instead(unknown: list[str], names: frozenset[str]) -> str:
+    """``"with files instead of file"`` when an unknown argument name is close to one the tool takes
+    (``file`` for ``semantic_search``'s ``files``, ``querry``), else ``"without them"``."""
+    import difflib
+
+    pairs = []
+    for name in unknown:
+        near = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.75)
+        if near:
+            pairs.append(f"{near[0]} instead of {name}")
+    return f"with {', '.join(pairs)}" if len(pairs) == len(unknown) else "without them"
 
 
 def strict_arguments(server: Any) -> None:
@@ -85,7 +133,7 @@ def strict_arguments(server: Any) -> None:
                     takes = f"it takes {', '.join(sorted(names))}" if names else "it takes no arguments"
                     raise ToolError(f"Error executing tool {tool.name}: unknown argument(s) "
                                     f"{', '.join(map(repr, unknown))}; {takes}. Next: call {tool.name} again "
-                                    "without them.")
+                                    f"{_instead(unknown, names)}.")
                 try:
                     return await original(arguments, context, convert_result)
                 except ToolError as exc:

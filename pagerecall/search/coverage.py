@@ -156,31 +156,61 @@ def envelope(snapshot: Any, hits: Sequence[Hit], scope: Sequence[str] | None, re
     if outdated is not None:  # absent when every file is current: answers stay as they were
         env["extraction_outdated"] = outdated
     if not hits or weak:
-        caveats = []
-        in_scope = [by_path[p] for p in (scope or by_path)]
-        if env["files_indexed"] == 0:
-            caveats.append("no file is indexed")
-        if failed:
-            caveats.append(f"{len(failed)} file(s) failed to index")
-        unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
-        if unread:
-            caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
-        ocred = [r["path"] for r in in_scope if r.get("ocr_pages") and r["path"] not in unread]
-        if ocred:  # pages that were image-only or garbled, read by OCR: approximate text
-            caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "
-                           "(approximate text)")
-        if stale.get("changed") or stale.get("added") or stale.get("deleted"):
-            caveats.append("the corpus changed on disk since the build (run pagerecall update)")
-        if outdated is not None:
-            caveats.append(f"{outdated['files']} file(s) were read by an older pagerecall, whose passages may "
-                           "differ from this version's (run pagerecall rebuild)")
-        if not stale.get("checked", True):
-            caveats.append("the corpus root could not be checked for changes")
-        if registry.status == "unknown":
-            caveats.append("the degradation registry is unreadable: degraded files unknown")
-        elif registry.degraded_count:
-            caveats.append(f"the registry lists {registry.degraded_count} degraded file(s)")
-        env["miss"] = {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
+        env["miss"] = _miss(env, by_path, scope, outdated, registry.status, registry.degraded_count)
         if weak:
             env["miss"]["weak_hits"] = weak_note or WEAK_NOTE
+    return env
+
+
+def _miss(env: dict, by_path: dict[str, dict], scope: Sequence[str] | None, outdated: dict | None,
+          registry_status: str, degraded_count: int) -> dict:
+    """An envelope's ``miss``: ``{"trustworthy", "caveats", "note"}``, the reasons why an answer
+    without (good) hits may prove nothing, from the envelope's other keys and the file records."""
+    caveats = []
+    stale = env["stale"]
+    in_scope = [by_path[p] for p in (scope or by_path) if p in by_path]
+    if env["files_indexed"] == 0:
+        caveats.append("no file is indexed")
+    failed_here = [f for f in env["files_failed"] if not scope or f["path"] in set(scope)]
+    if failed_here:  # a failed file outside the --file scope could not have answered either
+        caveats.append(f"{len(failed_here)} file(s) failed to index")
+    unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
+    if unread:
+        caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
+    ocred = [r["path"] for r in in_scope if r.get("ocr_pages") and r["path"] not in unread]
+    if ocred:  # pages that were image-only or garbled, read by OCR: approximate text
+        caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "
+                       "(approximate text)")
+    if stale.get("changed") or stale.get("added") or stale.get("deleted"):
+        caveats.append("the corpus changed on disk since the build (run pagerecall update)")
+    if outdated is not None:
+        caveats.append(f"{outdated['files']} file(s) were read by an older pagerecall, whose passages may "
+                       "differ from this version's (run pagerecall rebuild)")
+    if not stale.get("checked", True):
+        caveats.append("the corpus root could not be checked for changes")
+    if registry_status == "unknown":
+        caveats.append("the degradation registry is unreadable: degraded files unknown")
+    elif degraded_count:
+        caveats.append(f"the registry lists {degraded_count} degraded file(s)")
+    return {"trustworthy": not caveats, "caveats": caveats, "note": MISS_NOTE}
+
+
+def refit_to_hits(snapshot: Any, env: dict, hits: Sequence[dict]) -> dict:
+    """``env`` (an :func:`envelope` of ``snapshot``) made true of ``hits`` (JSON hit dicts), a
+    subset of the answer's hits that a filter kept (``search --tag``): ``degraded_in_hits`` and
+    ``hidden_in_hits`` keep the kept hits' files, ``extraction_outdated`` counts them again, and an
+    answer left without hits gains the ``miss`` it would have had. Returns ``env``, changed in place."""
+    files = list(dict.fromkeys(h["file"] for h in hits))
+    env["degraded_in_hits"] = {f: r for f, r in env.get("degraded_in_hits", {}).items() if f in files}
+    hidden = env.get("hidden_in_hits")
+    if isinstance(hidden, dict):
+        env["hidden_in_hits"] = {f: r for f, r in hidden.items() if f in files}
+    outdated = extraction_in_envelope(snapshot, files)
+    if outdated is not None:
+        env["extraction_outdated"] = outdated
+    if not hits and "miss" not in env:
+        by_path = {r["path"]: r for r in snapshot.files_table()}
+        reg = env.get("registry") or {}
+        env["miss"] = _miss(env, by_path, env.get("scope"), outdated, reg.get("status", "ok"),
+                            int(reg.get("degraded_count") or 0))
     return env

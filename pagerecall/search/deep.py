@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any, Sequence
 
+from pagerecall.search.results import build_verdicts
 from pagerecall.text.instructions import is_instruction_like
 from pagerecall.types import Hit
 
@@ -40,7 +41,8 @@ def widen(snapshot: Any, hit: Hit) -> tuple[Hit, tuple[int, int]]:
         score=hit.score, text=text, label_start=first.get("label_start"), label_end=last.get("label_end"),
         ranks=hit.ranks, ocr=any(bool(rows[s].get("ocr")) for s in range(lo, hi + 1)),
         recall_score=hit.score, char_start=int(first.get("char_start") or 0),
-        char_end=int(last.get("char_end") or 0), instruction_like=is_instruction_like(text),
+        char_end=int(last.get("char_end") or 0),
+        instruction_like=is_instruction_like(text, build_verdicts(snapshot)(hit.file)),
     ), (lo, hi)
 
 

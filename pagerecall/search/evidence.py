@@ -128,7 +128,10 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
                      "(run pagerecall update)")
     from pagerecall.biblio.catalog import references_of
 
+    from pagerecall.search.results import build_verdicts
+
     references = references_of(searcher.snapshot().path, [p.file for p in taken])
+    verdicts = build_verdicts(searcher.snapshot())
     return {
         "query": res.query,
         "max_tokens": max_tokens,
@@ -138,7 +141,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
                       "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
                       "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text,
                       "reference": references.get(p.file),
-                      "instruction_like": _instruction_like(p.text)}
+                      "instruction_like": _instruction_like(p.text, verdicts(p.file))}
                      for p in taken],
         "left_out": left_out,
         "notes": notes,
@@ -146,7 +149,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     }
 
 
-def _instruction_like(text: str) -> bool:
+def _instruction_like(text: str, verdicts: Any) -> bool:
     from pagerecall.text.instructions import is_instruction_like
 
-    return is_instruction_like(text)
+    return is_instruction_like(text, verdicts)

@@ -110,3 +110,34 @@ def weighted_rrf(
         fused.append((score, best, item, {lane: per.get(lane) for lane in names}))
     fused.sort(key=lambda t: (-t[0], t[1], t[2]))
     return [FusedItem(id=item, score=score, ranks=r) for score, _, item, r in fused]
+
+
+TIE_PAD = 8
+"""Extra hits a lane asks its engine for, so that a run of equal scores at its cut can be ordered
+by id before the cut (:func:`ids_break_ties`)."""
+
+
+def ids_break_ties(hits: Sequence[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+    """The first ``k`` of ``hits`` (``(id, score)`` in an engine's order) with every run of
+    consecutive equal scores ordered by id (ascending string order).
+
+    Why: Tantivy orders equal BM25 scores by document address and Lance equal distances by row
+    position, and both depend on how the index was written (Tantivy's indexing threads split the
+    documents into segments differently from run to run; an update appends where a rebuild writes
+    in path order), so two passages with the same score swapped places, and one fell out of a
+    lane's cut, between two builds of the same corpus (a hybrid top 10 changed after a rebuild).
+    Ask the engine for ``k + TIE_PAD`` hits: a run of ties that crosses the cut is then ordered
+    before it (runs longer than the pad are ordered as far as the engine returned them). Runs only
+    join consecutive hits, so a list whose scores are not monotonic (the full-text lane's tiers)
+    keeps its order between runs."""
+    out: list[tuple[str, float]] = []
+    run: list[tuple[str, float]] = []
+    for hit in hits:
+        if run and hit[1] != run[0][1]:
+            out.extend(sorted(run, key=lambda h: h[0]))
+            run = []
+            if len(out) >= k:
+                break
+        run.append(hit)
+    out.extend(sorted(run, key=lambda h: h[0]))
+    return out[:k]

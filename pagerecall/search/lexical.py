@@ -39,7 +39,7 @@ from tantivy import Index, Occur, Query
 
 from pagerecall.errors import IndexCorruptError
 from pagerecall.index.fulltext import analyze_path, path_words, stored_heading_keys, stored_row, word_tokens
-
+from pagerecall.search.fusion import TIE_PAD, ids_break_ties
 from pagerecall.search.query import ParsedQuery, as_parsed, dedup
 
 MAX_QUERY_TERMS = 24
@@ -226,10 +226,10 @@ def fulltext_search(
     index, searcher = _searcher(source)
     parsed = as_parsed(query)
     scope = _scope_clause(index, files)
-    hits = _search_parsed(searcher, index, parsed, scope, k)
+    hits = _search_parsed(searcher, index, parsed, scope, k + TIE_PAD)
     if not hits and parsed.phrases:
-        hits = _search_parsed(searcher, index, parsed.loose(), scope, k)
-    return [(_read_hit(searcher, addr, rows, heading_keys), score) for addr, score in hits]
+        hits = _search_parsed(searcher, index, parsed.loose(), scope, k + TIE_PAD)
+    return ids_break_ties([(_read_hit(searcher, addr, rows, heading_keys), score) for addr, score in hits], k)
 
 
 def phrases_not_found(source: Any, query: str | ParsedQuery, files: Sequence[str] | None = None) -> list[str]:

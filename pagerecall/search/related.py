@@ -34,7 +34,7 @@ def related(searcher: Any, pointer: str, page: int | None = None, k: int = 8, sa
     from pagerecall.library.related import check_k, nearest_passages, related_documents
     from pagerecall.library.related import pointer as resolve
     from pagerecall.search.hybrid import collapse_same_page
-    from pagerecall.search.results import _add_sections, _hit
+    from pagerecall.search.results import _add_sections, _hit, build_verdicts
 
     k = check_k(k)
     snapshot = searcher.snapshot()
@@ -42,7 +42,8 @@ def related(searcher: Any, pointer: str, page: int | None = None, k: int = 8, sa
     if ptr.page is None and ptr.chunk_id is None:
         return {**related_documents(searcher, snapshot, ptr, k), "envelope": _envelope(searcher, snapshot, [])}
     ranked, rows = nearest_passages(searcher, snapshot, ptr, k, same_file)
-    hits = [_hit(rows[cid], score, {}) for cid, score in collapse_same_page(ranked, rows, k)]
+    verdicts = build_verdicts(snapshot)
+    hits = [_hit(rows[cid], score, {}, verdicts(rows[cid]["file"])) for cid, score in collapse_same_page(ranked, rows, k)]
     _add_sections(snapshot, hits)
     add_references(snapshot.path, hits)
     out = {"pointer": ptr.to_dict(), "kind": "passages", "same_file": bool(same_file),

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Any, Callable
 
-from pagerecall.text.instructions import is_instruction_like
+from pagerecall.text.instructions import StoredVerdicts, is_instruction_like
 from pagerecall.types import Hit
 
 from pagerecall.search.query import ParsedQuery
@@ -40,12 +41,29 @@ class SearchResult:
         }
 
 
-def _hit(r: dict, score: float, ranks: dict[str, int | None]) -> Hit:
+def build_verdicts(snapshot: Any) -> Callable[[str], StoredVerdicts | None]:
+    """``file -> StoredVerdicts or None``: the build's instruction-classifier verdicts of each indexed
+    file from ``snapshot``'s page flags (None: not stored; the patterns decide), so that a hit is
+    ``instruction_like`` by the rule that counted its pages (:class:`pagerecall.text.instructions.StoredVerdicts`).
+    A hit's text is the index's, judged by that build, whatever the file on disk is now."""
+    flags = snapshot.page_flags()
+    cache: dict[str, StoredVerdicts | None] = {}
+
+    def for_file(path: str) -> StoredVerdicts | None:
+        if path not in cache:
+            yes = (flags.get(path) or {}).get("classifier_yes")
+            cache[path] = None if yes is None else StoredVerdicts(lambda yes=yes: yes)
+        return cache[path]
+
+    return for_file
+
+
+def _hit(r: dict, score: float, ranks: dict[str, int | None], verdicts: StoredVerdicts | None = None) -> Hit:
     return Hit(
         chunk_id=r["chunk_id"], file=r["file"], page_start=int(r["page_start"]), page_end=int(r["page_end"]),
         score=float(score), text=r["text"], label_start=r.get("label_start"), label_end=r.get("label_end"),
         ranks=ranks, ocr=bool(r.get("ocr")), char_start=int(r.get("char_start") or 0),
-        char_end=int(r.get("char_end") or 0), instruction_like=is_instruction_like(r["text"]),
+        char_end=int(r.get("char_end") or 0), instruction_like=is_instruction_like(r["text"], verdicts),
     )
 
 

@@ -26,6 +26,7 @@ from pagerecall.errors import QueryError
 
 from pagerecall.search.coverage import StaleCheck, envelope
 from pagerecall.search.deep import DEEP_CANDIDATES
+from pagerecall.search.fusion import TIE_PAD, ids_break_ties
 from pagerecall.search import hybrid
 from pagerecall.search.hybrid import (
     COVERAGE_EXPONENT,
@@ -39,7 +40,7 @@ from pagerecall.search.hybrid import (
 from pagerecall.search.index_reads import IndexReads
 from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
-from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit
+from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit, build_verdicts
 from pagerecall.search.source_reads import SourceReads
 from pagerecall.search.weak import NOISE_PROBES, OFF_TOPIC_PROBES, weak_reason
 
@@ -200,8 +201,9 @@ class Searcher(IndexReads, SourceReads):
     # ------------------------------------------------------------------ lanes
     def _vector_lane(self, q: _Query, depth: int) -> list[tuple[str, float]]:
         vec = q.vector = self.embedder(q.snapshot).embed_queries([q.parsed.raw])[0]
-        hits, rows = q.snapshot.vector_search_with_rows(vec, depth, files=q.scope)
-        q.rows.update(rows)
+        hits, rows = q.snapshot.vector_search_with_rows(vec, depth + TIE_PAD, files=q.scope)
+        hits = ids_break_ties(hits, depth)
+        q.rows.update((cid, rows[cid]) for cid, _ in hits)
         return hits
 
     def _fulltext_lane(self, q: _Query, depth: int, keys: dict[str, list[str]]) -> list[tuple[str, float]]:
@@ -316,7 +318,8 @@ class Searcher(IndexReads, SourceReads):
         # every hit reports its rank in every lane that ran (None = not found by that lane)
         lane_rank = {n: {cid: i + 1 for i, (cid, _) in enumerate(v)} for n, v in lanes.items()}
         rows = q.rows_for([cid for cid, _ in ranked])
-        hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes})
+        verdicts = build_verdicts(snapshot)
+        hits = [_hit(rows[cid], score, {n: lane_rank[n].get(cid) for n in lanes}, verdicts(rows[cid]["file"]))
                 for cid, score in ranked if cid in rows]
         if mode != "hybrid":
             from pagerecall.search.results import single_lane_order

@@ -106,7 +106,7 @@ class SourceReads:
         root = self.source_root()
         rel = self.source_file(file, root)
         return read_page(root, rel, page, ocr=self.settings.ocr, passwords_file=self.settings.passwords_path(),
-                         known=self.known_visible(rel))
+                         known=self.known_visible(rel), verdicts=self.stored_verdicts(root, rel))
 
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
@@ -135,6 +135,26 @@ class SourceReads:
         return verify_quote(root, quote, rel, page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path(), known=self.known_visible(rel),
                             whole_file=bool(whole_file))
+
+    def stored_verdicts(self, root: Path, rel: str):
+        """The build's instruction-classifier verdicts for ``rel``
+        (:class:`pagerecall.text.instructions.StoredVerdicts`), read from the live generation's
+        ``verdicts.json`` (no Lance: :mod:`pagerecall.index.verdicts_file`) only when a page has a
+        sentence to judge. They hold
+        when the file is indexed (status ok) by the current extraction revision and unchanged on disk
+        (size and mtime, as ``StaleCheck``): the page's text is then the one the build judged.
+        Otherwise no record, and the patterns decide."""
+        from pagerecall.text.instructions import StoredVerdicts
+
+        def load():
+            from pagerecall.extract.revision import EXTRACTION_REVISION
+            from pagerecall.index.snapshot import read_current
+            from pagerecall.index.verdicts_file import file_verdicts
+
+            name, _ = read_current(self.settings.index_dir)  # no Lance: the generation's verdicts.json
+            return file_verdicts(Path(self.settings.index_dir) / name, rel, Path(root) / rel, EXTRACTION_REVISION)
+
+        return StoredVerdicts(load)
 
     def known_visible(self, rel: str):
         """The index's record of which pages of ``rel`` held hidden text

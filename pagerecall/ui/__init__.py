@@ -131,9 +131,8 @@ def serve_ui(settings: Any, port: int = 8766, *, ready: Any = None) -> None:
 
     if not 0 <= int(port) <= 65535:
         raise UsageError(f"port must be in 0-65535, got {port}. Next: pagerecall ui --port 8766")
-    searcher = Searcher(settings)
-    searcher.preload(open_index=True)
-    app = create_app(searcher)
+    # the port first, the model after: a refusal while onnxruntime creates its session in the
+    # background ended the process with "terminate called without an active exception" (exit 134)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
@@ -141,6 +140,9 @@ def serve_ui(settings: Any, port: int = 8766, *, ready: Any = None) -> None:
     except OSError as exc:
         sock.close()
         raise UsageError(f"cannot listen on {HOST}:{port} ({exc.strerror}). Next: pagerecall ui --port OTHER") from None
+    searcher = Searcher(settings)
+    searcher.preload(open_index=True)
+    app = create_app(searcher)
     actual = sock.getsockname()[1]
     log.warning("pagerecall ui: http://%s:%d/ (index %s; Ctrl-C stops)", HOST, actual, settings.index_dir)
     if ready is not None:

@@ -14,6 +14,7 @@ bench corpus has almost none), so every other ``read_page`` costs what it did.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pagerecall.verify import source as _source
 from pagerecall.verify.source import KnownVisible, PageText
@@ -22,10 +23,11 @@ __all__ = ["read_page"]
 
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
-              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> PageText:
+              passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
+              verdicts: Any = None) -> PageText:
     """:func:`pagerecall.verify.source.read_page` (same arguments, result and errors), with
     ``rects`` (a list of ``[x0, y0, x1, y1]``) on every entry of ``instruction_like``."""
-    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known)
+    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known, verdicts=verdicts)
     if not res.instruction_like:
         return res
     from pagerecall.paths import resolve_in_corpus

@@ -21,6 +21,18 @@ across a page break must lie (room for a running head, a footer and a page numbe
 NEIGHBOURS = 1
 """Pages on each side of a cited page searched before the rest of the document."""
 
+FURNITURE_LINE_CHARS = 60
+"""Longest line (stripped, in characters) that a quote across a page break may skip at the top of
+the next page: a running head, a page number, a chapter or section title. A longer line is body
+text, and a quote that leaves it out is not the source's words (before: a whole sentence of up to
+``JUNCTION_WINDOW`` characters was skipped and the quote called exact)."""
+
+
+def _furniture_only(text: str) -> bool:
+    """True when every line of ``text`` (the top of a page that a quote across the break skips) is at
+    most :data:`FURNITURE_LINE_CHARS` long."""
+    return all(len(line.strip()) <= FURNITURE_LINE_CHARS for line in text.splitlines())
+
 @dataclass(slots=True)
 class _Found:
     kind: MatchKind
@@ -83,7 +95,8 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
 
     The head must lie in the last ``JUNCTION_WINDOW + len`` normalised chars of page ``a``
     (after it may come a footer) and the tail in the first ``JUNCTION_WINDOW`` of page ``a+1``
-    (before it a running head and page number), each at least ``SPLIT_MIN_CHARS`` long.
+    (before it a running head and page number: only lines of :data:`FURNITURE_LINE_CHARS` or
+    fewer may be skipped there), each at least ``SPLIT_MIN_CHARS`` long.
     """
     na, nb = src.norm(a), src.norm(a + 1)
     if not na.text or not nb.text or len(nq) < 2 * SPLIT_MIN_CHARS:
@@ -102,6 +115,8 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         i = tail.rfind(head) + t0
         s, e1 = na.span(i, i + len(head))
         s2, e = nb.span(j, j + len(rest))
+        if not _furniture_only(src.page(a + 1).text[:s2]):
+            continue  # the quote leaves out body text at the top of the next page
         part1, part2 = src.page(a).text[s:e1], src.page(a + 1).text[s2:e]
         middle = quote[len(part1):len(quote) - len(part2)]
         exact = (

@@ -97,3 +97,25 @@ def test_the_next_build_resumes_and_a_later_ctrl_c_keeps_the_live_index(tmp_path
     code, err = _build(corpus, index, lambda: (index / "lock.info").exists())
     assert code == 130 and err.endswith(UNCHANGED), err
     assert (index / "CURRENT").read_text() == live
+
+
+def test_update_after_a_first_build_stopped_before_any_vector_names_the_build_to_run(tmp_path, capsys):
+    """Before: ``pagerecall update`` then said "No index at INDEX. Next: pagerecall build CORPUS ... (an
+    interrupted build left leftovers: the interrupted build stored no vectors. Next: pagerecall build to
+    start it again (pagerecall update removes the partial generation))": two next steps, no corpus,
+    and the command that had just failed given as the remedy."""
+    from pagerecall.cli.commands import main
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    index = tmp_path / "index"
+    code, err = _build(corpus, index, lambda: (index / "lock.info").exists())
+    assert code == 130, err
+    if _cached(index):
+        pytest.skip("the build kept vectors before the interrupt (a slow SIGINT): update resumes it instead")
+    code = main(["update", "--index", str(index)])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.startswith(f"pagerecall: No index at {index}: a first build was interrupted before it finished and "
+                          f"kept no vectors to resume. Next: pagerecall build "), err
+    assert err.endswith(f" --index {index}\n") and err.count("Next:") == 1 and "pagerecall update" not in err, err

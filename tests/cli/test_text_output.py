@@ -24,6 +24,7 @@ from pagerecall.config import Settings
 ROOT = Path(__file__).resolve().parents[2]
 MANUAL = ROOT / "examples" / "corpus" / "en" / "harrow-point-manual.pdf"
 BROKEN = "broken.pdf"
+NOTE = "tides.txt"  # one page
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,7 @@ def index(tmp_path_factory) -> Settings:
     corpus.mkdir()
     shutil.copy(MANUAL, corpus)
     (corpus / BROKEN).write_bytes(b"%PDF-1.7\nthis is no PDF: the download was cut\n")
+    (corpus / NOTE).write_text("Tide tables\n\nThe spring tide rises 4.2 metres at the harbour wall.\n", encoding="utf-8")
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
                                    degraded_registry=None)
     rep = build(settings, corpus)
@@ -93,3 +95,25 @@ def test_outline_of_a_file_that_failed_to_index_says_so(index, capsys):
     assert code == 0 and res["entries"] == [] and res["source"] == "none"
     assert res["notes"][0].startswith("this file failed to index (") and "Next: repair or replace it" in res["notes"][0]
     assert "before outlines were stored" not in out + err
+
+
+def test_a_miss_in_a_scope_without_failed_files_does_not_blame_them(index, capsys):
+    """Before: a miss with ``--file`` limited to files that indexed fine still said "This miss proves
+    nothing: 1 file(s) failed to index", of a file outside the scope that could not have answered."""
+    common = ["--index", str(index.index_dir), "--mode", "fulltext", "--json"]
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", *common)
+    assert code == 0 and "1 file(s) failed to index" in json.loads(out)["envelope"]["miss"]["caveats"]
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", "--file", MANUAL.name, *common)
+    miss = json.loads(out)["envelope"]["miss"]
+    assert code == 0 and not any("failed to index" in c for c in miss["caveats"]), miss
+    code, out, _ = _cli(capsys, "search", "qwertyuiopasdf", "--file", "*.pdf", *common)  # both files
+    assert "1 file(s) failed to index" in json.loads(out)["envelope"]["miss"]["caveats"]
+
+
+def test_outline_counts_one_page_in_the_singular(index, capsys):
+    """It printed "tides.txt: 1 pages, outline from ..."."""
+    ix = ["--index", str(index.index_dir)]
+    code, out, _ = _cli(capsys, "outline", NOTE, *ix)
+    assert code == 0 and out.startswith(f"{NOTE}: 1 page, outline from "), out
+    code, out, _ = _cli(capsys, "outline", MANUAL.name, *ix)
+    assert code == 0 and out.startswith(f"{MANUAL.name}: 10 pages, outline from "), out

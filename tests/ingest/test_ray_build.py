@@ -120,3 +120,26 @@ def test_ray_update_embeds_only_the_delta(builds, capsys):
     assert rep["chunks_embedded"] == reports["local"]["chunks_embedded"] < rep["chunks_total"] / 10
     assert _assert_same(_rows(builds["local"]), _rows(builds["ray"])) >= 0.999
     assert _files(builds["local"]) == _files(builds["ray"])
+
+
+def test_a_file_renamed_while_ray_reads_it_vanished_and_is_not_failed(ray_cluster, tmp_path):
+    """As the local engine (tests/ingest/test_vanished_during_update.py): no failed record, counted as
+    vanished, and the next update indexes the new name."""
+    from pagerecall.ingest.pipeline import build, update
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("The harbour light shows red.\n", encoding="utf-8")
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "idx", corpus_root=None,
+                                   degraded_registry=None, engine="ray")
+    build(settings, corpus)
+    (corpus / "new.txt").write_text("The quay was rebuilt in stone.\n", encoding="utf-8")
+
+    def rename(point: str) -> None:
+        if point == "before_embed":
+            (corpus / "new.txt").rename(corpus / "renamed.txt")
+
+    rep = update(settings, crash_hook=rename).to_dict()
+    assert rep["failed"] == [] and rep["files_failed"] == 0 and rep["files_vanished"] == 1, rep
+    rep = update(settings).to_dict()
+    assert rep["failed"] == [] and rep["delta"]["added"] == ["renamed.txt"], rep

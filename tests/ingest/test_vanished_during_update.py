@@ -12,7 +12,7 @@ import logging
 from pagerecall.config import Settings
 
 
-def test_a_file_renamed_during_an_update_vanished_and_is_not_failed(tmp_path, caplog):
+def test_a_file_renamed_during_an_update_vanished_and_is_not_failed(tmp_path, caplog, capsys):
     from pagerecall.ingest.pipeline import build, update
     from pagerecall.search import Searcher
 
@@ -32,7 +32,11 @@ def test_a_file_renamed_during_an_update_vanished_and_is_not_failed(tmp_path, ca
         rep = update(settings, crash_hook=rename).to_dict()
     said = " ".join(r.getMessage() for r in caplog.records)
     assert "new.txt vanished while this write read it" in said and "failed: new.txt" not in said, said
-    assert rep["failed"] == [] and rep["files_failed"] == 0, rep
+    assert rep["failed"] == [] and rep["files_failed"] == 0 and rep["files_vanished"] == 1, rep
+    from pagerecall.cli.status import print_report  # the summary line says it too
+
+    print_report(rep)
+    assert "1 vanished while read (not failed)" in capsys.readouterr().out
     assert "new.txt" not in {r["path"] for r in Searcher(settings).snapshot().files_table()}
 
     dry = update(settings, dry_run=True).to_dict()  # the next update: the new name, added; nothing failed

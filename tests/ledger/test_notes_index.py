@@ -260,6 +260,28 @@ def test_search_with_notes_and_tag_for_every_interface(indexed):
     assert none["hits"] == [] and "proves nothing" in none["envelope"]["tag"]["note"]
 
 
+def test_a_tag_filter_that_keeps_no_hit_says_why_the_miss_proves_little(indexed):
+    """The envelope speaks of the hits the tag kept: an answer left empty by the filter carries the
+    ``miss`` of an empty answer, and nothing about the dropped hits' files."""
+    from pagerecall.search.searcher import Searcher
+
+    s, _ = indexed
+    searcher = Searcher(s)
+
+    def run(args):
+        return searcher.search(args["query"], k=args["k"], mode="fulltext", files=args.get("files")).to_dict()
+
+    ns.add_note(s, kind="tag", text="stores-only", agent="a", file="manual.txt", section="3 Stores")
+    plain = run({"query": "Pellow Head", "k": 3})  # page 1 only
+    assert plain["hits"] and "miss" not in plain["envelope"]
+    assert {h["page_start"] for h in plain["hits"]} == {1}
+    res = nsr.search_with_notes(s, searcher, {"query": "Pellow Head", "k": 3, "tag": "stores-only"}, run)
+    assert res["hits"] == []
+    miss = res["envelope"]["miss"]
+    assert miss["note"] and isinstance(miss["trustworthy"], bool)
+    assert res["envelope"]["degraded_in_hits"] == {} and res["envelope"]["hidden_in_hits"] == {}
+
+
 def test_files_list_tags_and_filter_by_tag(indexed):
     from pagerecall.ledger import wants_notes
     from pagerecall.search.searcher import Searcher

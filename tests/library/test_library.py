@@ -134,6 +134,20 @@ def test_bad_pointers_say_what_to_do(library):
         cites(searcher, "nothing-like-this.pdf")
 
 
+def test_a_pointer_that_is_neither_a_passage_nor_a_file_names_both(library):
+    """Before: ``pagerecall related nonexist-id`` said "The file scope ['nonexist-id'] matches no indexed
+    file", as if only a file had been asked for; a mistyped chunk_id was not recognised as one."""
+    from pagerecall.search.related import related as related_passages
+
+    searcher, _, _ = library
+    with pytest.raises(SourceArgumentError) as err:
+        related_passages(searcher, "7624ec44c22c59de-0008")  # one digit short
+    said = str(err.value)
+    assert said.startswith("'7624ec44c22c59de-0008' is neither a chunk_id (16 hex digits, a dash, 5 digits") and \
+        "nor an indexed file. Next: take a chunk_id from a search hit, or pass a file" in said, said
+    assert "file scope" not in said
+
+
 def test_an_index_built_before_this_work_is_told_to_rebuild(library, tmp_path):
     from pagerecall.library import cites, list_topics, topic_of
     from pagerecall.search.searcher import Searcher

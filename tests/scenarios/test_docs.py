@@ -77,3 +77,23 @@ def _options() -> list[tuple[str, str, argparse.Action]]:
 @pytest.mark.parametrize("command,option,action", _options(), ids=lambda v: v if isinstance(v, str) else "")
 def test_every_cli_option_has_help(command, option, action):
     assert action.help and action.help.strip(), f"pagerecall {command} {option} has no help text"
+
+
+def test_every_exit_code_of_check_is_in_its_readme_row(readme, examples_built, capsys):
+    """``check`` exits 3 when the claim holds no number (neither confirmed nor refuted); the README's
+    row said only 0, 1 and 2, and its exit-code paragraph gave 3 to ``verify`` alone."""
+    from pagerecall.cli.commands import main
+
+    pdf, index = "en/harrow-point-manual.pdf", ["--index", str(examples_built.index_dir), "--in-process"]
+    codes = {
+        main(["check", "five seconds every thirty seconds", "--file", pdf, "--pages", "5", *index]),
+        main(["check", "seven seconds every thirty seconds", "--file", pdf, "--pages", "5", *index]),
+        main(["check", "five seconds", "--file", pdf, "--pages", "99", *index]),
+        main(["check", "the siren sounds in fog", "--file", pdf, "--pages", "5", *index]),
+    }
+    capsys.readouterr()
+    assert codes == {0, 1, 2, 3}
+    row = next(line for line in readme.splitlines() if line.startswith('| `pagerecall check "CLAIM"'))
+    said = {int(n) for n in re.findall(r"\b(\d) (?:all found|some not found|bad input|nothing to check)", row)}
+    assert said == codes, row
+    assert "`check`: the claim holds no number" in readme  # the exit-code paragraph

@@ -352,6 +352,23 @@ def test_quote_across_a_page_break(demo: Path) -> None:
     assert "page break" in res.note
 
 
+def test_a_quote_that_leaves_out_a_sentence_at_the_top_of_the_next_page_is_not_the_source() -> None:
+    """Across a page break a quote may skip the next page's running head, page number or title, not
+    its body text. Before: "... la quantité consommée. La sirène donne trois sons ..." (page 2's end,
+    then page 3 without its heading and its first sentence, 150 characters) was an exact match,
+    verbatim-citable."""
+    corpus, file = Path(__file__).resolve().parents[2] / "examples" / "corpus", "fr/carnet-du-gardien.txt"
+    p2, p3 = read_page(corpus, file, 2).text, read_page(corpus, file, 3).text
+    assert p2.rstrip().endswith("la quantité consommée.") and p3.startswith("III. La brume\n\nDès que le gardien")
+    skipped = "note chaque soir la quantité consommée. La sirène donne trois sons toutes les soixante secondes"
+    assert skipped.split(". ", 1)[1] in p3 and len(p3[:p3.index("La sirène")]) > 100
+    res = verify_quote(corpus, skipped, file, page=2)
+    assert res.match not in ("exact", "normalised") and not res.verbatim_citable, (res.match, res.note)
+    # what may be skipped still is: the title line at the top of page 3
+    res = verify_quote(corpus, "note chaque soir la quantité consommée. Dès que le gardien de quart", file, page=2)
+    assert res.match == "exact" and (res.page, res.page_end) == (2, 3) and res.verbatim_citable
+
+
 # ---------------------------------------------------------------------------- fuzzy / missing
 
 
