@@ -43,14 +43,20 @@ _WORD = re.compile(r"[^\W\d_]+(?:[-\u2010\u00ad][^\W\d_]+)*")
 class PageWords:
     """The words a page prints whole (lower-cased), from its lines' texts: a word broken at a line
     end is counted as its two fragments, never as the joined word; a hyphenated form printed
-    inside a line (``two-column``) is remembered as such."""
+    inside a line (``two-column``) is remembered as such. The words are read on the first
+    :meth:`join` that needs them (most pages break no word with a hyphen)."""
 
-    __slots__ = ("_whole", "_hyphenated")
+    __slots__ = ("_lines", "_whole", "_hyphenated")
 
     def __init__(self, lines: Iterable[str]) -> None:
+        self._lines: list[str] | None = list(lines)
+        self._whole: set[str] = set()
+        self._hyphenated: set[str] = set()
+
+    def _read(self) -> None:
         whole: set[str] = set()
         hyphenated: set[str] = set()
-        for line in lines:
+        for line in self._lines or ():
             for m in _WORD.finditer(line):
                 w = m.group().lower()
                 if "-" in w or "\u2010" in w:
@@ -60,6 +66,7 @@ class PageWords:
                     whole.add(w.replace(SOFT_HYPHEN, ""))
         self._whole = whole
         self._hyphenated = hyphenated
+        self._lines = None
 
     def join(self, head: str, hyphen: str, tail: str) -> bool:
         """True when ``head`` + ``hyphen`` at a line end and ``tail`` at the next line's start are
@@ -72,4 +79,6 @@ class PageWords:
         if h is None or t is None:
             return False
         a, b = h.group().lower(), t.group().lower()
+        if self._lines is not None:
+            self._read()
         return a + b in self._whole and f"{a}-{b}" not in self._hyphenated

@@ -8,8 +8,11 @@ the rendered page. This module renders a page twice through MuPDF's draw device 
 * **without text**: the same run through :class:`_NoTextDevice`, which forwards every drawing call
   to the draw device except text: filled, stroked and invisible text is dropped, and a clip by
   text (render modes 4-7) becomes a clip by an empty path (without the text, nothing shows
-  through it). A page whose paint log (``get_bboxlog``, read for the check anyway) holds only
-  text drawings gives blank paper here, so it is not run (:meth:`PageDrawing.paints_only_text`).
+  through it). The same run keeps the page's paint log, the one ``get_bboxlog`` gives (read for
+  the check anyway), so that the content stream is not run a third time (:func:`_logging_device`;
+  an upright page, no tile the draw device had cached). When the log was read before, a page
+  whose log holds only text drawings gives blank paper here, without a run
+  (:meth:`PageDrawing.paints_only_text`).
 
 Everything MuPDF honours when it draws is thus honoured here: optional content, clips, blend
 modes, soft masks, patterns, shadings, Type 3 glyph procedures, the crop box, the page's rotation
@@ -129,7 +132,60 @@ def _no_text_device(mupdf: Any) -> type:
     return _NoTextDevice
 
 
+def _logging_device(mupdf: Any, base: type, bbox: type) -> type:
+    """:class:`_NoTextDevice` that also keeps ``get_bboxlog``'s paint log of the same run: each of
+    the eight calls ``bbox`` (PyMuPDF's bbox device class) logs is passed to that class's own
+    function, with this device as its ``dev`` (``result``, ``layers``), before it is forwarded or
+    dropped as by the base class. ``cached_tile`` is set when the draw device reports a tile as
+    drawn already: MuPDF then skips the tile's content, which the bbox device (no ``begin_tile``)
+    would have logged, so that log is not ``get_bboxlog``'s."""
+
+    class _LoggingNoTextDevice(base):
+        def __init__(self, target: Any) -> None:
+            super().__init__(target)
+            self.result: list = []
+            self.layers = False
+            self.cached_tile = False
+
+        def fill_path(self, ctx, path, eo, ctm, cs, color, alpha, cp):  # noqa: ANN001
+            bbox.fill_path(self, ctx, path, eo, ctm, cs, color, alpha, cp)
+            mupdf.ll_fz_fill_path(self.t, path, eo, ctm, cs, color, alpha, cp)
+
+        def stroke_path(self, ctx, path, st, ctm, cs, color, alpha, cp):  # noqa: ANN001
+            bbox.stroke_path(self, ctx, path, st, ctm, cs, color, alpha, cp)
+            mupdf.ll_fz_stroke_path(self.t, path, st, ctm, cs, color, alpha, cp)
+
+        def fill_shade(self, ctx, sh, ctm, alpha, cp):  # noqa: ANN001
+            bbox.fill_shade(self, ctx, sh, ctm, alpha, cp)
+            mupdf.ll_fz_fill_shade(self.t, sh, ctm, alpha, cp)
+
+        def fill_image(self, ctx, im, ctm, alpha, cp):  # noqa: ANN001
+            bbox.fill_image(self, ctx, im, ctm, alpha, cp)
+            mupdf.ll_fz_fill_image(self.t, im, ctm, alpha, cp)
+
+        def fill_image_mask(self, ctx, im, ctm, cs, color, alpha, cp):  # noqa: ANN001
+            bbox.fill_image_mask(self, ctx, im, ctm, cs, color, alpha, cp)
+            mupdf.ll_fz_fill_image_mask(self.t, im, ctm, cs, color, alpha, cp)
+
+        def begin_tile(self, ctx, area, view, xs, ys, ctm, tid, doc_id):  # noqa: ANN001
+            got = mupdf.ll_fz_begin_tile_tid(self.t, area, view, xs, ys, ctm, tid, doc_id)
+            self.cached_tile = self.cached_tile or bool(got)
+            return got
+
+        def fill_text(self, ctx, text, ctm, *args):  # noqa: ANN001, ANN002
+            bbox.fill_text(self, ctx, text, ctm, *args)
+
+        def stroke_text(self, ctx, text, st, ctm, *args):  # noqa: ANN001, ANN002
+            bbox.stroke_text(self, ctx, text, st, ctm, *args)
+
+        def ignore_text(self, ctx, text, ctm):  # noqa: ANN001
+            bbox.ignore_text(self, ctx, text, ctm)
+
+    return _LoggingNoTextDevice
+
+
 _DEVICE: list[type] = []
+_LOGGING: list[type | None] = []  # the logging device class, or None without PyMuPDF's bbox device
 
 TEXT_PAINT = ("fill-text", "stroke-text", "ignore-text")
 """``get_bboxlog`` kinds of the calls that draw text (and nothing else)."""
@@ -137,10 +193,11 @@ TEXT_PAINT = ("fill-text", "stroke-text", "ignore-text")
 
 class PageDrawing:
     """What the rendering check reads of one PDF page, each made once: its paint log
-    (:meth:`bboxlog`, ``page.get_bboxlog()``) and its two renders (:meth:`renders`). The log is
-    read first; a page whose painting calls all draw text (:meth:`paints_only_text`) gets the
-    render without text as blank paper instead of a second run of its content stream (the
-    quick check, the glyph-level check and the list of text MuPDF dropped share both)."""
+    (:meth:`bboxlog`, ``page.get_bboxlog()``) and its two renders (:meth:`renders`). The renders,
+    when made before the log, make the log in the run without text (:func:`render_pair`); a log
+    read first makes a page whose painting calls all draw text (:meth:`paints_only_text`) get the
+    render without text as blank paper instead of a run of its content stream (the quick check,
+    the glyph-level check and the list of text MuPDF dropped share both)."""
 
     def __init__(self, page: Any) -> None:
         self.page = page
@@ -182,7 +239,8 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | Non
     (pixels), white paper 255, annotations included, covering the page's visible box (the crop
     box) unrotated. ``matrix`` (a ``pymupdf.Matrix``) maps unrotated page coordinates, those of
     ``get_text``'s boxes and ``get_texttrace``, to pixel coordinates. ``drawing``: the page's
-    :class:`PageDrawing`; when its paint log shows that only text paints, the render without
+    :class:`PageDrawing`: the render without text also makes its paint log when it has none yet
+    (:func:`_logs_as_bboxlog`); when its log shows that only text paints, the render without
     text is blank paper, not drawn (:meth:`PageDrawing.paints_only_text`). Raises what MuPDF
     raises for a page it cannot draw (callers treat that as "cannot decide")."""
     import pymupdf
@@ -193,7 +251,10 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | Non
     ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
     bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
     with_text = _render(page, ctm, bbox, True)
-    if drawing is not None and drawing.paints_only_text():
+    if drawing is not None and drawing._log is None and _logs_as_bboxlog(page, ctm):
+        # one run for the render without text and the paint log (PageDrawing)
+        without_text, drawing._log = _render(page, ctm, bbox, False, log=True)
+    elif drawing is not None and drawing.paints_only_text():
         without_text = np.full_like(with_text, 255)
     else:
         without_text = _render(page, ctm, bbox, False)
@@ -213,9 +274,24 @@ def render_without_text(page: Any, clip: tuple[float, float, float, float], zoom
     return _render(page, ctm, mupdf.fz_round_rect(area), False)
 
 
-def _render(page: Any, ctm: Any, bbox: Any, text: bool) -> np.ndarray:
+def _logs_as_bboxlog(page: Any, ctm: Any) -> bool:
+    """True when a run of ``page`` through ``ctm`` sees what ``get_bboxlog``'s run sees: an
+    unrotated page (``get_bboxlog`` unrotates it) and the identity matrix (its matrix), exactly;
+    and PyMuPDF's bbox device is there to log with."""
+    if not _LOGGING:
+        import pymupdf
+
+        bbox = getattr(pymupdf, "JM_new_bbox_device_Device", None)
+        _LOGGING.append(_logging_device(pymupdf.mupdf, _DEVICE[0], bbox) if bbox is not None else None)
+    return (_LOGGING[0] is not None and not getattr(page, "rotation", 0)
+            and (ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f) == (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))
+
+
+def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False) -> Any:
     """One gray render of ``page`` through ``ctm`` into the pixel box ``bbox`` (an ``FzIrect``),
-    with or without its text (:class:`_NoTextDevice`)."""
+    with or without its text (:class:`_NoTextDevice`). ``log`` (without text only): returns
+    ``(render, paint log)``, the log that of ``get_bboxlog`` made in the same run (see
+    :func:`_logs_as_bboxlog`; None when a cached tile left part of the page unlogged)."""
     from pymupdf import mupdf
 
     if not _DEVICE:
@@ -224,14 +300,17 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool) -> np.ndarray:
     mupdf.fz_clear_pixmap_with_value(pix, 255)
     draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
     try:
-        dev = draw if text else _DEVICE[0](draw.m_internal)
+        dev = draw if text else (_LOGGING[0] if log else _DEVICE[0])(draw.m_internal)
         mupdf.fz_run_page(page.this, dev, ctm, mupdf.FzCookie())
         mupdf.fz_close_device(draw)
     finally:
         draw = None
     w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
     view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
-    return view.reshape(h, w, n)[..., 0].copy()  # gray, no alpha: n == 1; the copy outlives pix
+    pixels = view.reshape(h, w, n)[..., 0].copy()  # gray, no alpha: n == 1; the copy outlives pix
+    if log:
+        return pixels, None if dev.cached_tile else dev.result
+    return pixels
 
 
 def ink(with_text: np.ndarray, without_text: np.ndarray) -> np.ndarray:

@@ -46,6 +46,8 @@ REVISIONS: dict[int, str] = {
        "file's other sentences), weights retrained for it",
     9: "a hyphen at a PDF line's end kept as printed (with its line break) unless the page prints the joined "
        "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
+    10: "a passage cut right after a word's lone '▁' token (rare: an overlap that found no word start) no longer "
+        "counts one token short and is embedded with that token, as the model's tokenizer gives it",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -5,8 +5,8 @@ per document and turns its planned token ranges into chunk texts (re-tokenising 
 count is not exact). This module holds the plan and what it must know about the text and the
 tokenizer: sentence ends (``sentence_breaks``), the whitespace at which the tokenizer splits words
 (``_CLEAN_WS``, checked once per tokenizer by ``_whitespace_exact``), the characters its
-normalizer leaves alone (``_REGULAR_RE``), token offsets right at a page's start
-(``_page_spans``) and the window-by-window tokenising of very long pages (:data:`WINDOW_CHARS`).
+normalizer leaves alone (``_REGULAR_RE``, read around each cut: ``_Planner.regular_cut``), token
+offsets right at a page's start (``_page_spans``) and the window-by-window tokenising of very long pages (:data:`WINDOW_CHARS`).
 The rules the plan applies (where a chunk ends, the overlap, the minimum size: steps 2 and 4-6)
 are described in the :mod:`pagerecall.ingest.chunking` docstring.
 """
@@ -79,6 +79,8 @@ _REGULAR_RE = re.compile(
     "\uac00-\ud7a3"
     "]*"
 )
+
+_JOINS_RE = re.compile("[\u302a-\u302f]")  # regular, but marks that join the character before them
 
 
 def sentence_breaks(text: str) -> list[int]:
@@ -158,6 +160,19 @@ def _whitespace_exact(tokenizer: Tokenizer) -> bool:
     return exact
 
 
+def _cut_window(text: str, c: int) -> str:
+    """The characters of ``text`` around the cut at offset ``c`` that decide whether a text cut
+    there tokenises as in context: the whitespace run at ``c`` and two characters on each side of
+    it (fewer at the text's edges)."""
+    i = c
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    j, n = c, len(text)
+    while j < n and text[j].isspace():
+        j += 1
+    return text[max(0, i - 2) : j + 2]
+
+
 class _Planner:
     """Token buffers of one document and the cut decisions over them (indices are global
     token numbers across contributing pages)."""
@@ -195,8 +210,7 @@ class _Planner:
         self.N = len(self.start)
         # token counts of cuts at clean whitespace are exact only on pages with exact offsets
         exact = _whitespace_exact(tokenizer)
-        self.regular = [exact and i not in inexact and _REGULAR_RE.fullmatch(t) is not None
-                        for i, t in enumerate(texts)]
+        self.exact = [exact and i not in inexact for i in range(len(texts))]
 
     def _add_long_page(self, pidx: int, text: str, window: int) -> bool:
         """Tokenise a page longer than ``window`` characters window by window (see
@@ -351,6 +365,23 @@ class _Planner:
         when one of those pages' ids was not handed by the tokenizer."""
         return self.ids[a:b] if all(self.has_ids[ps : pe + 1]) else None
 
+    def regular_cut(self, ps: int, cs: int, pe: int, ce: int) -> bool:
+        """True when the chunk from offset ``cs`` of contributing page ``ps`` to ``ce`` of page ``pe``,
+        cut at clean whitespace (or page edges) at both ends, keeps its planned tokens when tokenised
+        alone: the spanned pages' offsets are exact (a whitespace-exact tokenizer, no window cut
+        inside a word) and the characters around each place where its text meets other text than
+        in context -- its start, its end, each page join inside it (:func:`_cut_window`) -- are
+        regular and clusters of their own. Why (the normaliser maps grapheme clusters one by one;
+        characters it changes farther inside are mapped alike either way, and the offsets track
+        them): docs/decisions/build-overhead.md, "The chunker's cuts"."""
+        if not all(self.exact[ps : pe + 1]):
+            return False
+        t = self.texts
+        windows = [_cut_window(t[ps], cs), _cut_window(t[pe], ce)]
+        for p in range(ps, pe):  # page joins: the end of page p, the start of page p + 1
+            windows += [_cut_window(t[p], len(t[p])), _cut_window(t[p + 1], 0)]
+        return all(_REGULAR_RE.fullmatch(w) is not None and _JOINS_RE.search(w) is None for w in windows)
+
     # -- character positions -----------------------------------------------------------
     def char_start(self, s: int) -> tuple[int, int, bool] | None:
         """(contributing page index, char offset, clean) where the chunk starting at token s
@@ -375,7 +406,10 @@ class _Planner:
             text = self.texts[p]
             m = _NONSPACE_RE.search(text)
         c = m.start()
-        return p, c, c == 0 or text[c - 1] in _CLEAN_WS
+        clean = c == 0 or text[c - 1] in _CLEAN_WS
+        if clean and s and p == self.page[s] == self.page[s - 1] and not text[self.start[s - 1] : self.start[s]].strip():
+            clean = False  # token s - 1 is the "▁" of the word at s, a piece of its own ("▁" "keeper4")
+        return p, c, clean
 
     def char_end(self, e: int) -> tuple[int, int, bool]:
         """(contributing page index, exclusive char offset, clean) where the chunk ending

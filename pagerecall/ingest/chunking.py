@@ -47,10 +47,11 @@ How a document is cut
    normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
-   at word-splitting whitespace (or page edges) on pages whose characters the tokenizer's
-   normalizer leaves alone (``_chunkplan._REGULAR_RE``), that count equals the planned one (the tokenizer
-   splits words there; checked once per tokenizer by ``_chunkplan._whitespace_exact`` and for the bundled
-   one by the tests) and re-tokenising is skipped: it saves most of a second tokenising pass
+   at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, and the
+   characters around each cut and page join are ones the tokenizer's normalizer leaves alone
+   (``_Planner.regular_cut``: ``_chunkplan._REGULAR_RE`` near the cuts, not over whole pages), that count
+   equals the planned one (the tokenizer splits words there; checked once per tokenizer by
+   ``_chunkplan._whitespace_exact`` and for the bundled one by the tests) and re-tokenising is skipped: it saves most of a second tokenising pass
    (R refman: 24 s -> 18 s, on a loaded machine). Every other chunk (CJK cuts, cuts inside words, odd characters) is re-tokenised in
    batches; one over ``B`` is shortened (again at a sentence or word end) and the plan
    continues from its new end. So ``n_tokens <= params.max_tokens`` and
@@ -243,7 +244,7 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 continue
             ps, cs, clean_start = start
             rendered.append((ps, cs, pe, ce, _render(texts, ps, cs, pe, ce)))
-            if not (clean_start and clean_end and all(plan.regular[ps : pe + 1])) or NO_SPACE_CHAR.match(
+            if not (clean_start and clean_end and plan.regular_cut(ps, cs, pe, ce)) or NO_SPACE_CHAR.match(
                     rendered[-1][4]):
                 # a text that starts in a script written without spaces gets a separate "▁" token of
                 # its own when tokenised alone ("中文" after a space: 1 token in context, 2 alone)

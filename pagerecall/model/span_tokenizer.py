@@ -66,6 +66,11 @@ _METASPACE = {"type": "Metaspace", "replacement": _MS, "prepend_scheme": "always
 """multilingual-e5's pre-tokeniser, which :meth:`LightTokenizer._words_of` reproduces with ``str`` methods."""
 
 
+def _word_char(c: str) -> bool:
+    """A character that can start a word after a space on its own (:meth:`LightTokenizer.starts_word`)."""
+    return bool(c) and c != _MS and unicodedata.category(c)[0] not in "MCZ" and not "\U0001f3fb" <= c <= "\U0001f3ff"
+
+
 class LightTokenizer:
     """The chunker's ``Tokenizer`` protocol (``token_spans``, ``token_spans_batch``, ``count``,
     ``ids``, ``max_tokens``, ``overhead``, ``passage_prefix``, ``sha256``, ``path``) plus
@@ -304,11 +309,19 @@ class LightTokenizer:
         does when tokenised alone: its first character is not a space, not "▁" (which would merge
         with the prefix's "▁"), not a mark, control, format or private-use character, not an emoji
         modifier (any of which could join the space in one grapheme, which the normaliser maps as a
-        unit, or be dropped), and the normaliser leaves it as it is. Then the passage's model ids
-        are the prefix's followed by the text's own (:meth:`passage_ids_from`)."""
+        unit, or be dropped), and the normaliser leaves it as it is or maps it to one character that
+        passes the same tests (a footnote superscript "⁴" -> "4", a full-width "（" -> "("): it is
+        then not empty, no space and no "▁" after normalising, so the prefix's "▁" starts its word
+        either way. Then the passage's model ids are the prefix's followed by the text's own
+        (:meth:`passage_ids_from`); ``tests/model/test_span_tokenizer.py`` checks every first
+        character U+0001-U+2FFFF the rule accepts against the full tokenizer."""
         c = text[:1]
-        return (bool(c) and c != _MS and unicodedata.category(c)[0] not in "MCZ" and not "\U0001f3fb" <= c <= "\U0001f3ff"
-                and (self._norm is None or self._norm.normalize_str(c) == c))
+        if not _word_char(c):
+            return False
+        if self._norm is None:
+            return True
+        d = self._norm.normalize_str(c)
+        return d == c or (len(d) == 1 and _word_char(d))
 
     def passage_ids_from(self, text_ids: Sequence[int]) -> list[int] | None:
         """A passage's model input ids built from its text's own (:meth:`spans_ids_batch`, for a

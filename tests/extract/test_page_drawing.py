@@ -66,16 +66,55 @@ def test_a_white_rectangle_over_text_is_drawn_and_the_text_stays_hidden(tmp_path
     assert [(h.text, h.reason) for h in got.hidden] == [(PLANTED, "covered")]
 
 
-@pytest.mark.parametrize(("kind", "renders"), [("plain", [True]), ("white_on_white", [True]),
-                                               ("clipped_away", [True]), ("under_polygon", [True, False]),
-                                               ("same_colour_on_image", [True, False])])
-def test_a_page_that_paints_only_text_is_drawn_once(tmp_path: Path, monkeypatch, kind: str, renders: list) -> None:
+@pytest.mark.parametrize("kind", ["plain", "white_on_white", "clipped_away", "under_polygon", "same_colour_on_image"])
+def test_the_paint_log_comes_from_the_render_without_text(tmp_path: Path, monkeypatch, kind: str) -> None:
+    """An upright page's content stream is run twice for the rendering check, not three times:
+    the render with text, then the render without text and the paint log in one run (the log
+    ``get_bboxlog`` would give, which is not called)."""
     path = build(tmp_path, BUILDERS[kind])
+    drawn, logged = [], []
+    real, real_log = rendering._render, pymupdf.Page.get_bboxlog
+    monkeypatch.setattr(rendering, "_render", lambda *a, **k: drawn.append((a[3], k.get("log", False))) or real(*a, **k))
+    monkeypatch.setattr(pymupdf.Page, "get_bboxlog", lambda self, *a, **k: logged.append(1) or real_log(self, *a, **k))
+    read_pdf(path, path.name, ocr="off")
+    assert drawn == [(True, False), (False, True)] and not logged
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDERS))
+def test_the_paint_log_of_the_render_is_get_bboxlogs(tmp_path: Path, kind: str) -> None:
+    """Same log as ``get_bboxlog`` (kinds, boxes, order) and same pixels as a render without text
+    run alone, on every construction of the rendering check; on a page that paints only text, the
+    render without text is blank paper."""
+    doc = pymupdf.open(build(tmp_path, BUILDERS[kind]))
+    drawing = rendering.PageDrawing(doc[0])
+    shared = drawing.renders()
+    # made by the render, unless the draw device had the pattern's tile drawn already (by the render
+    # with text): MuPDF skips its content then, which get_bboxlog logs, so the log is read on its own
+    assert (drawing._log is None) == (kind == "under_pattern_fill")
+    page = pymupdf.open(doc.name)[0]
+    assert drawing.bboxlog() == page.get_bboxlog()
+    own = rendering.render_pair(page)
+    assert np.array_equal(shared[1], own[1])
+    if drawing.paints_only_text():
+        assert (own[1] == 255).all()
+
+
+def test_a_rotated_page_keeps_get_bboxlog(tmp_path: Path, monkeypatch) -> None:
+    """``get_bboxlog`` unrotates a rotated page; its log is not the render's, so it is read on its own."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), VISIBLE, fontsize=11)
+    page.draw_rect(pymupdf.Rect(60, 85, 430, 106), color=(0, 0, 0))
+    page.set_rotation(90)
+    doc.save(tmp_path / "rot.pdf")
+    page = pymupdf.open(tmp_path / "rot.pdf")[0]
     drawn = []
     real = rendering._render
-    monkeypatch.setattr(rendering, "_render", lambda *a, **k: drawn.append(a[3]) or real(*a, **k))
-    read_pdf(path, path.name, ocr="off")
-    assert drawn == renders
+    monkeypatch.setattr(rendering, "_render", lambda *a, **k: drawn.append((a[3], k.get("log", False))) or real(*a, **k))
+    drawing = rendering.PageDrawing(page)
+    drawing.renders()
+    assert drawn == [(True, False), (False, False)]
+    assert drawing.bboxlog() == pymupdf.open(tmp_path / "rot.pdf")[0].get_bboxlog()
 
 
 # --------------------------------------------------------------- the span-level check, vectorised

@@ -298,3 +298,24 @@ def test_a_build_of_text_holding_added_tokens_never_loads_the_full_tokenizer(tmp
     assert got["n"] >= 3
     assert got["full_loaded_by_build"] is False
     assert got["same_rows"] is True
+
+
+def test_every_first_character_that_starts_a_word_gives_the_full_tokenizers_passage_ids(emb):
+    """``LightTokenizer.starts_word`` decides when a passage's model ids are the prefix's followed by
+    the text's own (the chunker's ``token_ids``); it accepts characters the normaliser maps to one
+    other character (footnote superscripts "⁴", full-width forms). Over every such first character
+    U+0001-U+2FFFF it accepts (those left as they are were checked when the rule was written),
+    followed by a word, or by a superscript word and another word, the ids built from the text's
+    own must equal the full tokenizer's of "passage: " + text."""
+    light = _fresh(emb).tokenizer
+    full = emb.full_tokenizer
+    prefix = full.passage_prefix
+    firsts = [chr(cp) for cp in range(1, 0x30000) if not 0xD800 <= cp < 0xE000]
+    changed = [f for f in firsts if light.starts_word(f) and light._norm.normalize_str(f) != f]
+    assert len(changed) > 2000 and {"⁴", "⁹", "（", "Ａ"} <= set(changed)
+    texts = [f + tail for f in changed for tail in ("abc", "⁴x Kapitel")]
+    assert not light.starts_word("\ufffd") and not light.starts_word("\u0301x") and not light.starts_word("\u2581x")
+    own = full._tok.encode_batch(texts, add_special_tokens=False)
+    whole = emb._passage_tok.encode_batch([prefix + t for t in texts])
+    wrong = [t for t, o, w in zip(texts, own, whole) if light.passage_ids_from(o.ids) != w.ids]
+    assert not wrong, [hex(ord(t[0])) for t in wrong[:20]]
