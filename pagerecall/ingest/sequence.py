@@ -138,6 +138,9 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
     hook("before_finalize")
     from pagerecall.memory import release_free_heap
 
+    encoder = getattr(embedder, "encoder", None)
+    if hasattr(encoder, "release_memory"):  # onnxruntime's arena of an indexing session
+        encoder.release_memory()
     release_free_heap()  # the embed loop's freed batches, before finalize grows (pagerecall.memory)
     meta = {"fingerprint": index_fingerprint(embedder, settings), "corpus_root": str(root)}
     if hasattr(embedder, "runtime_info"):  # which runtime embedded, and why (pagerecall.model.runtimes)

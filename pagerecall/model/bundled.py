@@ -111,6 +111,30 @@ class OrtEncoder:
         self.version = ort.__version__
         self._lock = threading.Lock()
 
+    def release_memory(self) -> None:
+        """Return the session's CPU memory arena (indexing sessions keep one,
+        ``pagerecall.model.ort_session``) to the system: one run of a two-token input with
+        onnxruntime's ``memory.enable_memory_arena_shrinkage`` run option. A no-op for a session
+        without an arena. Why: a write calls it before ``finalize`` (whose ANN training and probe
+        would otherwise grow on top of the arena), and a long-lived ``watch`` holds no arena
+        between updates."""
+        import onnxruntime as ort
+
+        ro = ort.RunOptions()
+        ro.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
+        ids, mask = pad_batch([[0, 2]])
+        if self.table is not None:
+            from pagerecall.model.word_table import INPUT
+
+            feed = {INPUT: self.table.lookup(ids), "attention_mask": mask}
+        else:
+            feed = {"input_ids": ids, "attention_mask": mask}
+        with self._lock:
+            try:
+                self.session.run(None, feed, ro)
+            except Exception:  # noqa: BLE001 - no arena on this session (queries): nothing to return
+                pass
+
     def run(self, batches: Sequence[tuple[np.ndarray, np.ndarray]], pool=None) -> list[np.ndarray]:
         out = []
         for ids, mask in batches:
