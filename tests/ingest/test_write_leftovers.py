@@ -114,7 +114,8 @@ def test_update_without_a_live_index_names_the_leftovers(tmp_path: Path) -> None
     settings = dataclasses.replace(Settings.from_env(), index_dir=index)
     with pytest.raises(IndexNotFoundError) as exc:
         indexing.update(settings)
-    assert "interrupted build" in str(exc.value) and "pagerecall build to start it again" in str(exc.value)
+    said = str(exc.value)  # one next step: the build again (an update has nothing to update)
+    assert "a first build was interrupted" in said and "Next: pagerecall build /corpus --index" in said, said
 
 
 def test_an_update_with_nothing_to_do_removes_leftovers_nothing_will_resume(tmp_path: Path, capsys) -> None:
