@@ -419,7 +419,7 @@ def _separation_none(page: pymupdf.Page, s: str) -> None:
 
 
 def _knockout(page: pymupdf.Page, s: str) -> None:
-    form(page, "Ko", text_ops(s) + "/Zero gs 1 g 55 660 480 30 re f\n", extra="/Group << /S /Transparency /K true >>")
+    form(page, "Ko", text_ops(s) + "1 g 55 660 480 30 re f\n", extra="/Group << /S /Transparency /K true >>")
     raw(page, "q /Ko Do Q\n")
 
 
@@ -586,7 +586,7 @@ PRINTED: dict[str, Callable[[pymupdf.Page, str], None]] = {
     "p_rotated_45_text": _rotated_45,
     "p_text_rotated_90": lambda p, s: p.insert_text((300, 700), s, fontsize=11, rotate=90),
     "p_condensed_tz70": lambda p, s: raw(p, text_ops(s, extra="70 Tz")),
-    "p_headline_36pt": lambda p, s: raw(p, text_ops(s, size=28, at=f"40 {Y} Td")),
+    "p_headline_36pt": lambda p, s: raw(p, text_ops(s, size=24, at=f"40 {Y} Td")),
     "p_yellow_on_navy": lambda p, s: raw(p, "0 0 0.3 rg 55 660 480 30 re f\n" + text_ops(s, colour="1 0.9 0.2 rg")),
     "p_gray_table_cell": _gray_table_cell,
     "p_multiply_yellow_over": lambda p, s: (extgstate(p, "Mu", "/BM /Multiply"),
