@@ -57,6 +57,15 @@ MIN_GLYPH_EXTENT = 1.0
 first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed by ``Tm`` or
 ``cm`` to 0.24 pt keeps size 12 in the trace but not in the glyph box)."""
 
+MIN_ADVANCE = 0.05
+"""The least mean advance of a span's glyphs along its line, as a share of the span's drawn
+height across the line, under which its glyphs are squeezed on top of one another into a blot
+(``tiny_font``, as text squashed the other way). Why: text squeezed by ``Tz`` 1 % or a ``Tm``/``cm``
+scale along the line draws 50 letters of an 11 pt sentence in 2.3 pt (0.003 of its 15 pt box), ink
+a reader sees as a smudge that the pixel check counts as drawn; printed text averages 0.4 (Helvetica)
+and ``iiii`` in a font condensed by half 0.1. Only for spans of :data:`MIN_MESSAGE` letters or
+digits (a zero-advance TikZ label is one glyph, its ink drawn elsewhere: see :func:`_by_pixels`)."""
+
 SHRINK = 0.2
 """Share of a glyph box's width and height cut from each side before its pixels are counted."""
 
@@ -97,14 +106,14 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
         log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     except Exception:
         log = []
-    keys, boxes, dirs, sizes, runs, run_of = _glyphs(raw)
+    keys, boxes, dirs, sizes, runs, run_of, flat = _glyphs(raw)
     reasons: dict[Key, str] = {}
     if keys:
         off = [not meets(r.bbox, rect) for r in runs]
         kept = overflow(runs, off, rect) if any(off) else set()
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
         extent = np.where(horizontal, boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0])
-        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0)
+        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
             reasons[keys[i]] = "tiny_font"
@@ -121,14 +130,35 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     return reasons, tuple(spans)
 
 
-def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
+def squeezed(chars: list, inked: list[int], bbox: tuple, direction: tuple, size: float) -> bool:
+    """True when a span is squeezed along its line: the mean advance of its glyphs that are not
+    whitespace (``chars``, its ``extractRAWDICT`` glyphs; ``inked``, the indexes of those not
+    whitespace: the distance of the first and last one's origins along ``direction``, the line's
+    unit vector, over their count less one) is under :data:`MIN_ADVANCE` of its height across the
+    line (from its box ``bbox`` on a horizontal or vertical line, else its font ``size``; points),
+    and it holds :data:`MIN_MESSAGE` letters or digits."""
+    if len(inked) < MIN_MESSAGE:
+        return False
+    (x0, y0), (x1, y1) = chars[inked[0]]["origin"], chars[inked[-1]]["origin"]
+    advance = abs((x1 - x0) * direction[0] + (y1 - y0) * direction[1]) / (len(inked) - 1)
+    if abs(direction[1]) < 1e-3:
+        across = bbox[3] - bbox[1]
+    elif abs(direction[0]) < 1e-3:
+        across = bbox[2] - bbox[0]
+    else:
+        across = size
+    return advance < MIN_ADVANCE * across and sum(chars[i]["c"].isalnum() for i in inked) >= MIN_MESSAGE
+
+
+def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int], np.ndarray]:
     """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
     ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the
-    spans as :class:`Run` and each glyph's span index. Built span by span (numpy ``repeat`` for
-    what a span's glyphs share): the per-glyph Python work is one list comprehension."""
+    spans as :class:`Run`, each glyph's span index and whether its span is :func:`squeezed`
+    (bool ``(n,)``). Built span by span (numpy ``repeat`` for what a span's glyphs share): the
+    per-glyph Python work is one list comprehension."""
     keys: list[Key] = []
     boxes: list = []
-    per_span: list[tuple[float, float, float, float, int]] = []  # dx, dy, vertical, size, glyphs
+    per_span: list[tuple[float, float, float, float, int, bool]] = []  # dx, dy, vertical, size, glyphs, squeezed
     runs: list[Run] = []
     for b, blk in enumerate(raw.get("blocks", ())):
         for l, line in enumerate(blk.get("lines", ())):
@@ -144,14 +174,15 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
                 runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(d), tuple(chars[0]["origin"])))
                 keys += [(b, l, s, c) for c in idx]
                 boxes += [chars[c]["bbox"] for c in idx]
-                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx)))
+                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx),
+                                 squeezed(chars, idx, span["bbox"], d, span.get("size") or 0.0)))
     if not keys:
-        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, []
+        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, [], np.zeros(0, bool)
     table = np.asarray(per_span, float)
     counts = table[:, 4].astype(np.int64)
     run_of = np.repeat(np.arange(len(per_span)), counts)
     return (keys, np.asarray(boxes, float), np.repeat(table[:, :3], counts, axis=0),
-            np.repeat(table[:, 3], counts), runs, run_of.tolist())
+            np.repeat(table[:, 3], counts), runs, run_of.tolist(), np.repeat(table[:, 5] > 0, counts))
 
 
 def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
