@@ -7,7 +7,7 @@ page's text) and proves the whole page visible when every span with a letter or 
 
 * is horizontal, on the page, at least 1 pt tall and 1 pt in size, filled (not render mode 3
   or 7, not opacity 0), not squeezed along its line (its width at least 1.5 times
-  :data:`pagerecall.extract.visibility.MIN_ADVANCE` of its height per glyph that is not whitespace: a span
+  :data:`pagerecall.extract.squeeze.MIN_ADVANCE` of its height per glyph that is not whitespace: a span
   squeezed by ``Tz`` or a scale is judged glyph by glyph, from its glyphs' origins);
 * inks the pixels along its whole length: no run of columns without a changed pixel longer
   than the whitespace of its text allows (:data:`GAP_EM` plus :data:`SPACE_EM` a whitespace
@@ -50,7 +50,8 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
     ``drawing``: the page's :class:`pagerecall.extract.rendering.PageDrawing` (its renders,
     made once and shared with the glyph-level check), else the page is rendered itself."""
     from pagerecall.extract.rendering import render_pair
-    from pagerecall.extract.visibility import LETTER_OR_DIGIT, MIN_ADVANCE, MIN_GLYPH_EXTENT
+    from pagerecall.extract.squeeze import MIN_ADVANCE
+    from pagerecall.extract.visibility import LETTER_OR_DIGIT, MIN_GLYPH_EXTENT
 
     rect = page.rect * page.derotation_matrix
     lines = []

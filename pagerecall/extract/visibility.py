@@ -42,6 +42,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.squeeze import squeezed
 from pagerecall.types import HiddenSpan
 
 __all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -56,15 +57,6 @@ MIN_GLYPH_EXTENT = 1.0
 """Points across the writing direction under which a glyph box leaves no readable ink. Why: the
 first round's 1 pt font-size bound, now on the drawn box (a 12 pt font squashed by ``Tm`` or
 ``cm`` to 0.24 pt keeps size 12 in the trace but not in the glyph box)."""
-
-MIN_ADVANCE = 0.05
-"""The least mean advance of a span's glyphs along its line, as a share of the span's drawn
-height across the line, under which its glyphs are squeezed on top of one another into a blot
-(``tiny_font``, as text squashed the other way). Why: text squeezed by ``Tz`` 1 % or a ``Tm``/``cm``
-scale along the line draws 50 letters of an 11 pt sentence in 2.3 pt (0.003 of its 15 pt box), ink
-a reader sees as a smudge that the pixel check counts as drawn; printed text averages 0.4 (Helvetica)
-and ``iiii`` in a font condensed by half 0.1. Only for spans of :data:`MIN_MESSAGE` letters or
-digits (a zero-advance TikZ label is one glyph, its ink drawn elsewhere: see :func:`_by_pixels`)."""
 
 SHRINK = 0.2
 """Share of a glyph box's width and height cut from each side before its pixels are counted."""
@@ -130,30 +122,11 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     return reasons, tuple(spans)
 
 
-def squeezed(chars: list, inked: list[int], bbox: tuple, direction: tuple, size: float) -> bool:
-    """True when a span is squeezed along its line: the mean advance of its glyphs that are not
-    whitespace (``chars``, its ``extractRAWDICT`` glyphs; ``inked``, the indexes of those not
-    whitespace: the distance of the first and last one's origins along ``direction``, the line's
-    unit vector, over their count less one) is under :data:`MIN_ADVANCE` of its height across the
-    line (from its box ``bbox`` on a horizontal or vertical line, else its font ``size``; points),
-    and it holds :data:`MIN_MESSAGE` letters or digits."""
-    if len(inked) < MIN_MESSAGE:
-        return False
-    (x0, y0), (x1, y1) = chars[inked[0]]["origin"], chars[inked[-1]]["origin"]
-    advance = abs((x1 - x0) * direction[0] + (y1 - y0) * direction[1]) / (len(inked) - 1)
-    if abs(direction[1]) < 1e-3:
-        across = bbox[3] - bbox[1]
-    elif abs(direction[0]) < 1e-3:
-        across = bbox[2] - bbox[0]
-    else:
-        across = size
-    return advance < MIN_ADVANCE * across and sum(chars[i]["c"].isalnum() for i in inked) >= MIN_MESSAGE
-
-
 def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int], np.ndarray]:
     """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
     ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the
-    spans as :class:`Run`, each glyph's span index and whether its span is :func:`squeezed`
+    spans as :class:`Run`, each glyph's span index and whether its span is squeezed
+    (:func:`pagerecall.extract.squeeze.squeezed`, then ``tiny_font``)
     (bool ``(n,)``). Built span by span (numpy ``repeat`` for what a span's glyphs share): the
     per-glyph Python work is one list comprehension."""
     keys: list[Key] = []
@@ -175,7 +148,7 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
                 keys += [(b, l, s, c) for c in idx]
                 boxes += [chars[c]["bbox"] for c in idx]
                 per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx),
-                                 squeezed(chars, idx, span["bbox"], d, span.get("size") or 0.0)))
+                                 squeezed(chars, idx, span["bbox"], d, span.get("size") or 0.0, MIN_MESSAGE)))
     if not keys:
         return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, [], np.zeros(0, bool)
     table = np.asarray(per_span, float)
