@@ -12,7 +12,8 @@ page's text) and proves the whole page visible when every span with a letter or 
 * inks the pixels along its whole length: no run of columns without a changed pixel longer
   than the whitespace of its text allows (:data:`GAP_EM` plus :data:`SPACE_EM` a whitespace
   character, in font sizes), at its start, between its glyphs and at its end;
-* is not faint against the page beneath it (the colour rule of :mod:`pagerecall.extract.visibility`).
+* is not faint against the page beneath it (the colour rule of :mod:`pagerecall.extract.visibility`,
+  on its colour as drawn: blended with the page by its fill opacity).
 
 Any span that fails sends the page to the glyph-level check (with the same renders). This is not
 a pre-check on tricks: it reads the same pixels, coarser. What it can miss: a cover or clip over
@@ -87,7 +88,7 @@ def _shown(lines: list, renders: tuple) -> bool:
     of rows), each span's first and last inked column and widest run without ink (reduceat), the
     whitespace of a span's text read only for the spans whose gaps need it (the bound only grows
     with whitespace), the colour against the ground of its line."""
-    from pagerecall.extract.rendering import LINEAR, ink
+    from pagerecall.extract.rendering import drawn_luminance, ink, luminance
     from pagerecall.extract.visibility import MIN_CONTRAST
 
     with_text, without_text, m = renders
@@ -137,8 +138,11 @@ def _shown(lines: list, renders: tuple) -> bool:
                 or (multi[k] and widest[k] > e * (GAP_EM + SPACE_EM * inner))):
             return False
     colour = np.asarray(colours, np.int64)
-    own = 0.2126 * LINEAR[(colour >> 16) & 255] + 0.7152 * LINEAR[(colour >> 8) & 255] + 0.0722 * LINEAR[colour & 255]
+    own = luminance(colour)
     lum = _ground(without_text, bands, ground_cols, every, li, c0s, zoom, m)
+    alpha = np.asarray([span.get("alpha", 255) for span in every], float) / 255  # spans here are filled: no clip
+    if (alpha < 1).any():
+        own = np.where(alpha < 1, drawn_luminance(own, np.nan_to_num(lum, nan=1.0), alpha), own)
     # fmax/fmin: a NaN ground (an empty region) compares as Python's max/min did, giving ratio 1
     return not ((np.fmax(own, lum) + 0.05) / (np.fmin(own, lum) + 0.05) < MIN_CONTRAST).any()
 

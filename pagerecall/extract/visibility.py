@@ -28,9 +28,11 @@ Text MuPDF leaves out of the extraction itself is listed too: off the crop or me
 
 A hidden glyph is named by the first cause that applies: ``invisible_render_mode`` (mode 3 or
 7 in ``get_texttrace``), ``transparent`` (span opacity 0), ``covered`` (a non-text drawing made
-after it meets its box), ``same_colour`` (its colour against the page beneath it, from the
-render without text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph,
-a mask or blend). Whitespace glyphs and spans without a letter or digit are never hidden.
+after it meets its box), ``transparent`` (a fill opacity under 1 that leaves it faint past
+reading), ``same_colour`` (its colour against the page beneath it, from the render without
+text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph, a mask or
+blend). Faintness is judged on the colour as drawn (blended by the span's fill opacity).
+Whitespace glyphs and spans without a letter or digit are never hidden.
 """
 
 from __future__ import annotations
@@ -79,10 +81,6 @@ SCAN_MIN_CONTRAST = 3.0
 """Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
 text (render without text) for the image there to count as showing print. Why: a scan's text
 line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
-
-
-def _has_word(span: dict) -> bool:
-    return any(c["c"].isalnum() for c in span.get("chars", ()))
 
 
 def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
@@ -169,7 +167,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
-    from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
+    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
 
     try:
         with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
@@ -209,7 +207,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     namer = _Namer(page, raw, log, without_text, m)
     out: dict[Key, str] = {}
     for i in hidden:
-        reason = "same_colour" if changed[i] else namer.reason(keys[i], boxes[i], px[i])
+        reason = namer.faint(keys[i]) if changed[i] else namer.reason(keys[i], boxes[i], px[i])
         if reason:
             out[keys[i]] = reason
     return out
@@ -227,13 +225,15 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
 
 
 def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_of: np.ndarray) -> np.ndarray:
-    """Bool ``(n,)``: glyphs whose colour has a contrast under :data:`MIN_CONTRAST` against the
+    """Bool ``(n,)``: glyphs whose colour, as drawn (blended with the page by its span's fill
+    opacity, :func:`pagerecall.extract.rendering.drawn_luminance`; a clip by text takes its
+    colour from what fills it, opacity 1 here), has a contrast under :data:`MIN_CONTRAST` against the
     mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
     ground is taken over each span's box, and over each glyph's own box only when the span's
     ground is not one gray (a glyph half on a dark box, half on paper). The spans' boxes and
     colours are read for all spans at once (``span_of``: each glyph's span, int ``(n,)``, runs in
     reading order); a span's region is one slice of ``ground``."""
-    from pagerecall.extract.rendering import LINEAR
+    from pagerecall.extract.rendering import LINEAR, drawn_luminance, luminance
 
     out = np.zeros(len(keys), bool)
     if not keys:
@@ -248,35 +248,32 @@ def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_
         raise OverflowError("a glyph box off any page")  # int() of an infinite bound, as glyph by glyph
     x0s, y0s = np.fmax(0, lo_x).astype(np.int64).tolist(), np.fmax(0, lo_y).astype(np.int64).tolist()
     x1s, y1s = np.fmin(w, hi_x).astype(np.int64).tolist(), np.fmin(h, hi_y).astype(np.int64).tolist()
-    owns = _luminance(np.asarray([_span_of(raw, keys[i]).get("color", 0) for i in starts.tolist()], np.int64)).tolist()
-    for start, end, own, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, x0s, y0s, x1s, y1s):
+    spans = [_span_of(raw, keys[i]) for i in starts.tolist()]
+    owns = luminance(np.asarray([sp.get("color", 0) for sp in spans], np.int64)).tolist()
+    alphas = [1.0 if sp.get("char_flags", 16) & 64 else sp.get("alpha", 255) / 255 for sp in spans]
+
+    def contrast(own: float, g: float, a: float) -> float:
+        seen = own if a >= 1 else float(drawn_luminance(own, g, a))
+        return (max(seen, g) + 0.05) / (min(seen, g) + 0.05)
+
+    for start, end, own, a, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, alphas, x0s, y0s, x1s, y1s):
         region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
         if not region.size:
             continue
         lo = region.min()
         if lo == region.max():
-            g = float(LINEAR[lo])
-            out[start:end] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+            out[start:end] = contrast(own, float(LINEAR[lo]), a) < MIN_CONTRAST
             continue
         for i in range(start, end):
             bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
             bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
             sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
-            g = float(LINEAR[sub].mean()) if sub.size else 1.0
-            out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+            out[i] = contrast(own, float(LINEAR[sub].mean()) if sub.size else 1.0, a) < MIN_CONTRAST
     return out
 
 
 def _span_of(raw: dict, key: Key) -> dict:
     return raw["blocks"][key[0]]["lines"][key[1]]["spans"][key[2]]
-
-
-def _luminance(colour: np.ndarray) -> np.ndarray:
-    """Linear luminance of sRGB colours ``0xRRGGBB`` int ``(n,)`` -> float ``(n,)`` (WCAG 2)."""
-    from pagerecall.extract.rendering import LINEAR
-
-    r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def _to_pixels(boxes: np.ndarray, m: Any) -> np.ndarray:
@@ -316,6 +313,11 @@ class _Namer:
                 pass
         return font.split("+", 1)[-1] in self._cmapless
 
+    def faint(self, key: Key) -> str:
+        """Why a glyph that inks the page too faintly is hidden: ``transparent`` (fill opacity under 1), else ``same_colour``."""
+        span = _span_of(self.raw, key)
+        return "transparent" if span.get("alpha", 255) < 255 and not span.get("char_flags", 16) & 64 else "same_colour"
+
     def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
         b, l, s, _ = key
         span = self.raw["blocks"][b]["lines"][l]["spans"][s]
@@ -326,13 +328,15 @@ class _Namer:
             return None if self._shows_print(b, l, box) else "invisible_render_mode"
         if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
             return "invisible_render_mode"
-        if alpha == 0:
+        if alpha == 0:  # opacity 0; a faint opacity (alpha < 255) is named after a cover
             return "transparent"
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         seq = next((i for i, (k, r) in enumerate(self.log)
                     if k in TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
         if seq is not None and any(k not in TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
             return "covered"
+        if alpha < 255:
+            return "transparent"
         if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
         return "unpainted"
