@@ -79,7 +79,8 @@ def passages_of(index: Path) -> dict[str, list[str]]:
     import lancedb
 
     gen = index / (index / "CURRENT").read_text().strip()
-    rows = lancedb.connect(str(gen / "lance")).open_table("chunks").search().select(["file", "text"]).limit(None).to_list()
+    table = lancedb.connect(str(gen / "lance")).open_table("chunks")
+    rows = table.search().select(["file", "text"]).limit(None).to_list()
     out: dict[str, list[str]] = {}
     for r in rows:
         out.setdefault(r["file"], []).append(r["text"])

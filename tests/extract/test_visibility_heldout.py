@@ -115,7 +115,8 @@ def test_end_to_end_no_hidden_sentence_served_no_printed_one_lost(built) -> None
 
     corpus, index = built
     gen = index / (index / "CURRENT").read_text().strip()
-    rows = lancedb.connect(str(gen / "lance")).open_table("chunks").search().select(["file", "text"]).limit(None).to_list()
+    table = lancedb.connect(str(gen / "lance")).open_table("chunks")
+    rows = table.search().select(["file", "text"]).limit(None).to_list()
     stored: dict[str, str] = {}
     for r in rows:
         stored[r["file"]] = stored.get(r["file"], "") + "\n" + r["text"]
