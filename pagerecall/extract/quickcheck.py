@@ -6,9 +6,8 @@ renders, :func:`all_visible` judges each span of ``extractDICT`` (already extrac
 page's text) and proves the whole page visible when every span with a letter or digit
 
 * is horizontal, on the page, at least 1 pt tall and 1 pt in size, filled (not render mode 3
-  or 7, not opacity 0), not squeezed along its line (its width at least 1.5 times
-  :data:`pagerecall.extract.squeeze.MIN_ADVANCE` of its height per glyph that is not whitespace: a span
-  squeezed by ``Tz`` or a scale is judged glyph by glyph, from its glyphs' origins);
+  or 7, not opacity 0), not squeezed along its line (:func:`pagerecall.extract.squeeze.squeezed`:
+  such a span is judged at the glyph level, where its letters are counted);
 * inks the pixels along its whole length: no run of columns without a changed pixel longer
   than the whitespace of its text allows (:data:`GAP_EM` plus :data:`SPACE_EM` a whitespace
   character, in font sizes), at its start, between its glyphs and at its end;
@@ -51,7 +50,7 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
     ``drawing``: the page's :class:`pagerecall.extract.rendering.PageDrawing` (its renders,
     made once and shared with the glyph-level check), else the page is rendered itself."""
     from pagerecall.extract.rendering import render_pair
-    from pagerecall.extract.squeeze import MIN_ADVANCE
+    from pagerecall.extract.squeeze import squeezed
     from pagerecall.extract.visibility import LETTER_OR_DIGIT, MIN_GLYPH_EXTENT
 
     rect = page.rect * page.derotation_matrix
@@ -68,7 +67,7 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
                 if (abs(d[1]) > 1e-3 or d[0] <= 0 or line.get("wmode", 0) or (span.get("size") or 0) < 1.0
                         or y1 - y0 < MIN_GLYPH_EXTENT or x0 < rect.x0 or y0 < rect.y0 or x1 > rect.x1
                         or y1 > rect.y1 or span.get("alpha", 255) == 0 or not span.get("char_flags", 16) & 48
-                        or x1 - x0 < 1.5 * MIN_ADVANCE * (y1 - y0) * len("".join(text.split()))):
+                        or squeezed(span["bbox"], d, span.get("size") or 0.0, len("".join(text.split())))):
                     return False, None
                 spans.append(span)
             if spans:

@@ -44,7 +44,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
-from pagerecall.extract.squeeze import squeezed
+from pagerecall.extract.squeeze import letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
 __all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -146,7 +146,8 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
                 keys += [(b, l, s, c) for c in idx]
                 boxes += [chars[c]["bbox"] for c in idx]
                 per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx),
-                                 squeezed(chars, idx, span["bbox"], d, span.get("size") or 0.0, MIN_MESSAGE)))
+                                 squeezed(span["bbox"], d, span.get("size") or 0.0, len(idx))
+                                 and letters_enough(chars, MIN_MESSAGE)))
     if not keys:
         return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, [], np.zeros(0, bool)
     table = np.asarray(per_span, float)
