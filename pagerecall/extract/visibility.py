@@ -28,10 +28,10 @@ Text MuPDF leaves out of the extraction itself is listed too: off the crop or me
 
 A hidden glyph is named by the first cause that applies: ``invisible_render_mode`` (mode 3 or
 7 in ``get_texttrace``), ``transparent`` (span opacity 0), ``covered`` (a non-text drawing made
-after it meets its box), ``transparent`` (a fill opacity under 1 that leaves it faint past
-reading), ``same_colour`` (its colour against the page beneath it, from the render without
-text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph, a mask or
-blend). Faintness is judged on the colour as drawn (blended by the span's fill opacity).
+after it meets its box), ``same_colour`` (its colour against the page beneath it, from the
+render without text, under the contrast bound), ``transparent`` (a fill opacity under 1 that
+leaves that colour faint past reading), else ``unpainted`` (clipped away, a blank glyph, a
+mask or blend). Faintness is judged on the colour as drawn (blended by the span's opacity).
 Whitespace glyphs and spans without a letter or digit are never hidden.
 """
 
@@ -208,7 +208,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     namer = _Namer(page, raw, log, without_text, m)
     out: dict[Key, str] = {}
     for i in hidden:
-        reason = namer.faint(keys[i]) if changed[i] else namer.reason(keys[i], boxes[i], px[i])
+        reason = namer.faint(keys[i], px[i]) if changed[i] else namer.reason(keys[i], boxes[i], px[i])
         if reason:
             out[keys[i]] = reason
     return out
@@ -314,10 +314,13 @@ class _Namer:
                 pass
         return font.split("+", 1)[-1] in self._cmapless
 
-    def faint(self, key: Key) -> str:
-        """Why a glyph that inks the page too faintly is hidden: ``transparent`` (fill opacity under 1), else ``same_colour``."""
+    def faint(self, key: Key, px: np.ndarray) -> str:
+        """Why a glyph that inks the page too faintly is hidden: ``same_colour`` when its own colour is
+        faint against the page beneath, else ``transparent`` (a fill opacity under 1 made it so)."""
         span = _span_of(self.raw, key)
-        return "transparent" if span.get("alpha", 255) < 255 and not span.get("char_flags", 16) & 64 else "same_colour"
+        if span.get("alpha", 255) == 255 or span.get("char_flags", 16) & 64:
+            return "same_colour"
+        return "same_colour" if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST else "transparent"
 
     def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
         b, l, s, _ = key
@@ -336,10 +339,10 @@ class _Namer:
                     if k in TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
         if seq is not None and any(k not in TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
             return "covered"
-        if alpha < 255:
-            return "transparent"
         if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
+        if alpha < 255 and _contrast_to_page(span.get("color", 0), self.bg, px, alpha / 255) < MIN_CONTRAST:
+            return "transparent"
         return "unpainted"
 
     def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
@@ -396,14 +399,15 @@ def _contrast(a: float, b: float) -> float:
     return (max(a, b) + 0.05) / (min(a, b) + 0.05)
 
 
-def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
-    """Contrast of an sRGB colour (``0xRRGGBB``) against the median gray of the page beneath ``px``."""
+def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray, alpha: float = 1.0) -> float:
+    """Contrast of an sRGB colour (``0xRRGGBB``), drawn with opacity ``alpha``, against the median
+    gray of the page beneath ``px`` (blended on the encoded gray, as MuPDF's draw device does)."""
     r, g, b = ((colour >> 16) & 255) / 255.0, ((colour >> 8) & 255) / 255.0, (colour & 255) / 255.0
     gray = 255.0 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
     x0, y0, x1, y1 = (int(v) for v in np.round(px))
     region = bg[max(0, y0):max(y0 + 1, y1), max(0, x0):max(x0 + 1, x1)]
     beneath = float(np.median(region)) if region.size else 255.0
-    return _contrast(_lin(gray), _lin(beneath))
+    return _contrast(_lin(alpha * gray + (1 - alpha) * beneath), _lin(beneath))
 
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
