@@ -6,11 +6,13 @@ renders, :func:`all_visible` judges each span of ``extractDICT`` (already extrac
 page's text) and proves the whole page visible when every span with a letter or digit
 
 * is horizontal, on the page, at least 1 pt tall and 1 pt in size, filled (not render mode 3
-  or 7, not opacity 0);
+  or 7, not opacity 0), not squeezed along its line (:func:`pagerecall.extract.squeeze.squeezed`:
+  such a span is judged at the glyph level, where its letters are counted);
 * inks the pixels along its whole length: no run of columns without a changed pixel longer
   than the whitespace of its text allows (:data:`GAP_EM` plus :data:`SPACE_EM` a whitespace
   character, in font sizes), at its start, between its glyphs and at its end;
-* is not faint against the page beneath it (the colour rule of :mod:`pagerecall.extract.visibility`).
+* is not faint against the page beneath it (the colour rule of :mod:`pagerecall.extract.visibility`,
+  on its colour as drawn: blended with the page by its fill opacity).
 
 Any span that fails sends the page to the glyph-level check (with the same renders). This is not
 a pre-check on tricks: it reads the same pixels, coarser. What it can miss: a cover or clip over
@@ -48,6 +50,7 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
     ``drawing``: the page's :class:`pagerecall.extract.rendering.PageDrawing` (its renders,
     made once and shared with the glyph-level check), else the page is rendered itself."""
     from pagerecall.extract.rendering import render_pair
+    from pagerecall.extract.squeeze import squeezed
     from pagerecall.extract.visibility import LETTER_OR_DIGIT, MIN_GLYPH_EXTENT
 
     rect = page.rect * page.derotation_matrix
@@ -63,7 +66,8 @@ def all_visible(page: Any, data: dict, drawing: Any = None) -> tuple[bool, tuple
                 x0, y0, x1, y1 = span["bbox"]
                 if (abs(d[1]) > 1e-3 or d[0] <= 0 or line.get("wmode", 0) or (span.get("size") or 0) < 1.0
                         or y1 - y0 < MIN_GLYPH_EXTENT or x0 < rect.x0 or y0 < rect.y0 or x1 > rect.x1
-                        or y1 > rect.y1 or span.get("alpha", 255) == 0 or not span.get("char_flags", 16) & 48):
+                        or y1 > rect.y1 or span.get("alpha", 255) == 0 or not span.get("char_flags", 16) & 48
+                        or squeezed(span["bbox"], d, span.get("size") or 0.0, len("".join(text.split())))):
                     return False, None
                 spans.append(span)
             if spans:
@@ -83,7 +87,7 @@ def _shown(lines: list, renders: tuple) -> bool:
     of rows), each span's first and last inked column and widest run without ink (reduceat), the
     whitespace of a span's text read only for the spans whose gaps need it (the bound only grows
     with whitespace), the colour against the ground of its line."""
-    from pagerecall.extract.rendering import LINEAR, ink
+    from pagerecall.extract.rendering import drawn_luminance, ink, luminance
     from pagerecall.extract.visibility import MIN_CONTRAST
 
     with_text, without_text, m = renders
@@ -133,8 +137,11 @@ def _shown(lines: list, renders: tuple) -> bool:
                 or (multi[k] and widest[k] > e * (GAP_EM + SPACE_EM * inner))):
             return False
     colour = np.asarray(colours, np.int64)
-    own = 0.2126 * LINEAR[(colour >> 16) & 255] + 0.7152 * LINEAR[(colour >> 8) & 255] + 0.0722 * LINEAR[colour & 255]
+    own = luminance(colour)
     lum = _ground(without_text, bands, ground_cols, every, li, c0s, zoom, m)
+    alpha = np.asarray([span.get("alpha", 255) for span in every], float) / 255  # spans here are filled: no clip
+    if (alpha < 1).any():
+        own = np.where(alpha < 1, drawn_luminance(own, np.nan_to_num(lum, nan=1.0), alpha), own)
     # fmax/fmin: a NaN ground (an empty region) compares as Python's max/min did, giving ratio 1
     return not ((np.fmax(own, lum) + 0.05) / (np.fmin(own, lum) + 0.05) < MIN_CONTRAST).any()
 

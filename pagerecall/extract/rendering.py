@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "TEXT_PAINT", "PageDrawing", "box_ink", "ink", "integral",
-           "render_pair", "render_without_text"]
+__all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "TEXT_PAINT", "PageDrawing", "box_ink", "drawn_luminance", "ink",
+           "integral", "luminance", "render_pair", "render_without_text"]
 
 RENDER_ZOOM = 1.0
 """Pixels per PDF point of the renders (72 dpi). Why: a glyph a reader can read (5 pt and up) is
@@ -50,6 +50,27 @@ by 5-20 levels, contrast < 1.2, and is printed text); faintness is judged on the
 LINEAR = np.where(np.arange(256) / 255.0 <= 0.04045, np.arange(256) / 255.0 / 12.92,
                   ((np.arange(256) / 255.0 + 0.055) / 1.055) ** 2.4)
 """Linear luminance of each gray level (sRGB transfer curve), float64 ``(256,)``."""
+
+
+def luminance(colour: np.ndarray) -> np.ndarray:
+    """Linear luminance of sRGB colours ``0xRRGGBB`` int ``(n,)`` -> float ``(n,)`` (WCAG 2)."""
+    r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def drawn_luminance(own: Any, ground: Any, alpha: Any) -> Any:
+    """Linear luminance a reader sees where a colour of linear luminance ``own`` is drawn with
+    opacity ``alpha`` (0-1: the fill opacity ``ca`` of its span) over ``ground`` (linear
+    luminance): blended as MuPDF's draw device blends into a gray pixmap, on the sRGB-encoded
+    values. Scalars or numpy arrays of one shape (float64); ``alpha`` 1 gives ``own``."""
+    own, ground, alpha = np.asarray(own, float), np.asarray(ground, float), np.asarray(alpha, float)
+
+    def encode(lum: np.ndarray) -> np.ndarray:
+        lum = np.clip(lum, 0.0, 1.0)
+        return np.where(lum <= 0.0031308, 12.92 * lum, 1.055 * lum ** (1 / 2.4) - 0.055)
+
+    v = alpha * encode(own) + (1 - alpha) * encode(ground)
+    return np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
 
 
 def _no_text_device(mupdf: Any) -> type:

@@ -48,6 +48,9 @@ REVISIONS: dict[int, str] = {
        "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
     10: "a passage cut right after a word's lone '▁' token (rare: an overlap that found no word start) no longer "
         "counts one token short and is embedded with that token, as the model's tokenizer gives it",
+    11: "PDF text squeezed along its line into a smudge (Tz 1 %, a scale of the text matrix) is hidden "
+        "(tiny_font), as text squashed across it already was; text drawn nearly transparent (fill opacity "
+        "0.04-0.08) is hidden (transparent): faintness judged on the colour as drawn",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -29,8 +29,10 @@ Text MuPDF leaves out of the extraction itself is listed too: off the crop or me
 A hidden glyph is named by the first cause that applies: ``invisible_render_mode`` (mode 3 or
 7 in ``get_texttrace``), ``transparent`` (span opacity 0), ``covered`` (a non-text drawing made
 after it meets its box), ``same_colour`` (its colour against the page beneath it, from the
-render without text, under the contrast bound), else ``unpainted`` (clipped away, a blank glyph,
-a mask or blend). Whitespace glyphs and spans without a letter or digit are never hidden.
+render without text, under the contrast bound), ``transparent`` (a fill opacity under 1 that
+leaves that colour faint past reading), else ``unpainted`` (clipped away, a blank glyph, a
+mask or blend). Faintness is judged on the colour as drawn (blended by the span's opacity).
+Whitespace glyphs and spans without a letter or digit are never hidden.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.squeeze import letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
 __all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -80,10 +83,6 @@ text (render without text) for the image there to count as showing print. Why: a
 line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
 
 
-def _has_word(span: dict) -> bool:
-    return any(c["c"].isalnum() for c in span.get("chars", ()))
-
-
 def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
     """(hidden glyphs of ``raw`` -> reason, hidden spans) for a PyMuPDF ``page`` and its
     ``extractRAWDICT()`` ``raw``. Spans list runs of one reason in reading order (lines of a run
@@ -97,14 +96,14 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
         log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     except Exception:
         log = []
-    keys, boxes, dirs, sizes, runs, run_of = _glyphs(raw)
+    keys, boxes, dirs, sizes, runs, run_of, flat = _glyphs(raw)
     reasons: dict[Key, str] = {}
     if keys:
         off = [not meets(r.bbox, rect) for r in runs]
         kept = overflow(runs, off, rect) if any(off) else set()
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
         extent = np.where(horizontal, boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0])
-        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0)
+        tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
             reasons[keys[i]] = "tiny_font"
@@ -121,14 +120,16 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     return reasons, tuple(spans)
 
 
-def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int]]:
+def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, list[Run], list[int], np.ndarray]:
     """Glyphs that may be hidden (not whitespace, in a span with a letter or digit): keys, boxes
     ``(n, 4)``, line directions and vertical writing (1.0) ``(n, 3)``, span sizes ``(n,)``, the
-    spans as :class:`Run` and each glyph's span index. Built span by span (numpy ``repeat`` for
-    what a span's glyphs share): the per-glyph Python work is one list comprehension."""
+    spans as :class:`Run`, each glyph's span index and whether its span is squeezed
+    (:func:`pagerecall.extract.squeeze.squeezed`, then ``tiny_font``)
+    (bool ``(n,)``). Built span by span (numpy ``repeat`` for what a span's glyphs share): the
+    per-glyph Python work is one list comprehension."""
     keys: list[Key] = []
     boxes: list = []
-    per_span: list[tuple[float, float, float, float, int]] = []  # dx, dy, vertical, size, glyphs
+    per_span: list[tuple[float, float, float, float, int, bool]] = []  # dx, dy, vertical, size, glyphs, squeezed
     runs: list[Run] = []
     for b, blk in enumerate(raw.get("blocks", ())):
         for l, line in enumerate(blk.get("lines", ())):
@@ -144,14 +145,16 @@ def _glyphs(raw: dict) -> tuple[list[Key], np.ndarray, np.ndarray, np.ndarray, l
                 runs.append(Run(tuple(span["bbox"]), span.get("size") or 0.0, tuple(d), tuple(chars[0]["origin"])))
                 keys += [(b, l, s, c) for c in idx]
                 boxes += [chars[c]["bbox"] for c in idx]
-                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx)))
+                per_span.append((d[0], d[1], vertical, span.get("size") or 0.0, len(idx),
+                                 squeezed(span["bbox"], d, span.get("size") or 0.0, len(idx))
+                                 and letters_enough(chars, MIN_MESSAGE)))
     if not keys:
-        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, []
+        return [], np.zeros((0, 4)), np.zeros((0, 3)), np.zeros(0), runs, [], np.zeros(0, bool)
     table = np.asarray(per_span, float)
     counts = table[:, 4].astype(np.int64)
     run_of = np.repeat(np.arange(len(per_span)), counts)
     return (keys, np.asarray(boxes, float), np.repeat(table[:, :3], counts, axis=0),
-            np.repeat(table[:, 3], counts), runs, run_of.tolist())
+            np.repeat(table[:, 3], counts), runs, run_of.tolist(), np.repeat(table[:, 5] > 0, counts))
 
 
 def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarray, horizontal: np.ndarray,
@@ -165,7 +168,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
-    from pagerecall.extract.rendering import LINEAR, box_ink, ink, integral, render_pair
+    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
 
     try:
         with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
@@ -205,7 +208,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     namer = _Namer(page, raw, log, without_text, m)
     out: dict[Key, str] = {}
     for i in hidden:
-        reason = "same_colour" if changed[i] else namer.reason(keys[i], boxes[i], px[i])
+        reason = namer.faint(keys[i], px[i]) if changed[i] else namer.reason(keys[i], boxes[i], px[i])
         if reason:
             out[keys[i]] = reason
     return out
@@ -223,13 +226,15 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
 
 
 def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_of: np.ndarray) -> np.ndarray:
-    """Bool ``(n,)``: glyphs whose colour has a contrast under :data:`MIN_CONTRAST` against the
+    """Bool ``(n,)``: glyphs whose colour, as drawn (blended with the page by its span's fill
+    opacity, :func:`pagerecall.extract.rendering.drawn_luminance`; a clip by text takes its
+    colour from what fills it, opacity 1 here), has a contrast under :data:`MIN_CONTRAST` against the
     mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
     ground is taken over each span's box, and over each glyph's own box only when the span's
     ground is not one gray (a glyph half on a dark box, half on paper). The spans' boxes and
     colours are read for all spans at once (``span_of``: each glyph's span, int ``(n,)``, runs in
     reading order); a span's region is one slice of ``ground``."""
-    from pagerecall.extract.rendering import LINEAR
+    from pagerecall.extract.rendering import LINEAR, drawn_luminance, luminance
 
     out = np.zeros(len(keys), bool)
     if not keys:
@@ -244,35 +249,32 @@ def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_
         raise OverflowError("a glyph box off any page")  # int() of an infinite bound, as glyph by glyph
     x0s, y0s = np.fmax(0, lo_x).astype(np.int64).tolist(), np.fmax(0, lo_y).astype(np.int64).tolist()
     x1s, y1s = np.fmin(w, hi_x).astype(np.int64).tolist(), np.fmin(h, hi_y).astype(np.int64).tolist()
-    owns = _luminance(np.asarray([_span_of(raw, keys[i]).get("color", 0) for i in starts.tolist()], np.int64)).tolist()
-    for start, end, own, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, x0s, y0s, x1s, y1s):
+    spans = [_span_of(raw, keys[i]) for i in starts.tolist()]
+    owns = luminance(np.asarray([sp.get("color", 0) for sp in spans], np.int64)).tolist()
+    alphas = [1.0 if sp.get("char_flags", 16) & 64 else sp.get("alpha", 255) / 255 for sp in spans]
+
+    def contrast(own: float, g: float, a: float) -> float:
+        seen = own if a >= 1 else float(drawn_luminance(own, g, a))
+        return (max(seen, g) + 0.05) / (min(seen, g) + 0.05)
+
+    for start, end, own, a, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, alphas, x0s, y0s, x1s, y1s):
         region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
         if not region.size:
             continue
         lo = region.min()
         if lo == region.max():
-            g = float(LINEAR[lo])
-            out[start:end] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+            out[start:end] = contrast(own, float(LINEAR[lo]), a) < MIN_CONTRAST
             continue
         for i in range(start, end):
             bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
             bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
             sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
-            g = float(LINEAR[sub].mean()) if sub.size else 1.0
-            out[i] = (max(own, g) + 0.05) / (min(own, g) + 0.05) < MIN_CONTRAST
+            out[i] = contrast(own, float(LINEAR[sub].mean()) if sub.size else 1.0, a) < MIN_CONTRAST
     return out
 
 
 def _span_of(raw: dict, key: Key) -> dict:
     return raw["blocks"][key[0]]["lines"][key[1]]["spans"][key[2]]
-
-
-def _luminance(colour: np.ndarray) -> np.ndarray:
-    """Linear luminance of sRGB colours ``0xRRGGBB`` int ``(n,)`` -> float ``(n,)`` (WCAG 2)."""
-    from pagerecall.extract.rendering import LINEAR
-
-    r, g, b = LINEAR[(colour >> 16) & 255], LINEAR[(colour >> 8) & 255], LINEAR[colour & 255]
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
 
 def _to_pixels(boxes: np.ndarray, m: Any) -> np.ndarray:
@@ -312,6 +314,14 @@ class _Namer:
                 pass
         return font.split("+", 1)[-1] in self._cmapless
 
+    def faint(self, key: Key, px: np.ndarray) -> str:
+        """Why a glyph that inks the page too faintly is hidden: ``same_colour`` when its own colour is
+        faint against the page beneath, else ``transparent`` (a fill opacity under 1 made it so)."""
+        span = _span_of(self.raw, key)
+        if span.get("alpha", 255) == 255 or span.get("char_flags", 16) & 64:
+            return "same_colour"
+        return "same_colour" if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST else "transparent"
+
     def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
         b, l, s, _ = key
         span = self.raw["blocks"][b]["lines"][l]["spans"][s]
@@ -322,7 +332,7 @@ class _Namer:
             return None if self._shows_print(b, l, box) else "invisible_render_mode"
         if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
             return "invisible_render_mode"
-        if alpha == 0:
+        if alpha == 0:  # opacity 0; a faint opacity (alpha < 255) is named after a cover
             return "transparent"
         cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
         seq = next((i for i, (k, r) in enumerate(self.log)
@@ -331,6 +341,8 @@ class _Namer:
             return "covered"
         if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
+        if alpha < 255 and _contrast_to_page(span.get("color", 0), self.bg, px, alpha / 255) < MIN_CONTRAST:
+            return "transparent"
         return "unpainted"
 
     def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
@@ -387,14 +399,15 @@ def _contrast(a: float, b: float) -> float:
     return (max(a, b) + 0.05) / (min(a, b) + 0.05)
 
 
-def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray) -> float:
-    """Contrast of an sRGB colour (``0xRRGGBB``) against the median gray of the page beneath ``px``."""
+def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray, alpha: float = 1.0) -> float:
+    """Contrast of an sRGB colour (``0xRRGGBB``), drawn with opacity ``alpha``, against the median
+    gray of the page beneath ``px`` (blended on the encoded gray, as MuPDF's draw device does)."""
     r, g, b = ((colour >> 16) & 255) / 255.0, ((colour >> 8) & 255) / 255.0, (colour & 255) / 255.0
     gray = 255.0 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
     x0, y0, x1, y1 = (int(v) for v in np.round(px))
     region = bg[max(0, y0):max(y0 + 1, y1), max(0, x0):max(x0 + 1, x1)]
     beneath = float(np.median(region)) if region.size else 255.0
-    return _contrast(_lin(gray), _lin(beneath))
+    return _contrast(_lin(alpha * gray + (1 - alpha) * beneath), _lin(beneath))
 
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:
