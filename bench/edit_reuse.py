@@ -2,6 +2,7 @@
 """What a small edit costs ``update``: passages whose text changed, and passages embedded again.
 
     nice python bench/edit_reuse.py edits FILE [FILE ...] [--anchor-min N|off] [--update] [--runtime R]
+    nice python bench/edit_reuse.py sweep TEXT_LAYER_OR_PDF [...] [--pages 12] [--anchor-min off,80]
     nice python bench/edit_reuse.py stats DIR_OR_FILE [...] [--anchor-min N|off]
 
 ``edits``: for each FILE (a PDF, a ``.txt`` with form-feed page breaks, or ``PDF --as-text``: the PDF's
@@ -20,10 +21,12 @@ texts say, ``batches.cut_batches``) over the supported files under each path: th
 ``sweep``: each text edit (insert, delete, longer word) at ``--pages`` pages spread over a text layer,
 chunked in memory: passages changed (mean, max), the share of edits whose changes stay on the page and
 its neighbours, and the int8 passages embedded again with batches cut every 32 (``int8_mean``) and cut
-where the texts say (``int8_cdc16``: the code's; 8 and 32 for comparison), simulated on the chunks.
+where the texts say (``int8_cdc8``: the code's; 16 and 32 for comparison), simulated on the chunks.
 
-``--anchor-min``: the page anchors' threshold (``pagerecall.ingest.chunk_anchors.ANCHOR_MIN_TOKENS``)
-for this run; ``off`` gives the cuts before page anchors. Prints the suite's header, then JSON lines.
+``--anchor-min``: a comma list of page anchor thresholds (``pagerecall.ingest.chunk_anchors.ANCHOR_MIN_TOKENS``)
+to compare in one run; ``off`` (the code's default) gives the cuts without anchors; a suffix ``g`` (greedy up
+to the anchor) or ``e`` (even shares over the whole page) picks the other rules measured. Prints the suite's header,
+then JSON lines.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def _tokenizer():
 def _set_anchor(value: str) -> None:
     from pagerecall.ingest import chunk_anchors
 
-    chunk_anchors.ANCHOR_MIN_TOKENS = 10**9 if value == "off" else int(value)
+    chunk_anchors.ANCHOR_MIN_TOKENS = None if value == "off" else int(value)
 
 
 def _greedy(s: int, a: int, budget: int, overlap: int) -> tuple[int, bool]:
@@ -105,7 +108,7 @@ def _variants(spec: str | None) -> list[tuple[str, str]]:
     from pagerecall.ingest import chunk_anchors
 
     if spec is None:
-        return [(str(chunk_anchors.ANCHOR_MIN_TOKENS), "")]
+        return [(str(chunk_anchors.ANCHOR_MIN_TOKENS or "off"), "")]
     return [(v.rstrip("ge"), v[len(v.rstrip("ge")):]) for v in spec.split(",")]
 
 
@@ -194,7 +197,7 @@ def apply_edit(src: Path, dst: Path, edit: str) -> int:
 def int8_batches(chunks: list, mean: int = 0) -> list[tuple[str, ...]]:
     """The int8 embed loop's batches of one file before content-defined cuts (distinct texts in chunk
     order, stably sorted by token count, cut every ``EMBED_BATCH``), or with ``mean``:
-    ``batches.cut_batches`` with that mean and at most twice as many (16: the code's)."""
+    ``batches.cut_batches`` with that mean (8: the code's) and at most ``EMBED_BATCH``."""
     from pagerecall.ingest.embed_loop import EMBED_BATCH
 
     first: dict[str, int] = {}
@@ -206,7 +209,7 @@ def int8_batches(chunks: list, mean: int = 0) -> list[tuple[str, ...]]:
     from pagerecall.ingest.batches import cut_batches
 
     texts = list(first)
-    return [tuple(texts[i] for i in b) for b in cut_batches(texts, [first[t] for t in texts], 2 * mean, mean)]
+    return [tuple(texts[i] for i in b) for b in cut_batches(texts, [first[t] for t in texts], EMBED_BATCH, mean)]
 
 
 def compare(old: list, new: list) -> dict:

@@ -48,9 +48,6 @@ REVISIONS: dict[int, str] = {
        "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
     10: "a passage cut right after a word's lone '▁' token (rare: an overlap that found no word start) no longer "
         "counts one token short and is embedded with that token, as the model's tokenizer gives it",
-    11: "no passage runs past the end of a page with 80 tokens or more (a page anchor): a page's passages are of "
-        "even length, and an edit of one page changes the passages of that page only, so `update` embeds only "
-        "those again",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

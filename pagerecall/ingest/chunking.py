@@ -29,13 +29,8 @@ How a document is cut
    optional closing quotes/brackets and then whitespace or the end of the page; the CJK and
    other full stops ``。！？．｡`` (no space needed) plus ``। ؟ ۔``; and paragraph breaks (a
    blank line). Abbreviations (``e.g. x``) are taken as sentence ends: a known, cheap error.
-   **Page anchors** come first: no chunk runs past the end of a page with at least
-   ``chunk_anchors.ANCHOR_MIN_TOKENS`` tokens of its own (an *anchor*). The chunk that can reach
-   the anchor ends exactly there; one farther away ends near an even share of the tokens left
-   before it (the same final-quarter search, below an end lowered to that share), so a page's
-   chunks are of even length. The cuts then depend only on the text since the last anchor: an
-   edit moves the passages of its own page, not every later one (``update`` embeds only those
-   again). Why and at what cost: :mod:`pagerecall.ingest.chunk_anchors`.
+   Page anchors (:mod:`pagerecall.ingest.chunk_anchors`, off by default: measured, below the
+   quality bar) would end chunks at long pages' ends so that an edit moves its own page's cuts only.
 5. **Overlap.** The next chunk starts about ``params.overlap_tokens`` tokens before the end of
    the previous one, at a sentence start if one lies within ``overlap ± overlap/2`` tokens,
    else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.

@@ -25,7 +25,7 @@ What it does with the passages of a write (build, update, rebuild):
     other file (they are few: its text comes from Tesseract).
   - the int8 graph (dynamic quantisation scales activations per batch): batches never span files. A file's
     distinct passages, stably sorted by token count, are cut into batches where their texts say
-    (:func:`pagerecall.ingest.batches.cut_batches`: 16 on average, at most :data:`EMBED_BATCH`), so that
+    (:func:`pagerecall.ingest.batches.cut_batches`: 8 on average, at most :data:`EMBED_BATCH`), so that
     an edit changes the batches of the passages it changed only: a file's vectors are a function of its
     own text only, so the same corpus gives the same index, an update gives the vectors a rebuild gives
     and reuses every batch the edit left alone, and a resumed build gives bit-identical vectors (the

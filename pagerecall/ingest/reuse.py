@@ -20,7 +20,7 @@ Units, as the embed loop forms them:
   order) gets the old batch's vectors; any other batch is embedded. So the rows of an update are bit
   for bit the rows a fresh build of the same files gives, where the live vectors came from the same
   runtime (``tests/ingest/test_reuse.py``); a passage that changed costs the batch it left and the
-  batch it joined (about 16 passages each), not every batch between its old and its new place.
+  batch it joined (about 8 passages each), not every batch between its old and its new place.
 
 Keys: passage text (int8: the batch's texts) and the model id of the resume cache
 (:func:`pagerecall.ingest.resume_cache.model_id`: the fingerprint's model part and the runtime
