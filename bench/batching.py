@@ -66,7 +66,7 @@ def independence(emb, texts: list[str]) -> dict:
 
 
 def cost(emb, texts: list[str], sizes: list[int], rounds: int) -> dict:
-    ids = [len(x) for x in emb.tokenizer._tok.encode_batch(["passage: " + t for t in texts])]
+    ids = [emb.tokenizer.count(t, with_overhead=True) for t in texts]  # prefix and special tokens included
     order = sorted(range(len(ids)), key=lambda i: ids[i])
     out: dict[int, dict] = {b: {"cpu_s": [], "wall_s": []} for b in sizes}
     for b in sizes:

@@ -21,6 +21,7 @@ from array import array
 from typing import Sequence
 
 from pagerecall.config import ChunkParams
+from pagerecall.ingest import chunk_anchors
 from pagerecall.types import Tokenizer
 
 _PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of span tuples
@@ -208,6 +209,7 @@ class _Planner:
                 batch.append(i)
                 chars += len(t)
         self.N = len(self.start)
+        self.anchors = chunk_anchors.page_anchors(self.first_tok, self.N, self.min, chunk_anchors.ANCHOR_MIN_TOKENS)
         # token counts of cuts at clean whitespace are exact only on pages with exact offsets
         exact = _whitespace_exact(tokenizer)
         self.exact = [exact and i not in inexact for i in range(len(texts))]
@@ -300,9 +302,18 @@ class _Planner:
         """Exclusive end token of the chunk starting at token s (at most ``limit``, at least
         ``floor`` when given)."""
         N, B = self.N, self.B
-        if N - s <= B and (limit is None or limit >= N):
+        cap = N
+        # an anchor within overlap + overlap/2 of s is the one the chunk before ended at
+        a = chunk_anchors.next_anchor(self.anchors, s, max(self.min, self.O + self.O // 2 + 1)) if self.anchors else None
+        if a is not None and floor is not None and floor > a:
+            a = None  # made to end later than the anchor (a chunk that re-tokenised short)
+        if a is not None:  # never past a page anchor (chunk_anchors)
+            cap, exact = chunk_anchors.anchored_end(s, a, B, self.O)
+            if exact and (limit is None or limit >= a):
+                return a
+        elif N - s <= B and (limit is None or limit >= N):
             return N
-        h = min(s + B, N - self.min)  # leave the tail at least `min` new tokens
+        h = min(s + B, N - self.min, cap)  # leave the tail at least `min` new tokens
         if limit is not None:
             h = max(s + 1, min(h, limit))
         if floor is not None:

@@ -29,6 +29,8 @@ How a document is cut
    optional closing quotes/brackets and then whitespace or the end of the page; the CJK and
    other full stops ``。！？．｡`` (no space needed) plus ``। ؟ ۔``; and paragraph breaks (a
    blank line). Abbreviations (``e.g. x``) are taken as sentence ends: a known, cheap error.
+   Page anchors (:mod:`pagerecall.ingest.chunk_anchors`, off by default: measured, below the
+   quality bar) would end chunks at long pages' ends so that an edit moves its own page's cuts only.
 5. **Overlap.** The next chunk starts about ``params.overlap_tokens`` tokens before the end of
    the previous one, at a sentence start if one lies within ``overlap ± overlap/2`` tokens,
    else at the word start nearest to ``overlap`` (within ``± overlap/4``), else exactly there.

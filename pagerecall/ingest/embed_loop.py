@@ -24,10 +24,12 @@ What it does with the passages of a write (build, update, rebuild):
     OCR ended at different points, bit for bit). Such a file shares identical passages with no
     other file (they are few: its text comes from Tesseract).
   - the int8 graph (dynamic quantisation scales activations per batch): batches never span files. A file's
-    distinct passages, stably sorted by token count, are cut into batches of
-    :data:`EMBED_BATCH`: a file's vectors are a function of its own text only, so the same corpus
-    gives the same index, an update gives the vectors a rebuild gives, and a resumed build gives
-    bit-identical vectors (the cache keeps whole batches).
+    distinct passages, stably sorted by token count, are cut into batches where their texts say
+    (:func:`pagerecall.ingest.batches.cut_batches`: 8 on average, at most :data:`EMBED_BATCH`), so that
+    an edit changes the batches of the passages it changed only: a file's vectors are a function of its
+    own text only, so the same corpus gives the same index, an update gives the vectors a rebuild gives
+    and reuses every batch the edit left alone, and a resumed build gives bit-identical vectors (the
+    cache keeps whole batches).
   Why (batch dependence measured, batching int8 across files and batch size 1 rejected):
   docs/decisions/embed-batching.md.
 """
@@ -46,6 +48,7 @@ from pagerecall.config import Settings
 from pagerecall.errors import ExtractionError
 from pagerecall.index.corpus import DiskFile
 from pagerecall.memory import release_free_heap
+from pagerecall.ingest.batches import cut_batches
 from pagerecall.ingest.prefetch import prepare_ahead
 from pagerecall.ingest.preparing import VANISHED, PendingFile, Prepared, file_record, rows_of, start_file, vanished
 from pagerecall.paths import file_sha256
@@ -53,7 +56,8 @@ from pagerecall.paths import file_sha256
 log = logging.getLogger(__name__)
 
 EMBED_BATCH = 32
-"""Passages per model call (docs/decisions/embed-batching.md)."""
+"""Passages per model call (docs/decisions/embed-batching.md); for the int8 graph the most per call
+(its batches are cut where the texts say: :mod:`pagerecall.ingest.batches`)."""
 
 EMBED_GROUP = 256
 """Passages handed to the embedder at a time (a multiple of :data:`EMBED_BATCH`), and for a
@@ -187,8 +191,7 @@ class EmbedLoop:
                 tids.append(c.token_ids)
         uniq = list(first)
         self.stats.duplicates += len(p.chunks) - len(uniq)
-        order = sorted(range(len(uniq)), key=lambda i: lengths[i])  # stable: ties keep text order
-        batches = [order[a : a + EMBED_BATCH] for a in range(0, len(order), EMBED_BATCH)]
+        batches = cut_batches(uniq, lengths, EMBED_BATCH)  # sorted by length, cut where the texts say
         keys = [self.cache.key([uniq[i] for i in b]) for b in batches] if self.cache is not None else []
         found = self._take(keys, [len(b) for b in batches]) if keys else {}
         vecs = np.empty((len(uniq), dim), dtype=np.float32)

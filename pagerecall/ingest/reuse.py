@@ -15,12 +15,12 @@ Units, as the embed loop forms them:
 * a batch-invariant embedder (OpenVINO bf16; the fp32, q4 and q4f32 graphs): one passage text;
 * the int8 graph (a vector depends on its batch mates, docs/decisions/embed-batching.md): one
   batch of a file, i.e. the file's distinct passage texts in chunk order (first occurrence), stably
-  sorted by token count, cut into batches of ``EMBED_BATCH``. A batch of the new version whose
-  texts are those of a batch of the old version (same texts, same order) gets the old batch's
-  vectors; any other batch is embedded. So the rows of an update are bit for bit the rows a fresh
-  build of the same files gives, where the live vectors came from the same runtime
-  (``tests/ingest/test_reuse.py``); an edit that changes a passage's token count shifts the batches
-  between its old and new place in the sorted order, and those are embedded again.
+  sorted by token count, cut where the texts say (:func:`pagerecall.ingest.batches.cut_batches`). A
+  batch of the new version whose texts are those of a batch of the old version (same texts, same
+  order) gets the old batch's vectors; any other batch is embedded. So the rows of an update are bit
+  for bit the rows a fresh build of the same files gives, where the live vectors came from the same
+  runtime (``tests/ingest/test_reuse.py``); a passage that changed costs the batch it left and the
+  batch it joined (about 8 passages each), not every batch between its old and its new place.
 
 Keys: passage text (int8: the batch's texts) and the model id of the resume cache
 (:func:`pagerecall.ingest.resume_cache.model_id`: the fingerprint's model part and the runtime
@@ -38,6 +38,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from pagerecall.ingest.batches import cut_batches
+
 log = logging.getLogger(__name__)
 
 SOURCE = "live_generation"
@@ -50,9 +52,9 @@ def units_of_rows(rows: Iterable[dict], invariant: bool, batch: int) -> list[tup
     """The embed loop's units for ``rows`` (dicts with ``file``, ``seq``, ``text``, ``n_tokens``,
     ``vector``: float32 ``(dim,)``), as ``(texts, vectors float32 (len(texts), dim))``.
 
-    ``invariant``: one unit per distinct text. Else per file: its distinct texts in ``seq`` order, stably
-    sorted by ``n_tokens`` (of the first occurrence), cut into batches of ``batch`` passages, the
-    order ``EmbedLoop._per_file`` embeds them in."""
+    ``invariant``: one unit per distinct text. Else per file: its distinct texts in ``seq`` order, with
+    ``n_tokens`` of the first occurrence, in the batches ``EmbedLoop._per_file`` embeds them in
+    (:func:`pagerecall.ingest.batches.cut_batches`, at most ``batch`` passages each)."""
     by_file: dict[str, list[dict]] = defaultdict(list)
     for r in rows:
         by_file[r["file"]].append(r)
@@ -69,9 +71,8 @@ def units_of_rows(rows: Iterable[dict], invariant: bool, batch: int) -> list[tup
                     units.append(([text], np.asarray(r["vector"], dtype=np.float32).reshape(1, -1)))
             continue
         uniq = list(first.values())
-        order = sorted(range(len(uniq)), key=lambda i: uniq[i]["n_tokens"])  # stable, as the embed loop
-        for a in range(0, len(order), batch):
-            part = [uniq[i] for i in order[a : a + batch]]
+        for cut in cut_batches([r["text"] for r in uniq], [r["n_tokens"] for r in uniq], most=batch):
+            part = [uniq[i] for i in cut]
             units.append(([r["text"] for r in part], np.stack([np.asarray(r["vector"], dtype=np.float32)
                                                                for r in part])))
     return units
