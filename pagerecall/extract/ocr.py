@@ -141,7 +141,8 @@ class PdfDraft:
 def ocr_result(page: Any, label: str | None, fallback: Page, data: dict | str) -> tuple[Page, str | None]:
     """(page, warning) from an OCR text page's ``extractDICT()`` ``data`` (in process or from
     the child): the ``ocr`` page with the text built as for any page
-    (``_normalise(ordered_text(upright(data, page)))``); ``fallback`` (the ``garbled`` or
+    (``_normalise(ordered_text(upright(data, page)))``, the page's own printed number left out:
+    :func:`pagerecall.extract.page_numbers.without_page_number`); ``fallback`` (the ``garbled`` or
     ``image_only`` page) with no warning when OCR read nothing; ``fallback`` and
     ``"page N: OCR failed (Type: message)"`` when ``data`` is such a failure string or the text
     cannot be built. ``page`` is the PyMuPDF page (its rotation), N its 1-based number."""
@@ -149,7 +150,9 @@ def ocr_result(page: Any, label: str | None, fallback: Page, data: dict | str) -
     if isinstance(data, str):
         return fallback, f"page {number}: OCR failed ({data})"
     try:
-        ocr_text = _normalise(ordered_text(upright(data, page)))
+        from pagerecall.extract.page_numbers import without_page_number
+
+        ocr_text = _normalise(ordered_text(without_page_number(upright(data, page), label, number)))
     except Exception as exc:
         return fallback, f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
     if not ocr_text:

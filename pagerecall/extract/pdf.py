@@ -8,6 +8,8 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    letters), whitespace kept for us to normalise, characters outside the media box dropped,
    unknown glyphs as U+FFFD (no ``TEXT_USE_CID_FOR_UNKNOWN_UNICODE``, so that garbled pages can
    be recognised instead of turning into plausible-looking noise).
+   Margin line numbers (:mod:`pagerecall.extract.linenumbers`) and the page's own printed number
+   at its head or foot (:mod:`pagerecall.extract.page_numbers`: it is the page's label) are left out.
 2. **Blocks in reading order** and 3. **de-hyphenation**: :mod:`pagerecall.extract.reading_order` (recursive
    XY-cut over the blocks' boxes, vertical writing, only broken words joined).
 4. **Clean-up**: :mod:`pagerecall.extract.page_text` (TeX accents composed, NFC, spaces and controls
@@ -266,12 +268,14 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None, fonts: dict |
     else:
         data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
     from pagerecall.extract.linenumbers import without_line_numbers
+    from pagerecall.extract.page_numbers import without_page_number
 
+    number = index + 1
     data = without_line_numbers(upright(data, page))  # margin line numbers are not the page's text
+    data = without_page_number(data, label, number)  # nor its own printed number (kept as its label)
     raw = ordered_text(data)
     text, tagged = split_hidden_text(_normalise(raw))
     hidden += tagged
-    number = index + 1
     if text:
         if garbled_reason(raw) is None and cmapless_share(doc, page, data, fonts) < CMAPLESS_MIN_SHARE:
             return Page(number=number, text=text, label=label, status="ok", hidden=hidden), None

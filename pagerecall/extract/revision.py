@@ -48,6 +48,8 @@ REVISIONS: dict[int, str] = {
        "word (``trace-compilation`` was joined into ``tracecompilation``); HTML headings part of the page text",
     10: "a passage cut right after a word's lone '▁' token (rare: an overlap that found no word start) no longer "
         "counts one token short and is embedded with that token, as the model's tokenizer gives it",
+    11: "a page's own printed number at its head or foot (``2``, ``3 / 57``, ``- ii -``: the page's label) is no "
+        "longer part of its text: a passage across a page break no longer reads ``keeper. 2 3. The Fog Signal``",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 
