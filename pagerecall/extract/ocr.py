@@ -113,6 +113,8 @@ class PdfDraft:
     ocr_pages: list[int]
     repaired: bool = False
     outline: Any = None
+    said: str = ""
+    """MuPDF's messages about the file as a whole (:func:`pagerecall.extract.opening.mupdf_note`), a warning."""
 
     def start(self) -> "OcrRun":
         """Start the OCR child for :attr:`ocr_pages` (at once; returns while it runs)."""
@@ -132,6 +134,8 @@ class PdfDraft:
     def document(self) -> Document:
         """The :class:`~pagerecall.types.Document` of the pages as they are now."""
         warnings = [note for note in self.notes if note]
+        if self.said:
+            warnings.insert(0, self.said)
         if self.repaired:
             warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
         return Document(path=self.rel, kind="pdf", pages=tuple(self.pages), repaired=self.repaired,

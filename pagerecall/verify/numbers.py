@@ -38,7 +38,7 @@ from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
 from pagerecall.verify.number_forms import Number, find_numbers, in_identifier, references_in
 from pagerecall.verify.number_words import UNITS, same_unit
-from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
+from pagerecall.verify.source import KnownVisible, _check_page_number, source_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
            "in_identifier", "is_item_number", "match_numbers", "parse_pages", "references_note", "running_lines"]
@@ -147,7 +147,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     wanted = parse_pages(pages)
     try:  # bad input, all of it: exit 2 on the command line, nothing read past the first page count
         path, rel = resolve_in_corpus(root, file)
-        src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
+        src = source_for(path, rel, ocr, passwords_file, known)
         count = src.page_count()
         for p in wanted:
             _check_page_number(p, count, rel)
