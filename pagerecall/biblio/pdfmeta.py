@@ -129,10 +129,19 @@ def pdf_metadata(path: Path) -> dict | None:
     """The record a PDF carries about itself (:mod:`pagerecall.biblio.record`), with ``sources``
     ``pdf_info`` / ``pdf_xmp`` / ``pdf_text`` per field; None when it carries nothing useful or
     cannot be opened (an unreadable PDF is reported by extraction, not here)."""
-    from pagerecall.extract.opening import load_pymupdf
+    from pagerecall.extract.opening import load_pymupdf, mupdf_messages
 
     pymupdf = load_pymupdf()  # without its layout analyser; MuPDF's messages to the log, not stdout
+    # a damaged file's messages were reported by its extraction (the file's warnings): not again here
+    with mupdf_messages() as said:
+        got = _read_metadata(pymupdf, path)
+    if said:
+        log.debug("MuPDF on %s while reading its metadata: %s", path, "; ".join(said[:5]))
+    return got
 
+
+def _read_metadata(pymupdf, path: Path) -> dict | None:
+    """:func:`pdf_metadata`'s reading."""
     try:
         with pymupdf.open(path) as doc:
             if doc.needs_pass:

@@ -69,7 +69,13 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         from pagerecall.ingest.pipeline import rollback
 
         res = rollback(settings)
-        print_json(res) if args.json else sys.stdout.write(f"generation {res['generation']} is live again\n")
+        if args.json:
+            print_json(res)
+        else:
+            older = (f"another rollback goes back to {res['older']}" if res["older"]
+                     else "no older generation is kept: another rollback has nowhere to go")
+            sys.stdout.write(f"generation {res['generation']} is live again ({res['previous']}, left, stays on disk "
+                             f"until the next write; {older})\n")
         return 0
     if cmd == "serve":
         from pagerecall.cli.serve import serve_command

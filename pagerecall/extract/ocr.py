@@ -113,6 +113,8 @@ class PdfDraft:
     ocr_pages: list[int]
     repaired: bool = False
     outline: Any = None
+    said: str = ""
+    """MuPDF's messages about the file as a whole (:func:`pagerecall.extract.opening.mupdf_note`), a warning."""
 
     def start(self) -> "OcrRun":
         """Start the OCR child for :attr:`ocr_pages` (at once; returns while it runs)."""
@@ -132,6 +134,8 @@ class PdfDraft:
     def document(self) -> Document:
         """The :class:`~pagerecall.types.Document` of the pages as they are now."""
         warnings = [note for note in self.notes if note]
+        if self.said:
+            warnings.insert(0, self.said)
         if self.repaired:
             warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
         return Document(path=self.rel, kind="pdf", pages=tuple(self.pages), repaired=self.repaired,
@@ -141,7 +145,8 @@ class PdfDraft:
 def ocr_result(page: Any, label: str | None, fallback: Page, data: dict | str) -> tuple[Page, str | None]:
     """(page, warning) from an OCR text page's ``extractDICT()`` ``data`` (in process or from
     the child): the ``ocr`` page with the text built as for any page
-    (``_normalise(ordered_text(upright(data, page)))``); ``fallback`` (the ``garbled`` or
+    (``_normalise(ordered_text(upright(data, page)))``, the page's own printed number left out:
+    :func:`pagerecall.extract.page_numbers.without_page_number`); ``fallback`` (the ``garbled`` or
     ``image_only`` page) with no warning when OCR read nothing; ``fallback`` and
     ``"page N: OCR failed (Type: message)"`` when ``data`` is such a failure string or the text
     cannot be built. ``page`` is the PyMuPDF page (its rotation), N its 1-based number."""
@@ -149,7 +154,9 @@ def ocr_result(page: Any, label: str | None, fallback: Page, data: dict | str) -
     if isinstance(data, str):
         return fallback, f"page {number}: OCR failed ({data})"
     try:
-        ocr_text = _normalise(ordered_text(upright(data, page)))
+        from pagerecall.extract.page_numbers import without_page_number
+
+        ocr_text = _normalise(ordered_text(without_page_number(upright(data, page), label, number)))
     except Exception as exc:
         return fallback, f"page {number}: OCR failed ({type(exc).__name__}: {exc})"
     if not ocr_text:

@@ -9,13 +9,15 @@ to do next; :func:`text_flags` are the text-extraction flags of every page read
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from pagerecall.errors import ExtractionError, UsageError
 
@@ -65,11 +67,66 @@ def load_pymupdf() -> Any:
         # output; they go to the log instead (logger "pagerecall.mupdf", level INFO: on stderr
         # like pagerecall's own log lines). A file MuPDF cannot read is reported by pagerecall itself.
         pymupdf.set_messages(pylogging=True, pylogging_name="pagerecall.mupdf", pylogging_level=logging.INFO)
+        logging.getLogger("pagerecall.mupdf").addFilter(_ToFileReport())
         _MESSAGES_ROUTED = True
     return pymupdf
 
 
 _MESSAGES_ROUTED = False
+_COLLECTING = threading.local()
+
+
+class _ToFileReport(logging.Filter):
+    """Takes MuPDF's messages out of the log while this thread reads a file under
+    :func:`mupdf_messages` (MuPDF calls back in the thread that made it speak), for that file's report."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        got = getattr(_COLLECTING, "messages", None)
+        if got is None:
+            return True
+        got.append(record.getMessage())
+        return False
+
+
+MUPDF_MESSAGES_KEPT = 5
+"""Most of MuPDF's messages one file's report quotes (a damaged file can repeat one per object)."""
+
+
+@contextlib.contextmanager
+def mupdf_messages() -> Iterator[list[str]]:
+    """``with mupdf_messages() as said:`` MuPDF's messages (``"MuPDF error: cycle in page tree"``)
+    while this thread runs the block are appended to ``said`` instead of being logged on stderr, so
+    the caller puts them in the file's warnings or failure (:func:`mupdf_note`). Nests: an inner
+    block collects its own."""
+    outer = getattr(_COLLECTING, "messages", None)
+    said: list[str] = []
+    _COLLECTING.messages = said
+    try:
+        yield said
+    finally:
+        _COLLECTING.messages = outer
+
+
+def mupdf_note(said: Sequence[str], told: str = "") -> str:
+    """MuPDF's messages as one clause of a report (``"MuPDF said: format error: ..."``): distinct ones
+    in order, at most :data:`MUPDF_MESSAGES_KEPT`, leaving out those whose words ``told`` (the report
+    they join, e.g. an exception text) already holds; ``""`` for none."""
+    distinct = []
+    for m in dict.fromkeys(" ".join(m.split()).removeprefix("MuPDF error: ").removeprefix("MuPDF warning: ")
+                           for m in said if m.strip()):
+        words = m.rsplit(": ", 1)[-1]  # "format error: cycle in page tree": the exception says the last part
+        if words and words not in told:
+            distinct.append(m)
+    if not distinct:
+        return ""
+    more = len(distinct) - MUPDF_MESSAGES_KEPT
+    return "MuPDF said: " + "; ".join(distinct[:MUPDF_MESSAGES_KEPT]) + (f" (and {more} more)" if more > 0 else "")
+
+
+def joined_with_mupdf(text: str, said: Sequence[str]) -> str:
+    """``text`` (a warning or an error's detail) with :func:`mupdf_note` of ``said`` after it."""
+    note = mupdf_note(said, text)
+    return f"{text}; {note}" if text and note else (text or note)
 
 
 def text_flags() -> int:
@@ -182,12 +239,9 @@ def open_pdf(path: Path, rel: str, password: str | None) -> Any:
     if doc.needs_pass:
         if password is None:
             doc.close()
-            raise ExtractionError(
-                rel, "encrypted",
-                "the PDF needs a password. Next: add its path relative to the corpus (or its file name) "
-                "and password to the passwords file, INDEX/passwords.json or the file named by "
-                'PAGERECALL_PASSWORDS ({"folder/file.pdf": "password"}), then run pagerecall update; '
-                "or remove the file")
+            from pagerecall.extract.passwords import needs_password
+
+            raise needs_password(rel)  # the caller that knows the passwords file names it (with_passwords_file)
         if not doc.authenticate(password):
             doc.close()
             raise ExtractionError(rel, "encrypted",

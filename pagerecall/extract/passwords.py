@@ -9,9 +9,12 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from pagerecall.errors import UsageError
+from pagerecall.errors import ExtractionError, UsageError
 
-__all__ = ["load_passwords", "password_for"]
+__all__ = ["load_passwords", "needs_password", "password_for", "with_passwords_file"]
+
+DEFAULT_PLACE = "INDEX/passwords.json, or the file PAGERECALL_PASSWORDS names"
+"""How the passwords file is named where the caller does not know which one is in use."""
 
 
 def load_passwords(path: Path | None, explicit: bool = False) -> dict[str, str]:
@@ -70,3 +73,26 @@ def password_for(passwords: dict[str, str], rel: str) -> str | None:
     if got is None:
         got = passwords.get(rel.rsplit("/", 1)[-1])
     return got
+
+
+def needs_password(rel: str, passwords_file: Path | str | None = None) -> ExtractionError:
+    """The ``ExtractionError`` (reason ``"encrypted"``) of a PDF that needs a password none was given
+    for: what to add to which passwords file. ``passwords_file``: the file in use (named as it is,
+    e.g. ``/home/me/idx/passwords.json``); None names the default place and the variable instead.
+    The error's ``needs_password`` is True (:func:`with_passwords_file` names the file later)."""
+    where = str(passwords_file) if passwords_file is not None else DEFAULT_PLACE
+    err = ExtractionError(
+        rel, "encrypted",
+        "the PDF needs a password. Next: add its path relative to the corpus (or its file name) and password to "
+        f'the passwords file {where} ({{"folder/file.pdf": "password"}}), then run pagerecall update; '
+        "or remove the file")
+    err.needs_password = True  # type: ignore[attr-defined]
+    return err
+
+
+def with_passwords_file(exc: ExtractionError, passwords_file: Path | str | None) -> ExtractionError:
+    """``exc`` naming ``passwords_file`` (the real path of the passwords file in use) when it is a
+    :func:`needs_password` error raised where that path was not known; ``exc`` itself otherwise."""
+    if passwords_file is None or not getattr(exc, "needs_password", False):
+        return exc
+    return needs_password(exc.path, passwords_file)

@@ -8,6 +8,8 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    letters), whitespace kept for us to normalise, characters outside the media box dropped,
    unknown glyphs as U+FFFD (no ``TEXT_USE_CID_FOR_UNKNOWN_UNICODE``, so that garbled pages can
    be recognised instead of turning into plausible-looking noise).
+   Margin line numbers (:mod:`pagerecall.extract.linenumbers`) and the page's own printed number
+   at its head or foot (:mod:`pagerecall.extract.page_numbers`: it is the page's label) are left out.
 2. **Blocks in reading order** and 3. **de-hyphenation**: :mod:`pagerecall.extract.reading_order` (recursive
    XY-cut over the blocks' boxes, vertical writing, only broken words joined).
 4. **Clean-up**: :mod:`pagerecall.extract.page_text` (TeX accents composed, NFC, spaces and controls
@@ -79,6 +81,10 @@ __all__ = [
 
 _log = logging.getLogger(__name__)
 
+PAGE_WARNINGS_LOGGED = 3
+"""Pages of one file that do not load whose warning is logged on its own line; the rest are counted in one
+line (all of them are in the file's ``warnings``)."""
+
 IMAGE_COVER_MIN = 0.5
 """A page without text is ``image_only`` when its images cover at least this share of the
 page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %; a blank page
@@ -141,7 +147,28 @@ def read_pdf_draft(path: Path, rel: str, ocr: str = "auto", password: str | None
 
 
 def _draft_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Any:
-    """Every page extracted; the Document, or a ``PdfDraft`` when pages wait for OCR."""
+    """Every page extracted; the Document, or a ``PdfDraft`` when pages wait for OCR. MuPDF's own
+    messages meanwhile (``MuPDF error: format error: cycle in page tree``) are not logged as they come
+    (:func:`pagerecall.extract.opening.mupdf_messages`): they join the warning of a page that does not load
+    (logged, naming the file: at most :data:`PAGE_WARNINGS_LOGGED` pages a file), one warning of the file
+    (logged) or its failure; each is said once."""
+    from pagerecall.extract.opening import joined_with_mupdf, mupdf_messages, mupdf_note
+
+    with mupdf_messages() as said:
+        try:
+            return _draft_pages(path, rel, ocr_cfg, password, said)
+        except ExtractionError as exc:
+            if not mupdf_note(said, exc.detail):
+                raise
+            raise ExtractionError(rel, exc.reason, joined_with_mupdf(exc.detail, said)) from exc
+
+
+def _draft_pages(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None, said: list[str]) -> Any:
+    """:func:`_draft_pdf`'s work; ``said`` fills with MuPDF's messages as it goes. A page that does not
+    load gets a warning with what MuPDF said meanwhile; what MuPDF said otherwise (opening the file,
+    reading pages that load) and no page's warning holds is one warning of the file."""
+    from pagerecall.extract.opening import joined_with_mupdf, mupdf_note
+
     doc = open_pdf(path, rel, password)
     try:
         n = page_total(doc, rel)
@@ -151,15 +178,21 @@ def _draft_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | 
         fonts: dict = {}
         ocr_later: list[int] = []  # 0-based indexes of pages OCR'd after the loop, in a child process
         for index in range(n):
+            mark = len(said)
             try:
                 page, note = _extract_page(doc, index, ocr_cfg, fonts, ocr_later)
             except Exception as exc:
                 failed += 1
-                page, note = Page(number=index + 1, text="", status="empty"), (
-                    f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an empty page"
-                )
+                page, note = Page(number=index + 1, text="", status="empty"), joined_with_mupdf(
+                    f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an empty page",
+                    said[mark:])
+                if failed <= PAGE_WARNINGS_LOGGED:  # where MuPDF's own line was, naming the file
+                    _log.warning("%s: %s", rel, note)
             pages.append(page)
             notes.append(note)
+        if failed > PAGE_WARNINGS_LOGGED:
+            _log.warning("%s: %d more page(s) could not be read (the file's warnings list them)", rel,
+                         failed - PAGE_WARNINGS_LOGGED)
         if failed == n:
             warnings = [note for note in notes if note]
             raise ExtractionError(rel, "page_tree_error", f"none of the {n} pages could be loaded: {warnings[0]}")
@@ -167,8 +200,11 @@ def _draft_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | 
         from pagerecall.extract.ocr import PdfDraft
 
         outline = pdf_outline(doc, [p.label for p in pages])  # labels only: OCR changes none
+        file_note = mupdf_note(said, " ".join(note for note in notes if note))  # not said by a page's warning
+        if file_note:
+            _log.warning("%s: %s", rel, file_note)
         draft = PdfDraft(path, rel, password, ocr_cfg, pages, notes, ocr_later if ocr_cfg is not None else [],
-                         repaired=bool(doc.is_repaired), outline=outline)
+                         repaired=bool(doc.is_repaired), outline=outline, said=file_note)
         return draft if draft.ocr_pages else draft.document()
     finally:
         doc.close()
@@ -266,12 +302,14 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None, fonts: dict |
     else:
         data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
     from pagerecall.extract.linenumbers import without_line_numbers
+    from pagerecall.extract.page_numbers import without_page_number
 
+    number = index + 1
     data = without_line_numbers(upright(data, page))  # margin line numbers are not the page's text
+    data = without_page_number(data, label, number)  # nor its own printed number (kept as its label)
     raw = ordered_text(data)
     text, tagged = split_hidden_text(_normalise(raw))
     hidden += tagged
-    number = index + 1
     if text:
         if garbled_reason(raw) is None and cmapless_share(doc, page, data, fonts) < CMAPLESS_MIN_SHARE:
             return Page(number=number, text=text, label=label, status="ok", hidden=hidden), None

@@ -66,7 +66,8 @@ def upright(page_dict: dict, page: Any) -> dict:
     """``page_dict`` with every block and line box and line direction turned by the page's
     ``/Rotate`` (``page.rotation_matrix``), so that reading order is decided on the page as
     displayed. MuPDF reports them unrotated: a landscape page printed with ``/Rotate 90``
-    (``samples_zen_of_python_corrupted.pdf``) looks like text turned 90 degrees otherwise."""
+    (``samples_zen_of_python_corrupted.pdf``) looks like text turned 90 degrees otherwise. ``width``
+    and ``height`` become the displayed page's (the head and foot of :mod:`pagerecall.extract.page_numbers`)."""
     if not getattr(page, "rotation", 0):
         return page_dict
     m = page.rotation_matrix
@@ -89,7 +90,7 @@ def upright(page_dict: dict, page: Any) -> dict:
             lines.append({**line, "bbox": box(line.get("bbox", (0, 0, 0, 0))),
                           "dir": (a * dx + c * dy, b * dx + d * dy)})
         blocks.append({**blk, "bbox": box(blk["bbox"]), "lines": lines})
-    return {**page_dict, "blocks": blocks, "width": page.rect.width}
+    return {**page_dict, "blocks": blocks, "width": page.rect.width, "height": page.rect.height}
 
 
 @dataclass(slots=True)

@@ -51,6 +51,8 @@ REVISIONS: dict[int, str] = {
     11: "PDF text squeezed along its line into a smudge (Tz 1 %, a scale of the text matrix) is hidden "
         "(tiny_font), as text squashed across it already was; text drawn nearly transparent (fill opacity "
         "0.04-0.08) is hidden (transparent): faintness judged on the colour as drawn",
+    12: "a page's own printed number at its head or foot (``2``, ``3 / 57``, ``- ii -``: the page's label) is no "
+        "longer part of its text: a passage across a page break no longer reads ``keeper. 2 3. The Fog Signal``",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

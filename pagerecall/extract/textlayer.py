@@ -27,7 +27,10 @@ encoding; otherwise :class:`~pagerecall.errors.ExtractionError` ``"undecodable"`
 with the byte offset of the first invalid UTF-8 byte.
 
 Page text is the text between page boundaries with leading and trailing whitespace removed;
-inner text is kept verbatim (it is citable). A blank page has status ``"empty"``, any other
+inner text is kept verbatim (it is citable). A first or last line that prints the page's own
+number (its marker label, or on form-feed pages its physical number: ``12``, ``- 12 -``,
+``Page 12 of 40``) is left out, as on a PDF page
+(:func:`pagerecall.extract.page_numbers.text_without_page_number`). A blank page has status ``"empty"``, any other
 ``"ok"``.
 """
 
@@ -146,9 +149,10 @@ def _detect(data: bytes) -> tuple[str, str] | None:
 
 def _page(number: int, text: str, label: str | None) -> Page:
     from pagerecall.extract.hidden import split_hidden_text
+    from pagerecall.extract.page_numbers import text_without_page_number
 
     text, hidden = split_hidden_text(text)
-    text = text.strip()
+    text = text_without_page_number(text.strip(), label, number).strip()
     return Page(number=number, text=text, label=label, status="ok" if text else "empty", hidden=hidden)
 
 

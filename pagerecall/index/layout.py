@@ -11,6 +11,9 @@
         lance/       tables ``chunks`` and ``files`` (schemas: :mod:`pagerecall.index.schema`)
         tantivy/     one document per chunk (schema in :mod:`pagerecall.index.fulltext`)
         meta.json    caller's fingerprint + counts per backend, built_at, versions, ANN params
+        PREVIOUS     the generation that was live when this one went live (written by ``swap``): where a
+                     second ``rollback`` goes from here; optional (absent for a first build, and in
+                     generations written before it was recorded)
 
 Write path: ``begin_generation(base)`` makes a new directory beside the live one (from a
 copy of ``base`` whose immutable files are hard-linked), the writer
@@ -264,12 +267,26 @@ class IndexStore:
         if self._writers.pop(name, None) is not None:
             self._release()
 
+    def _complete(self, name: str | None) -> bool:
+        """True when generation ``name`` is on disk, finalized and not being written."""
+        return bool(name) and (self.path / name / "meta.json").is_file() and not (self.path / name / BUILDING).exists()
+
+    def went_live_after(self, name: str) -> str | None:
+        """The generation that was live when ``name`` went live (``gen-NNNNNN/PREVIOUS``, written by
+        :meth:`swap`), or None: a first build, or a generation written before this was recorded."""
+        try:
+            got = (self.path / name / "PREVIOUS").read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return got if GEN_RE.match(got) else None
+
     def swap(self, name: str) -> None:
-        """Make ``name`` the live generation: PREVIOUS := old CURRENT, then CURRENT := name,
-        each by temp file + fsync + ``os.replace`` (the CURRENT replace is the commit).
+        """Make ``name`` the live generation: PREVIOUS := old CURRENT (also recorded in ``name``'s own
+        folder, for :meth:`rollback`), then CURRENT := name, each by temp file + fsync +
+        ``os.replace`` (the CURRENT replace is the commit).
         Raises ``IndexCorruptError`` if ``name`` is not a finalized generation."""
         gdir = self.path / name
-        if not (gdir / "meta.json").is_file() or (gdir / BUILDING).exists():
+        if not self._complete(name):
             raise IndexCorruptError(
                 f"Generation {gdir} is not finalized; refusing to make it live. "
                 "Next: finalize() and verify() it first, or abort() it."
@@ -277,6 +294,7 @@ class IndexStore:
         with self.lock(wait=False):
             old = self.current_name()
             if old and old != name:
+                write_atomic(gdir / "PREVIOUS", old + "\n")
                 write_atomic(self._previous_file, old + "\n")
             write_atomic(self._current_file, name + "\n")
             log.info("index %s: live generation %s (previous %s)", self.path, name, old)
@@ -285,18 +303,28 @@ class IndexStore:
             writer.close()
 
     def rollback(self) -> str:
-        """Swap back to PREVIOUS (and PREVIOUS becomes the generation just left).
-        Returns the now-live name. Raises ``IndexNotFoundError`` when there is no complete
-        previous generation."""
-        prev = self.previous_name()
-        if not prev or not (self.path / prev / "meta.json").is_file() or (
-            self.path / prev / BUILDING
-        ).exists():
-            raise IndexNotFoundError(
-                f"No previous generation to roll back to in {self.path}. "
-                "Next: rebuild the index (pagerecall rebuild)."
-            )
-        self.swap(prev)
+        """Make PREVIOUS live again, one step back in the index's history: PREVIOUS then becomes the
+        generation that was live before it (:meth:`went_live_after`) when that one is still kept, else
+        it is removed, so a second rollback goes further back or says there is nothing older; it never
+        returns to the generation just left (which stays on disk until the next write's cleanup).
+        Returns the now-live name. Raises ``IndexNotFoundError`` (nothing changed) when there is no
+        complete older generation. Why: docs/decisions/rollback.md."""
+        with self.lock(wait=False):
+            prev, cur = self.previous_name(), self.current_name()
+            if not self._complete(prev) or prev == cur:
+                raise IndexNotFoundError(
+                    f"No older generation to roll back to in {self.path}: {cur or 'nothing'} is the oldest one "
+                    "kept (each write keeps the live generation and the one before it). Nothing was changed. "
+                    "Next: pagerecall update brings the index up to date with the corpus."
+                )
+            before = self.went_live_after(prev)
+            write_atomic(self._current_file, prev + "\n")  # the commit
+            if self._complete(before) and before != cur:
+                write_atomic(self._previous_file, before + "\n")
+            else:
+                self._previous_file.unlink(missing_ok=True)
+            log.info("index %s: rolled back to %s (left %s; next rollback target %s)", self.path, prev, cur,
+                     before if self._complete(before) else None)
         return prev
 
     def cleanup(self, keep: int = 2) -> list[str]:

@@ -371,15 +371,20 @@ def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wa
 
 
 def rollback(settings: Settings, *, wait: bool = True) -> dict:
-    """Make the previous generation live again. Returns ``{"generation", "previous"}``."""
+    """Make the previous generation live again, one step back in the index's history
+    (:meth:`pagerecall.index.layout.IndexStore.rollback`: a second rollback goes further back, never
+    forward again). Returns ``{"generation", "previous", "older"}``: the generation now live, the one
+    left (on disk until the next write), and where the next rollback would go (None: nothing older is
+    kept). Raises ``IndexNotFoundError`` when there is no older generation (nothing changed)."""
     store = open_store(settings)
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()
+        older = store.previous_name()
     root = settings.corpus_root or live_meta(store).get("corpus_root")
     if root:
         _ledger_after_write(settings, Path(root))
-    return {"generation": name, "previous": previous}
+    return {"generation": name, "previous": previous, "older": older}
 
 
 def _ledger_after_write(settings: Settings, root: Path, moved: dict[str, str] | None = None) -> None:

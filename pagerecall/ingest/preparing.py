@@ -100,13 +100,20 @@ def start_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings)
     """:func:`prepare_file` up to OCR: the :class:`Prepared` of a file with no page to OCR, or a
     :class:`PendingFile` (pages extracted, OCR not started). Never raises for a bad file;
     raises ``UsageError`` as :func:`prepare_file`."""
-    from pagerecall.extract.passwords import load_passwords, password_for
+    from pagerecall.extract.passwords import load_passwords, password_for, with_passwords_file
     from pagerecall.extract.sources import draft_document
 
     prefix = hashlib.sha256(f"{f.rel}\0{sha}".encode()).hexdigest()[:16]
-    password = password_for(load_passwords(*settings.passwords_path()), f.rel)  # never logged
-    got = _guarded(f, sha, prefix, lambda: draft_document(root / f.rel, f.rel, ocr=settings.ocr, password=password),
-                   root=root)
+    passwords_file = settings.passwords_path()
+    password = password_for(load_passwords(*passwords_file), f.rel)  # never logged
+
+    def draft() -> Any:
+        try:
+            return draft_document(root / f.rel, f.rel, ocr=settings.ocr, password=password)
+        except ExtractionError as exc:  # "add it to the passwords file": name the real one
+            raise with_passwords_file(exc, passwords_file[0]) from exc
+
+    got = _guarded(f, sha, prefix, draft, root=root)
     if isinstance(got, Prepared):
         return got
     if hasattr(got, "ocr_pages"):  # a pagerecall.extract.ocr.PdfDraft

@@ -136,20 +136,31 @@ def lexical_terms(text: str) -> set[str]:
 
 def lexical_share(query: str, passage: str) -> float:
     """Share (0..1) of the query's lexical terms that occur in the passage, unweighted; 0 for an empty
-    query. (Not ``search.lexical.term_coverage``, the IDF-weighted share the hybrid fusion uses.)"""
+    query. (Not ``search.lexical.term_coverage``, the IDF-weighted share the hybrid fusion uses.)
+
+    A word the passage prints split by a line-end hyphen (``cap-\\nture``) counts as the joined word
+    and as its printed halves, as the full-text index holds it (:mod:`pagerecall.text.line_ends`,
+    docs/decisions/line-end-hyphens.md): the query "capture" covers it."""
+    from pagerecall.text.line_ends import joined_reading
     from pagerecall.text.units import canonical
 
     q = {canonical(t) for t in lexical_terms(query)}  # a unit and its abbreviation are one term
     if not q:
         return 0.0
-    return len(q & {canonical(t) for t in lexical_terms(passage)}) / len(q)
+    terms = lexical_terms(passage)
+    joined = joined_reading(passage)
+    if joined != passage:
+        terms |= lexical_terms(joined)
+    return len(q & {canonical(t) for t in terms}) / len(q)
 
 
 class FallbackReranker:
     """Used when no cross-encoder can be loaded: bi-encoder cosine + lexical coverage.
 
     ``score`` returns float32 ``(n,)``: ``cos(query, passage) + LEXICAL_WEIGHT * coverage``
-    with the embedder's query/passage prefixes; range about [-1, 1.05]. ``reason`` says why no
+    with the embedder's query/passage prefixes; range about [-1, 1.05]. Both read a word split by a
+    line-end hyphen as the joined word (:func:`pagerecall.text.line_ends.joined_reading`; the
+    coverage also counts its printed halves, as the full-text lane does). ``reason`` says why no
     cross-encoder was loaded. ``embedder`` is any ``pagerecall.model.embedding.Embedder``;
     ``batch_size`` passages are embedded at a time (8: see ``score``).
     """
@@ -172,7 +183,10 @@ class FallbackReranker:
         q = self.embedder.embed_queries([query])[0]
         # batches of 8: widened passages run to 512 tokens, and attention's activations grow with
         # batch x length^2 (batches of 32 peaked at 1.4-1.5 GB RSS in a server at 100k passages)
-        p = self.embedder.embed_passages(list(passages), batch_size=self.batch_size)
+        # the model reads a word split by a line-end hyphen as the word (``capture``, not ``cap- ture``)
+        from pagerecall.text.line_ends import joined_reading
+
+        p = self.embedder.embed_passages([joined_reading(t) for t in passages], batch_size=self.batch_size)
         lex = np.array([lexical_share(query, t) for t in passages], dtype=np.float32)
         return (p @ q + self.lexical_weight * lex).astype(np.float32)
 

@@ -19,7 +19,7 @@ what the pages hold instead:
 * ``found_without_unit``: the value is there, but not with the claim's unit;
 * ``running_head``: the value is printed only in a running head or foot (a line at the top or
   bottom of the page repeated on the neighbouring pages, digits aside: :func:`running_lines`),
-  such as a page number or a year in a header;
+  such as a page number (``6``, ``6 / 57``, ``Page 6 of 57``) or a year in a header;
 * ``hidden``: the value is only in text no reader sees (:mod:`pagerecall.extract.hidden`);
 * ``not_found``.
 
@@ -38,7 +38,7 @@ from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
 from pagerecall.verify.number_forms import Number, find_numbers, in_identifier, references_in
 from pagerecall.verify.number_words import UNITS, same_unit
-from pagerecall.verify.source import KnownVisible, _check_page_number, _Source, password_for
+from pagerecall.verify.source import KnownVisible, _check_page_number, source_for
 
 __all__ = ["MAX_CLAIM_CHARS", "MAX_PAGES", "UNITS", "Number", "NumberCheck", "check_numbers", "find_numbers",
            "in_identifier", "is_item_number", "match_numbers", "parse_pages", "references_note", "running_lines"]
@@ -147,7 +147,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     wanted = parse_pages(pages)
     try:  # bad input, all of it: exit 2 on the command line, nothing read past the first page count
         path, rel = resolve_in_corpus(root, file)
-        src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
+        src = source_for(path, rel, ocr, passwords_file, known)
         count = src.page_count()
         for p in wanted:
             _check_page_number(p, count, rel)
@@ -201,29 +201,43 @@ def running_lines(text: str, neighbours: Sequence[tuple[int, str]]) -> list[tupl
     """``(start, end)`` code-point spans of ``text``'s running heads and feet, given the texts of
     neighbouring pages as ``(offset, text)`` (offset: their page number minus this page's).
 
-    A line among the first and last :data:`RUNNING_LINES` is a running line when it holds a
-    letter and its wording, digits masked and case folded, is also among the first or last lines
-    of a neighbour (a header repeating a title and a year); or when it is a lone number ``n`` and
-    a neighbour at offset ``d`` has a lone ``n + d`` among its edge lines (a page number). A lone
-    number that does not count with the pages (a section's year) is not. Pure; empty without
-    neighbours."""
+    A line among the first and last :data:`RUNNING_LINES` is a running line when it is a page
+    number ``n`` (a lone number, or a page-number form such as ``- n -``, ``Page n``, ``n / 57``,
+    ``Page n of 57``: :func:`pagerecall.extract.page_numbers.page_number_form`) and a neighbour at
+    offset ``d`` has ``n + d`` in the same form (and the same page count) among its edge lines; or
+    when it holds a letter and its wording, digits masked and case folded, is also among the first
+    or last lines of a neighbour (a header repeating a title and a year). A number that does not
+    count with the pages (a section's year) is not. Pure; empty without neighbours."""
     if not neighbours:
         return []
     worded, numbered = set(), set()
     for d, t in neighbours:
         for s, e in _edge_lines(t):
             line = t[s:e].strip()
-            if line.isdigit() and len(line) <= 5:
-                numbered.add(int(line) - d)
+            form = _page_form(line)
+            if form is not None:
+                numbered.add((form[0] - d, form[1], form[2]))
             elif re.search(r"[^\W\d_]", line):
                 worded.add(_line_key(line))
     out = []
     for s, e in _edge_lines(text):
         line = text[s:e].strip()
-        if (line.isdigit() and len(line) <= 5 and int(line) in numbered) or (
-                re.search(r"[^\W\d_]", line) and _line_key(line) in worded):
+        form = _page_form(line)
+        if (form is not None and form in numbered) or (
+                form is None and re.search(r"[^\W\d_]", line) and _line_key(line) in worded):
             out.append((s, e))
     return out
+
+
+def _page_form(line: str) -> tuple[int, str, int | None] | None:
+    """``(n, the line with n masked and case folded, page count or None)`` when ``line`` is a page
+    number ``n`` of at most 5 digits in a page-number form, else None."""
+    from pagerecall.extract.page_numbers import page_number_form
+
+    got = page_number_form(line)
+    if got is None or not got[0].isdigit() or len(got[0]) > 5:
+        return None
+    return int(got[0]), _line_key(line), got[1]
 
 
 def _context(text: str, start: int, end: int, words: int = CONTEXT_WORDS) -> str:

@@ -93,10 +93,13 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
     from pagerecall.extract.hidden import visible_rawdict
     from pagerecall.extract.hyphenation import PageWords
     from pagerecall.extract.linenumbers import without_line_numbers
+    from pagerecall.extract.page_numbers import without_page_number
 
     raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
     raw = raw if visible else visible_rawdict(page, raw)
+    label = pdf_text._label(page)
     upright = without_line_numbers(pdf_layout.upright(raw, page))  # as extract.pdf._extract_page reads it
+    upright = without_page_number(upright, label, number)
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)
     blocks: list[tuple[Any, list[list[dict]]]] = []  # (pdf_layout._Block, lines of glyph dicts)
@@ -128,7 +131,7 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
     width, height = float(page.rect.width), float(page.rect.height)
     if not blocks:
         status = "image_only" if pdf._image_cover(page) >= pdf.IMAGE_COVER_MIN else "empty"
-        return PageData(number, pdf_text._label(page), width, height, "", "", [], [], normalise(""), status=status)
+        return PageData(number, label, width, height, "", "", [], [], normalise(""), status=status)
     order = _block_order([blk for blk, _ in blocks], vertical, horizontal, upward, upright, pdf)
     by_id = {id(blk): glines for blk, glines in blocks}
     ordered_text = pdf_layout._join_blocks((b.text for b in order), words) if horizontal >= vertical else "\n".join(
@@ -157,7 +160,7 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
             boxes.append(empty)
             lines.append(-1)
     glyphs = "".join(g)
-    return PageData(number, pdf_text._label(page), width, height, text, glyphs, boxes, lines, normalise(glyphs))
+    return PageData(number, label, width, height, text, glyphs, boxes, lines, normalise(glyphs))
 
 
 def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int, page_dict: dict, pdf: Any) -> list[Any]:

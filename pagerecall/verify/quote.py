@@ -23,7 +23,7 @@ from pagerecall.verify.match import (
     _order,
 )
 from pagerecall.verify.normalise import _fold_case, normalise
-from pagerecall.verify.source import KnownVisible, password_for, _Source
+from pagerecall.verify.source import KnownVisible, _Source, source_for
 
 FUZZY_THRESHOLD = 0.85
 """Minimum similarity (rapidfuzz ``partial_ratio`` / 100, on normalised lower-cased text) for a
@@ -167,7 +167,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
+    src = source_for(path, rel, ocr, passwords_file, known)
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused

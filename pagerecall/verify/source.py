@@ -128,10 +128,11 @@ class _Source:
     """Pages of one file, read one at a time until the whole document is needed."""
 
     def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None,
-                 known: KnownVisible | None = None) -> None:
+                 known: KnownVisible | None = None, passwords_file: Path | None = None) -> None:
         self.path, self.rel, self.ocr = path, rel, ocr
         self.known = known  # the index's word on which pages hold no hidden text
         self.password = password  # of an encrypted PDF (passwords file); never logged
+        self.passwords_file = passwords_file  # named in the error of a PDF that needs a password
         self._doc: Document | None = None
         self._pages: dict[int, Page] = {}
         self._norm: dict[int, Normalised] = {}
@@ -158,6 +159,10 @@ class _Source:
                 try:
                     self._count = page_count(self.path, self.password)
                 except ExtractionError as exc:  # name the file as the user did, not its full path
+                    from pagerecall.extract.passwords import needs_password
+
+                    if getattr(exc, "needs_password", False):  # and the passwords file in use
+                        raise needs_password(self.rel, self.passwords_file) from exc
                     raise ExtractionError(self.rel, exc.reason, exc.detail) from exc
             else:
                 self.document()
@@ -217,6 +222,15 @@ def _page_note(page: Page) -> str:
     return "Verbatim text layer of the source (line breaks as extracted)."
 
 
+def source_for(path: Path, rel: str, ocr: str, passwords_file: tuple[Path, bool] | Path | None,
+               known: KnownVisible | None = None) -> "_Source":
+    """The :class:`_Source` of ``rel`` with its password from ``passwords_file`` (as :func:`password_for`
+    takes it), which an encrypted PDF's error names."""
+    where = None if passwords_file is None else Path(passwords_file[0] if isinstance(passwords_file, tuple)
+                                                     else passwords_file)
+    return _Source(path, rel, ocr, password_for(passwords_file, rel), known, where)
+
+
 def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
     """The password of ``rel`` from the passwords file (``Settings.passwords_path()``: a
     ``(path, explicit)`` pair, or a path), or None."""
@@ -256,7 +270,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = _Source(path, rel, ocr, password_for(passwords_file, rel), known)
+    src = source_for(path, rel, ocr, passwords_file, known)
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)

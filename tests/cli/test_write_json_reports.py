@@ -51,3 +51,10 @@ def test_json_writes_show_progress_on_stderr_and_previous_is_the_rollback_target
 
     code, back, _ = _run(capsys, "rollback", "--index", str(index), "--json")
     assert code == 0 and back["generation"] == noop["previous"]
+    assert back["previous"] == second["generation"] and back["older"] is None  # the first build has no older
+
+    # a second rollback goes further back, never forward to the generation just left: here there is none
+    code = main(["rollback", "--index", str(index)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == "" and "No older generation to roll back to" in err, err
+    assert (index / "CURRENT").read_text().strip() == first["generation"]

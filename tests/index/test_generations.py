@@ -118,9 +118,11 @@ def test_commit_rollback_and_cleanup(tmp_path):
     assert open_snapshot(store.path).count_chunks() == 5
 
     assert store.rollback() == g1
-    assert (store.current_name(), store.previous_name()) == (g1, g2)
+    assert (store.current_name(), store.previous_name()) == (g1, None)  # g1 was the first: nothing older
     assert open_snapshot(store.path).count_chunks() == 3
-    assert store.rollback() == g2  # and back again
+    with pytest.raises(IndexNotFoundError, match="No older generation to roll back to"):
+        store.rollback()  # it went forward to g2 again
+    assert (store.current_name(), store.previous_name()) == (g1, None)  # nothing changed
 
     g3 = build(store, {"c.pdf": 1})
     # debris of crashes: a half-written generation and a stray temp file of the pointer
@@ -130,10 +132,38 @@ def test_commit_rollback_and_cleanup(tmp_path):
     assert (store.path / crashed.name / ".building").exists()
 
     removed = store.cleanup(keep=2)
-    assert sorted(removed) == sorted([g1, crashed.name])
-    assert store.generations() == [g2, g3]
+    assert sorted(removed) == sorted([g2, crashed.name])  # g2 was rolled back from: g3 went live after g1
+    assert store.generations() == [g1, g3]
     assert not list(store.path.glob("*.tmp*"))
     assert open_snapshot(store.path).name == g3 and open_snapshot(store.path).count_chunks() == 1
+
+
+def test_rollback_steps_back_through_the_history_and_never_forward(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    g1 = build(store, {"a.pdf": 1})
+    g2 = build(store, {"a.pdf": 2}, base=g1)
+    g3 = build(store, {"a.pdf": 3}, base=g2)
+    assert (store.rollback(), store.previous_name()) == (g2, g1)
+    assert (store.rollback(), store.previous_name()) == (g1, None)
+    with pytest.raises(IndexNotFoundError, match=f"{g1} is the oldest one kept"):
+        store.rollback()
+    g4 = build(store, {"a.pdf": 4}, base=g1)  # a write after a rollback: g2 and g3 are off the history
+    assert (store.rollback(), store.previous_name()) == (g1, None)
+    with pytest.raises(IndexNotFoundError):
+        store.rollback()
+    assert open_snapshot(store.path).name == g1
+    assert store.went_live_after(g4) == g1 and store.went_live_after(g3) == g2 and store.went_live_after(g1) is None
+
+
+def test_a_generation_removed_by_cleanup_is_no_rollback_target(tmp_path):
+    store = IndexStore(tmp_path / "idx")
+    g1 = build(store, {"a.pdf": 1})
+    g2 = build(store, {"a.pdf": 2}, base=g1)
+    build(store, {"a.pdf": 3}, base=g2)
+    assert store.cleanup(keep=2) == [g1]
+    assert (store.rollback(), store.previous_name()) == (g2, None)
+    with pytest.raises(IndexNotFoundError, match=f"{g2} is the oldest one kept"):
+        store.rollback()
 
 
 def test_cleanup_keep_three_keeps_one_older(tmp_path):

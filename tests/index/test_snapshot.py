@@ -63,9 +63,9 @@ def test_every_answer_is_from_one_generation_while_current_flips(two_generations
     errors: list[BaseException] = []
     flips = [0]
 
-    def flip() -> None:  # rollback swaps CURRENT and PREVIOUS: A, B, A, B ...
+    def flip() -> None:  # CURRENT flips: A, B, A, B ...
         while not stop.is_set():
-            store.rollback()
+            store.swap(gen_a if store.current_name() == gen_b else gen_b)
             flips[0] += 1
             time.sleep(0.002)
 
@@ -104,7 +104,7 @@ def test_a_pinned_snapshot_keeps_answering_after_the_swap(two_generations):
     store = IndexStore(settings.index_dir)
     live = LiveIndex(settings.index_dir)
     snap = live.snapshot()
-    store.rollback()
+    store.swap(gen_a if snap.name == gen_b else gen_b)
     assert live.snapshot().name != snap.name
     # the old snapshot still reads its own rows, vectors and full-text documents
     some = sorted(ids[snap.name])[:3]

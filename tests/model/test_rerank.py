@@ -142,6 +142,18 @@ def test_fallback_ranks_the_relevant_widened_passage_first(model_cache):
     np.testing.assert_allclose(s, cos + LEXICAL_WEIGHT * cov, atol=1e-5)
 
 
+def test_fallback_reads_a_line_end_split_as_the_joined_word(model_cache):
+    """The full-text lane indexes ``cap-\\nture`` as "capture" (and its halves); the fallback scorer
+    reads it the same way: coverage counts the word, and the model embeds the joined text."""
+    rr = load_reranker(Settings(reranker="no-such-org/no-such-reranker", cache_dir=model_cache))
+    split = "The keeper notes the cap-\nture of every drifting buoy in the journal."
+    joined = "The keeper notes the capture of every drifting buoy in the journal."
+    assert lexical_share("capture buoy", split) == 1.0
+    assert lexical_share("cap ture", split) == 1.0  # the printed halves still count
+    query = "capture of a drifting buoy"
+    np.testing.assert_allclose(rr.score(query, [split]), rr.score(query, [joined]), atol=1e-6)
+
+
 def test_lexical_terms_and_coverage():
     assert lexical_terms("Die Pumpe P-101 läuft") == {"die", "pumpe", "p", "101", "läuft"}
     assert lexical_terms("東京都") == {"東京", "京都"}

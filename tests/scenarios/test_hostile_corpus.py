@@ -121,6 +121,8 @@ def test_encrypted_pdf_indexed_read_and_verified_with_a_passwords_file(index, co
         rep = indexing.update(settings)
         failed = {f["path"]: f["error"] for f in rep.to_dict()["failed"]}
         assert "passwords file" in failed[AES] and AES_PASSWORD not in failed[AES]
+        # the file to write into is named as it is, not as "INDEX/passwords.json"
+        assert f"the passwords file {index / 'passwords.json'} (" in failed[AES] and "INDEX/" not in failed[AES]
 
         (index / "passwords.json").write_text(json.dumps({AES: AES_PASSWORD}))
         rep = indexing.update(settings)
@@ -144,8 +146,9 @@ def test_encrypted_pdf_indexed_read_and_verified_with_a_passwords_file(index, co
         from pagerecall.errors import ExtractionError
         from pagerecall.search import Searcher
 
-        with pytest.raises(ExtractionError, match="encrypted"):
+        with pytest.raises(ExtractionError, match="encrypted") as got:
             Searcher(env_settings).read_page(AES, 1)
+        assert f"the passwords file {other} (" in str(got.value)
     finally:
         (corpus / AES).unlink(missing_ok=True)
         (index / "passwords.json").unlink(missing_ok=True)

@@ -123,7 +123,8 @@ def test_check_a_pdf_with_a_running_head_and_hidden_text(report: Settings, capsy
     assert main(argv) == 1
     out = capsys.readouterr().out
     assert "HEAD ONLY  2021 = 2021: page 3 only in a running head" in out
-    assert "found      13 = 13: page 3 \"13\": \u2026Harbour Report 2021 The harbour took 13 boats that year. 3\u2026" in out
+    # the foot's page number is the page's label, not its text (docs/decisions/page-numbers.md)
+    assert "found      13 = 13: page 3 \"13\": \u2026Harbour Report 2021 The harbour took 13 boats that year.\u2026" in out
 
 
 def test_the_issue_s_tex_live_claim_is_not_two_of_two(capsys) -> None:
@@ -135,3 +136,30 @@ def test_the_issue_s_tex_live_claim_is_not_two_of_two(capsys) -> None:
     d = json.loads(capsys.readouterr().out)
     four = next(n for n in d["numbers"] if n["value"] == 4)
     assert four["status"] == "not_found" and d["found"] < 2
+
+
+def test_a_page_of_total_head_is_a_running_line_not_a_claims_number() -> None:
+    """maint-guide prints "6 / 57" (page 6 of 57) beside its running title: "6 GB" in a claim was
+    ``found_without_unit`` in it, and "57 GB" too."""
+    head = "Debian New Maintainers\u2019 Guide\n{} / 57\n\n"
+    page = head.format(6) + "The build needs 4 GB of disk."
+    near = [(-1, head.format(5) + "Other text."), (1, head.format(7) + "More text.")]
+    spans = running_lines(page, near)
+    assert [page[s:e] for s, e in spans] == ["Debian New Maintainers\u2019 Guide", "6 / 57"]
+    got = match_numbers("needs 6 GB, or 57 GB", [(12, "6", page, [], spans)])
+    assert [(n["text"], n["status"]) for n in got] == [("6 GB", "running_head"), ("57 GB", "running_head")]
+    # "Page 6 of 57" and "- 6 -" count with the pages as well; a count that differs is another line
+    assert running_lines("- 6 -\nBody.", [(-1, "- 5 -\nA."), (1, "- 7 -\nB.")]) == [(0, 5)]
+    assert running_lines("6 / 57\nBody.", [(-1, "5 / 60\nA.")]) == []
+
+
+def test_check_a_text_layer_whose_heads_print_page_of_total(tmp_path: Path) -> None:
+    """An excerpt of a longer document (physical pages 1-3 print 5, 6, 7 of 57): the printed number is
+    not the physical page, so it stays in the text, and ``check`` reads it as a running head."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    pages = ["Field Guide\n5 / 57\n\nThe lamp burns for 12 hours.", "Field Guide\n6 / 57\n\nThe tank holds 4 litres.",
+             "Field Guide\n7 / 57\n\nA wick lasts 9 days."]
+    (root / "excerpt.txt").write_text("\f".join(pages) + "\f", encoding="utf-8")
+    res = check_numbers(root, "The tank holds 6 litres.", "excerpt.txt", "2")
+    assert [(n["text"], n["status"]) for n in res.numbers] == [("6 litres", "running_head")]
