@@ -132,6 +132,28 @@ def copy_of_index(settings: Any, dest: Path) -> Any:
     return dataclasses.replace(settings, index_dir=dest)
 
 
+def copy_of_index_and_corpus(built: BuiltIndex, dest: Path) -> tuple[Any, Path]:
+    """``(settings, corpus)``: private copies of ``built``'s corpus (``dest/corpus``, file times kept)
+    and index (``dest/index``), the index's recorded corpus folder set to the copy; for a test that
+    changes the corpus and updates, rebuilds or rolls back (about 0.1 s, where a build of the
+    example corpus takes 8-40 s). The copy is the index a build of ``dest/corpus`` would have
+    written, build times aside: the live generation's ``meta.json`` is the only file of an index
+    that names the corpus folder (checked here: a copy fails if the folder is named anywhere else)."""
+    import json
+
+    corpus = dest / "corpus"
+    shutil.copytree(built.corpus, corpus, symlinks=True)  # copy2: sizes and mtimes as indexed
+    settings = copy_of_index(built.settings, dest / "index")
+    meta_path = settings.index_dir / (settings.index_dir / "CURRENT").read_text().strip() / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    old = meta["corpus_root"]
+    named = [p for p in settings.index_dir.rglob("*") if p.is_file() and old.encode() in p.read_bytes()]
+    assert named == [meta_path], f"the index names its corpus folder outside meta.json: {named}"
+    meta["corpus_root"] = str(corpus.resolve())
+    meta_path.write_text(json.dumps(meta, indent=2), encoding="utf-8")
+    return settings, corpus
+
+
 def scan_excerpt(dest: Path, share: float = 0.25) -> Path:
     """Write ``dest``: a one-page, image-only PDF holding the top ``share`` of the scanned page of
     ``../shared/corpora/demo/linn.pdf`` (a real scan of a two-column page; no text layer), for

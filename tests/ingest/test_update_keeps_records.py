@@ -8,8 +8,8 @@ The update used to rebuild those records from ``Snapshot.files_table()``, which 
 and the page flags out: both became null, so ``info`` said "hidden text unknown", ``outline`` lost
 its entries and hits lost their section paths, silently.
 
-Real model, real LanceDB and Tantivy, a copy of ``examples/corpus`` (a PDF with an outline, four
-plain-text files).
+Real model, real LanceDB and Tantivy, copies of ``examples/corpus`` (a PDF with an outline, four
+plain-text files) and of the session's index of it (``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pagerecall.config import Settings
 from pagerecall.index.snapshot import open_snapshot
 from pagerecall.ingest import pipeline as indexing
 from pagerecall.search import Searcher
-from tests.conftest import EXAMPLES
+from tests.conftest import copy_of_index_and_corpus
 
 MANUAL = "en/harrow-point-manual.pdf"
 QUERIES = ("fog signal", "lamp wick lens", "relief keeper journal", "霧笛")
@@ -63,11 +63,10 @@ def _renamed(state: dict, moves: dict[str, str]) -> dict:
 
 
 @pytest.fixture
-def built(tmp_path):
-    corpus, index = tmp_path / "corpus", tmp_path / "index"
-    shutil.copytree(EXAMPLES / "corpus", corpus)
-    settings = dataclasses.replace(Settings.from_env(), index_dir=index, corpus_root=None)
-    indexing.build(settings, corpus)
+def built(examples_built, tmp_path):
+    """A private copy of the session's index of ``examples/corpus`` and of the corpus, the index
+    recording the copy as its corpus folder (``tests/conftest.py``): what a build of the copy writes."""
+    settings, corpus = copy_of_index_and_corpus(examples_built, tmp_path)
     before = _state(settings)
     # what the update must keep is there to lose: the manual's outline, every file's page flags,
     # section paths on hits

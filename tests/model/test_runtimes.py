@@ -187,8 +187,20 @@ def _build_and_query(tmp_path, runtime: str) -> tuple[dict, list]:
     return meta, hits
 
 
-def test_index_meta_records_the_runtime_and_int8_stays_the_default_family(tmp_path):
-    meta, hits = _build_and_query(tmp_path, "onnxruntime")
+def test_index_meta_records_the_runtime_and_int8_stays_the_default_family(examples_built, tmp_path):
+    import json
+
+    from pagerecall.search import Searcher
+
+    built = json.loads((examples_built.index_dir / examples_built.report.generation / "meta.json").read_text())
+    if built["embedding_runtime"]["runtime"] == "onnxruntime":
+        # the session's index of examples/corpus (tests/conftest.py) is the one this build writes: the
+        # runtime auto picks on a CPU without bf16 units is onnxruntime, and the settings are the same
+        meta = built
+        hits = Searcher(examples_built.settings).search("How often does the fog signal sound?", k=3,
+                                                       mode="vector").hits
+    else:  # auto picked another runtime (a CPU with bf16 units): build with onnxruntime named
+        meta, hits = _build_and_query(tmp_path, "onnxruntime")
     assert meta["embedding_runtime"]["runtime"] == "onnxruntime"
     assert meta["embedding_runtime"]["family"] == meta["fingerprint"]["quantization"] == "int8"
     assert meta["embedding_runtime"]["reason"]

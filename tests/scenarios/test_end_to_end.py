@@ -15,7 +15,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from tests.conftest import rewrite_fulltext_as_schema_1
+from tests.conftest import copy_of_index_and_corpus, rewrite_fulltext_as_schema_1
 from pagerecall.index import fulltext
 from pagerecall.ingest import pipeline as indexing
 from pagerecall.cli.commands import main
@@ -174,15 +174,13 @@ def test_model_mismatch_is_refused_with_rebuild(example_index, tmp_path):
         s.search("fog signal", k=2, mode="vector")
 
 
-def test_other_chunking_is_refused_for_update_with_rebuild_but_still_queried(tmp_path):
+def test_other_chunking_is_refused_for_update_with_rebuild_but_still_queried(examples_built, tmp_path):
     """A chunking setting changes the fingerprint (issue 23: less overlap): an update that would
     embed new passages refuses an index chunked otherwise ("rebuild"); nothing is written, and
     queries, which do not depend on chunking, keep working."""
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus)
-    old = _settings(tmp_path / "idx", corpus)
-    indexing.build(old, corpus)
-    gen = (tmp_path / "idx" / "CURRENT").read_text()
+    old, corpus = copy_of_index_and_corpus(examples_built, tmp_path)
+    old = dataclasses.replace(old, corpus_root=corpus)
+    gen = (old.index_dir / "CURRENT").read_text()
     other = dataclasses.replace(old.chunk, overlap_tokens=old.chunk.overlap_tokens // 2 + 1)
     new = dataclasses.replace(old, chunk=other)
     victim = next(p for p in sorted(corpus.rglob("*.txt")))
@@ -190,16 +188,12 @@ def test_other_chunking_is_refused_for_update_with_rebuild_but_still_queried(tmp
     with pytest.raises(IndexMismatchError, match="rebuild") as err:
         indexing.update(new)
     assert "chunking" in str(err.value)
-    assert (tmp_path / "idx" / "CURRENT").read_text() == gen
+    assert (old.index_dir / "CURRENT").read_text() == gen
     assert Searcher(new).search("fog signal", k=2, mode="vector").hits
 
 
-def test_incremental_update_add_move_delete_rebuild_rollback(tmp_path):
-    corpus = tmp_path / "corpus"
-    shutil.copytree(CORPUS, corpus)
-    index = tmp_path / "idx"
-    settings = _settings(index)
-    indexing.build(settings, corpus)
+def test_incremental_update_add_move_delete_rebuild_rollback(examples_built, tmp_path):
+    settings, corpus = copy_of_index_and_corpus(examples_built, tmp_path)  # as if built from the copy
     s = Searcher(settings)
 
     noop = indexing.update(settings)
