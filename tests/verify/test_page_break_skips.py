@@ -1,0 +1,62 @@
+"""What a quote across a page break may leave out: furniture (running head, page number, a title)
+and the footnotes at the foot of the first page; never a line of body text (a list item) on either
+side. Quotes are sliced from the real extracted text of the Debian New Maintainers' Guide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pagerecall.verify import read_page, verify_quote
+from tests.conftest import shared_path
+
+FILE = "maint-guide.en.pdf"
+
+
+@pytest.fixture(scope="module")
+def demo() -> Path:
+    return shared_path("corpora", "demo")
+
+
+def _paragraphs(text: str) -> list[str]:
+    return [p for p in text.split("\n\n") if p.strip()]
+
+
+def test_a_quote_that_leaves_out_a_list_item_at_the_foot_of_the_page_is_not_the_source(demo: Path) -> None:
+    """Page 10 ends with "…read this fine documentation:" and the list item "• files in
+    /usr/share/doc/package …"; page 11 goes on with "• contents of man command …". Before: the quote
+    without page 10's list item was `normalised` (exit 0, verbatim-citable), its `matched_text` the
+    quote itself."""
+    a, b = _paragraphs(read_page(demo, FILE, 10).text), _paragraphs(read_page(demo, FILE, 11).text)
+    assert a[-1].startswith("• files in") and b[1].startswith("• contents of man")
+    quote = a[-2] + " " + b[1]
+    res = verify_quote(demo, quote, FILE, page=10)
+    assert res.match not in ("exact", "normalised") and not res.verbatim_citable, (res.match, res.matched_text)
+    # the whole passage, list item included, still is the source across the break
+    res = verify_quote(demo, a[-2] + " " + a[-1] + " " + b[1], FILE, page=10)
+    assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (10, 11), res.note
+
+
+def test_a_quote_that_leaves_out_a_list_item_at_the_top_of_the_next_page_is_not_the_source(demo: Path) -> None:
+    """Page 11's first list item (a line of 52 characters, "short" like a running head) is body text:
+    a quote of page 10's last item followed by page 11's second item is not the source."""
+    a, b = _paragraphs(read_page(demo, FILE, 10).text), _paragraphs(read_page(demo, FILE, 11).text)
+    assert b[2].startswith("• contents of info")
+    res = verify_quote(demo, a[-1] + " " + b[2], FILE, page=10)
+    assert res.match not in ("exact", "normalised") and not res.verbatim_citable, (res.match, res.matched_text)
+
+
+def test_a_sentence_running_past_the_footnotes_to_the_next_page_is_exact(demo: Path) -> None:
+    """Page 20's body ends mid-sentence ("… installed on users' systems when"), three footnotes (about
+    750 characters) follow, and page 21 goes on after its running head ("they install your package;
+    …"). Before: not_found (similarity 0.71), the head lay beyond the 400 characters looked at."""
+    a, b = read_page(demo, FILE, 20).text, read_page(demo, FILE, 21).text
+    body_end = a.index("\n\n1The debian/patches")
+    assert len(a) - body_end > 600
+    head = a[:body_end].rsplit(". ", 1)[1]  # "Everything that is contained … when"
+    start = b.index("they install your package")
+    tail = b[start:b.index(" to paths", start)]
+    res = verify_quote(demo, head + " " + tail, FILE, page=20)
+    assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (20, 21), (res.match, res.note)
+    assert res.page_correct is True and "1The debian" not in (res.matched_text or "")
