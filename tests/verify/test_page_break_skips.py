@@ -60,3 +60,20 @@ def test_a_sentence_running_past_the_footnotes_to_the_next_page_is_exact(demo: P
     res = verify_quote(demo, head + " " + tail, FILE, page=20)
     assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (20, 21), (res.match, res.note)
     assert res.page_correct is True and "1The debian" not in (res.matched_text or "")
+
+
+def test_a_quote_that_leaves_out_the_end_of_a_paragraph_is_not_the_source() -> None:
+    """lshort-en page 15 ends "… where you have the harsher ch of\\nach and Loch."; page 16 starts a
+    section ("1.1.2 LATEX", then "LATEX enables authors …"). Before: "… the harsher ch LATEX enables
+    authors to typeset" (the paragraph's last five words left out) was exact."""
+    bench = shared_path("corpora", "bench", "lshort")
+    file = "lshort-en.pdf"
+    a, b = read_page(bench, file, 15).text, read_page(bench, file, 16).text
+    cut = a.rindex(" of\nach and Loch.")
+    assert a.rstrip().endswith("ach and Loch.") and "\n\nLATEX enables authors" in b
+    quote = a[cut - 30:cut].strip() + " " + "LATEX enables authors to typeset"
+    res = verify_quote(bench, quote, file, page=15)
+    assert res.match not in ("exact", "normalised") and not res.verbatim_citable, (res.match, res.matched_text)
+    whole = a[cut - 30:].strip().replace("\n", " ") + " LATEX enables authors to typeset"
+    res = verify_quote(bench, whole, file, page=15)  # with the paragraph's end, past the title: the source
+    assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (15, 16), res.note
