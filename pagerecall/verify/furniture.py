@@ -13,11 +13,12 @@ Lines are the page text's lines (``\\n``); a block is a run of non-empty lines.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from pagerecall.verify.source import _Source
 
 TITLE_LINE_CHARS = 60
-"""Longest line (stripped, in characters) taken for a title at the top of a page."""
+"""Widest line (stripped, in columns: :func:`_width`) taken for a title at the top of a page."""
 
 EDGE_LINES = 3
 """Lines at the top and at the foot of a neighbouring page compared for a running head or foot."""
@@ -30,7 +31,8 @@ _PAGE_NUMBER = re.compile(
 _LIST_ITEM = re.compile(r"^(?:[•·‣▪◦●○■□➢►✓\-–—*+]|\(?\d{1,3}[)\]]|\(?[a-z][).])(?:\s|$)")
 _FOOTNOTE = re.compile(r"^(?:[⁰¹²³⁴⁵⁶⁷⁸⁹]+|\[\d{1,3}\]|\d{1,3}\s?(?=[^\W\d_])|[*†‡§¶])")
 _DIGITS = re.compile(r"\d+")
-_SENTENCE_GOES_ON = tuple(",;")
+_SENTENCE_GOES_ON = tuple(",;、，")
+_CODE = re.compile(r"[$#;=~|\\<>]")
 
 
 def _key(line: str) -> str:
@@ -50,12 +52,19 @@ def _edge_lines(src: _Source, number: int, top: bool) -> set[str]:
     return keys
 
 
+def _width(text: str) -> int:
+    """Columns ``text`` takes: East Asian wide and fullwidth characters count 2 (a line of 51
+    Japanese characters is as wide as 102 Latin letters, a full line of body text)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def _is_title(line: str) -> bool:
-    """A short line that is no list item, does not start in lower case and does not end inside a
+    """A short line (at most :data:`TITLE_LINE_CHARS` columns) that is no list item, no command or
+    code (``$``, ``#``, ``;``, ``=``, ...), does not start in lower case and does not end inside a
     sentence: a chapter or section title."""
     s = line.strip()
-    return (len(s) <= TITLE_LINE_CHARS and not _LIST_ITEM.match(s) and not s[0].islower()
-            and not s.endswith(_SENTENCE_GOES_ON))
+    return (_width(s) <= TITLE_LINE_CHARS and not _LIST_ITEM.match(s) and not s[0].islower()
+            and not s.endswith(_SENTENCE_GOES_ON) and not _CODE.search(s))
 
 
 def top_skippable(text: str, src: _Source, number: int) -> bool:

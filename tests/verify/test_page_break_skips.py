@@ -77,3 +77,21 @@ def test_a_quote_that_leaves_out_the_end_of_a_paragraph_is_not_the_source() -> N
     whole = a[cut - 30:].strip().replace("\n", " ") + " LATEX enables authors to typeset"
     res = verify_quote(bench, whole, file, page=15)  # with the paragraph's end, past the title: the source
     assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (15, 16), res.note
+
+
+@pytest.mark.parametrize("page", [14, 15, 18])
+def test_a_quote_that_leaves_out_a_japanese_line_or_a_command_at_the_top_of_the_page_is_not_the_source(
+        demo: Path, page: int) -> None:
+    """maint-guide.ja: the first line of page 15 (51 characters of Japanese, twice as wide as 51
+    Latin letters), of page 16 (``$ mkdir ~/gentoo ; cd ~/gentoo``) and of page 19 are body text, not
+    a title. Before: a quote of page N's end and page N+1's second line, the first left out, was exact."""
+    file = "maint-guide.ja.pdf"
+    a = read_page(demo, file, page).text.rstrip()
+    body = [ln for ln in read_page(demo, file, page + 1).text.split("\n")[2:] if ln.strip()]
+    assert len(body[0]) >= 20 and not body[0].startswith("•")
+    quote = a[-20:].replace("\n", "") + body[1][:20]
+    res = verify_quote(demo, quote, file, page=page)
+    assert res.match not in ("exact", "normalised") and not res.verbatim_citable, (res.match, body[0])
+    # page N's end and page N+1's first line: the source across the break
+    res = verify_quote(demo, a[-20:].replace("\n", "") + body[0][:20], file, page=page)
+    assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (page, page + 1), res.note
