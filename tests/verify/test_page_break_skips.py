@@ -95,3 +95,18 @@ def test_a_quote_that_leaves_out_a_japanese_line_or_a_command_at_the_top_of_the_
     # page N's end and page N+1's first line: the source across the break
     res = verify_quote(demo, a[-20:].replace("\n", "") + body[0][:20], file, page=page)
     assert res.match in ("exact", "normalised") and (res.page, res.page_end) == (page, page + 1), res.note
+
+
+def test_a_quote_across_a_page_break_is_compared_with_each_page_s_glyphs_for_its_own_part() -> None:
+    """R-admin page 10 ends "… (e.g. in text.Rd) and upright", page 11 goes on after its running head
+    and page number ("quotes, neither of which …"). The check that the glyphs draw the quote's words
+    read each page's glyphs against the whole quote. Before: ``hidden`` (exit 5, "text, and, upright
+    not drawn" on page 11), a true quote called text no reader sees."""
+    r = shared_path("corpora", "bench", "r-manuals")
+    file = "R-admin.pdf"
+    a, b = read_page(r, file, 10).text.rstrip(), read_page(r, file, 11).text
+    assert a.endswith("(e.g. in text.Rd) and upright") and "\n\nquotes, neither of which" in b
+    quote = a[a.rindex("(e.g."):] + " " + b[b.index("quotes, neither"):b.index(" are contained")]
+    res = verify_quote(r, quote, file, page=10)
+    assert res.match in ("exact", "normalised") and res.verbatim_citable, (res.match, res.note)
+    assert (res.page, res.page_end) == (10, 11)
