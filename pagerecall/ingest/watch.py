@@ -218,23 +218,35 @@ class Watcher:
         pending: set[Path] = set()
         first_seen = last_event = 0.0
         told: set[str] = set()
-        retry_at = None if self.apply("start") else time.monotonic() + self.opt.retry
+        retry_at: float | None = None
+        catch_up: str | None = "start"
+        """The reason of an update to run once the folder is watched: a file saved while it runs is
+        an event (before: the first update ran before watching began, and missed such a file)."""
         while not self.stop.is_set():
             root = self._corpus()
-            if not root.is_dir():  # vanished (apply said so): wait for it, then catch up
+            if not root.is_dir():  # vanished: say so, wait for it, then catch up
+                if catch_up == "start":
+                    self.apply("start")  # says the corpus is gone
+                    catch_up = None
                 if self.stop.wait(self.opt.retry):
                     break
                 if root.is_dir():
-                    retry_at = None if self.apply("corpus back") else time.monotonic() + self.opt.retry
+                    catch_up = "corpus back"
                 continue
-            self.emit({"event": "watching", "corpus": str(root), "index": str(self.settings.index_dir),
-                       "mode": f"polling every {self.opt.poll:g} s" if self.opt.poll else "native"})
+            announce = True
             try:
                 for changes in watchfiles.watch(
                         root, stop_event=self.stop, step=200, debounce=int(self.opt.settle * 1000),
                         rust_timeout=int(self.opt.tick * 1000), yield_on_timeout=True, raise_interrupt=True,
                         force_polling=bool(self.opt.poll), poll_delay_ms=int((self.opt.poll or 0.3) * 1000),
                         watch_filter=lambda _change, path: self._relevant(path), recursive=True):
+                    if catch_up is not None:
+                        reason, catch_up = catch_up, None
+                        retry_at = None if self.apply(reason) else time.monotonic() + self.opt.retry
+                    if announce:
+                        announce = False
+                        self.emit({"event": "watching", "corpus": str(root), "index": str(self.settings.index_dir),
+                                   "mode": f"polling every {self.opt.poll:g} s" if self.opt.poll else "native"})
                     now = time.monotonic()
                     if changes:
                         first_seen = first_seen if pending else now

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from pagerecall.verify.furniture import foot_skippable, top_skippable
 from pagerecall.verify.normalise import _fold_case
 from pagerecall.verify.source import _Source
 
@@ -15,23 +16,17 @@ SPLIT_MIN_CHARS = 8
 """Each side of a quote across a page break must have at least this many normalised chars."""
 
 JUNCTION_WINDOW = 400
-"""Characters at the end of a page / start of the next in which the two halves of a quote
-across a page break must lie (room for a running head, a footer and a page number)."""
+"""Characters at the start of the next page in which the tail of a quote across a page break must
+lie (room for a running head, a page number and a title)."""
 
 NEIGHBOURS = 1
 """Pages on each side of a cited page searched before the rest of the document."""
 
-FURNITURE_LINE_CHARS = 60
-"""Longest line (stripped, in characters) that a quote across a page break may skip at the top of
-the next page: a running head, a page number, a chapter or section title. A longer line is body
-text, and a quote that leaves it out is not the source's words (before: a whole sentence of up to
-``JUNCTION_WINDOW`` characters was skipped and the quote called exact)."""
+FOOT_WINDOW = 3000
+"""Characters at the end of a page in which the head of a quote across a page break may lie: what
+follows it there must be footnotes or furniture (:func:`pagerecall.verify.furniture.foot_skippable`),
+so the window can hold a page's footnotes (page 20 of the Debian New Maintainers' Guide: 750)."""
 
-
-def _furniture_only(text: str) -> bool:
-    """True when every line of ``text`` (the top of a page that a quote across the break skips) is at
-    most :data:`FURNITURE_LINE_CHARS` long."""
-    return all(len(line.strip()) <= FURNITURE_LINE_CHARS for line in text.splitlines())
 
 @dataclass(slots=True)
 class _Found:
@@ -93,15 +88,17 @@ def _longest_prefix_in(nq: str, hay: str) -> int:
 def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
     """A quote whose head ends page ``a`` and whose tail starts page ``a + 1``.
 
-    The head must lie in the last ``JUNCTION_WINDOW + len`` normalised chars of page ``a``
-    (after it may come a footer) and the tail in the first ``JUNCTION_WINDOW`` of page ``a+1``
-    (before it a running head and page number: only lines of :data:`FURNITURE_LINE_CHARS` or
-    fewer may be skipped there), each at least ``SPLIT_MIN_CHARS`` long.
+    The head must lie in the last ``FOOT_WINDOW + len`` normalised chars of page ``a`` and end its
+    block of text, with only footnotes, a page number or a running foot after it; the tail must lie in
+    the first ``JUNCTION_WINDOW`` of page ``a+1``, with only a running head, a page number or a title
+    before it (:mod:`pagerecall.verify.furniture`: a list item or a sentence is body text, never
+    skipped); each side at least ``SPLIT_MIN_CHARS`` long.
     """
     na, nb = src.norm(a), src.norm(a + 1)
     if not na.text or not nb.text or len(nq) < 2 * SPLIT_MIN_CHARS:
         return None
-    t0 = max(0, len(na.text) - JUNCTION_WINDOW - len(nq))
+    text_a, text_b = src.page(a).text, src.page(a + 1).text
+    t0 = max(0, len(na.text) - FOOT_WINDOW - len(nq))
     tail = na.text[t0:]
     kmax = _longest_prefix_in(nq, tail)
     for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), SPLIT_MIN_CHARS - 1, -1):
@@ -111,13 +108,19 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         j = nb.text.find(rest, 0, JUNCTION_WINDOW + len(rest))
         if j < 0:
             continue
-        head = nq[:k].rstrip(" ")
-        i = tail.rfind(head) + t0
-        s, e1 = na.span(i, i + len(head))
         s2, e = nb.span(j, j + len(rest))
-        if not _furniture_only(src.page(a + 1).text[:s2]):
+        if not top_skippable(text_b[:s2], src, a + 1):
             continue  # the quote leaves out body text at the top of the next page
-        part1, part2 = src.page(a).text[s:e1], src.page(a + 1).text[s2:e]
+        head = nq[:k].rstrip(" ")
+        i = tail.rfind(head)
+        while i >= 0:
+            s, e1 = na.span(t0 + i, t0 + i + len(head))
+            if foot_skippable(text_a[e1:], src, a):
+                break
+            i = tail.rfind(head, 0, i + len(head) - 1) if i > 0 else -1
+        else:
+            continue  # the quote leaves out body text at the foot of the page
+        part1, part2 = text_a[s:e1], text_b[s2:e]
         middle = quote[len(part1):len(quote) - len(part2)]
         exact = (
             quote.startswith(part1)

@@ -323,7 +323,12 @@ def verify_quote(
         notes.append(f"spans the page break {found.page}-{found.page_end}")
     result.rects = _geometry(src, found, pa, pb)
     if result.verbatim_citable and src.is_pdf:
-        other = _drawn_differently(src, result, q)
+        if found.page == found.page_end:
+            parts = {found.page: q}
+        else:  # each page draws its own part of a quote across the break
+            e1, s2 = found.cut or (len(pa.text), 0)
+            parts = {found.page: pa.text[found.start:e1], found.page_end: pb.text[s2:found.end]}
+        other = _drawn_differently(src, result, parts)
         if other is not None:
             return other
     if result.ocr:
@@ -355,15 +360,20 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
         return Geometry(note=f"no boxes: {exc}")
 
 
-def _drawn_differently(src: _Source, result: QuoteCheck, quote: str) -> QuoteCheck | None:
+def _drawn_differently(src: _Source, result: QuoteCheck, parts: dict[int, str]) -> QuoteCheck | None:
     """``result`` turned into a ``hidden`` answer (reason ``drawn_differently``) when the glyphs at
     the match draw other words than the quote (:func:`pagerecall.verify.drawn.drawn_words_differ`),
-    else None."""
+    else None. ``parts``: physical page (1-based) -> the part of the quote on it (the quote itself
+    on one page; across a page break each page's text at the match, compared with that page's
+    glyphs only: before, each page's glyphs were compared with the whole quote)."""
     from pagerecall.verify.drawn import drawn_words_differ
 
     pages = result.rects.pages if result.rects is not None else []
     for pb in pages:
-        check = drawn_words_differ(src.path, pb.page, pb.boxes, quote, password=src.password)
+        part = parts.get(pb.page)
+        if not part:
+            continue
+        check = drawn_words_differ(src.path, pb.page, pb.boxes, part, password=src.password)
         if check.differ:
             result.match, result.verbatim_citable = "hidden", False
             result.hidden_reason = "drawn_differently"

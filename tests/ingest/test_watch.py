@@ -35,13 +35,13 @@ TXT = EXAMPLES / "corpus" / "de" / "moewenhaken-dienstanweisung.txt"
 class Run:
     """A watcher in a thread; ``next(kind)`` returns its next event of that kind (or fails after the timeout)."""
 
-    def __init__(self, index: Path, corpus: Path, **opt) -> None:
+    def __init__(self, index: Path, corpus: Path, progress=None, **opt) -> None:
         self.events: queue.Queue = queue.Queue()
         self.seen: list[dict] = []
         settings = dataclasses.replace(Settings.from_env(), index_dir=index, corpus_root=None, ocr="off",
                                        degraded_registry=None)
         options = WatchOptions(**{"settle": 0.5, "max_wait": 30.0, "retry": 1.0, "tick": 0.2, **opt})
-        self.watcher = Watcher(settings, corpus, self.events.put, None, options)
+        self.watcher = Watcher(settings, corpus, self.events.put, progress, options)
         self.thread = run_in_thread(self.watcher)
 
     def next(self, *kinds: str, timeout: float = TIMEOUT) -> dict:
@@ -191,6 +191,30 @@ def test_stop_during_an_update_leaves_the_live_generation(tmp_path, corpus):
         stopped = run.next("stopped")
         assert stopped["abandoned_update"] is True
         assert IndexStore(index).current_name() == first["generation"]
+    finally:
+        run.stop()
+
+
+def test_a_file_added_while_the_first_update_runs_is_indexed(tmp_path, corpus):
+    """The watcher's first update (catching up) runs before anything watched the folder: a file saved
+    meanwhile was seen by no event and stayed out of the index until some later change. Before: the
+    first update indexed ``dienst.txt`` only, and ``neu.txt``, written during it, was still missing
+    after the watcher had settled."""
+    added = corpus / "neu.txt"
+
+    def progress(stage: str, done: int, total: int) -> None:  # the first update is running: save a file
+        if not added.exists():
+            _write(added, "Der Leuchtturmwärter ölt jeden Montag die Kurbel des Nebelhorns.")
+
+    run = Run(tmp_path / "index", corpus, progress=progress)
+    try:
+        first = run.next("update")
+        assert added.exists() and first["delta"] == {"added": 1}  # the first update missed it
+        ev = run.next("update", timeout=60)
+        assert ev["delta"] == {"added": 1}
+        from pagerecall.ingest import pipeline
+
+        assert pipeline.update(run.watcher.settings, dry_run=True).delta.get("added") == []
     finally:
         run.stop()
 
