@@ -473,8 +473,10 @@ def test_the_eras_stay_apart_and_half_built_or_cancelled_requests_get_the_sdks_a
     answers, _ = _serve_session(index, [_modern(1, "server/discover"), {**INIT, "id": 6}])
     assert answers[6]["error"]["code"] == -32022  # initialize on a stateless-era connection
 
+    # a deep search (seconds: a wide recall reranked) so that the cancellation, sent right behind it,
+    # always arrives while it runs; a plain search of the small example index could end first
     search = {"jsonrpc": "2.0", "id": 20, "method": "tools/call",
-              "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 2}}}
+              "params": {"name": "semantic_search_deep", "arguments": {"query": "fog signal", "k": 10}}}
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 20}}
     page = {"jsonrpc": "2.0", "id": 21, "method": "tools/call",
             "params": {"name": "read_page", "arguments": {"file": "en/harrow-point-manual.pdf", "page": 1}}}
