@@ -117,7 +117,9 @@ def test_ray_update_embeds_only_the_delta(builds, capsys):
     rep = reports["ray"]
     assert rep["delta"]["changed"] == ["linn.txt"] and rep["delta"]["deleted"] == ["broken.pdf"]
     assert rep["files_ok"] == 1 and rep["verified"]
-    assert rep["chunks_embedded"] == reports["local"]["chunks_embedded"] < rep["chunks_total"] / 10
+    # the Ray engine embeds a changed file whole (its workers have no live generation to reuse from);
+    # the local engine reuses the int8 batches the edit left alone (pagerecall.ingest.batches): same vectors
+    assert 0 < reports["local"]["chunks_embedded"] <= rep["chunks_embedded"] < rep["chunks_total"] / 10
     assert _assert_same(_rows(builds["local"]), _rows(builds["ray"])) >= 0.999
     assert _files(builds["local"]) == _files(builds["ray"])
 
