@@ -158,7 +158,8 @@ def checked(raw: Iterable[tuple[int, str, int | None]], pages: int, labels: Sequ
         notes.append(f"{counts['cut']} entries beyond {MAX_ENTRIES} left out")
     for what in ("page out of range", "empty title", "level jump", "malformed"):
         if counts[what]:
-            notes.append(f"{counts[what]} entries with {what} repaired or dropped")
+            n = counts[what]
+            notes.append(f"{n} {'entry' if n == 1 else 'entries'} with {what} repaired or dropped")
     return Outline(source=source if entries else "none", entries=tuple(entries), notes=tuple(notes))
 
 
