@@ -40,7 +40,8 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
 
     Each entry is a relative path, a bare file name, a folder (``fr`` or ``fr/``: every file
     under it), a glob (:func:`glob_match`), or an absolute path inside ``corpus_root``; names are
-    compared in Unicode NFC (:func:`pagerecall.paths.nfc`: an NFD name on disk is found as typed). An
+    compared in Unicode NFC (:func:`pagerecall.paths.nfc`: an NFD name on disk is found as typed), and
+    an entry that matches nothing as typed is compared again with case ignored (as ``files`` does). An
     entry that names no file by path may be a citation key or a DOI of the bibliographic ``catalog``
     (:mod:`pagerecall.biblio`): it then names the files that record belongs to. Raises
     ``UsageError`` when the scope matches no indexed file (the message says how to list the
@@ -66,7 +67,7 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
         else:
             folder = pat.rstrip("/") + "/"
             by_name = [p for p in indexed if norm[p].rsplit("/", 1)[-1] == pat or norm[p].startswith(folder)]
-            chosen += by_name or _by_identifier(catalog, pat, indexed)
+            chosen += by_name or _by_identifier(catalog, pat, indexed) or _ignoring_case(pat, norm)
     chosen = sorted(set(chosen))
     if not chosen:
         raise UsageError(
@@ -74,6 +75,16 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
             "Next: pagerecall files PATTERN lists the indexed names"
         )
     return chosen
+
+
+def _ignoring_case(pattern: str, norm: dict[str, str]) -> list[str]:
+    """Indexed files that ``pattern`` (a path, a bare file name or a folder, already NFC) names when
+    case is ignored (``str.casefold``), as ``files`` matches: the fallback of :func:`resolve_scope`
+    when nothing matches with the case as typed (an exact match always wins)."""
+    want = pattern.casefold()
+    folder = want.rstrip("/") + "/"
+    return [p for p, n in norm.items()
+            if (low := n.casefold()) == want or low.rsplit("/", 1)[-1] == want or low.startswith(folder)]
 
 
 def _by_identifier(catalog: dict | None, pattern: str, indexed: Sequence[str]) -> list[str]:
