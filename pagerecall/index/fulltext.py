@@ -196,53 +196,20 @@ def open_index(path: Path) -> Index:
 
     Tantivy takes a lock file in the index folder even to read ``meta.json``. When that folder
     cannot be written (a read-only mount, another user's folder, ``chattr +i``) the index is opened
-    through :func:`read_only_view` instead: the same files, read in place. Other errors (and a
+    through :func:`pagerecall.index.read_only_view.read_only_view` instead: the same files, read in place. Other errors (and a
     view that cannot be made) are raised as Tantivy raises them (``ValueError``)."""
     try:
         index = Index.open(str(path))
     except ValueError as exc:
+        from pagerecall.index.read_only_view import lock_refused, read_only_view
+
         if not lock_refused(exc):
             raise
+
         index = Index.open(str(read_only_view(Path(path))))
     index = register_tokenizers(index)
     index.config_reader(reload_policy="manual")
     return index
-
-
-def lock_refused(exc: BaseException) -> bool:
-    """True when Tantivy could not open an index because it could not create its lock file: the
-    folder cannot be written ("Failed to acquire Lockfile: ... PermissionDenied / ReadOnlyFilesystem /
-    Operation not permitted")."""
-    text = str(exc)
-    return "Lockfile" in text and any(
-        w in text for w in ("PermissionDenied", "ReadOnlyFilesystem", "Operation not permitted", "Read-only"))
-
-
-_VIEWS: list[Path] = []
-
-
-def read_only_view(path: Path) -> Path:
-    """A writable folder that stands for the read-only Tantivy index at ``path``: one symbolic link
-    per file of ``path`` (segments, ``meta.json``, ``.managed.json``), in a new folder under the
-    system's temporary folder, where Tantivy can take its lock files. The segments are read (memory
-    mapped) through the links, so nothing is copied: the view costs a few kB whatever the index size.
-    Removed when the process exits (a killed process leaves a folder of links to the temporary
-    folder's own cleaning). A generation is never changed once live, so the links stay right.
-    Raises ``OSError`` when the temporary folder cannot take it."""
-    import atexit
-    import shutil
-    import tempfile
-
-    view = Path(tempfile.mkdtemp(prefix="pagerecall-tantivy-"))
-    if not _VIEWS:
-        atexit.register(lambda: [shutil.rmtree(v, ignore_errors=True) for v in _VIEWS])
-    _VIEWS.append(view)
-    source = Path(path).resolve()
-    for entry in source.iterdir():
-        if not entry.name.startswith(".tantivy-") or not entry.name.endswith(".lock"):
-            (view / entry.name).symlink_to(entry)
-    log.info("full-text index %s opened read-only through %s (its folder cannot be written)", source, view)
-    return view
 
 
 def ngram_runs(text: str) -> list[str]:

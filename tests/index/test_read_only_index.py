@@ -2,7 +2,7 @@
 folder) is searched in place.
 
 Tantivy opens an index by taking a lock file in its folder; such a folder is opened through a
-folder of links in the temporary folder (``pagerecall.index.fulltext.read_only_view``). Before, the
+folder of links in the temporary folder (``pagerecall.index.index.read_only_view``). Before, the
 search failed ("Failed to acquire Lockfile"), first with "Next: pagerecall rebuild", then with
 "make the folder writable".
 
