@@ -67,7 +67,8 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     (checked before the model loads: nothing is written).
     ``crash_hook(point)`` is called at named points (tests use it to kill the process there):
     ``"before_finalize"``, ``"lance_written"`` (inside ``GenerationWriter.finalize``, between the
-    Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
+    Lance write and the Tantivy commit), ``"before_swap"``, ``"before_read"`` (the files listed, none
+    read yet: their preparation starts next, before the generation opens); ``update`` also ``"before_embed"``.
     """
     from pagerecall.model.embedding import load_embedder
 

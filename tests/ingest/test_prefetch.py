@@ -101,7 +101,15 @@ def _build(corpus: Path, index: Path, runtime: str, monkeypatch, hold_first_call
                 text_of.setdefault(c.text, set()).add(p.rel)
         return real_vectors(loop, files, own_group=own_group)
 
+    real_begin = batching.EmbedLoop.start
+
+    def begin(loop, p):  # the int8 path: a file's batches put under way in the lanes
+        for c in p.chunks:
+            text_of.setdefault(c.text, set()).add(p.rel)
+        return real_begin(loop, p)
+
     monkeypatch.setattr(batching, "EMBED_GROUP", 32)
+    monkeypatch.setattr(batching.EmbedLoop, "start", begin)
     monkeypatch.setattr(pdf_ocr.PdfDraft, "start", start)
     monkeypatch.setattr(batching.EmbedLoop, "vectors", vectors)
     monkeypatch.setattr(emb, "embed_passages", embed_passages)
