@@ -9,7 +9,7 @@ at a time), each in a worker thread of its own (onnxruntime releases the GIL). A
 depend on the thread count (no operator splits a reduction between threads): the same vectors bit
 for bit (``tests/ingest/test_lanes.py``). The embed loop keeps two files under way, so the next
 file's batches fill the lanes while the last, longest batches of a file run
-(:func:`pagerecall.ingest.embed_loop.index_files`).
+(:func:`pagerecall.ingest.write_files.index_files`).
 
 Measured (the three maint-guide PDFs, 162 batches, AMD EPYC AVX2-only, 2 cores):
 docs/decisions/build-overhead.md, "Lanes".

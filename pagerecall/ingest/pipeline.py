@@ -26,7 +26,8 @@ import logging
 import time
 from pathlib import Path
 
-from pagerecall.ingest.embed_loop import EMBED_BATCH, EMBED_GROUP, EmbedStats, LazyTokenizer, WriteStats, index_files  # noqa: F401
+from pagerecall.ingest.embed_loop import EMBED_BATCH, EMBED_GROUP, EmbedStats  # noqa: F401
+from pagerecall.ingest.write_files import LazyTokenizer, WriteStats, index_files  # noqa: F401
 from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, UsageError
 from pagerecall.index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus
@@ -67,8 +68,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     (checked before the model loads: nothing is written).
     ``crash_hook(point)`` is called at named points (tests use it to kill the process there):
     ``"before_finalize"``, ``"lance_written"`` (inside ``GenerationWriter.finalize``, between the
-    Lance write and the Tantivy commit), ``"before_swap"``, ``"before_read"`` (the files listed, none
-    read yet: their preparation starts next, before the generation opens); ``update`` also ``"before_embed"``.
+    Lance write and the Tantivy commit), ``"before_swap"``; ``update`` also ``"before_embed"``.
     """
     from pagerecall.model.embedding import load_embedder
 

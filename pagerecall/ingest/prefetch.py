@@ -99,28 +99,20 @@ class _Handoff:
             self._cond.notify_all()
 
 
-class Prefetch:
-    """The worker of :func:`prepare_ahead`, started at once: ``Prefetch(items, start)`` begins preparing
-    ``items`` in its thread now; iterating it yields the :class:`Prepared` of every item (each exactly
-    once; the same order and bounds as :func:`prepare_ahead`, which is this class started at the
-    first ``next``); :meth:`close` stops the worker and kills its OCR children (idempotent; the
-    iteration ending or failing closes it too).
+def prepare_ahead(items: Sequence, start: Callable[[Any], Prepared | PendingFile]) -> Iterator[Prepared]:
+    """Yield the :class:`Prepared` of every item, each exactly once, prepared in one worker thread.
 
-    Why start before the consumer asks: a write opens its generation (``import lance``, the tables)
-    after it knows its files, while the model waits for the first prepared file; started before
-    the opening, the worker overlaps it (:func:`pagerecall.ingest.sequence.write_generation`;
-    docs/decisions/build-overhead.md, "The serial start")."""
+    ``start(item)`` is :func:`pagerecall.ingest.preparing.start_file` (or a wrapper): a ``Prepared``, or
+    a ``PendingFile`` whose OCR this function runs (module docstring: order and bounds). An
+    exception raised by ``start`` (e.g. ``UsageError``) is raised here, in the consumer, after
+    the files yielded before it. Leaving the loop early (an error, Ctrl-C) stops the worker and
+    kills its OCR children.
+    """
+    out = _Handoff(PREFETCH_PASSAGES)
+    end = object()
+    stop = threading.Event()
 
-    def __init__(self, items: Sequence, start: Callable[[Any], Prepared | PendingFile]) -> None:
-        self._out = _Handoff(PREFETCH_PASSAGES)
-        self._stop = threading.Event()
-        self._end = object()
-        self._thread = threading.Thread(target=self._work, args=(list(items), start), name="pagerecall-prefetch",
-                                        daemon=True)
-        self._thread.start()
-
-    def _work(self, items: list, start: Callable[[Any], Prepared | PendingFile]) -> None:
-        out, stop = self._out, self._stop
+    def work() -> None:
         running: list[tuple[PendingFile, Any]] = []  # (file, OcrRun)
         queued: deque[PendingFile] = deque()
 
@@ -158,7 +150,7 @@ class Prefetch:
             while running or queued:
                 launch(OCR_CHILDREN)  # only OCR is left to do
                 harvest(block=True)
-            out.put(self._end)
+            out.put(end)
         except _Stopped:
             return
         except BaseException as exc:  # propagate to the consumer
@@ -170,38 +162,17 @@ class Prefetch:
             for _, run in running:
                 run.cancel()
 
-    def __iter__(self) -> Iterator[Prepared]:
-        try:
-            while True:
-                value = self._out.get()
-                if value is self._end:
-                    break
-                if isinstance(value, BaseException):
-                    raise value
-                yield value
-        finally:
-            self.close()
-
-    def close(self) -> None:
-        """Stop the worker (it ends after the file it is preparing) and wait for it; idempotent."""
-        self._stop.set()
-        self._out.stop()
-        if self._thread is not threading.current_thread():
-            self._thread.join()
-
-
-def prepare_ahead(items: Sequence, start: Callable[[Any], Prepared | PendingFile]) -> Iterator[Prepared]:
-    """Yield the :class:`Prepared` of every item, each exactly once, prepared in one worker thread
-    (a :class:`Prefetch` started at the first ``next``).
-
-    ``start(item)`` is :func:`pagerecall.ingest.preparing.start_file` (or a wrapper): a ``Prepared``, or
-    a ``PendingFile`` whose OCR this function runs (module docstring: order and bounds). An
-    exception raised by ``start`` (e.g. ``UsageError``) is raised here, in the consumer, after
-    the files yielded before it. Leaving the loop early (an error, Ctrl-C) stops the worker and
-    kills its OCR children.
-    """
-    run = Prefetch(items, start)
+    t = threading.Thread(target=work, name="pagerecall-prefetch", daemon=True)
+    t.start()
     try:
-        yield from run
+        while True:
+            value = out.get()
+            if value is end:
+                break
+            if isinstance(value, BaseException):
+                raise value
+            yield value
     finally:
-        run.close()
+        stop.set()
+        out.stop()
+        t.join()

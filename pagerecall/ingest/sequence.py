@@ -23,7 +23,7 @@ from typing import Any, Callable
 from pagerecall.config import Settings
 from pagerecall.index.corpus import DiskFile
 from pagerecall.index.fingerprint import index_fingerprint
-from pagerecall.ingest.embed_loop import WriteStats, index_files
+from pagerecall.ingest.write_files import WriteStats, index_files
 
 log = logging.getLogger("pagerecall.ingest.pipeline")  # the log lines keep the name they always had
 
@@ -34,8 +34,7 @@ embedded): it grows file by file."""
 
 Hook = Callable[[str], None]
 """``crash_hook(point)``: called at the named points of a write (``"before_finalize"``,
-``"lance_written"``, ``"before_swap"``; ``"before_read"`` once the files to embed are listed, before
-any is read; update's edit also ``"before_embed"``)."""
+``"lance_written"``, ``"before_swap"``; update's edit also ``"before_embed"``)."""
 
 
 @dataclass
@@ -79,16 +78,12 @@ def write_generation(settings: Settings, store: Any, root: Path,
         if callable(files):
             files = files()
         previous = store.current_name()
-        hook("before_read")
-        ahead = _prepare_early(root, files, hashes, embedder, settings)
-        if ahead is not None:
-            held.callback(ahead.close)  # a failed opening or edit stops the worker (and its OCR)
         writer = store.begin_generation(base=store.current_name() if base_live else None, crash_hook=crash_hook)
         try:
             if edit is not None:
                 edit(writer, hook)
             stats, name, bibliography = _write_files(store, writer, root, files, hashes, embedder, settings,
-                                                     progress, hook, action, reuse_from, ahead)
+                                                     progress, hook, action, reuse_from)
         except BaseException:
             writer.abort()
             raise
@@ -96,21 +91,6 @@ def write_generation(settings: Settings, store: Any, root: Path,
         records = _live_files(store)
     return Written(name=name, previous=previous, stats=stats, records=records, bibliography=bibliography,
                    fulltext_rebuilt=writer.fulltext_rebuilt)
-
-
-def _prepare_early(root: Path, files: list[DiskFile], hashes: dict[str, str], embedder: Any,
-                   settings: Settings):
-    """The preparation of ``files`` started now, before the generation opens (a
-    :class:`pagerecall.ingest.prefetch.Prefetch`), for the local engine; None for none to prepare or the
-    Ray engine (its own workers prepare). The model waits for the first prepared file; the
-    opening (``import lance``, the tables, an update's edits) runs meanwhile: the serial start of
-    docs/decisions/build-overhead.md."""
-    if not files or _indexer(settings) is not index_files:
-        return None
-    from pagerecall.ingest.embed_loop import file_starter
-    from pagerecall.ingest.prefetch import Prefetch
-
-    return Prefetch(files, file_starter(root, hashes, embedder, settings))
 
 
 def open_store(settings: Settings):
@@ -180,14 +160,13 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
                  settings: Settings, progress: Progress, hook, action: str = "update",
-                 reuse_from: list[str] | None = None, ahead=None) -> tuple[WriteStats, str, dict | None]:
+                 reuse_from: list[str] | None = None) -> tuple[WriteStats, str, dict | None]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
     now) and kept when anything fails before it (the next write resumes from it); it records
     ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
     what died. What was reused from it is logged after the embed loop, not what it holds.
-    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`);
-    ``ahead``: their preparation, already started (:func:`_prepare_early`)."""
+    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`)."""
     import os
     import socket
 
@@ -211,8 +190,7 @@ def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[
             cache = with_live_vectors(cache, store.path, reuse_from, embedder, EMBED_BATCH)
     try:
         if indexer is index_files:
-            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache,
-                                prepared=ahead)
+            stats = index_files(writer, root, files, hashes, embedder, settings, progress, cache=cache)
             if held:  # say what was taken, not what the cache held ("resuming: 39" and 0 reused)
                 if stats.embed.from_cache:
                     log.info("resumed: %d passage(s) taken from the resume cache of an interrupted write, %d "

@@ -389,25 +389,6 @@ def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: boo
     return OrtEncoder(session, batch_invariant=graph != "int8", lanes=lanes)
 
 
-def _ov_encoder(model_dir: Path, cache_dir: Path, threads: int | None) -> Any:
-    """An ``OVEncoder`` on the split ``f32e8`` graph and its word table (``pagerecall.model.word_table``:
-    -82 to -93 MB RSS after compiling and running, outputs bit-identical), else on the full graph."""
-    from pagerecall.model import word_table as _wordtable
-    from pagerecall.model.openvino_encoder import OVEncoder
-
-    from pagerecall.model.runtimes import openvino_installed
-
-    split = _wordtable.ensure_split(model_dir) if openvino_installed() else None
-    if split is not None:
-        try:
-            encoder = OVEncoder(split / "model.onnx", cache_dir, threads, table=_wordtable.WordTable(split))
-            encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
-            return encoder
-        except (ModelError, OSError, ValueError, IndexError, RuntimeError) as exc:  # a damaged split folder
-            log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
-    return OVEncoder(model_dir / "model.onnx", cache_dir, threads)
-
-
 def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
                  query_prefix: str, passage_prefix: str, runtime: str = "onnxruntime",
                  reason: str = "", passages: bool = False) -> BundledEmbedder:
@@ -431,7 +412,9 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     model_dir = _e5onnx.ensure_converted(Path(cache_dir), graph)
     try:
         if runtime == "openvino":
-            encoder: Any = _ov_encoder(model_dir, Path(cache_dir) / "openvino", threads)
+            from pagerecall.model.openvino_encoder import open_encoder
+
+            encoder: Any = open_encoder(model_dir, Path(cache_dir) / "openvino", threads)
         else:
             encoder = _ort_encoder(model_dir, graph, threads, passages)
     except ModelError:

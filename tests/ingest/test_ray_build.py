@@ -138,7 +138,7 @@ def test_a_file_renamed_while_ray_reads_it_vanished_and_is_not_failed(ray_cluste
     (corpus / "new.txt").write_text("The quay was rebuilt in stone.\n", encoding="utf-8")
 
     def rename(point: str) -> None:
-        if point == "before_read":
+        if point == "before_embed":
             (corpus / "new.txt").rename(corpus / "renamed.txt")
 
     rep = update(settings, crash_hook=rename).to_dict()

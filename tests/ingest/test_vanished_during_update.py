@@ -2,7 +2,7 @@
 writes no failed record, and the next update indexes it under its new name with nothing FAILED. Before:
 `FAILED a.pdf: unopenable: FileNotFoundError ... Next: check that the file is a complete PDF`, and the next
 `update --dry-run` listed it both as deleted and as FAILED. A real index; the rename happens at the write's
-own "before_read" point (after the scan, before any file is read)."""
+own "before_embed" point (after the scan, before the file is read)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_a_file_renamed_during_an_update_vanished_and_is_not_failed(tmp_path, ca
     (corpus / "new.txt").write_text("The quay was rebuilt in stone.\n", encoding="utf-8")
 
     def rename(point: str) -> None:
-        if point == "before_read":
+        if point == "before_embed":
             (corpus / "new.txt").rename(corpus / "renamed.txt")
 
     with caplog.at_level(logging.WARNING, logger="pagerecall"):
