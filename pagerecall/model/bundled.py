@@ -33,7 +33,7 @@ import numpy as np
 
 from pagerecall.model.ort_session import cpu_signature, open_session, optimized_graph_path, physical_cores  # noqa: F401
 from pagerecall.errors import ModelError
-from pagerecall.model.tokenization import PAD_ID
+from pagerecall.model.tokenization import PAD_ID, pad_batch  # noqa: F401 - pad_batch re-exported
 
 log = logging.getLogger(__name__)
 
@@ -60,17 +60,6 @@ def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
     norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
     return (pooled / norm).astype(np.float32, copy=False)
-
-
-def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Right-pad token id lists to the longest with ``PAD_ID``: int64 ``(input_ids, mask)``."""
-    n = max((len(x) for x in ids), default=0)
-    out = np.full((len(ids), n), PAD_ID, dtype=np.int64)
-    mask = np.zeros((len(ids), n), dtype=np.int64)
-    for r, x in enumerate(ids):
-        out[r, : len(x)] = x
-        mask[r, : len(x)] = 1
-    return out, mask
 
 
 def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = True) -> Any:

@@ -126,7 +126,7 @@ def open_encoder(model_dir: Path, cache_dir: Path, threads: int | None) -> Any:
     """An ``OVEncoder`` on the split ``f32e8`` graph and its word table (``pagerecall.model.word_table``:
     -82 to -93 MB RSS after compiling and running, outputs bit-identical), else on the full graph."""
     from pagerecall.model import word_table as _wordtable
-    from pagerecall.model.bundled import pad_batch
+    from pagerecall.model.tokenization import pad_batch
     from pagerecall.model.runtimes import openvino_installed
 
     split = _wordtable.ensure_split(model_dir) if openvino_installed() else None
