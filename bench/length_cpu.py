@@ -16,7 +16,8 @@ file is chunked once by pagerecall's chunker (``pagerecall.ingest.chunking.chunk
 embedded by the embed loop a build runs (``pagerecall.ingest.embed_loop.EmbedLoop``, no cache):
 int8 on onnxruntime through the indexing session (attention passage by passage, arena on), a
 file's distinct passages sorted by length and cut where the texts say
-(``pagerecall.ingest.batches.cut_batches``), the chunker's token ids handed to the model. Each
+(``pagerecall.ingest.batches.cut_batches``), the chunker's token ids handed to the model, the
+batches in the build's lanes (``pagerecall.ingest.lanes``: one per core, one intra-op thread each). Each
 round embeds every length once on the same text, the order reversed every other round. Measured:
 the process's CPU (``getrusage``: user + system, all threads) and wall per length and corpus;
 tokens computed = the embed loop's count (each passage's tokens + prefix and special tokens,
@@ -134,7 +135,9 @@ def main(argv: list[str] | None = None) -> int:
                             "text_tokens": sum(ch.n_tokens for p in files for ch in p.chunks)}
     # one warm-up pass per corpus (first runs of each shape pay onnxruntime's planning), not counted
     for c in corpora:
-        EmbedLoop(emb, None, lambda *_: None).vectors(prepared[c, lengths[0]][:3])
+        warm = EmbedLoop(emb, None, lambda *_: None)
+        warm.vectors(prepared[c, lengths[0]][:3])
+        getattr(warm, "close", lambda: None)()
 
     cpu: dict[str, list[float]] = {k: [] for k in info}
     wall: dict[str, list[float]] = {k: [] for k in info}
@@ -147,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             loop.vectors(prepared[c, n])
             cpu[f"{c}/{n}"].append(_cpu() - c0)
             wall[f"{c}/{n}"].append(time.perf_counter() - w0)
+            getattr(loop, "close", lambda: None)()  # its lanes' threads (pagerecall.ingest.lanes)
             info[f"{c}/{n}"]["tokens_computed"] = loop.stats.tokens
             cells.append(f"{c}/{n} {cpu[f'{c}/{n}'][-1]:.2f} CPU-s "
                          f"({1000 * cpu[f'{c}/{n}'][-1] / loop.stats.tokens:.3f} ms/token)")
