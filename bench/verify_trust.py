@@ -40,6 +40,8 @@ HALVES = {
         ("corpora/demo", "maint-guide.en.pdf", range(1, 32), 1),
         ("corpora/demo", "maint-guide.de.pdf", range(1, 32), 1),
         ("corpora/demo", "maint-guide.ja.pdf", range(1, 32), 1),
+        # moved here from the held-out half after its first run (its tables decided NARROW_LINE)
+        ("corpora/bench/multicolumn", "asmeconf-template.pdf", None, 1),
     ],
     "held_out": [
         ("corpora/demo", "maint-guide.en.pdf", range(32, 64), 2),
@@ -50,6 +52,15 @@ HALVES = {
         ("corpora/bench/multicolumn", "sample-sigconf.pdf", None, 2),
         ("corpora/bench/multicolumn", "IEEEconf.pdf", None, 2),
         ("corpora/bench/multicolumn", "abntex2-modelo-artigo.pdf", None, 2),
+        ("corpora/bench/multicolumn", "apssamp.pdf", None, 2),
+        ("corpora/bench/multicolumn", "revtex4-2.pdf", None, 2),
+        ("corpora/bench/multicolumn", "sample631.pdf", None, 2),
+        ("corpora/bench/multicolumn", "dc-sample.pdf", None, 2),
+        ("corpora/bench/multicolumn", "elteikthesis_hu.pdf", None, 2),
+        ("corpora/bench/multicolumn", "cquthesis.pdf", None, 2),
+        ("pdfs/adversarial", "009-pdflatex-geotopo_GeoTopo-komprimiert.pdf", None, 2),
+        ("corpora/bench/texlive-guide", "texlive-de.pdf", None, 2),
+        ("corpora/bench/texlive-guide", "texlive-ja.pdf", None, 2),
         ("corpora/bench/lshort", "lshort-de.pdf", range(1, 60), 2),
         ("corpora/bench/lshort", "lshort-fr.pdf", range(1, 60), 2),
         ("corpora/bench/debian-faq", "debian-faq.fr.pdf", range(1, 40), 2),
@@ -58,6 +69,15 @@ HALVES = {
 }
 PER_FILE = 6
 """Cases of each kind drawn per file (meaning set)."""
+
+NOT_SPLIT = {
+    ("lshort-de.pdf", 12): "the text after the caption is a table's first cell, not the sentence's end",
+    ("lshort-fr.pdf", 28): "the sentence ends with a displayed line of code; a table's first cell follows",
+    ("lshort-fr.pdf", 32): "the text after the caption is a table's first cell",
+    ("texlive-ja.pdf", 20): "the text before the caption is a screenshot's text",
+}
+"""Candidates of the rule in ``figure_cases`` that are no sentence split by a figure (read on the page):
+the quote built from them must fail."""
 
 NEGATION_DROP = {"en": r"\b(not|never) ", "de": r"\b(nicht|nie) ", "fr": r"\b(pas|jamais) ", "ru": r"\b(не) ",
                  "pt": r"\b(não|nunca) ", "ja": r"ません", "": r"\b(not) "}
@@ -123,7 +143,9 @@ def meaning_cases(root: Path, file: str, pages, seed: int) -> list[tuple[str, st
         words = [m for m in re.finditer(r"(?<= )[a-zäöüßéèàç]{4,}(?= )", s)]
         if words and lang != "ja":
             m = rng.choice(words)
-            if m.group(0) not in ("nicht", "never", "jamais", "nunca", "kein", "keine", "sans", "ohne", "without"):
+            from pagerecall.verify.differences import NEGATIONS
+
+            if m.group(0).lower() not in NEGATIONS:  # a control drops a word that keeps the meaning
                 add("word_dropped", "pass_fuzzy", p, s[:m.start()] + s[m.end() + 1:])
     return [c for cases in out.values() for c in cases]
 
@@ -164,11 +186,16 @@ def figure_cases(root: Path, file: str, pages) -> list[tuple[str, str, int, str,
                 continue  # the body text before the figure ends a sentence, or the text after starts one
             head = " ".join(blocks[before].split()[-7:])
             tail = " ".join(blocks[after].split()[:7])
+            if (file, p) in NOT_SPLIT:
+                out.append(("figure_candidate_not_split", "fail", p, head + " " + tail, lang))
+                continue
             out.append(("figure_between", "pass", p, head + " " + tail, lang))
             if after + 1 < len(blocks) and len(blocks[after + 1].split()) >= 7:
                 out.append(("figure_and_body_left_out", "fail", p,
                             head + " " + " ".join(blocks[after + 1].split()[:7]), lang))
         for blk in blocks:
+            if ". . ." in blk or re.search(r"\d\s*$", blk.split("\n")[0]):
+                continue  # a table of contents: its lines are found again as headings
             lines = [ln for ln in blk.split("\n") if ln.strip()]
             if len(lines) >= 3 and lines_cases < PER_FILE and len(lines[0].split()) >= 6 and len(lines[2].split()) >= 6 \
                     and not _CAPTION.match(blk):
@@ -191,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--half", choices=("tuning", "held_out", "both"), default="both")
     ap.add_argument("--set", choices=("figure", "meaning", "both"), default="both")
     ap.add_argument("--show-failures", action="store_true", help="print each case that did not pass")
+    ap.add_argument("--seed-offset", type=int, default=0,
+                    help="added to every file's seed: other sentences for the meaning set (a fresh held-out draw)")
     args = ap.parse_args(argv)
     record = suite.start(__file__, args)
     from pagerecall.verify import verify_quote
@@ -208,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             if "figure" in sets:
                 cases += [("figure", *c) for c in figure_cases(root, file, pages)]
             if "meaning" in sets:
-                cases += [("meaning", *c) for c in meaning_cases(root, file, pages, seed)]
+                cases += [("meaning", *c) for c in meaning_cases(root, file, pages, seed + args.seed_offset)]
             for kind, case, expect, page, quote, lang in cases:
                 res = verify_quote(root, quote, file, page=page, ocr="off")
                 ok = _passed(expect, res.match)

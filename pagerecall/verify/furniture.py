@@ -123,6 +123,11 @@ FONT_SIZE_APART = 0.1
 """A line whose font size differs from every size of the quote's own lines by more than this share is
 set apart from them (a figure's labels: 5.2 pt beside 9 pt body text)."""
 
+NARROW_LINE = 0.6
+"""A line narrower than this share of the quote's widest line is set apart from the body's column (a
+table's cells: 0.1-0.35 of the column on asmeconf-template.pdf page 2, in the body's font, no rules
+drawn; a body paragraph of two lines or more has lines of the column's width)."""
+
 REGION_MARGIN = 2.0
 """Points a drawn region (vector graphics, images) is widened by before a line's centre is tested."""
 
@@ -163,11 +168,12 @@ def figure_skippable(src: _Source, number: int, head: tuple[int, int] | None,
     text from the top of the page to the tail (``head`` None), or from the head to the foot of the
     page (``tail`` None).
 
-    Furniture: the head ends its line and the tail starts one; the text between holds at least one
-    caption (a block whose first line is :data:`_CAPTION`), and every other block is set apart from
-    the quote's own lines: each of its lines in another font, or a font size more than
-    :data:`FONT_SIZE_APART` away (a listing, a diagram's labels), or inside a drawn region of the
-    page (vector graphics or an image that holds none of the quote's lines: a table's rules, a
+    Furniture: the head ends its line and the tail starts one, both in one font; the text between
+    holds at least one caption (a block whose first line is :data:`_CAPTION`), and every other
+    block is set apart from the quote's own lines: each of its lines in another font, or a font
+    size more than :data:`FONT_SIZE_APART` away (a listing, a diagram's labels), or narrower than
+    :data:`NARROW_LINE` of the quote's widest line (a table's cells), or inside a drawn region of
+    the page (vector graphics or an image that holds none of the quote's lines: a table's rules, a
     chart); at the top or the foot of a page, a block :func:`top_skippable` or
     :func:`foot_skippable` takes (a running head, a page number, footnotes) too. A block of body
     text in the body's font left out is never furniture. Reads the page's glyphs
@@ -217,13 +223,18 @@ def _set_apart(src: _Source, number: int, text: str, own: list[tuple[int, int]],
     sizes = [data.fonts[i][1] for i in body]
     regions: list[tuple[float, float, float, float]] | None = None
     boxes: dict[int, tuple[float, float, float, float]] = {}
+    width = 0.0
     for a, b in others:
         for i in _line_ids(data, text, a, b):
             name, size = data.fonts[i]
             if _font_name(name) not in names or all(abs(size - s) > FONT_SIZE_APART * s for s in sizes):
                 continue
-            if regions is None:
+            if not boxes:
                 boxes = _line_boxes(data)
+                width = max((boxes[j][2] - boxes[j][0] for j in body if j in boxes), default=0.0)
+            if i in boxes and boxes[i][2] - boxes[i][0] < NARROW_LINE * width:
+                continue  # a table's cell, a diagram's label: not a line of the body's column
+            if regions is None:
                 regions = _drawn_regions(src, number, [boxes[j] for j in body if j in boxes])
             if i not in boxes or not _inside(boxes[i], regions):
                 return False
@@ -267,7 +278,8 @@ def _drawn_regions(src: _Source, number: int, own: list[tuple[float, float, floa
                    ) -> list[tuple[float, float, float, float]]:
     """Boxes (displayed coordinates) of the page's clusters of vector graphics and of its images that
     hold none of the quote's ``own`` line boxes (a page background or a frame round the text is no
-    figure)."""
+    figure). Clusters of the same width (a table's rules: top, middle and bottom, apart by its rows)
+    are joined into one box, the table (asmeconf-template.pdf page 2: cells in the body's font)."""
     from pagerecall.verify.page_glyphs import _transform, open_page
 
     with open_page(src.path, src.rel, number, src.password) as page:
@@ -275,7 +287,15 @@ def _drawn_regions(src: _Source, number: int, own: list[tuple[float, float, floa
         rects = [tuple(r) for r in page.cluster_drawings()]
         rects += [tuple(info["bbox"]) for info in page.get_image_info()]
         boxes = [_transform(r, rot) for r in rects]
-    return [r for r in boxes if not any(_inside(b, [r]) for b in own)]
+    joined: list[tuple[float, float, float, float]] = []
+    for r in sorted(boxes, key=lambda b: (b[1], b[0])):
+        for k, t in enumerate(joined):
+            if abs(r[0] - t[0]) <= REGION_MARGIN and abs(r[2] - t[2]) <= REGION_MARGIN:
+                joined[k] = (min(r[0], t[0]), min(r[1], t[1]), max(r[2], t[2]), max(r[3], t[3]))
+                break
+        else:
+            joined.append(r)
+    return [r for r in joined + boxes if not any(_inside(b, [r]) for b in own)]
 
 
 def _inside(box: tuple[float, float, float, float], regions: list[tuple[float, float, float, float]]) -> bool:

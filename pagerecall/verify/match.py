@@ -158,7 +158,10 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
     t0 = max(0, len(na.text) - FOOT_WINDOW - len(nq))
     tail = na.text[t0:]
     kmax = _longest_prefix_in(nq, tail)
-    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), SPLIT_MIN_CHARS - 1, -1):
+    if kmax < SPLIT_MIN_CHARS:
+        return None
+    smax = _longest_suffix_in(nq, nb.text[:FIGURE_WINDOW + len(nq)])  # the tail lies in that window
+    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), max(SPLIT_MIN_CHARS, len(nq) - smax - 1) - 1, -1):
         rest = nq[k:].lstrip(" ")
         if len(rest) < SPLIT_MIN_CHARS:
             continue
