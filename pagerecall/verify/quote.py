@@ -73,7 +73,8 @@ class QuoteCheck:
     ``page = None``). ``page_correct`` is ``None`` when no page was cited or nothing was found.
     ``matched_text`` is the source text at the match (verbatim; across a page break the two
     parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
-    ``verbatim_citable`` is False for fuzzy matches, misses, OCR text and ``hidden`` (found only in text
+    ``verbatim_citable`` is False for fuzzy and contradicted matches (``differences`` names the words
+    that differ; contradicted: a negation, a number or a name), misses, OCR text and ``hidden`` (found only in text
     no reader sees, :mod:`pagerecall.extract.hidden`; ``hidden_reason`` says why, ``matched_text`` is
     the hidden span, offsets and rects stay None). ``rects`` (set on
     every match, ``None`` for ``not_found``) says where the match lies on the page(s): boxes per
