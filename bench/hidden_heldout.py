@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         rows, build_cpu = evaluate(names, Path(tmp), args.which)
     for r in rows:
         flags = " ".join(k for k in ("page", "search", "passages", "listed_hidden") if r[k])
-        print(f"{'PASS' if r['pass'] else 'FAIL'}  {r['kind']:7} {r['case']:30} verify={r['verify']!s:10} "
+        print(f"{'VOID' if r.get('void') else 'PASS' if r['pass'] else 'FAIL'}  {r['kind']:7} {r['case']:30} verify={r['verify']!s:10} "
               f"layer={'y' if r['text_layer'] else 'n'} found:[{flags}] listed={','.join(r['listed_reasons'])}")
     summary = {"set": args.which, "half": args.half, "set_checksum": checksum(), "build_cpu_s": round(build_cpu, 1)}
     for kind in ("hidden", "printed"):
@@ -174,6 +174,13 @@ def main(argv: list[str] | None = None) -> int:
         summary[kind] = {"cases": len(sub), "pass": sum(r["pass"] for r in sub),
                          "fail": [r["case"] for r in sub if not r["pass"]],
                          "void": [r["case"] for r in sub if r.get("void")]}
+    tp = sum(r["pass"] and not r.get("void") for r in rows if r["kind"] == "hidden")
+    fn = sum(not r["pass"] for r in rows if r["kind"] == "hidden")
+    fp = sum(not r["pass"] for r in rows if r["kind"] == "printed")
+    # hidden text is the positive class: recall = hidden sentences kept out, precision = of the
+    # sentences kept out, the share that were hidden (a printed control lost is a false positive)
+    summary["recall"] = round(tp / (tp + fn), 3) if tp + fn else None
+    summary["precision"] = round(tp / (tp + fp), 3) if tp + fp else None
     summary["printed_text_layer_lacks"] = [r["case"] for r in rows if r["kind"] == "printed" and not r["text_layer"]]
     print(json.dumps(summary, ensure_ascii=False))
     if args.json:
