@@ -129,7 +129,8 @@ def _shown(lines: list, renders: tuple) -> bool:
     diff = np.maximum(with_text, without_text)
     diff -= np.minimum(with_text, without_text)  # |with - without|, as ink() computes it
     mask = diff >= MIN_PIXEL_CHANGE
-    cols = np.stack([mask[r0:r1].any(axis=0) for r0, r1 in bands])  # (lines, w): columns a line's band inks
+    peaks = np.stack([diff[r0:r1].max(axis=0) for r0, r1 in bands])  # (lines, w): each column's largest change
+    cols = peaks >= MIN_PIXEL_CHANGE  # columns a line's band inks
     at = np.arange(w)
     nxt = np.minimum.accumulate(np.where(cols, at, w)[:, ::-1], axis=1)[:, ::-1]  # first inked column >= c
     prv = np.maximum.accumulate(np.where(cols, at, -1), axis=1)  # last inked column <= c
@@ -162,45 +163,45 @@ def _shown(lines: list, renders: tuple) -> bool:
     # fmax/fmin: a NaN ground (an empty region) compares as Python's max/min did, giving ratio 1
     if ((np.fmax(own, lum) + 0.05) / (np.fmin(own, lum) + 0.05) < MIN_CONTRAST).any():
         return False
-    return _reaches(diff, mask, bands, li, c0, end, np.asarray(rows_of, np.int64).reshape(-1, 2), em,
+    return _reaches(peaks, mask, bands, li, c0, end, np.asarray(rows_of, np.int64).reshape(-1, 2), em,
                     np.nan_to_num(lum, nan=1.0))
 
 
-def _reaches(diff: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c0: np.ndarray, end: np.ndarray,
+def _reaches(peaks: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c0: np.ndarray, end: np.ndarray,
              rows: np.ndarray, em: np.ndarray, ground: np.ndarray) -> bool:
     """True when every span shows enough of its ink for the glyph level to find nothing to add
-    (:mod:`pagerecall.extract.shown`): its inked rows (within its own box, ``rows``: int ``(n, 2)``)
-    span at least :data:`MIN_ROWS` of its height (a clip to a sliver does not), and in its faintest
-    stretch of :data:`WINDOW_EM` font sizes (``em``: pixels) the most changed pixel (``diff``:
-    ``|with - without|``) already has the contrast :data:`pagerecall.extract.visibility.MIN_CONTRAST`
-    against the ``ground`` beneath (linear luminance, ``(n,)``): a pixel shows the glyph's colour
-    at most as strongly as a reader sees it, so such a span is not faint whatever veils it. One
-    pass per line: its band's rows and columns."""
+    (:mod:`pagerecall.extract.shown`): its inked rows (``mask``, within its own box, ``rows``: int
+    ``(n, 2)``, and its columns ``[c0, end)``) span at least :data:`MIN_ROWS` of its height (a clip to
+    a sliver does not), and in its faintest stretch of :data:`WINDOW_EM` font sizes (``em``:
+    pixels; the page's smallest span sets the stretch) the most changed pixel (``peaks``: each
+    line band's largest change per column, ``(lines, w)``) already has the contrast
+    :data:`pagerecall.extract.visibility.MIN_CONTRAST` against the ``ground`` beneath (linear
+    luminance, ``(n,)``): a pixel shows the glyph's colour at most as strongly as a reader sees
+    it, so such a span is not faint whatever veils it. Vectorised over the page's spans."""
+    from pagerecall.extract.rendering import integral
     from pagerecall.extract.visibility import MIN_CONTRAST
 
-    weakest = np.zeros(len(li))
-    for i, (r0, r1) in enumerate(bands):
-        sel = np.flatnonzero(li == i)
-        if not len(sel):
-            continue
-        counts = np.zeros((r1 - r0, mask.shape[1] + 1), np.int32)
-        np.cumsum(mask[r0:r1], axis=1, out=counts[:, 1:])
-        inked = (counts[:, end[sel]] - counts[:, c0[sel]]) > 0  # (rows, spans)
-        at = np.arange(r0, r1)[:, None]
-        inked &= (at >= rows[sel, 0]) & (at < rows[sel, 1])
-        some = inked.any(axis=0)
-        first = inked.argmax(axis=0)
-        last = inked.shape[0] - 1 - inked[::-1].argmax(axis=0)
-        if (~some | (last - first + 1 < MIN_ROWS * np.maximum(rows[sel, 1] - rows[sel, 0], 1))).any():
-            return False
-        col = np.append(diff[r0:r1].max(axis=0), 0).astype(np.int16)  # a sentinel column for reduceat
-        width, done = max(2, int(WINDOW_EM * em[sel].min())), 1
-        while done < width:  # col[c] becomes the max over [c, c + width): doubling
-            step = min(done, width - done)
-            col[:-step] = np.maximum(col[:-step], col[step:])
-            done += step
-        stop = np.maximum(c0[sel], end[sel] - width) + 1
-        weakest[sel] = np.minimum.reduceat(col, np.stack((c0[sel], stop), 1).ravel())[::2]
+    h = mask.shape[0]
+    table = integral(mask)
+    tall = np.maximum(rows[:, 1] - rows[:, 0], 1)
+    r = rows[:, :1] + np.arange(int(tall.max()))[None, :]  # (spans, rows): each span's rows, padded
+    inside = r < rows[:, 1:]
+    r = np.clip(r, 0, h - 1)
+    x0, x1 = c0[:, None], end[:, None]
+    inked = inside & ((table[r + 1, x1] - table[r, x1] - table[r + 1, x0] + table[r, x0]) > 0)
+    first = inked.argmax(axis=1)
+    last = inked.shape[1] - 1 - inked[:, ::-1].argmax(axis=1)
+    if (~inked.any(axis=1) | (last - first + 1 < MIN_ROWS * tall)).any():
+        return False
+    width, done = max(2, int(WINDOW_EM * em.min())), 1
+    col = np.concatenate((peaks, np.zeros((len(peaks), 1), peaks.dtype)), axis=1)  # a sentinel column per line
+    while done < width:  # col[:, c] becomes the max over [c, c + width) of its line: doubling
+        step = min(done, width - done)
+        col[:, :-step] = np.maximum(col[:, :-step], col[:, step:])
+        done += step
+    row = li * col.shape[1]
+    stop = row + np.maximum(c0, end - width) + 1
+    weakest = np.minimum.reduceat(col.ravel(), np.stack((row + c0, stop), 1).ravel())[::2].astype(float)
     g = 255.0 * np.where(ground <= 0.0031308, 12.92 * ground, 1.055 * np.clip(ground, 0, 1) ** (1 / 2.4) - 0.055)
     worst = np.full(len(li), np.inf)
     for v, ok in ((g - weakest, g - weakest >= -0.5), (g + weakest, g + weakest <= 255.5)):
