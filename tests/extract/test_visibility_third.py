@@ -30,6 +30,9 @@ KNOWN: dict[str, str] = {
     "h_text_blend_difference": _ISOLATED + "black text drawn with Difference stays black: a reader sees it (MuPDF too)",
     "p_difference_white_box": _ISOLATED + "a white box drawn with Difference over black text is white where the text "
                               "was: no reader sees the sentence, and the check keeps it out",
+    "h_under_white_block_glyphs": "the construction was wrong, not the check: the row of white full-block glyphs "
+                                  "covers the lower half of the line only (rendered and looked at); the upper half of "
+                                  "every letter shows, and the check keeps what shows",
     "p_highlight_thai": _LAYER,
     "p_rotated_90_thai": _LAYER,
     "p_rotated_270_arabic": _LAYER,
