@@ -1,6 +1,7 @@
-"""The second adversarial set, end to end: is a hidden sentence served, is a printed one kept?
+"""The second and third adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
 
-Every case of ``tests/extract/constructions_heldout.py`` (one page, one unique sentence) of the
+Every case of ``tests/extract/constructions_heldout.py`` (``--set second``, the default) or
+``tests/extract/constructions_third.py`` (``--set third``; one page, one unique sentence) of the
 chosen half is written into a fresh corpus, ``pagerecall build`` indexes it, and each sentence is
 looked for the way an agent meets text:
 
@@ -15,9 +16,11 @@ whitespace removed) is there. A hidden trick **passes** when its sentence is fou
 is in the page text, in a passage and in a search hit of its file, ``verify`` says ``exact`` and
 nothing of it is listed hidden. ``text_layer`` says whether PyMuPDF's text of the page holds the
 sentence at all (without the rendering check): a control whose text layer lacks it (a shaping
-font's glyph names, one glyph per line of vertical writing) fails on extraction, not visibility.
+font's glyph names, one glyph per line of vertical writing) fails on extraction, not visibility. ``plain_layer`` (third set) says whether the sentence, laid
+out plainly by MuPDF's HTML engine, is read back whole: a hidden case without it passes for no
+merit of the check and is counted apart (``void``).
 
-    nice -n 10 python bench/hidden_heldout.py --half held_out [--json out.json]
+    nice -n 10 python bench/hidden_heldout.py [--set third] --half held_out [--json out.json]
 """
 
 from __future__ import annotations
@@ -87,9 +90,17 @@ def passages_of(index: Path) -> dict[str, list[str]]:
     return out
 
 
-def evaluate(names: list[str], work: Path) -> tuple[list[dict], float]:
-    """Build the cases ``names`` into ``work/corpus``, index them, look for every sentence."""
-    from tests.extract.constructions_heldout import SENTENCES, build_case, is_hidden
+SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third"}
+"""``--set``: the module of each adversarial set (``SENTENCES``, ``TUNING``, ``HELD_OUT``, ``build_case``)."""
+
+
+def evaluate(names: list[str], work: Path, which: str = "second") -> tuple[list[dict], float]:
+    """Build the cases ``names`` of set ``which`` into ``work/corpus``, index them, look for every sentence."""
+    import importlib
+
+    cases = importlib.import_module(SETS[which])
+    SENTENCES, build_case, is_hidden = cases.SENTENCES, cases.build_case, cases.is_hidden
+    plain = getattr(cases, "plain_layer_holds", None)
 
     corpus, index = work / "corpus", work / "index"
     corpus.mkdir(parents=True)
@@ -122,10 +133,12 @@ def evaluate(names: list[str], work: Path) -> tuple[list[dict], float]:
                "passages_whole": any(found_whole(s, t) for t in stored.get(file, ())),
                "verify": match, "hidden_reason": ver.get("hidden_reason"),
                "listed_hidden": any(found_part(s, t) for t in listed),
-               "listed_reasons": sorted({h.get("reason") for h in page.get("hidden") or ()})}
+               "listed_reasons": sorted({h.get("reason") for h in page.get("hidden") or ()}),
+               "plain_layer": plain(name) if plain is not None else True}
         if row["kind"] == "hidden":
             row["served"] = row["page"] or row["search"] or row["passages"] or match in ("exact", "normalised")
             row["pass"] = not row["served"]
+            row["void"] = row["pass"] and not row["plain_layer"]
         else:
             row["pass"] = (row["page_whole"] and row["passages_whole"] and row["search_whole_own_file"]
                            and match == "exact" and not row["listed_hidden"])
@@ -135,27 +148,39 @@ def evaluate(names: list[str], work: Path) -> tuple[list[dict], float]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--set", dest="which", choices=sorted(SETS), default="second", help="which adversarial set")
     ap.add_argument("--half", choices=("tuning", "held_out", "all"), default="held_out")
     ap.add_argument("--only", nargs="*", default=[], help="case names to run (default: the whole half)")
     ap.add_argument("--json", type=Path, help="write the rows here")
     args = ap.parse_args(argv)
     record = suite.start(__file__, args)
-    from tests.extract.constructions_heldout import HELD_OUT, TUNING, checksum
+    import importlib
+
+    cases = importlib.import_module(SETS[args.which])
+    HELD_OUT, TUNING, checksum = cases.HELD_OUT, cases.TUNING, cases.checksum
 
     names = {"tuning": list(TUNING), "held_out": list(HELD_OUT), "all": list(TUNING) + list(HELD_OUT)}[args.half]
     if args.only:
         names = [n for n in names if n in args.only]
     with tempfile.TemporaryDirectory(prefix="hidden-heldout-") as tmp:
-        rows, build_cpu = evaluate(names, Path(tmp))
+        rows, build_cpu = evaluate(names, Path(tmp), args.which)
     for r in rows:
         flags = " ".join(k for k in ("page", "search", "passages", "listed_hidden") if r[k])
-        print(f"{'PASS' if r['pass'] else 'FAIL'}  {r['kind']:7} {r['case']:30} verify={r['verify']!s:10} "
+        print(f"{'VOID' if r.get('void') else 'PASS' if r['pass'] else 'FAIL'}  {r['kind']:7} {r['case']:30} verify={r['verify']!s:10} "
               f"layer={'y' if r['text_layer'] else 'n'} found:[{flags}] listed={','.join(r['listed_reasons'])}")
-    summary = {"half": args.half, "set_checksum": checksum(), "build_cpu_s": round(build_cpu, 1)}
+    summary = {"set": args.which, "half": args.half, "set_checksum": checksum(), "build_cpu_s": round(build_cpu, 1)}
     for kind in ("hidden", "printed"):
         sub = [r for r in rows if r["kind"] == kind]
         summary[kind] = {"cases": len(sub), "pass": sum(r["pass"] for r in sub),
-                         "fail": [r["case"] for r in sub if not r["pass"]]}
+                         "fail": [r["case"] for r in sub if not r["pass"]],
+                         "void": [r["case"] for r in sub if r.get("void")]}
+    tp = sum(r["pass"] and not r.get("void") for r in rows if r["kind"] == "hidden")
+    fn = sum(not r["pass"] for r in rows if r["kind"] == "hidden")
+    fp = sum(not r["pass"] for r in rows if r["kind"] == "printed")
+    # hidden text is the positive class: recall = hidden sentences kept out, precision = of the
+    # sentences kept out, the share that were hidden (a printed control lost is a false positive)
+    summary["recall"] = round(tp / (tp + fn), 3) if tp + fn else None
+    summary["precision"] = round(tp / (tp + fp), 3) if tp + fp else None
     summary["printed_text_layer_lacks"] = [r["case"] for r in rows if r["kind"] == "printed" and not r["text_layer"]]
     print(json.dumps(summary, ensure_ascii=False))
     if args.json:

@@ -12,11 +12,16 @@ page's text) and proves the whole page visible when every span with a letter or 
   than the whitespace of its text allows (:data:`GAP_EM` plus :data:`SPACE_EM` a whitespace
   character, in font sizes), at its start, between its glyphs and at its end;
 * is not faint against the page beneath it (the colour rule of :mod:`pagerecall.extract.visibility`,
-  on its colour as drawn: blended with the page by its fill opacity).
+  on its colour as drawn: blended with the page by its fill opacity);
+* shows enough of its ink (:func:`_reaches`, for :mod:`pagerecall.extract.shown`): its inked rows
+  cover :data:`MIN_ROWS` of its height, and in each stretch of :data:`WINDOW_EM` font sizes its
+  most changed pixel already has the contrast of the colour rule (no veil or mask can leave it
+  faint).
 
 Any span that fails sends the page to the glyph-level check (with the same renders). This is not
 a pre-check on tricks: it reads the same pixels, coarser. What it can miss: a cover or clip over
-one or two letters inside a visible span (a gap shorter than :data:`GAP_EM` plus a space).
+one or two letters inside a visible span (a gap shorter than :data:`GAP_EM` plus a space); a clip
+in thin vertical stripes (every row inked, little of each glyph).
 
 The spans of a page are judged together (numpy over all lines and spans, ~0.5 ms a page on
 maint-guide instead of ~4 ms span by span); ``tests/extract/test_page_drawing.py`` holds the
@@ -31,11 +36,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["GAP_EM", "SPACE_EM", "all_visible"]
+__all__ = ["GAP_EM", "MIN_ROWS", "SPACE_EM", "WINDOW_EM", "all_visible"]
 
 GAP_EM = 0.9
 """Font sizes of columns without ink a span may show besides its whitespace (side bearings,
 a wide glyph's counter, kerning)."""
+
+MIN_ROWS = 0.25
+"""Share of a span's height its inked rows must cover (a clip to a sliver sends the page to the
+glyph level). Lower-case letters without ascenders ink ~0.38 of MuPDF's box; a single stroke such
+as 一 less, and goes to the glyph level, where the text drawn on top decides."""
+
+WINDOW_EM = 2.0
+"""Font sizes of the stretch of a span whose most changed pixel is judged (a veil over part of a
+line shows in the stretch it covers)."""
 
 SPACE_EM = 0.65
 """Font sizes of columns without ink each whitespace character of a span may account for (a
@@ -87,13 +101,13 @@ def _shown(lines: list, renders: tuple) -> bool:
     of rows), each span's first and last inked column and widest run without ink (reduceat), the
     whitespace of a span's text read only for the spans whose gaps need it (the bound only grows
     with whitespace), the colour against the ground of its line."""
-    from pagerecall.extract.rendering import drawn_luminance, ink, luminance
+    from pagerecall.extract.rendering import MIN_PIXEL_CHANGE, drawn_luminance, luminance
     from pagerecall.extract.visibility import MIN_CONTRAST
 
     with_text, without_text, m = renders
     h, w = with_text.shape
     zoom = abs(m.a) or 1.0
-    bands, ground_cols, line_of, c0s, ends, sizes, colours, every = [], [], [], [], [], [], [], []
+    bands, ground_cols, line_of, c0s, ends, sizes, colours, every, rows_of = [], [], [], [], [], [], [], [], []
     for i, ((lx0, ly0, lx1, ly1), spans) in enumerate(lines):
         r0, r1 = _lo(ly0 * zoom + m.f), _hi(ly1 * zoom + m.f, h)
         bands.append((r0, max(r0 + 1, r1)))
@@ -106,13 +120,17 @@ def _shown(lines: list, renders: tuple) -> bool:
             if c0 >= end:
                 return False
             line_of.append(i)
+            rows_of.append((_lo(span["bbox"][1] * zoom + m.f), _hi(span["bbox"][3] * zoom + m.f, h)))
             c0s.append(c0)
             ends.append(end)
             sizes.append(span.get("size") or 1.0)
             colours.append(span.get("color", 0))
             every.append(span)
-    mask = ink(with_text, without_text)
-    cols = np.stack([mask[r0:r1].any(axis=0) for r0, r1 in bands])  # (lines, w): columns a line's band inks
+    diff = np.maximum(with_text, without_text)
+    diff -= np.minimum(with_text, without_text)  # |with - without|, as ink() computes it
+    mask = diff >= MIN_PIXEL_CHANGE
+    peaks = np.stack([diff[r0:r1].max(axis=0) for r0, r1 in bands])  # (lines, w): each column's largest change
+    cols = peaks >= MIN_PIXEL_CHANGE  # columns a line's band inks
     at = np.arange(w)
     nxt = np.minimum.accumulate(np.where(cols, at, w)[:, ::-1], axis=1)[:, ::-1]  # first inked column >= c
     prv = np.maximum.accumulate(np.where(cols, at, -1), axis=1)  # last inked column <= c
@@ -143,7 +161,55 @@ def _shown(lines: list, renders: tuple) -> bool:
     if (alpha < 1).any():
         own = np.where(alpha < 1, drawn_luminance(own, np.nan_to_num(lum, nan=1.0), alpha), own)
     # fmax/fmin: a NaN ground (an empty region) compares as Python's max/min did, giving ratio 1
-    return not ((np.fmax(own, lum) + 0.05) / (np.fmin(own, lum) + 0.05) < MIN_CONTRAST).any()
+    if ((np.fmax(own, lum) + 0.05) / (np.fmin(own, lum) + 0.05) < MIN_CONTRAST).any():
+        return False
+    return _reaches(peaks, mask, bands, li, c0, end, np.asarray(rows_of, np.int64).reshape(-1, 2), em,
+                    np.nan_to_num(lum, nan=1.0))
+
+
+def _reaches(peaks: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c0: np.ndarray, end: np.ndarray,
+             rows: np.ndarray, em: np.ndarray, ground: np.ndarray) -> bool:
+    """True when every span shows enough of its ink for the glyph level to find nothing to add
+    (:mod:`pagerecall.extract.shown`): its inked rows (``mask``, within its own box, ``rows``: int
+    ``(n, 2)``, and its columns ``[c0, end)``) span at least :data:`MIN_ROWS` of its height (a clip to
+    a sliver does not), and in its faintest stretch of :data:`WINDOW_EM` font sizes (``em``:
+    pixels; the page's smallest span sets the stretch) the most changed pixel (``peaks``: each
+    line band's largest change per column, ``(lines, w)``) already has the contrast
+    :data:`pagerecall.extract.visibility.MIN_CONTRAST` against the ``ground`` beneath (linear
+    luminance, ``(n,)``): a pixel shows the glyph's colour at most as strongly as a reader sees
+    it, so such a span is not faint whatever veils it. Vectorised over the page's spans."""
+    from pagerecall.extract.rendering import integral
+    from pagerecall.extract.visibility import MIN_CONTRAST
+
+    h = mask.shape[0]
+    table = integral(mask)
+    tall = np.maximum(rows[:, 1] - rows[:, 0], 1)
+    r = rows[:, :1] + np.arange(int(tall.max()))[None, :]  # (spans, rows): each span's rows, padded
+    inside = r < rows[:, 1:]
+    r = np.clip(r, 0, h - 1)
+    x0, x1 = c0[:, None], end[:, None]
+    inked = inside & ((table[r + 1, x1] - table[r, x1] - table[r + 1, x0] + table[r, x0]) > 0)
+    first = inked.argmax(axis=1)
+    last = inked.shape[1] - 1 - inked[:, ::-1].argmax(axis=1)
+    if (~inked.any(axis=1) | (last - first + 1 < MIN_ROWS * tall)).any():
+        return False
+    width, done = max(2, int(WINDOW_EM * em.min())), 1
+    col = np.concatenate((peaks, np.zeros((len(peaks), 1), peaks.dtype)), axis=1)  # a sentinel column per line
+    while done < width:  # col[:, c] becomes the max over [c, c + width) of its line: doubling
+        step = min(done, width - done)
+        col[:, :-step] = np.maximum(col[:, :-step], col[:, step:])
+        done += step
+    row = li * col.shape[1]
+    stop = row + np.maximum(c0, end - width) + 1
+    weakest = np.minimum.reduceat(col.ravel(), np.stack((row + c0, stop), 1).ravel())[::2].astype(float)
+    g = 255.0 * np.where(ground <= 0.0031308, 12.92 * ground, 1.055 * np.clip(ground, 0, 1) ** (1 / 2.4) - 0.055)
+    worst = np.full(len(li), np.inf)
+    for v, ok in ((g - weakest, g - weakest >= -0.5), (g + weakest, g + weakest <= 255.5)):
+        lin = np.clip(v, 0, 255) / 255.0
+        lin = np.where(lin <= 0.04045, lin / 12.92, ((lin + 0.055) / 1.055) ** 2.4)
+        worst = np.where(ok, np.minimum(worst, (np.maximum(lin, ground) + 0.05) / (np.minimum(lin, ground) + 0.05)),
+                         worst)
+    return not (worst < MIN_CONTRAST).any()
 
 
 def _ground(without_text: np.ndarray, bands: list, ground_cols: list, spans: list, li: np.ndarray, c0s: list,

@@ -53,6 +53,9 @@ REVISIONS: dict[int, str] = {
         "0.04-0.08) is hidden (transparent): faintness judged on the colour as drawn",
     12: "a page's own printed number at its head or foot (``2``, ``3 / 57``, ``- ii -``: the page's label) is no "
         "longer part of its text: a passage across a page break no longer reads ``keeper. 2 3. The Fog Signal``",
+    13: "PDF text of which too little reaches the page is hidden: clipped to a sliver (under 35 % of a glyph's own "
+        "ink drawn), under a nearly opaque white veil or a faint soft mask (the colour a reader sees judged, as "
+        "gray text is); text squashed flat on a slanted line (tiny_font)",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

@@ -10,11 +10,18 @@ shadings, curves, polygons and pattern fills, clips, optional content, soft mask
 and 7, same-colour text and blank glyphs, whatever the trick, and keeps white text on a dark
 shading, text under a highlight annotation, outlined text and rotated pages.
 
+A glyph that changes pixels but too little of it reaches the page is hidden too
+(:mod:`pagerecall.extract.shown`, from a third render: the text drawn on top of everything,
+through no clip, mask or blend): under :data:`pagerecall.extract.shown.MIN_SHOWN` of its own ink
+(a clip to a sliver), or shown at an opacity that leaves its colour faint past reading (a white
+veil, a faint soft mask: the contrast rule on the colour as seen).
+
 Where the rendering cannot decide, the rules of the first round remain:
 
 * ``tiny_font``: a glyph whose box is under :data:`MIN_GLYPH_EXTENT` points across its line
-  (squashed flat by the text matrix or the CTM) or whose size is under 1 pt leaves no readable
-  ink, whatever its pixels;
+  (squashed flat by the text matrix or the CTM; on a slanted line the glyph's thickness, read
+  from its box and the line's direction) or whose size is under 1 pt leaves no readable ink,
+  whatever its pixels;
 * ``outside_page``: a glyph wholly outside the page's visible box is not rendered;
   :func:`pagerecall.extract.offpage.overflow` keeps printed text cut by the paper's edge;
 * an invisible text layer (render mode 3) over an image stays the page's text where the image
@@ -44,6 +51,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
 from pagerecall.extract.squeeze import letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
@@ -102,7 +110,7 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
         off = [not meets(r.bbox, rect) for r in runs]
         kept = overflow(runs, off, rect) if any(off) else set()
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
-        extent = np.where(horizontal, boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0])
+        extent = _across(boxes, dirs, horizontal)
         tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
@@ -194,8 +202,9 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
-    faint = _faint(raw, keys, px, without_text, span_of)
-    gone = (changed == 0) | faint
+    own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
+    gone = (changed == 0) | own_faint | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
+                                              (changed > 0) & ~own_faint & ~degenerate)
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
         placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
@@ -208,10 +217,47 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     namer = _Namer(page, raw, log, without_text, m)
     out: dict[Key, str] = {}
     for i in hidden:
-        reason = namer.faint(keys[i], px[i]) if changed[i] else namer.reason(keys[i], boxes[i], px[i])
+        reason = namer.faint(keys[i], px[i]) if changed[i] and own_faint[i] else namer.reason(keys[i], boxes[i], px[i])
         if reason:
             out[keys[i]] = reason
     return out
+
+
+def _weak(page: Any, raw: dict, keys: list[Key], px: np.ndarray, shrunk: np.ndarray, span_of: np.ndarray,
+          renders: tuple, todo: np.ndarray) -> np.ndarray:
+    """Bool ``(n,)``: glyphs of ``todo`` (inking some pixel, not faint by their own colour) of which
+    too little reaches the page (:mod:`pagerecall.extract.shown`): under :data:`MIN_SHOWN` of
+    their own ink (a sliver left by a clip), or shown at an opacity that leaves their colour faint
+    past reading (a veil, a soft mask: the contrast rule on the colour a reader sees). A page
+    MuPDF cannot draw the text of on top keeps its verdicts."""
+    out = np.zeros(len(keys), bool)
+    if not todo.any():
+        return out
+    with_text, without_text, zoom = renders
+    try:
+        area, strength, _ = shown_shares(with_text, without_text, text_on_top(page, without_text, zoom), shrunk)
+    except Exception:  # the rendering cannot decide: the other tests' verdicts stand
+        return out
+    out = todo & (area < MIN_SHOWN)
+    strength = np.where(todo & ~out, strength, 1.0)
+    if (strength < 1.0).any():
+        out |= todo & faint(raw, keys, px, without_text, span_of, MIN_CONTRAST, strength)
+    return out
+
+
+def _across(boxes: np.ndarray, dirs: np.ndarray, horizontal: np.ndarray) -> np.ndarray:
+    """Each glyph's extent across its line (points, ``(n,)``): its box's height on a horizontal
+    line, width on a vertical one; on a slanted line (direction ``(c, s)``) the thickness ``t`` of
+    the glyph's quad, from its axis-aligned box (``w = L|c| + t|s|``, ``h = L|s| + t|c|``:
+    ``t = (h|c| - w|s|) / (c^2 - s^2)``), where the line is far enough from 45 degrees
+    (``|c^2 - s^2|`` at least 0.3) for that to be well posed; else the box's extent as before.
+    A line squashed flat and slanted (a 0.3 pt sentence at 30 degrees) has a box a few points tall."""
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    plain = np.where(horizontal, h, w)
+    c, s = np.abs(dirs[:, 0]), np.abs(dirs[:, 1])
+    det = c * c - s * s
+    slanted = (np.minimum(c, s) > 1e-3) & (np.abs(det) >= 0.3)
+    return np.where(slanted, (h * c - w * s) / np.where(slanted, det, 1.0), plain)
 
 
 def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
@@ -223,54 +269,6 @@ def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
     cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
     centre_in = (cx >= rect[0]) & (cx <= rect[2]) & (cy >= rect[1]) & (cy <= rect[3])
     return np.where(flat, centre_in.astype(float), w * h / np.where(flat, 1.0, area))
-
-
-def _faint(raw: dict, keys: list[Key], px: np.ndarray, ground: np.ndarray, span_of: np.ndarray) -> np.ndarray:
-    """Bool ``(n,)``: glyphs whose colour, as drawn (blended with the page by its span's fill
-    opacity, :func:`pagerecall.extract.rendering.drawn_luminance`; a clip by text takes its
-    colour from what fills it, opacity 1 here), has a contrast under :data:`MIN_CONTRAST` against the
-    mean luminance of ``ground`` (the render without text) over their pixel box ``px``. The
-    ground is taken over each span's box, and over each glyph's own box only when the span's
-    ground is not one gray (a glyph half on a dark box, half on paper). The spans' boxes and
-    colours are read for all spans at once (``span_of``: each glyph's span, int ``(n,)``, runs in
-    reading order); a span's region is one slice of ``ground``."""
-    from pagerecall.extract.rendering import LINEAR, drawn_luminance, luminance
-
-    out = np.zeros(len(keys), bool)
-    if not keys:
-        return out
-    h, w = ground.shape
-    starts = np.flatnonzero(np.concatenate(([True], span_of[1:] != span_of[:-1])))
-    ends = np.append(starts[1:], len(keys))
-    # the span's pixel box, as int(max(0, floor(min))) and int(min(limit, ceil(max))) glyph by glyph
-    lo_x, lo_y = (np.floor(np.minimum.reduceat(px[:, i], starts)) for i in (0, 1))
-    hi_x, hi_y = (np.ceil(np.maximum.reduceat(px[:, i], starts)) for i in (2, 3))
-    if np.isposinf(lo_x).any() or np.isposinf(lo_y).any() or np.isneginf(hi_x).any() or np.isneginf(hi_y).any():
-        raise OverflowError("a glyph box off any page")  # int() of an infinite bound, as glyph by glyph
-    x0s, y0s = np.fmax(0, lo_x).astype(np.int64).tolist(), np.fmax(0, lo_y).astype(np.int64).tolist()
-    x1s, y1s = np.fmin(w, hi_x).astype(np.int64).tolist(), np.fmin(h, hi_y).astype(np.int64).tolist()
-    spans = [_span_of(raw, keys[i]) for i in starts.tolist()]
-    owns = luminance(np.asarray([sp.get("color", 0) for sp in spans], np.int64)).tolist()
-    alphas = [1.0 if sp.get("char_flags", 16) & 64 else sp.get("alpha", 255) / 255 for sp in spans]
-
-    def contrast(own: float, g: float, a: float) -> float:
-        seen = own if a >= 1 else float(drawn_luminance(own, g, a))
-        return (max(seen, g) + 0.05) / (min(seen, g) + 0.05)
-
-    for start, end, own, a, x0, y0, x1, y1 in zip(starts.tolist(), ends.tolist(), owns, alphas, x0s, y0s, x1s, y1s):
-        region = ground[y0:max(y0 + 1, y1), x0:max(x0 + 1, x1)]
-        if not region.size:
-            continue
-        lo = region.min()
-        if lo == region.max():
-            out[start:end] = contrast(own, float(LINEAR[lo]), a) < MIN_CONTRAST
-            continue
-        for i in range(start, end):
-            bx0, by0 = int(max(0, np.floor(px[i, 0]))), int(max(0, np.floor(px[i, 1])))
-            bx1, by1 = int(min(w, np.ceil(px[i, 2]))), int(min(h, np.ceil(px[i, 3])))
-            sub = ground[by0:max(by0 + 1, by1), bx0:max(bx0 + 1, bx1)]
-            out[i] = contrast(own, float(LINEAR[sub].mean()) if sub.size else 1.0, a) < MIN_CONTRAST
-    return out
 
 
 def _span_of(raw: dict, key: Key) -> dict:

@@ -160,7 +160,39 @@ def _span_by_span(lines: list, renders: tuple) -> bool:
             lum = float(LINEAR[ground.flat[0]]) if flat else float(LINEAR[without_text[band, c0:max(c0 + 1, c1)]].mean())
             if (max(own, lum) + 0.05) / (min(own, lum) + 0.05) < MIN_CONTRAST:
                 return False
+            if not _reaches_one(span, [s for _, line in lines for s in line], band, (c0, min(max(c0 + 1, c1), w)),
+                                lum, renders):
+                return False
     return True
+
+
+def _reaches_one(span: dict, spans: list, band: slice, columns: tuple, lum: float, renders: tuple) -> bool:
+    """The ink screens of the span-level check for one span (``quickcheck._reaches``), the reference:
+    its inked rows within its own box, and its faintest stretch's most changed pixel's contrast
+    (the stretch set by the smallest of ``spans``, the page's)."""
+    from pagerecall.extract.visibility import MIN_CONTRAST
+
+    with_text, without_text, m = renders
+    h = with_text.shape[0]
+    zoom = abs(m.a) or 1.0
+    diff = np.abs(with_text.astype(int) - without_text.astype(int))
+    c0, c1 = columns
+    sr0, sr1 = int(max(0, np.floor(span["bbox"][1] * zoom + m.f))), int(min(h, np.ceil(span["bbox"][3] * zoom + m.f)))
+    rows = np.flatnonzero((diff[sr0:sr1, c0:c1] >= 6).any(axis=1))
+    if not len(rows) or rows[-1] - rows[0] + 1 < quickcheck.MIN_ROWS * max(sr1 - sr0, 1):
+        return False
+    col = diff[band].max(axis=0)
+    width = max(2, int(quickcheck.WINDOW_EM * min((s.get("size") or 1.0) for s in spans) * zoom))
+    peak = min(col[s:s + width].max() for s in range(c0, max(c0, c1 - width) + 1))
+    ground = lum if lum == lum else 1.0
+    enc = 255 * (12.92 * ground if ground <= 0.0031308 else 1.055 * ground ** (1 / 2.4) - 0.055)
+    worst = np.inf
+    for v in (enc - peak, enc + peak):
+        if -0.5 <= v <= 255.5:
+            x = min(255.0, max(0.0, v)) / 255
+            x = x / 12.92 if x <= 0.04045 else ((x + 0.055) / 1.055) ** 2.4
+            worst = min(worst, (max(x, ground) + 0.05) / (min(x, ground) + 0.05))
+    return not worst < MIN_CONTRAST
 
 
 _CHARS = "ab c  d\u00a0e1"

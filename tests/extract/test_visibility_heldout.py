@@ -23,8 +23,6 @@ KNOWN = {
                          "marks the page): the render shows the text, so the check keeps it",
     "p_devanagari": "the text layer itself lacks the sentence (the shaping font's ToUnicode maps vowel signs to "
                     "other characters): extraction, not visibility; nothing of it is listed hidden",
-    "h_clipped_to_hairline": "a clip 0.3 pt tall lets one pixel row of every glyph through; the row counts as "
-                             "drawn (found by the held-out half, not fixed: see the decision record)",
 }
 
 
@@ -176,12 +174,10 @@ def test_right_to_left_text_and_stacked_glyphs_are_not_taken_for_squeezed(number
     assert hidden == () and kept is data
 
 
-@pytest.mark.xfail(strict=True, reason="a white veil drawn over text at 95 % opacity leaves its pixels changed by "
-                                       "~13 levels: drawn, by the pixel test; judging it needs the share of the "
-                                       "glyph's own ink that reaches the page (a third render), not done yet")
 def test_text_under_a_nearly_opaque_white_veil_is_hidden(tmp_path: Path) -> None:
     """The tuning control ``p_white_veil_over`` (a 30 % veil: printed) pushed to 95 %: gray 0.95
-    on white to a reader, hidden when it is the text's own colour."""
+    on white to a reader, hidden as that colour is when it is the text's own (its pixels change
+    by ~13 levels: the share that reaches the page, :mod:`pagerecall.extract.shown`)."""
     import pymupdf
 
     from tests.extract.constructions_heldout import extgstate, raw, text_ops
