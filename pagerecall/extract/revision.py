@@ -53,6 +53,8 @@ REVISIONS: dict[int, str] = {
         "0.04-0.08) is hidden (transparent): faintness judged on the colour as drawn",
     12: "a page's own printed number at its head or foot (``2``, ``3 / 57``, ``- ii -``: the page's label) is no "
         "longer part of its text: a passage across a page break no longer reads ``keeper. 2 3. The Fog Signal``",
+    13: "a page without a text layer that draws its letters as outlines (fonts converted to paths) is image-only "
+        "(OCR'd where Tesseract is installed; a miss over it is not trusted), no longer a blank page",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 
