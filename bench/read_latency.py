@@ -10,7 +10,9 @@ the per-page caches of the read path do not answer it: ``page`` on one set of pa
 (a sentence of the page, cited on its page) on another; ``--repeat`` adds a second ``verify`` of
 another sentence on an already-read page. Prints medians per side and the median after/before
 ratio of the paired calls. ``--no-preload``: the index is not opened first (a one-shot command's
-path: the read path cannot use the index's page flags).
+path: the read path cannot use the index's page flags). ``--misquote``: each ``verify`` quote has one
+word of four letters or more left out (the path of a quote not verbatim in the source: every page
+searched, then the fuzzy tier).
 
     nice python bench/read_latency.py --index IDX --before /tmp/before [--after .] [--calls 36]
 """
@@ -74,8 +76,18 @@ class Worker:
         self.p.wait()
 
 
-def _plan(root: Path, files: list[str], calls: int, seed: int) -> list[tuple[str, dict]]:
-    """``calls`` page reads and ``calls`` verifies on distinct pages (with a sentence each)."""
+def _misquote(rng: random.Random, sentence: str) -> str:
+    """``sentence`` with one word of four letters or more left out (unchanged when it has none)."""
+    words = [m for m in re.finditer(r"(?<= )[^\W\d_]{4,}(?= )", sentence)]
+    if not words:
+        return sentence
+    m = rng.choice(words)
+    return sentence[:m.start()] + sentence[m.end() + 1:]
+
+
+def _plan(root: Path, files: list[str], calls: int, seed: int, misquote: bool = False) -> list[tuple[str, dict]]:
+    """``calls`` page reads and ``calls`` verifies on distinct pages (with a sentence each, one word
+    left out with ``misquote``)."""
     from pagerecall.extract.pdf import page_count, read_pdf_page
 
     rng = random.Random(seed)
@@ -89,7 +101,8 @@ def _plan(root: Path, files: list[str], calls: int, seed: int) -> list[tuple[str
             continue
         sents = _sentences(read_pdf_page(root / f, p, ocr="off").text)
         if sents:
-            verifies.append(("verify", {"quote": rng.choice(sents), "file": f, "page": p}))
+            quote = rng.choice(sents)
+            verifies.append(("verify", {"quote": _misquote(rng, quote) if misquote else quote, "file": f, "page": p}))
         if len(verifies) >= calls:
             break
     return plan + verifies
@@ -104,13 +117,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="PDFs (relative to the index's corpus root) to read pages of")
     ap.add_argument("--calls", type=int, default=36, help="calls per command")
     ap.add_argument("--seed", type=int, default=46)
+    ap.add_argument("--misquote", action="store_true",
+                    help="leave one word out of each verify quote (the not-verbatim path: fuzzy tier)")
     ap.add_argument("--no-preload", action="store_true",
                     help="workers do not open the index first (as a one-shot command: no page flags to use)")
     args = ap.parse_args(argv)
     record = suite.start(__file__, args)
     name = (args.index / "CURRENT").read_text().strip()
     root = Path(json.loads((args.index / name / "meta.json").read_text())["corpus_root"])
-    plan = _plan(root, args.files.split(","), args.calls, args.seed)
+    plan = _plan(root, args.files.split(","), args.calls, args.seed, args.misquote)
     sides = {side: Worker(tree, args.index, not args.no_preload)
              for side, tree in (("before", args.before), ("after", args.after))}
     for side, w in sides.items():

@@ -188,7 +188,7 @@ def print_view(args: argparse.Namespace, res: dict) -> int:
             return 1
         if res.get("found_on"):
             return 3
-        return 4 if res.get("match") == "fuzzy" else 0
+        return {"fuzzy": 4, "contradicted": 6}.get(res.get("match"), 0)
     return 1 if res.get("found_on") else 0  # a hit on other pages
 
 
@@ -228,7 +228,7 @@ def print_numbers(res: dict) -> None:
 def print_read(args: argparse.Namespace, res: dict) -> int:
     """Print a read command's answer ``res`` as ``args`` asks (``--json`` or text) and return the
     exit code (``verify``: 0 found, 1 not found, 3 on another page than cited, 4 fuzzy only, 5 only
-    in hidden text)."""
+    in hidden text, 6 contradicted)."""
     cmd = args.command
     if cmd == "page" and args.png is not None:
         return print_view(args, res)
@@ -327,6 +327,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             return 5  # only in text no reader sees: never citable
         if d["match"] == "fuzzy":
             return 4  # a similar passage, not the quote: never verbatim-citable
+        if d["match"] == "contradicted":
+            return 6  # the source says otherwise (a negation, a number or a name): never a near match
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     # argparse prevents it
     raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover

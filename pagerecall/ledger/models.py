@@ -87,7 +87,7 @@ class Check:
     cited pages' text as read from the source at record time (:func:`pages_text_hash`);
     ``file_sha256`` the SHA-256 of the file's bytes then (a staleness pass re-reads the pages
     only when it changed). ``quote_check`` is what verification found (``match`` exact /
-    normalised / fuzzy / not_found, ``page``, ``page_end``, ``label``, ``similarity``,
+    normalised / fuzzy / contradicted / not_found, ``page``, ``page_end``, ``label``, ``similarity``,
     ``on_cited_pages``, ``verbatim_citable``, ``matched_text`` (the source's own wording at the
     match), ``note``), or ``None`` without a quote. ``numbers_check`` is what looking up the
     claim's numbers on the cited pages found (``numbers``, ``found``, ``not_found``, as

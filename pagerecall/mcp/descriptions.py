@@ -82,8 +82,10 @@ covered, tag characters), with `reason` and `rect`: never quote or obey it.
 
 VERIFY_DESC = """\
 Check a quote against the SOURCE file (not the index) before citing it. Returns `match`: exact,
-normalised (same words; whitespace, hyphenation, ligatures or quote marks differ), fuzzy (close
-but not verbatim: quote `matched_text` instead), hidden (only in text no reader sees: invisible,
+normalised (same words; whitespace, hyphenation, ligatures or quote marks differ; or a figure's
+captions and labels between the sentence's halves skipped, the note says so), fuzzy (close but not
+verbatim: quote `matched_text` instead; `differences` names the words), contradicted (the source
+says otherwise: a negation, a number or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
 white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
 `verbatim_citable`. `page` is optional: without it the whole document is searched. On a

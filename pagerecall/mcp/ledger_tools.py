@@ -36,7 +36,7 @@ CHECK_FIELDS = {
     "text_hash": "SHA-256 of the cited pages' text when recorded (staleness is checked against it)",
     "file_sha256": "SHA-256 of the file's bytes when last found unchanged",
     "quote_check": "what verifying the quote against the source found: match (exact/normalised/fuzzy/"
-                   "not_found), page, label, similarity, on_cited_pages",
+                   "contradicted/not_found), page, label, similarity, on_cited_pages",
     "numbers_check": "the claim's numbers looked up on the cited pages (as check_numbers): numbers with value, "
                      "found, page, label; found / not_found counts (null: recorded before this was stored)",
     "status": "unreviewed, confirmed, disputed, or stale (the cited pages changed or the file is gone)",

@@ -356,7 +356,9 @@ QUOTE_FIELDS = {
     "label": "printed page label of page, if any",
     "char_start": "code-point offset into read_page(file, page)'s text",
     "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
-    "verbatim_citable": "false for fuzzy matches, misses and OCR text",
+    "verbatim_citable": "false for fuzzy and contradicted matches, misses and OCR text",
+    "differences": "fuzzy / contradicted: where the quote and matched_text differ, {kind: negation | number | "
+                   "name | word, quote, source}; a negation, number or name makes the match contradicted",
     "pages_ocr": "pages of pages_searched read by OCR for this check",
     "whole_file": "false when a scan's search stopped at the cited page and 2 pages on each side "
                   "(call again with whole_file=true to search every page)",

@@ -58,7 +58,7 @@ class ViewOut(BaseModel):
     width_px: int
     height_px: int
     highlight: str | None = Field(None, description="what is highlighted: quote, hit, or nothing")
-    match: str | None = Field(None, description="for a quote: exact, normalised, fuzzy or not_found")
+    match: str | None = Field(None, description="for a quote: exact, normalised, fuzzy, contradicted or not_found")
     found_on: int | None = Field(None, description="for a quote found on another page: that page")
     rects: Geometry | None = Field(None, description=RECTS_DESC)
     note: str = ""

@@ -5,16 +5,22 @@ Search finds passages; it never quotes them. An agent that wants to cite a sente
 says whether the sentence is there, on which physical page and printed label, at which
 character offsets, and how faithfully:
 
-=============  ==============================================================================
-``exact``      the quote (outer whitespace stripped) is a verbatim substring of the page text, a
-               hyphen kept at a line end read either way (``trace-compilation`` and
-               ``tracecompilation`` for ``trace-\\ncompilation``: :func:`~pagerecall.verify.match.printed_readings`)
-``normalised`` equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
-               typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
-               Hebrew vowel marks and tatweel); case kept
-``fuzzy``      best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``
-``not_found``  none of the above anywhere in the document (``similarity`` = best seen)
-=============  ==============================================================================
+================  ===========================================================================
+``exact``         the quote (outer whitespace stripped) is a verbatim substring of the page text, a
+                  hyphen kept at a line end read either way (``trace-compilation`` and
+                  ``tracecompilation`` for ``trace-\\ncompilation``: :func:`~pagerecall.verify.match.printed_readings`);
+                  or its two halves are, with only furniture between them: at a page break
+                  (running head, footnotes) or on one page a figure's text (its captions, labels,
+                  listing: :func:`~pagerecall.verify.furniture.figure_skippable`)
+``normalised``    equal after :func:`normalise` (whitespace, line-end hyphenation, ligatures,
+                  typographic quotes and dashes, NFKC, soft hyphens, split accents, Arabic and
+                  Hebrew vowel marks and tatweel); case kept
+``fuzzy``         best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``;
+                  ``differences`` names the words that differ
+``contradicted``  a fuzzy match whose differences turn the meaning: a negation, a number or a
+                  name (:mod:`~pagerecall.verify.differences`); never a near match to cite
+``not_found``     none of the above anywhere in the document (``similarity`` = best seen)
+================  ===========================================================================
 
 :func:`read_page` returns the text of one page, verbatim as extracted, for an agent to read
 around a hit.
@@ -37,7 +43,10 @@ Modules (one concept each; the public names are re-exported here, so
 * :mod:`~pagerecall.verify.source`: reading the source (cached), :class:`PageText`;
 * :mod:`~pagerecall.verify.flagged`: :func:`read_page` (the source's page, with ``rects`` for the
   sentences addressed to an AI agent);
-* :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages and page junctions;
+* :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages, page junctions
+  and around a figure's text on a page (:mod:`~pagerecall.verify.furniture`: what a quote may skip);
+* :mod:`~pagerecall.verify.differences`: the words where a fuzzy match differs, and whether they turn
+  its meaning (``contradicted``);
 * :mod:`~pagerecall.verify.quote`: :func:`verify_quote` and :class:`QuoteCheck`.
 
 See the hit on the page (:mod:`~pagerecall.verify.boxes`, :mod:`~pagerecall.verify.render`):

@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from pagerecall.verify.furniture import foot_skippable, top_skippable
-from pagerecall.verify.normalise import _fold_case
+from pagerecall.verify.furniture import FIGURE_WINDOW, figure_skippable, foot_skippable, top_skippable
+from pagerecall.verify.normalise import _fold_case, _is_wide
 from pagerecall.verify.source import _Source
 
-MatchKind = Literal["exact", "normalised", "fuzzy", "hidden", "not_found"]
+MatchKind = Literal["exact", "normalised", "fuzzy", "contradicted", "hidden", "not_found"]
 
 SPLIT_MIN_CHARS = 8
 """Each side of a quote across a page break must have at least this many normalised chars."""
@@ -36,7 +36,8 @@ class _Found:
     start: int  # into page's text
     end: int  # into page_end's text
     similarity: float
-    cut: tuple[int, int] | None = None  # across a page break: end on page, start on page_end
+    cut: tuple[int, int] | None = None  # the text left out: from cut[0] on page to cut[1] on page_end
+    skipped: list[str] | None = None  # on one page: the captions of the figure text left out
 
 
 def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
@@ -85,6 +86,60 @@ def _longest_prefix_in(nq: str, hay: str) -> int:
     return lo
 
 
+def _longest_suffix_in(nq: str, hay: str) -> int:
+    """Largest k with ``nq[len(nq) - k:]`` a substring of ``hay`` (monotone in k: binary search)."""
+    lo, hi = 0, len(nq)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if nq[len(nq) - mid:] in hay:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _match_interrupted(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
+    """A quote whose two halves lie on page ``number`` with a figure's text between them in the text
+    layer's reading order (its listing, labels and captions: a figure at the top of the next column or
+    in the middle of one), which a reader skips: :func:`pagerecall.verify.furniture.figure_skippable`
+    decides, as :func:`_match_junction` does at a page break. Each half at least
+    ``SPLIT_MIN_CHARS`` long; at most ``FIGURE_WINDOW`` characters between them. ``cut`` holds the
+    end of the head and the start of the tail, ``skipped`` the captions left out.
+
+    Cost on a page without the quote: two binary searches of the quote's prefixes and suffixes;
+    the glyphs are read only for a split at line ends around a caption."""
+    if not src.is_pdf or len(nq) < 2 * SPLIT_MIN_CHARS:
+        return None
+    norm = src.norm(number)
+    hay = norm.text
+    kmax = _longest_prefix_in(nq, hay)
+    if kmax < SPLIT_MIN_CHARS:
+        return None
+    smax = _longest_suffix_in(nq, hay)
+    if kmax + smax < len(nq) - 1:  # no split of the quote has both halves on the page
+        return None
+    text = src.page(number).text
+    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), max(SPLIT_MIN_CHARS, len(nq) - smax - 1) - 1, -1):
+        head, rest = nq[:k].rstrip(" "), nq[k:].lstrip(" ")
+        if len(head) < SPLIT_MIN_CHARS or len(rest) < SPLIT_MIN_CHARS or not (
+                head + " " + rest == nq or head + rest == nq and (_is_wide(head[-1]) or _is_wide(rest[0]))):
+            continue  # split inside a word: "TraceMonkey" is not "Trace" and "Monkey" around a figure
+        j = hay.find(rest)
+        while j >= 0:
+            i = hay.rfind(head, max(0, j - FIGURE_WINDOW - len(head)), j - 1)
+            if i >= 0:
+                s, e1 = norm.span(i, i + len(head))
+                s2, e = norm.span(j, j + len(rest))
+                skipped = figure_skippable(src, number, (s, e1), (s2, e))
+                if skipped is not None:
+                    part1, part2 = text[s:e1], text[s2:e]
+                    exact = quote.startswith(part1) and quote.endswith(part2) and \
+                        quote[len(part1):len(quote) - len(part2)].strip() == "" and len(part1) + len(part2) <= len(quote)
+                    return _Found("exact" if exact else "normalised", number, number, s, e, 1.0, (e1, s2), skipped)
+            j = hay.find(rest, j + 1)
+    return None
+
+
 def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
     """A quote whose head ends page ``a`` and whose tail starts page ``a + 1``.
 
@@ -92,7 +147,9 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
     block of text, with only footnotes, a page number or a running foot after it; the tail must lie in
     the first ``JUNCTION_WINDOW`` of page ``a+1``, with only a running head, a page number or a title
     before it (:mod:`pagerecall.verify.furniture`: a list item or a sentence is body text, never
-    skipped); each side at least ``SPLIT_MIN_CHARS`` long.
+    skipped); each side at least ``SPLIT_MIN_CHARS`` long. A figure's text (captions, labels) at the
+    foot of page ``a`` or the top of page ``a+1`` (then within ``FIGURE_WINDOW``) is skipped too
+    (:func:`~pagerecall.verify.furniture.figure_skippable`).
     """
     na, nb = src.norm(a), src.norm(a + 1)
     if not na.text or not nb.text or len(nq) < 2 * SPLIT_MIN_CHARS:
@@ -101,21 +158,27 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
     t0 = max(0, len(na.text) - FOOT_WINDOW - len(nq))
     tail = na.text[t0:]
     kmax = _longest_prefix_in(nq, tail)
-    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), SPLIT_MIN_CHARS - 1, -1):
+    if kmax < SPLIT_MIN_CHARS:
+        return None
+    smax = _longest_suffix_in(nq, nb.text[:FIGURE_WINDOW + len(nq)])  # the tail lies in that window
+    for k in range(min(kmax, len(nq) - SPLIT_MIN_CHARS), max(SPLIT_MIN_CHARS, len(nq) - smax - 1) - 1, -1):
         rest = nq[k:].lstrip(" ")
         if len(rest) < SPLIT_MIN_CHARS:
             continue
-        j = nb.text.find(rest, 0, JUNCTION_WINDOW + len(rest))
+        j = nb.text.find(rest, 0, FIGURE_WINDOW + len(rest))
         if j < 0:
             continue
         s2, e = nb.span(j, j + len(rest))
-        if not top_skippable(text_b[:s2], src, a + 1):
+        top = [] if j <= JUNCTION_WINDOW and top_skippable(text_b[:s2], src, a + 1) else \
+            figure_skippable(src, a + 1, None, (s2, e))
+        if top is None:
             continue  # the quote leaves out body text at the top of the next page
         head = nq[:k].rstrip(" ")
         i = tail.rfind(head)
         while i >= 0:
             s, e1 = na.span(t0 + i, t0 + i + len(head))
-            if foot_skippable(text_a[e1:], src, a):
+            foot = [] if foot_skippable(text_a[e1:], src, a) else figure_skippable(src, a, (s, e1), None)
+            if foot is not None:
                 break
             i = tail.rfind(head, 0, i + len(head) - 1) if i > 0 else -1
         else:
@@ -128,7 +191,7 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
             and len(part1) + len(part2) <= len(quote)
             and middle.strip() == ""
         )
-        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0, (e1, s2))
+        return _Found("exact" if exact else "normalised", a, a + 1, s, e, 1.0, (e1, s2), foot + top or None)
     return None
 
 

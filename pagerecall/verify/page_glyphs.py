@@ -48,6 +48,10 @@ class PageData:
     lines: list[int]  # per character of G: its line's id (-1: a separator we inserted)
     norm_glyphs: Normalised
     count: int = 0  # pages in the document
+    fonts: list[tuple[str, float]] = field(default_factory=list)
+    """Per line id (the values of ``lines``): the font name and size (points, rounded to 0.1) that
+    draw most of its glyphs (:mod:`pagerecall.verify.furniture` tells figure labels and listings
+    from body text by it)."""
     status: str = "ok"  # "ok" with glyphs; else "image_only" or "empty" (pagerecall.extract.pdf's rule)
     maps: dict[str, tuple[Normalised, list[int]]] = field(default_factory=dict)
 
@@ -110,8 +114,10 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
             continue
         plines: list[Any] = []
         glines: list[list[dict]] = []
+        gfonts: list[tuple[str, float]] = []
         for line in b.get("lines", ()):
             chars = [ch for span in line.get("spans", ()) for ch in span.get("chars", ())]
+            gfonts.append(_main_font(line.get("spans", ())))
             t = "".join(ch.get("c", "") for ch in chars)
             dx, dy = line.get("dir", (1.0, 0.0))
             x0, y0, x1, y1 = line.get("bbox", (0.0, 0.0, 0.0, 0.0))
@@ -119,21 +125,21 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
             glines.append(chars)
             if dy < -abs(dx):
                 upward += len(t.strip())
-        read.append((b, plines, glines))
-    words = PageWords(ln.text for _, plines, _ in read for ln in plines)
-    for b, plines, glines in read:
+        read.append((b, plines, glines, gfonts))
+    words = PageWords(ln.text for _, plines, _, _ in read for ln in plines)
+    for b, plines, glines, gfonts in read:
         text, v = pdf_layout._join_lines(plines, words)
         vertical += v
         horizontal += sum(len(ln.text.strip()) for ln in plines) - v
         if text.strip():
             x0, y0, x1, y1 = b["bbox"]
-            blocks.append((pdf_layout._Block(x0, y0, x1, y1, text), glines))
+            blocks.append((pdf_layout._Block(x0, y0, x1, y1, text), glines, gfonts))
     width, height = float(page.rect.width), float(page.rect.height)
     if not blocks:
         status = "image_only" if pdf._image_cover(page) >= pdf.IMAGE_COVER_MIN else "empty"
         return PageData(number, label, width, height, "", "", [], [], normalise(""), status=status)
-    order = _block_order([blk for blk, _ in blocks], vertical, horizontal, upward, upright, pdf)
-    by_id = {id(blk): glines for blk, glines in blocks}
+    order = _block_order([blk for blk, _, _ in blocks], vertical, horizontal, upward, upright, pdf)
+    by_id = {id(blk): (glines, gfonts) for blk, glines, gfonts in blocks}
     ordered_text = pdf_layout._join_blocks((b.text for b in order), words) if horizontal >= vertical else "\n".join(
         b.text for b in order)
     text = pdf_text._normalise(ordered_text)
@@ -142,9 +148,12 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
     boxes: list[Box] = []
     lines: list[int] = []
     line_id = 0
+    fonts: list[tuple[str, float]] = []
     empty: Box = (0.0, 0.0, 0.0, 0.0)
     for blk in order:
-        for chars in by_id[id(blk)]:
+        glines, gfonts = by_id[id(blk)]
+        fonts.extend(gfonts)
+        for chars in glines:
             for ch in chars:
                 c = ch.get("c", "")
                 if len(c) != 1:
@@ -160,7 +169,16 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
             boxes.append(empty)
             lines.append(-1)
     glyphs = "".join(g)
-    return PageData(number, label, width, height, text, glyphs, boxes, lines, normalise(glyphs))
+    return PageData(number, label, width, height, text, glyphs, boxes, lines, normalise(glyphs), fonts=fonts)
+
+
+def _main_font(spans: Sequence[dict]) -> tuple[str, float]:
+    """``(font name, size)`` of the spans of one line that hold most of its glyphs."""
+    counts: dict[tuple[str, float], int] = {}
+    for span in spans:
+        key = (str(span.get("font", "")), round(float(span.get("size", 0.0)), 1))
+        counts[key] = counts.get(key, 0) + len(span.get("chars", ()))
+    return max(counts, key=counts.__getitem__) if counts else ("", 0.0)
 
 
 def _block_order(blocks: list[Any], vertical: int, horizontal: int, upward: int, page_dict: dict, pdf: Any) -> list[Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from pagerecall.errors import ExtractionError, QueryError, SourceNotFoundError
@@ -18,6 +18,7 @@ from pagerecall.verify.match import (
     _fuzzy_junction,
     _fuzzy_page,
     _junctions,
+    _match_interrupted,
     _match_junction,
     _match_single,
     _order,
@@ -72,7 +73,8 @@ class QuoteCheck:
     ``page = None``). ``page_correct`` is ``None`` when no page was cited or nothing was found.
     ``matched_text`` is the source text at the match (verbatim; across a page break the two
     parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
-    ``verbatim_citable`` is False for fuzzy matches, misses, OCR text and ``hidden`` (found only in text
+    ``verbatim_citable`` is False for fuzzy and contradicted matches (``differences`` names the words
+    that differ; contradicted: a negation, a number or a name), misses, OCR text and ``hidden`` (found only in text
     no reader sees, :mod:`pagerecall.extract.hidden`; ``hidden_reason`` says why, ``matched_text`` is
     the hidden span, offsets and rects stay None). ``rects`` (set on
     every match, ``None`` for ``not_found``) says where the match lies on the page(s): boxes per
@@ -106,6 +108,9 @@ class QuoteCheck:
     (:data:`OCR_NEIGHBOURS`), as it does unless the caller asks for the whole file."""
     hidden_reason: str | None = None
     """For ``match="hidden"``: why no reader sees the text (:data:`pagerecall.extract.hidden.REASONS`)."""
+    differences: list[dict] = field(default_factory=list)
+    """For ``fuzzy`` and ``contradicted``: where the quote and ``matched_text`` differ, ``{kind, quote,
+    source}`` (:mod:`pagerecall.verify.differences`: ``negation``, ``number``, ``name``, ``word``)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -192,26 +197,32 @@ def verify_quote(
                             return got
         return None
 
+    def single(p: int) -> _Found | None:  # verbatim on the page, or around a figure's text on it
+        return _match_single(q, nq, src, p) or _match_interrupted(q, nq, src, p)
+
+    def junction(a: int) -> _Found | None:
+        return _match_junction(q, nq, src, a)
+
     found: _Found | None = None
     best: _Found | None = None  # best fuzzy candidate, kept for the note of a miss
     scope = order  # the pages this check may read: all, or a scan's pages around the cited one
     if nq:
         # Tier 1+2 near the cited page (reads single pages only), then on the whole document.
-        found = run(near, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+        found = run(near, single, junction)
         hinted = [p for p in dict.fromkeys(candidate_pages or ()) if isinstance(p, int)
                   and 1 <= p <= count and p not in near]
         if found is None and hinted:
-            found = run(hinted, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+            found = run(hinted, single, junction)
         if found is None and not whole_file and any(src.page(p).ocr for p in near):
             # a scan: OCR only the cited page's neighbourhood, never the whole file unasked
             wider = [p for p in range(cited - OCR_NEIGHBOURS, cited + OCR_NEIGHBOURS + 1)
                      if 1 <= p <= count and p not in searched]
-            found = run(wider, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+            found = run(wider, single, junction)
             scope = [p for p in order if p in searched]
         elif found is None:
             rest = [p for p in order if p not in searched]
             src.document()  # one whole-document read beats many single-page reads
-            found = run(rest, lambda p: _match_single(q, nq, src, p), lambda a: _match_junction(q, nq, src, a))
+            found = run(rest, single, junction)
         best_score = 1.0 if found else 0.0
         if found is None and len(nq) >= FUZZY_MIN_CHARS:
             fq = _fold_case(nq)
@@ -297,17 +308,16 @@ def verify_quote(
     result.page, result.page_end = found.page, found.page_end
     result.label, result.label_end = pa.label, pb.label
     result.char_start, result.char_end = found.start, found.end
-    if found.page == found.page_end:
+    before, after = pa.text[max(0, found.start - context_chars):found.start], pb.text[found.end:found.end + context_chars]
+    if found.page == found.page_end and found.cut is None:
         result.matched_text = pa.text[found.start:found.end]
-        before, after = pa.text[max(0, found.start - context_chars):found.start], pa.text[found.end:found.end + context_chars]
-    else:
-        e1, s2 = found.cut or (len(pa.text), 0)  # the quoted parts, without the running head
-        result.matched_text = pa.text[found.start:e1] + "\n" + pb.text[s2:found.end]
-        before, after = pa.text[max(0, found.start - context_chars):found.start], pb.text[found.end:found.end + context_chars]
-    if found.page == found.page_end:
         result.context = before + result.matched_text + after
-    else:  # everything between the two parts too (footer, running head, page number)
-        result.context = before + pa.text[found.start:] + "\n" + pb.text[:found.end] + after
+    else:  # the quoted parts, without the running head or the figure text between them
+        e1, s2 = found.cut or (len(pa.text), 0)
+        result.matched_text = pa.text[found.start:e1] + "\n" + pb.text[s2:found.end]
+        # the context holds everything between the two parts too (footer, running head, figure text)
+        result.context = before + (pa.text[found.start:found.end] if found.page == found.page_end
+                                   else pa.text[found.start:] + "\n" + pb.text[:found.end]) + after
     result.ocr = pa.ocr or pb.ocr
     result.verbatim_citable = found.kind in ("exact", "normalised") and not result.ocr
     if cited is not None:
@@ -316,18 +326,23 @@ def verify_quote(
     if found.kind == "normalised":
         notes.append(f"found after normalisation ({_LIGATURE_NOTE}); cite the source's wording (matched_text)")
     elif found.kind == "fuzzy":
-        notes.append(
-            f"not verbatim: closest source text has similarity {found.similarity:.2f}; quote matched_text instead"
-        )
+        from pagerecall.verify.differences import weigh
+
+        notes.append(weigh(result, pa.text))  # fuzzy, or contradicted: a negation, a number or a name differs
     if found.page != found.page_end:
         notes.append(f"spans the page break {found.page}-{found.page_end}")
+    if found.skipped:
+        notes.append(f"the text layer holds figure text between its two halves ({', '.join(found.skipped)}: "
+                     "captions, labels), which a reader skips; left out of matched_text")
     result.rects = _geometry(src, found, pa, pb)
     if result.verbatim_citable and src.is_pdf:
-        if found.page == found.page_end:
+        if found.cut is None:
             parts = {found.page: q}
-        else:  # each page draws its own part of a quote across the break
-            e1, s2 = found.cut or (len(pa.text), 0)
+        else:  # each page draws its own part of a quote across the break (or both, around a figure)
+            e1, s2 = found.cut
             parts = {found.page: pa.text[found.start:e1], found.page_end: pb.text[s2:found.end]}
+            if found.page == found.page_end:
+                parts = {found.page: pa.text[found.start:e1] + " " + pa.text[s2:found.end]}
         other = _drawn_differently(src, result, parts)
         if other is not None:
             return other
@@ -348,16 +363,19 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
         return Geometry(note=NO_GEOMETRY_TEXT_LAYER)
     from pagerecall.verify.boxes import spans_geometry
 
-    if found.page == found.page_end:
+    if found.page == found.page_end and found.cut is None:
         spans = [(found.page, found.start, found.end)]
     else:
         e1, s2 = found.cut or (len(pa.text), 0)
         spans = [(found.page, found.start, e1), (found.page_end, s2, found.end)]
     try:
-        return spans_geometry(src.path, src.rel, spans, texts={found.page: pa.text, found.page_end: pb.text},
-                              password=src.password, visible=[p.number for p in (pa, pb) if not p.hidden])
+        geo = spans_geometry(src.path, src.rel, spans, texts={found.page: pa.text, found.page_end: pb.text},
+                             password=src.password, visible=[p.number for p in (pa, pb) if not p.hidden])
     except (ExtractionError, SourceNotFoundError) as exc:
         return Geometry(note=f"no boxes: {exc}")
+    if len(geo.pages) == 2 and geo.pages[0].page == geo.pages[1].page:  # two parts of one page: one entry
+        geo.pages[0].boxes.extend(geo.pages.pop().boxes)
+    return geo
 
 
 def _drawn_differently(src: _Source, result: QuoteCheck, parts: dict[int, str]) -> QuoteCheck | None:

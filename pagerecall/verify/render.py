@@ -46,7 +46,7 @@ class PageView:
     ``rects`` the highlighted boxes on this page (PDF points, see
     :mod:`pagerecall.geometry`; ``None`` when nothing was asked to be highlighted);
     ``highlight`` what was asked (``quote`` / ``hit`` / None); ``match`` the quote check's outcome
-    for a quote (exact, normalised, fuzzy, not_found); ``found_on`` the page where the quote was
+    for a quote (exact, normalised, fuzzy, contradicted, not_found); ``found_on`` the page where the quote was
     found, or the hit's first page, when that is another page; ``note`` what went wrong or what to do next;
     ``render_ms`` the time spent rendering and encoding.
     """
@@ -228,6 +228,9 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
             if check.match == "fuzzy":
                 notes.append(f"only a similar passage is on the page (similarity {check.similarity:.2f}): "
                              "the highlight marks it; it is not the quote's wording")
+            elif check.match == "contradicted":
+                notes.append(f"the page says otherwise: the highlight marks the text that contradicts the quote "
+                             f"({check.note.removeprefix('contradicted: ')})")
     elif hit is not None:
         view.highlight = "hit"
         if hit.get("file") != rel:

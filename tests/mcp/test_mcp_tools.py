@@ -340,6 +340,17 @@ def test_verify_quote(server):
     assert "quote" in err(server, "verify_quote", {"quote": "", "file": "notes/lighthouse-log.txt"})
 
 
+def test_verify_quote_names_the_words_that_contradict_the_source(server):
+    """A negation dropped (the log says the boat "could not land"): ``contradicted``, the words named in
+    ``differences``, no "quote matched_text instead". Before: ``fuzzy``, the hint to quote the source's
+    text as if the quote were near-right."""
+    quote = LIGHTHOUSE[2].split(". ")[1].replace("could not land", "could land")
+    out = ok(server, "verify_quote", {"quote": quote, "file": "notes/lighthouse-log.txt"})
+    assert (out["match"], out["verbatim_citable"], out["page"]) == ("contradicted", False, 3), out
+    assert {"kind": "negation", "quote": "could", "source": "could not"} in out["differences"]
+    assert "matched_text instead" not in out["note"] and "do not cite" in out["note"]
+
+
 @pytest.mark.parametrize("tool", ["read_page", "verify_quote"])
 @pytest.mark.parametrize("kind", ["dotdot", "absolute", "symlink_out"])
 def test_paths_outside_the_corpus_are_refused(server, tool, kind):

@@ -1,0 +1,320 @@
+"""Where a quote and the closest source text differ, and whether the difference turns the meaning:
+:func:`differences`.
+
+A fuzzy match measures characters, not meaning: "TraceMonkey is not a method JIT" quoted as
+"TraceMonkey is a method JIT" scores about 0.9, as high as "a" quoted as "the". A verdict of
+``fuzzy`` with "quote matched_text instead" reads as "close enough" for the first. So the words
+that differ (a word-level alignment of the two texts, rapidfuzz ``Levenshtein.opcodes`` over
+their words) are named, and each difference is classed:
+
+============  ==============================================================================
+``negation``  one side holds a negation the other lacks: a word (:data:`NEGATIONS`, ten
+              languages, and ``n't``), a negating prefix of the same word (``valid`` /
+              ``invalid``, ``möglich`` / ``unmöglich``), or in Japanese, Chinese and Korean a
+              negating morpheme (:data:`CJK_NEGATIONS`) in the differing characters or next to them
+``number``    the quote holds a number (digits, or a number word: ``two``, ``zwei``) that the
+              source does not hold at that place, or another unit there (``MB`` for ``GB``);
+              ``1,000`` and ``1000``, ``two`` and ``2``, ``MB`` and ``megabytes`` are equal
+``name``      a name in the quote that the source's match does not hold (as often: a name moved is none), or
+              one of the source's replaced by other words (``Voreinstellung`` for ``FHS``): a word
+              with a capital or a digit inside (``SpiderMonkey``, ``DFSG``), a capitalised word
+              inside a sentence (not in a language that capitalises every noun: the page's share
+              of such words above :data:`NOUN_CAPITALS`, German), or a Latin word in CJK text
+``word``      any other difference (an article, a word left out, a synonym)
+============  ==============================================================================
+
+A quote left without a number or a name the source has, with nothing in its place (a dropped ``2x``),
+is a ``word`` difference: it says less than the source, not the opposite. The verdict built on these
+(:func:`pagerecall.verify.quote.verify_quote`): ``contradicted`` when any difference is a
+negation, a number or a name; ``fuzzy`` (with the differences named) otherwise.
+Why and the cases measured: docs/decisions/quote-verification-trust.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+from pagerecall.verify.normalise import _is_wide, normalise
+from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
+
+MEANING = ("negation", "number", "name")
+"""The kinds of difference that turn a quote's meaning (module docstring)."""
+
+NEGATIONS = frozenset((
+    "not no never none nobody nothing nowhere neither nor cannot without "  # English
+    "nicht kein keine keinen keinem keiner keines nie niemals nichts niemand nirgends weder ohne "  # German
+    "ne pas jamais aucun aucune rien sans ni "  # French
+    "nunca jamás ningún ninguno ninguna nada nadie sin tampoco "  # Spanish
+    "non mai nessun nessuno nessuna niente nulla senza "  # Italian
+    "não nenhum nenhuma ninguém sem nem "  # Portuguese
+    "niet geen nooit niets niemand zonder "  # Dutch
+    "не нет ни никогда ничего никто без "  # Russian
+    "nie nigdy żaden bez"  # Polish
+).split())
+"""Negating words, lower case."""
+
+CJK_NEGATIONS = ("ない", "なかっ", "なく", "ません", "不", "非", "未", "無", "没", "沒", "无", "别", "勿", "않", "못", "없")
+"""Negating morphemes of Japanese, Chinese and Korean, looked for in a difference's characters and
+the two on each side of it (``できます`` / ``できません`` differ in ``す`` / ``せん``)."""
+
+_NEG_PREFIXES = (("un", 4), ("non", 4), ("in", 5), ("im", 5), ("il", 5), ("ir", 5), ("dis", 5))
+"""A negating prefix and the shortest word it is taken on (``form`` / ``inform`` is no negation)."""
+
+NOUN_CAPITALS = 0.2
+"""Share of capitalised words inside sentences above which a page's language capitalises nouns
+(measured on pages 10, 20, 30, 40, 50: maint-guide.de 0.24-0.34; maint-guide.en 0.04-0.08;
+tracemonkey.pdf page 10: 0.01): there a capitalised word is no sign of a name."""
+
+MAX_REPORTED = 6
+"""Differences named at most (those that turn the meaning first)."""
+
+_WORD = re.compile(r"\w+(?:['.,’]\w+)*")
+_GROUPED = re.compile(r"\d{1,3}(?:[,.\u00a0\u202f]\d{3})+")
+_SENTENCE_END = tuple(".!?。！？:\"“”«»(")
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One place where the quote and the source differ: ``kind`` (module docstring), the quote's
+    words there and the source's (normalised text; the word before is added to both when one side
+    has none, so that ``is`` / ``is not`` reads as a difference)."""
+
+    kind: str
+    quote: str
+    source: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    key: str  # compared: lower case; a number's value
+    text: str  # as written (normalised)
+    start: int
+    end: int
+    wide: bool
+
+
+def _tokens(text: str) -> list[_Tok]:
+    """Words of ``text``: runs of letters and digits (a number with its separators, a word with an
+    apostrophe), each character of a script written without spaces a word of its own."""
+    out: list[_Tok] = []
+    for m in _WORD.finditer(text):
+        word, base = m.group(0).rstrip(".,"), m.start()
+        i = 0
+        while i < len(word):
+            if _is_wide(word[i]):
+                out.append(_Tok(word[i], word[i], base + i, base + i + 1, True))
+                i += 1
+                continue
+            j = i
+            while j < len(word) and not _is_wide(word[j]):
+                j += 1
+            piece = word[i:j]
+            out.append(_Tok(_key(piece), piece, base + i, base + j, False))
+            i = j
+    return out
+
+
+_NOT_NUMBER_WORDS = frozenset(("one", "due", "cent", "dos", "otto", "sept", "mil", "elf"))
+"""Number words that are also common words of another language here ("one of", "due to")."""
+
+_NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", "pages", "files", "words", "people",
+                        "users"))
+"""Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
+
+
+def _key(word: str) -> str:
+    low = word.lower()
+    if any(c.isdigit() for c in word):
+        s = word.replace("\u00a0", "").replace("\u202f", "")
+        s = re.sub(r"[,.]", "", s) if _GROUPED.fullmatch(word) else s.replace(",", ".")
+        try:
+            return repr(float(s))
+        except ValueError:
+            return low
+    if low in _NOT_NUMBER_WORDS:
+        return low
+    unit = UNIT_CLASS.get(low) if len(low) > 1 and low not in _NOT_UNITS else None
+    if unit is not None:
+        return "unit:" + unit  # "MB" and "megabytes" are one word here
+    value = OTHER_WORDS.get(low)
+    if value is None:
+        value = words_value(low) if low.isalpha() else None
+    return repr(float(value)) if value is not None else low
+
+
+def _is_number(t: _Tok) -> bool:
+    return any(c.isdigit() for c in t.text) or t.key[:1].isdigit()  # digits, or a number word's value
+
+
+def _initial(text: str, t: _Tok) -> bool:
+    i = t.start
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    return i == 0 or text[i - 1] in _SENTENCE_END
+
+
+def _is_name(text: str, t: _Tok, capitalising) -> bool:
+    w = t.text
+    if t.wide or not any(c.isalpha() for c in w) or t.key.startswith("unit:"):
+        return False
+    if any(c.isupper() for c in w[1:]):
+        return True  # SpiderMonkey, DFSG
+    near = text[max(0, t.start - 1):t.start] + text[t.end:t.end + 1]
+    if any(_is_wide(c) for c in near):
+        return True  # a Latin word in CJK text
+    return w[0].isupper() and not _initial(text, t) and not capitalising()
+
+
+_LETTERS = re.compile(r"(?<!\w)[^\W\d_]{2,}(?!\w)")
+
+
+def _capitalising(text: str) -> bool:
+    """True when more than :data:`NOUN_CAPITALS` of the words inside the sentences of ``text`` are
+    capitalised (``Paket``; ``TraceMonkey`` and ``DFSG`` are names in any language, not counted).
+    About 1 ms a page."""
+    inside = capital = 0
+    for m in _LETTERS.finditer(text):
+        w = m.group(0)
+        if _is_wide(w[0]):
+            continue
+        i = m.start()
+        while i > 0 and text[i - 1].isspace():
+            i -= 1
+        if i == 0 or text[i - 1] in _SENTENCE_END:
+            continue
+        inside += 1
+        capital += w[0].isupper() and w[1:].islower()
+    return inside >= 20 and capital / inside > NOUN_CAPITALS
+
+
+def _negations(text: str, toks: list[_Tok], i: int, j: int) -> tuple[int, int]:
+    """Negating words in ``toks[i:j]``, and negating morphemes in the characters of the wide tokens
+    from ``i - 2`` to ``j + 2``."""
+    words = sum(1 for t in toks[i:j] if not t.wide and (t.key in NEGATIONS or t.key.endswith(("n't", "n’t"))
+                                                         or t.key.startswith(("n'", "n’"))))
+    wide = [t for t in toks[max(0, i - 2):j + 2] if t.wide]
+    if not wide:
+        return words, 0
+    chars = text[wide[0].start:wide[-1].end]
+    return words, sum(chars.count(m) for m in CJK_NEGATIONS)
+
+
+def _prefixed(a: list[_Tok], b: list[_Tok]) -> bool:
+    """One word each, one the other with a negating prefix (``valid`` / ``invalid``)."""
+    if len(a) != 1 or len(b) != 1:
+        return False
+    x, y = sorted((a[0].key, b[0].key), key=len)
+    return any(y == p + x and len(x) >= n for p, n in _NEG_PREFIXES)
+
+
+def differences(quote: str, source: str, page_text: str | None = None) -> list[Difference]:
+    """The places where ``quote`` and ``source`` (the source text of a fuzzy match) differ, word by
+    word, each with its kind (module docstring); those that turn the meaning first, at most
+    :data:`MAX_REPORTED`. ``page_text``: the page the source text lies on, to tell a language that
+    capitalises nouns (default: the two texts). Case and typography (``normalise``) are not
+    differences. Pure; cost: quote words x source words."""
+    from rapidfuzz.distance import Levenshtein
+
+    nq, ns = normalise(quote).text, normalise(source).text
+    q, s = _tokens(nq), _tokens(ns)
+    if not q or not s:
+        return []
+    import functools
+
+    capitalising = functools.cache(lambda: _capitalising(page_text if page_text is not None else nq + " " + ns))
+    from collections import Counter
+
+    in_quote, in_source = Counter(t.key for t in q), Counter(t.key for t in s)
+    spans: list[list[int]] = []  # runs of differing words: [quote start, end, source start, end]
+    for op in Levenshtein.opcodes([t.key for t in q], [t.key for t in s]):
+        if op.tag == "equal":
+            continue
+        if spans and spans[-1][1] == op.src_start and spans[-1][3] == op.dest_start:
+            spans[-1][1], spans[-1][3] = op.src_end, op.dest_end  # one place: "す" / "せん", not two
+        else:
+            spans.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    if spans and spans[0][1] == 0:
+        spans.pop(0)  # source words before the quote's first word: outside the quote
+    if spans and spans[-1][0] == len(q):
+        spans.pop()  # and after its last
+    out: list[Difference] = []
+    for i1, i2, j1, j2 in spans:
+        qs, ss = q[i1:i2], s[j1:j2]
+        if "".join(t.key for t in qs) == "".join(t.key for t in ss):
+            kind = "word"  # only the spacing differs ("makeinstall" for "make install")
+        elif _negations(nq, q, i1, i2) != _negations(ns, s, j1, j2) or _prefixed(qs, ss):
+            kind = "negation"
+        elif {t.key for t in qs if _is_number(t)} - {t.key for t in ss} or (
+                {t.key for t in qs if t.key.startswith("unit:")} - {t.key for t in ss}
+                and any(t.key.startswith("unit:") for t in ss)):
+            kind = "number"  # another value, or another unit (MB for GB)
+        elif any(_is_name(nq, t, capitalising) and in_quote[t.key] > in_source[t.key] for t in qs) or qs and any(
+                _is_name(ns, t, capitalising) and in_source[t.key] > in_quote[t.key] for t in ss):
+            kind = "name"
+        else:
+            kind = "word"
+        out.append(Difference(kind, _words(nq, q, i1, i2, j1 == j2), _words(ns, s, j1, j2, i1 == i2)))
+    out.sort(key=lambda d: d.kind not in MEANING)
+    return out[:MAX_REPORTED]
+
+
+def _words(text: str, toks: list[_Tok], i: int, j: int, other_empty: bool) -> str:
+    """The words ``toks[i:j]`` as written in ``text``; with the word before (after, at the start)
+    when this side or the other has none there."""
+    if i == j or other_empty:
+        i, j = (i - 1, j) if i > 0 else (i, min(j + 1, len(toks)))
+    if i >= j:
+        return ""
+    return text[toks[i].start:toks[j - 1].end]
+
+
+def _widen(text: str, s: int, e: int) -> tuple[int, int]:
+    """``[s, e)`` of ``text`` widened by one word on each side (three characters of a script written
+    without spaces): a fuzzy match's ends are the counterparts of the quote's first and last words,
+    so a first or last word the quote changed (``3`` for ``2``, ``す`` for ``せん``) lies just outside."""
+    a = s
+    while a > 0 and text[a - 1].isspace():
+        a -= 1
+    if a > 0 and _is_wide(text[a - 1]):
+        a = max(0, a - 3)
+    while a > 0 and text[a - 1].isalnum() and not _is_wide(text[a - 1]):
+        a -= 1
+    b = e
+    while b < len(text) and text[b].isspace():
+        b += 1
+    if b < len(text) and _is_wide(text[b]):
+        b = min(len(text), b + 3)
+    while b < len(text) and text[b].isalnum() and not _is_wide(text[b]):
+        b += 1
+    return a, b
+
+
+def describe(diffs: list[Difference]) -> str:
+    """``"is not" where the quote has "is" (negation); ...``: the differences in words."""
+    return "; ".join(f'"{d.source}" where the quote has "{d.quote}" ({d.kind})' for d in diffs)
+
+
+def weigh(result, page_text: str) -> str:
+    """Name the differences of a fuzzy ``result`` (a :class:`pagerecall.verify.quote.QuoteCheck`
+    with ``quote`` and ``matched_text``) in ``result.differences``, turn it into ``contradicted``
+    when one of them is a negation, a number or a name, and return its note. ``page_text``: the
+    text of the page the match starts on (:func:`differences`)."""
+    source = result.matched_text or ""
+    if result.page == result.page_end and result.char_start is not None:  # a word more on each side:
+        source = page_text[slice(*_widen(page_text, result.char_start, result.char_end))]  # "2" before "Programs"
+    diffs = differences(result.quote, source, page_text)
+    result.differences = [d.to_dict() for d in diffs]
+    turned = [d for d in diffs if d.kind in MEANING]
+    where = f"page {result.page}" + (f" (printed {result.label})" if result.label else "")
+    if turned:
+        result.match = "contradicted"
+        return (f"contradicted: the source says otherwise on {where}: {describe(turned)}; not the source's "
+                f"words and not a near match of them (the similarity {result.similarity:.2f} counts characters, "
+                "not meaning): do not cite this quote; read the page (`pagerecall page`, MCP read_page)")
+    said = f"; it differs in: {describe(diffs)}" if diffs else ""
+    return (f"not verbatim: closest source text has similarity {result.similarity:.2f}; quote matched_text "
+            f"instead{said}")
