@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import re
 import sys
 import threading
 from contextlib import contextmanager
@@ -46,6 +47,49 @@ class ConsoleLogHandler(logging.Handler):
             self.handleError(record)
 
 
+_CONTROL = re.compile(r"(\x1b\[(?:1;33|0)m)|([\x00-\x08\x0b-\x1f\x7f-\x9f])")
+"""The CLI's own highlight (:func:`pagerecall.cli.output._highlight`: bold yellow, reset), or a control
+character other than tab and line feed."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character but tab and line feed shown in caret notation, as ``cat -v``
+    shows it (ESC ``^[``, CR ``^M``, DEL ``^?``; C1 controls as ``\\x9b``), except the CLI's own two
+    highlight sequences. Why: a document's text or file name is printed on a terminal by ``search``,
+    ``page``, ``files``, ...; a ``.txt`` page is verbatim, so its escape sequences (clear the screen, set
+    the window title, conceal or recolour text, write the clipboard with OSC 52) acted on the user's
+    terminal and could show other words than the source holds. Only for a terminal: a pipe or a file
+    gets the bytes as they are (``page`` stays verbatim), and ``--json`` escapes controls itself."""
+    def shown(m: re.Match) -> str:
+        if m.group(1):
+            return m.group(1)
+        c = ord(m.group(2))
+        return f"^{chr(c + 64)}" if c < 0x20 else "^?" if c == 0x7F else f"\\x{c:02x}"
+    return _CONTROL.sub(shown, text)
+
+
+class TerminalSafe:
+    """A text stream for a terminal: every string written goes through :func:`terminal_safe`; any other
+    attribute is the wrapped stream's (``getvalue`` of a captured console, ``flush``, ...)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # replaced or closed (an MCP stdio server's stdout)
+        return False
+
+
 _local = threading.local()
 
 
@@ -54,20 +98,20 @@ def con() -> Console:
     c = getattr(_local, "console", None)
     if c is not None:
         return c
-    try:
-        tty = sys.stdout.isatty()
-    except (AttributeError, ValueError):  # replaced or closed stdout (an MCP stdio server's)
-        tty = False
-    return Console(sys.stdout, sys.stderr, getattr(sys.stdout, "buffer", None), tty)
+    tty = _isatty(sys.stdout)
+    out = TerminalSafe(sys.stdout) if tty else sys.stdout
+    err = TerminalSafe(sys.stderr) if _isatty(sys.stderr) else sys.stderr
+    return Console(out, err, getattr(sys.stdout, "buffer", None), tty)
 
 
 @contextmanager
 def capture(tty: bool = False) -> Iterator[Console]:
     """Within the block, this thread's printers write to fresh ``io.StringIO`` buffers (read them
     from the yielded console's ``out``/``err`` with ``getvalue()``); ``tty`` stands in for the
-    client's terminal. Binary output (``page --png -``) is not capturable: ``out_buffer`` is None."""
+    client's terminal (control characters then shown, :func:`terminal_safe`). Binary output (``page --png -``) is not capturable: ``out_buffer`` is None."""
     prev = getattr(_local, "console", None)
-    c = Console(io.StringIO(), io.StringIO(), None, tty)
+    out, err = io.StringIO(), io.StringIO()
+    c = Console(TerminalSafe(out) if tty else out, TerminalSafe(err) if tty else err, None, tty)
     _local.console = c
     try:
         yield c

@@ -36,6 +36,32 @@ def _crossed_line(sections: list[dict]) -> str:
     return f"   § {' '.join(parts)}\n"
 
 
+def envelope_notes(env: dict, answered: bool, what: str = "hits") -> list[str]:
+    """The notes an answer's coverage envelope calls for (``search``, ``evidence``): weak ``what`` when
+    ``answered`` (no lane had evidence: treat them as a miss), phrases not found, failed files, files
+    changed on disk since the build, degraded and hidden-text files among the hits, an older extraction."""
+    notes = []
+    if env.get("weak") and answered:
+        notes.append(f"weak {what}: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
+    for phrase in env.get("phrases_not_found") or []:
+        notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
+    if env.get("files_failed"):
+        notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
+    stale = env.get("stale", {})
+    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
+    if n_stale:
+        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
+    if env.get("degraded_in_hits"):
+        notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
+    if env.get("extraction_outdated"):
+        notes.append(env["extraction_outdated"]["note"])
+    if env.get("hidden_in_hits"):
+        notes.append("files among the hits with text no reader sees (never in a hit; pagerecall page lists it): "
+                     + ", ".join(f"{p} ({'unknown' if v == 'unknown' else ', '.join(v['reasons'])})"
+                                 for p, v in env["hidden_in_hits"].items()))
+    return notes
+
+
 def print_search(res: dict, quiet: bool = False) -> None:
     """A search answer (``SearchResult.to_dict()``): numbered hits with pointers on stdout; notes
     from the envelope (weak hits, phrases not found, failed or stale files) and, unless ``quiet``,
@@ -79,26 +105,7 @@ def print_search(res: dict, quiet: bool = False) -> None:
         else:
             out.write("No hits. " + ("The miss can be trusted as far as the index goes." if miss.get("trustworthy")
                                     else "This miss proves nothing: " + "; ".join(miss.get("caveats", []))) + "\n")
-    notes = []
-    if env.get("weak") and res["hits"]:
-        notes.append("weak hits: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
-    for phrase in env.get("phrases_not_found") or []:
-        notes.append(f'the phrase "{phrase}" occurs in no indexed passage: the hits match its words, not the phrase')
-    if env.get("files_failed"):
-        notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
-    stale = env.get("stale", {})
-    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
-    if n_stale:
-        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
-    if env.get("degraded_in_hits"):
-        notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
-    if env.get("extraction_outdated"):
-        notes.append(env["extraction_outdated"]["note"])
-    if env.get("hidden_in_hits"):
-        notes.append("files among the hits with text no reader sees (never in a hit; pagerecall page lists it): "
-                     + ", ".join(f"{p} ({'unknown' if v == 'unknown' else ', '.join(v['reasons'])})"
-                                 for p, v in env["hidden_in_hits"].items()))
-    for n in notes:
+    for n in envelope_notes(env, bool(res["hits"])):
         con().err.write(f"note: {n}\n")
     if quiet:
         return
@@ -117,6 +124,9 @@ def print_evidence(res: dict) -> None:
     con().err.write(f"note: {res['tokens_used']} of {res['max_tokens']} tokens ({res['tokenizer']}); "
                      f"{res['left_out']} passage(s) did not fit\n")
     for n in res.get("notes") or []:
+        con().err.write(f"note: {n}\n")
+    env = res.get("envelope") or {}
+    for n in envelope_notes(env, bool(res["passages"]), "passages"):  # as search says them (weak, stale, ...)
         con().err.write(f"note: {n}\n")
 
 

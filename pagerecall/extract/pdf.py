@@ -25,7 +25,7 @@ file) and :func:`read_pdf_page` (one page, for the quote verifier and ``read_pag
    values: pdf.js ``TrueType_without_cmap.pdf`` shows Armenian and extracts ``’>in``); the
    text is kept as extracted, never indexed, and a miss over it is never trusted; without
    text, ``image_only`` when images cover at least :data:`IMAGE_COVER_MIN` of the page
-   area, else ``empty``; ``ocr`` when an image-only or garbled page got its text from
+   area or when it draws letters as outlines (:func:`_drawn_glyphs`), else ``empty``; ``ocr`` when an image-only or garbled page got its text from
    Tesseract (see :func:`ocr_available`). :func:`read_pdf` OCRs a file's pages after its
    loop, all in one child interpreter (:mod:`pagerecall.extract.ocr`: Tesseract in MuPDF holds
    the GIL, which would stall a build's embedding thread); :func:`read_pdf_page` OCRs its one
@@ -89,6 +89,15 @@ IMAGE_COVER_MIN = 0.5
 """A page without text is ``image_only`` when its images cover at least this share of the
 page area (sum of the image boxes clipped to the page). Why: scans cover ~100 %; a blank page
 with a small logo stays ``empty`` and is not sent to OCR."""
+
+DRAWN_GLYPHS_MIN = 20
+"""A page without text and without images that draws at least this many letter-sized filled shapes
+(:func:`_drawn_glyphs`) shows text drawn as outlines: it is ``image_only`` (OCR'd where Tesseract is
+installed), never ``empty``. Why: the example manual's pages converted to outlines draw 771-1,040 such
+shapes (one per letter), a line of a title about 20; a blank page, a rule or a border draws none."""
+
+GLYPH_MAX_POINTS = 40.0
+"""The largest side, in points, of a shape counted as a drawn letter (a 40 pt letter is a large title's)."""
 
 
 # ----------------------------------------------------------------------------------- public
@@ -320,15 +329,19 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None, fonts: dict |
             ocr_later.append(index)
             return garbled, None
         return _ocr_page(page, number, label, ocr_cfg, garbled)
+    note = None
     if _image_cover(page) < IMAGE_COVER_MIN:
-        return Page(number=number, text="", label=label, status="empty", hidden=hidden), None
+        if not _drawn_glyphs(page):
+            return Page(number=number, text="", label=label, status="empty", hidden=hidden), None
+        note = (f"page {number} has no text layer but shows shapes the size of letters (text drawn as outlines?): "
+                "read as an image-only page")
     image_only = Page(number=number, text="", label=label, status="image_only", hidden=hidden)
     if ocr_cfg is None:
-        return image_only, None
+        return image_only, note
     if ocr_later is not None:
         ocr_later.append(index)
-        return image_only, None
-    return _ocr_page(page, number, label, ocr_cfg, image_only)
+        return image_only, note
+    return _ocr_page(page, number, label, ocr_cfg, image_only)  # its note replaces ours, as after a build's OCR
 
 
 def _ocr_page(page: Any, number: int, label: str | None, ocr_cfg: OcrConfig, fallback: Page) -> tuple[Page, str | None]:
@@ -358,6 +371,23 @@ def _image_cover(page: Any) -> float:
         if box is not None:
             covered += (box[2] - box[0]) * (box[3] - box[1])
     return min(1.0, covered / area)
+
+
+def _drawn_glyphs(page: Any) -> bool:
+    """True when the page's vector paths hold at least :data:`DRAWN_GLYPHS_MIN` filled shapes no larger
+    than :data:`GLYPH_MAX_POINTS` on either side: letters drawn as outlines (a PDF whose fonts were
+    converted to paths by a design tool, ``gs -dNoOutputFonts`` or an SVG export keeps no text layer,
+    yet a reader sees words). Such a page is no blank page: a miss there proves nothing."""
+    n = 0
+    for item in page.get_cdrawings():
+        if "f" not in (item.get("type") or ""):
+            continue
+        x0, y0, x1, y1 = item["rect"]
+        if 0 < x1 - x0 <= GLYPH_MAX_POINTS and 0 < y1 - y0 <= GLYPH_MAX_POINTS:
+            n += 1
+            if n >= DRAWN_GLYPHS_MIN:
+                return True
+    return False
 
 
 def _clip(bbox: Any, rect: Any) -> tuple[float, float, float, float] | None:

@@ -56,6 +56,8 @@ REVISIONS: dict[int, str] = {
     13: "PDF text of which too little reaches the page is hidden: clipped to a sliver (under 35 % of a glyph's own "
         "ink drawn), under a nearly opaque white veil or a faint soft mask (the colour a reader sees judged, as "
         "gray text is); text squashed flat on a slanted line (tiny_font)",
+    14: "a page without a text layer that draws its letters as outlines (fonts converted to paths) is image-only "
+        "(OCR'd where Tesseract is installed; a miss over it is not trusted), no longer a blank page",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

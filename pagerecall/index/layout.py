@@ -318,6 +318,11 @@ class IndexStore:
                     "Next: pagerecall update brings the index up to date with the corpus."
                 )
             before = self.went_live_after(prev)
+            if cur:  # the generation left is no leftover of an interrupted write (index.leftovers)
+                from pagerecall.index.leftovers import LEFT_BY_ROLLBACK
+
+                (self.path / cur / LEFT_BY_ROLLBACK).write_text(f"rolled back to {prev} at {now_iso()}\n",
+                                                                encoding="utf-8")
             write_atomic(self._current_file, prev + "\n")  # the commit
             if self._complete(before) and before != cur:
                 write_atomic(self._previous_file, before + "\n")

@@ -28,6 +28,12 @@ WRITE_KEY = "write"
 """Key of the cache's ``info`` table holding the interrupted command: JSON ``{"action", "generation",
 "corpus_root", "started", "pid", "host"}`` (:meth:`pagerecall.ingest.resume_cache.EmbedCache.note_write`)."""
 
+LEFT_BY_ROLLBACK = ".left-by-rollback"
+"""Marker file :meth:`pagerecall.index.layout.IndexStore.rollback` writes into the generation it leaves: a
+complete generation that was live, newer than ``CURRENT``, kept until the next write's cleanup. Without
+it such a generation looked like a write killed after its finalize and before its swap, and ``info``
+and ``update --dry-run`` called it a partial generation of an interrupted write."""
+
 _GEN_RE = re.compile(r"^gen-(\d{6,})$")
 FROM_SCRATCH = ("build", "rebuild")
 
@@ -112,7 +118,7 @@ def interrupted_write(index_dir: Path | str) -> dict | None:
     partial = []
     for p in sorted(index_dir.iterdir()):
         m = _GEN_RE.match(p.name)
-        if not m or not p.is_dir() or p.name in (current, previous):
+        if not m or not p.is_dir() or p.name in (current, previous) or (p / LEFT_BY_ROLLBACK).exists():
             continue
         if (p / ".building").exists() or not (p / "meta.json").is_file() or int(m.group(1)) > cur_num:
             partial.append({"name": p.name, "bytes": _own_bytes(p)})
