@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
@@ -40,13 +41,47 @@ class _Found:
     skipped: list[str] | None = None  # on one page: the captions of the figure text left out
 
 
+_UNSPACED = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF))
+"""Thai, Lao, Myanmar and Khmer: scripts that, like CJK (:func:`_is_wide`), put no space between words."""
+
+
+def _in_word(ch: str) -> bool:
+    """True for a character that continues a word of a script that spaces its words: a letter, a
+    digit or a combining mark, not CJK-like (:func:`_is_wide`) and not of :data:`_UNSPACED`."""
+    if not (ch.isalnum() or unicodedata.category(ch) in ("Mn", "Mc")):
+        return False
+    return not _is_wide(ch) and not any(a <= ord(ch) <= b for a, b in _UNSPACED)
+
+
+def word_bounded(hay: str, start: int, end: int) -> bool:
+    """True when ``hay[start:end]`` neither begins nor ends inside a word: a quote "8 metres" is not
+    in "58 metres", nor "The light is on" in "The light is only lit" (each was ``exact``). Only where
+    both sides of an edge are word characters of a script that spaces its words (:func:`_in_word`)
+    does the edge fall inside a word; CJK, Thai and the like are matched anywhere, as before."""
+    if start > 0 and start < len(hay) and _in_word(hay[start - 1]) and _in_word(hay[start]):
+        return False
+    if 0 < end < len(hay) and _in_word(hay[end - 1]) and _in_word(hay[end]):
+        return False
+    return True
+
+
+def _find_bounded(hay: str, needle: str) -> int:
+    """The first occurrence of ``needle`` in ``hay`` that is :func:`word_bounded`, or -1."""
+    pos = hay.find(needle)
+    while pos >= 0 and not word_bounded(hay, pos, pos + len(needle)):
+        pos = hay.find(needle, pos + 1)
+    return pos
+
+
 def _match_single(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
+    """The quote on page ``number`` as printed (``exact``) or normalised, whole words only
+    (:func:`word_bounded`)."""
     text = src.page(number).text
-    pos = text.find(quote)
+    pos = _find_bounded(text, quote)
     if pos >= 0:
         return _Found("exact", number, number, pos, pos + len(quote), 1.0)
     norm = src.norm(number)
-    pos = norm.text.find(nq)
+    pos = _find_bounded(norm.text, nq)
     if pos >= 0:
         s, e = norm.span(pos, pos + len(nq))
         kind: MatchKind = "exact" if printed_readings(text[s:e]).fullmatch(quote) else "normalised"
@@ -127,7 +162,7 @@ def _match_interrupted(quote: str, nq: str, src: _Source, number: int) -> _Found
         j = hay.find(rest)
         while j >= 0:
             i = hay.rfind(head, max(0, j - FIGURE_WINDOW - len(head)), j - 1)
-            if i >= 0:
+            if i >= 0 and word_bounded(hay, i, i + 1) and word_bounded(hay, j + len(rest) - 1, j + len(rest)):
                 s, e1 = norm.span(i, i + len(head))
                 s2, e = norm.span(j, j + len(rest))
                 skipped = figure_skippable(src, number, (s, e1), (s2, e))
@@ -166,7 +201,7 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         if len(rest) < SPLIT_MIN_CHARS:
             continue
         j = nb.text.find(rest, 0, FIGURE_WINDOW + len(rest))
-        if j < 0:
+        if j < 0 or not word_bounded(nb.text, j + len(rest) - 1, j + len(rest)):
             continue
         s2, e = nb.span(j, j + len(rest))
         top = [] if j <= JUNCTION_WINDOW and top_skippable(text_b[:s2], src, a + 1) else \
@@ -176,6 +211,9 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         head = nq[:k].rstrip(" ")
         i = tail.rfind(head)
         while i >= 0:
+            if not word_bounded(tail, i, i + 1):  # the quote would begin inside a word
+                i = tail.rfind(head, 0, i + len(head) - 1) if i > 0 else -1
+                continue
             s, e1 = na.span(t0 + i, t0 + i + len(head))
             foot = [] if foot_skippable(text_a[e1:], src, a) else figure_skippable(src, a, (s, e1), None)
             if foot is not None:
