@@ -235,13 +235,14 @@ def test_page_tree_cycle_keeps_readable_pages(caplog):
     caplog.set_level(logging.INFO, logger="pagerecall")
     doc = read_pdf(shared_path("pdfs", "adversarial", "Pages-tree-refs.pdf"), "p.pdf", ocr="off")
     assert doc.pages[0].status == "ok" and doc.pages[0].text
-    assert doc.pages[1].status == "empty"
+    assert doc.pages[1].status == "unreadable"  # not "empty": a blank page shows nothing, this one is unknown
     assert any("page 2" in w and "cycle in page tree" in w for w in doc.warnings)
     # MuPDF's own line ("MuPDF error: format error: cycle in page tree") is not printed raw beside it: the
     # file's warning is logged instead, naming the file
     assert [r.getMessage() for r in caplog.records if r.name == "pagerecall.mupdf"] == []
     assert [r.getMessage() for r in caplog.records if "cycle in page tree" in r.getMessage()] == [
-        "p.pdf: page 2 could not be read (FzErrorFormat: code=7: cycle in page tree); kept as an empty page"]
+        "p.pdf: page 2 could not be read (FzErrorFormat: code=7: cycle in page tree); kept as an unreadable page "
+        "(what it shows is unknown: a miss there proves nothing)"]
 
 
 def test_garbled_and_image_only_pages():

@@ -90,7 +90,7 @@ def test_miss_in_scans_is_not_trustworthy(demo):
     res = Searcher(settings).search('"zyzzyva quorble"', k=5, mode="fulltext", files=["linn.pdf", "c03-29.pdf"])
     assert res.hits == []
     assert res.envelope["miss"]["trustworthy"] is False
-    assert any("unreadable" in c for c in res.envelope["miss"]["caveats"])
+    assert any("image-only" in c for c in res.envelope["miss"]["caveats"])
 
 
 def _sections(corpus: Path, lang: str) -> dict[str, dict]:
