@@ -42,7 +42,8 @@ from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit, build_verdicts
 from pagerecall.search.source_reads import SourceReads
-from pagerecall.search.weak import NOISE_PROBES, OFF_TOPIC_PROBES, weak_reason
+from pagerecall.search.weak import NOISE_PROBES, weak_reason
+from pagerecall.search.weak_probes import OFF_TOPIC_TEXTS
 
 log = logging.getLogger(__name__)
 
@@ -346,11 +347,11 @@ class Searcher(IndexReads, SourceReads):
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
 
     def _probe_vectors(self, snapshot):
-        """Query vectors of :data:`NOISE_PROBES` then :data:`OFF_TOPIC_PROBES` (float32 (n, dim),
-        embedded once per Searcher)."""
+        """Query vectors of :data:`NOISE_PROBES` then every language's off-topic probes
+        (:data:`pagerecall.search.weak_probes.OFF_TOPIC_TEXTS`; float32 (n, dim), embedded once per Searcher)."""
         with self._lock:
             if self._probes is None:
-                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES + OFF_TOPIC_PROBES))
+                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES + OFF_TOPIC_TEXTS))
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
