@@ -348,10 +348,16 @@ class Searcher(IndexReads, SourceReads):
 
     def _probe_vectors(self, snapshot):
         """Query vectors of :data:`NOISE_PROBES` then every language's off-topic probes
-        (:data:`pagerecall.search.weak_probes.OFF_TOPIC_TEXTS`; float32 (n, dim), embedded once per Searcher)."""
+        (:data:`pagerecall.search.weak_probes.OFF_TOPIC_TEXTS`; float32 (n, dim), embedded once per Searcher and
+        kept on disk per model: :func:`pagerecall.search.weak_probes.cached_vectors`)."""
+        from pagerecall.search.weak_probes import cached_vectors
+
         with self._lock:
             if self._probes is None:
-                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES + OFF_TOPIC_TEXTS))
+                emb = self.embedder(snapshot)
+                fp = snapshot.meta.get("fingerprint") or {"model": self.settings.model}
+                self._probes = cached_vectors(self.settings.cache_dir, fp, list(NOISE_PROBES + OFF_TOPIC_TEXTS),
+                                              emb.embed_queries)
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:

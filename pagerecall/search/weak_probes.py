@@ -83,3 +83,36 @@ def query_language(vector: Any, topics: Mapping[str, Any]) -> str:
         if score > best:
             best, lang = score, name
     return lang
+
+
+def cached_vectors(cache_dir: Any, fingerprint: Mapping[str, Any], texts: list[str], embed: Any) -> Any:
+    """``embed(texts)`` (query vectors, float32 (n, dim)), kept in ``cache_dir/weak-probes-<key>.npy``, the key a
+    SHA-256 of the index's model ``fingerprint`` and the texts: a one-shot ``pagerecall search`` that reaches the
+    weak rule reads 87 probe vectors (134 KB) instead of embedding them (about 1 CPU-s on 2 AVX2 cores against
+    0.17 s for the 15 probes of one language; docs/decisions/weak-languages.md). The vectors are the ones the
+    query embedder of that fingerprint gives; a folder that cannot be read or written costs only the embedding."""
+    import hashlib
+    import json
+    import os
+    from pathlib import Path
+
+    import numpy as np
+
+    key = hashlib.sha256(json.dumps([dict(fingerprint), texts], sort_keys=True, default=str).encode()).hexdigest()[:24]
+    path = Path(cache_dir) / f"weak-probes-{key}.npy"
+    try:
+        got = np.load(path, allow_pickle=False)
+        if got.shape[0] == len(texts):
+            return got
+    except (OSError, ValueError):
+        pass
+    vectors = np.asarray(embed(texts), dtype=np.float32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.save(fh, vectors, allow_pickle=False)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return vectors
