@@ -3,7 +3,8 @@
 
 Runs ``pagerecall.ingest.pipeline.build`` once, in this process, into a temporary index, with the
 preparation of files done in the main thread (``prepare_ahead`` replaced by a plain loop, no
-early start, OCR off) so that the process's CPU clock (``time.process_time``: every thread, onnxruntime's
+early start, OCR off) and the int8 batches run one after another in it too (the lanes' one-thread session,
+:mod:`pagerecall.ingest.lanes`, without the side-by-side runs) so that the process's CPU clock (``time.process_time``: every thread, onnxruntime's
 included) can be charged to one stage at a time. Each stage is a function of the product
 wrapped with a timer; a stage's *own* CPU excludes the stages called inside it (the instruction
 judge inside extraction's page flags, the model inside the embed loop, ...). The build's
@@ -78,11 +79,12 @@ STAGES = [
     ("pagerecall.ingest.preparing", "page_flags", "page flags (instruction-like text)"),
     ("pagerecall.model.instruction_judge", "InstructionJudge.scores", "instruction judge (model on sentences)"),
     ("pagerecall.ingest.chunking", "chunk_document", "chunking (token spans, plan)"),
-    ("pagerecall.ingest.embed_loop", "EmbedLoop.vectors", "embed loop (keys, cache, batching)"),
+    ("pagerecall.ingest.embed_loop", "EmbedLoop.start", "embed loop (keys, cache, batching)"),
+    ("pagerecall.ingest.embed_loop", "EmbedLoop.finish", "embed loop (keys, cache, batching)"),
     ("pagerecall.model.bundled", "BundledEmbedder._ids", "passage tokenisation at embed time"),
     ("pagerecall.model.bundled", "OrtEncoder.run", "model: onnxruntime run"),
     ("pagerecall.model.bundled", "mean_pool_normalize", "model: pooling"),
-    ("pagerecall.ingest.embed_loop", "rows_of", "rows of a file"),
+    ("pagerecall.ingest.write_files", "rows_of", "rows of a file"),
     ("pagerecall.index.writer", "GenerationWriter._add_tantivy", "writer: Tantivy documents"),
     ("pagerecall.index.writer", "GenerationWriter._flush", "writer: Lance appends, files upsert"),
     ("pagerecall.index.writer", "GenerationWriter.finalize", "finalize (Tantivy commit, scalar + ANN indexes, compaction)"),
@@ -103,14 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PAGERECALL_OCR", "off")
     c_imp, t0 = time.process_time(), time.perf_counter()
     from pagerecall.config import Settings
-    from pagerecall.ingest import embed_loop, pipeline
+    from pagerecall.ingest import pipeline, write_files
     OWN["imports before the build"] = time.process_time() - c_imp
 
     def serial(files, start):  # the worker thread's work, in this thread (no OCR here)
         for f in files:
             yield start(f)
 
-    embed_loop.prepare_ahead = serial
+    write_files.prepare_ahead = serial
+    from pagerecall.ingest import lanes
+
+    one_lane = lanes.Lanes.__init__
+    lanes.Lanes.__init__ = lambda self, n: one_lane(self, 1)  # batches in this thread, on the lanes' 1-thread session
     from pagerecall.ingest import sequence
     if hasattr(sequence, "_prepare_early"):  # no early worker either: everything in this thread
         sequence._prepare_early = lambda *a, **k: None

@@ -16,7 +16,8 @@ multilingual-e5-small int8 graph that pagerecall converted into its cache):
 * rows appended to one LanceDB table (vector search only: no full-text index, no verification, no
   generations), then an IVF_SQ cosine index when the table has 256 rows or more.
 
-Each build runs in a fresh child process (``nice`` is the caller's), into a fresh folder;
+Each build runs in a fresh child process (``nice`` is the caller's), into a fresh folder (pagerecall's
+side runs ``pagerecall build CORPUS --json`` through the console script's entry, ``pagerecall.app.main``);
 ``--rounds`` rounds of ``pagerecall, upstream`` (or the reverse order every other round, ``--swap``)
 so that load from other jobs falls on both alike. Per build: wall seconds of the child (imports
 and model load included, as a user waits for them), CPU seconds (``getrusage`` of the child, its
@@ -45,15 +46,15 @@ import _suite as suite
 HERE = Path(__file__).resolve().parent.parent
 
 PAGERECALL = r"""
-import dataclasses, json, shutil, sys, time
-from pathlib import Path
+import contextlib, io, json, sys, time
 t0 = time.perf_counter()
-from pagerecall.ingest import pipeline as indexing
-from pagerecall.config import Settings
-corpus, out, runtime = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
-s = dataclasses.replace(Settings.from_env(), index_dir=out, runtime=runtime)
-d = indexing.build(s, corpus).to_dict()
-print(json.dumps({"passages": d["chunks_total"], "tokens": d.get("tokens_embedded"),
+from pagerecall.app import main  # the console script's entry: what `pagerecall build` runs
+corpus, out, runtime = sys.argv[1], sys.argv[2], sys.argv[3]
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    rc = main(["build", corpus, "--index", out, "--runtime", runtime, "--json", "--quiet"])
+d = json.loads(buf.getvalue())
+print(json.dumps({"rc_cli": rc, "passages": d["chunks_total"], "tokens": d.get("tokens_embedded"),
                   "model_s": round(d["seconds_embedding"], 1), "wall_in_s": round(time.perf_counter() - t0, 1)}))
 """
 

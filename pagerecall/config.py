@@ -13,7 +13,8 @@ Environment variables (aliases kept from the upstream design in brackets):
 ``PAGERECALL_DEGRADED``        degradation registry JSON [``SEMANTIC_RECALL_DEGRADED``]
 ``PAGERECALL_RERANKER``        cross-encoder name or folder [``SEMANTIC_RECALL_RERANKER``]
 ``PAGERECALL_OCR``             ``auto`` (default), ``on`` or ``off``
-``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores)
+``PAGERECALL_THREADS``         onnxruntime intra-op threads (default: all cores); an int8 build runs this
+                               many batches side by side instead, one thread each (``ingest.lanes``)
 ``PAGERECALL_PASSWORDS``       JSON file of PDF passwords (default: ``INDEX/passwords.json``)
 ``PAGERECALL_RUNTIME``         ``auto`` (default), ``onnxruntime`` or ``openvino``: what embeds passages
                                (``pagerecall.model.runtimes``); queries always run on onnxruntime

@@ -44,6 +44,10 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
     :func:`pagerecall.cli.running.read_command`)."""
     settings = settings_from_args(args)
     cmd = args.command
+    if cmd in ("build", "update", "rebuild", "watch") and settings.engine == "local":
+        from pagerecall.index.snapshot import import_lance_without_pandas
+
+        import_lance_without_pandas()  # a write never converts to pandas: 0.28 s of the serial start
     if cmd in ("build", "update", "rebuild"):
         from pagerecall.ingest import pipeline as indexing
 

@@ -5,8 +5,9 @@
                          scan, delta, write a generation, verify, swap
 ``preparing``            a source file turned into its ``files`` record and its chunks
 ``prefetch``             files prepared ahead of the embed loop in a worker thread
-``embed_loop``           prepared files in, chunk rows with vectors out (batches, identical
-                         passages embedded once)
+``write_files``          a write's files in, rows and file records out (``index_files``)
+``embed_loop``           prepared files in, vectors out (batches, identical passages embedded once)
+``lanes``                the int8 graph's batches side by side, one per core
 ``resume_cache``         vectors kept by a write that did not finish (resume after kill -9)
 ``chunking``             token-sized, page-aware, sentence-aligned chunks
 ``chunk_plan``           the chunk planner's buffers and cut decisions (pure)

@@ -39,19 +39,13 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from pagerecall.config import Settings
-from pagerecall.errors import ExtractionError
-from pagerecall.index.corpus import DiskFile
-from pagerecall.memory import release_free_heap
 from pagerecall.ingest.batches import cut_batches
-from pagerecall.ingest.prefetch import prepare_ahead
-from pagerecall.ingest.preparing import VANISHED, PendingFile, Prepared, file_record, rows_of, start_file, vanished
-from pagerecall.paths import file_sha256
+from pagerecall.ingest.lanes import Lanes
+from pagerecall.ingest.preparing import Prepared
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +91,22 @@ def padded_tokens(lengths: Sequence[int], batch: int, multiple: int = 1) -> int:
                for a in range(0, len(ls), batch))
 
 
+@dataclass
+class _FileRun:
+    """One file's int8 batches under way (:meth:`EmbedLoop.start`): ``first`` (distinct text -> its
+    index), ``lengths`` (token counts), ``batches`` (indices, :func:`cut_batches`), ``keys``
+    (resume-cache keys, or ``[]``), ``found`` (key -> vectors taken from the cache), ``runs`` (per
+    batch: None when found, else ``(future, shared)`` from :meth:`Lanes.submit`)."""
+
+    p: Prepared
+    first: dict
+    lengths: list
+    batches: list
+    keys: list
+    found: dict
+    runs: list
+
+
 class EmbedLoop:
     """Vectors for prepared files (see the module docstring).
 
@@ -126,6 +136,8 @@ class EmbedLoop:
         self.seq_multiple = int(getattr(getattr(embedder, "encoder", None), "seq_multiple", 1) or 1)
         self.stats = EmbedStats()
         self._known = 0
+        self._own_seconds = 0.0  # in the batch-invariant path's calls (the lanes time theirs)
+        self.lanes = Lanes(1 if self.invariant else int(getattr(embedder, "lanes", 1) or 1))
 
     # ------------------------------------------------------------------ public
     def vectors(self, files: Sequence[Prepared], own_group: bool = False) -> list[np.ndarray]:
@@ -134,7 +146,8 @@ class EmbedLoop:
             if own_group and len(files) != 1:
                 raise ValueError("own_group takes one file")
             return self._invariant(files, files[0].record["chunk_prefix"] if own_group else None)
-        return [self._per_file(p) for p in files]
+        self._known -= sum(len(p.chunks) for p in files)  # start() counts them
+        return [self.finish(self.start(p)) for p in files]
 
     # ------------------------------------------------------------------ helpers
     def _embed(self, texts: list[str], lengths: list[int], batch: int, token_ids: list | None = None) -> np.ndarray:
@@ -144,7 +157,8 @@ class EmbedLoop:
             vecs = self.embedder.embed_passages(texts, batch_size=batch, token_ids=token_ids)
         else:
             vecs = self.embedder.embed_passages(texts, batch_size=batch)
-        self.stats.seconds += time.perf_counter() - t0
+        self._own_seconds += time.perf_counter() - t0
+        self.stats.seconds = self._own_seconds + self.lanes.seconds
         self.stats.embedded += len(texts)
         self.stats.tokens += padded_tokens([n + self.overhead for n in lengths], batch, self.seq_multiple)
         return np.asarray(vecs, dtype=np.float32)
@@ -176,11 +190,18 @@ class EmbedLoop:
         self.progress("passages", self.stats.rows, self._known)
 
     # ------------------------------------------------------------------ int8: per file, per batch
-    def _per_file(self, p: Prepared) -> np.ndarray:
-        dim = self.embedder.dim
-        out = np.empty((len(p.chunks), dim), dtype=np.float32)
-        if not p.chunks:
-            return out
+    def _call(self, texts: list[str], token_ids: list) -> np.ndarray:
+        """One batch through the embedder (in a lane's thread: no stats or cache touched here)."""
+        if self.hands_ids and any(t is not None for t in token_ids):
+            vecs = self.embedder.embed_passages(texts, batch_size=len(texts), token_ids=token_ids)
+        else:
+            vecs = self.embedder.embed_passages(texts, batch_size=len(texts))
+        return np.asarray(vecs, dtype=np.float32)
+
+    def start(self, p: Prepared) -> _FileRun:
+        """The int8 graph's batches of ``p`` (:func:`cut_batches`) put under way in the lanes (those
+        the resume cache or the live generation holds are taken from it); :meth:`finish` collects them."""
+        self._known += len(p.chunks)
         first: dict[str, int] = {}
         lengths: list[int] = []
         tids: list = []
@@ -191,27 +212,65 @@ class EmbedLoop:
                 tids.append(c.token_ids)
         uniq = list(first)
         self.stats.duplicates += len(p.chunks) - len(uniq)
-        batches = cut_batches(uniq, lengths, EMBED_BATCH)  # sorted by length, cut where the texts say
+        batches = cut_batches(uniq, lengths, EMBED_BATCH) if uniq else []  # sorted by length, cut where the texts say
         keys = [self.cache.key([uniq[i] for i in b]) for b in batches] if self.cache is not None else []
         found = self._take(keys, [len(b) for b in batches]) if keys else {}
-        vecs = np.empty((len(uniq), dim), dtype=np.float32)
-        done_in_file = 0
-        per_tick = EMBED_GROUP // EMBED_BATCH
+        runs: list = []
         for j, b in enumerate(batches):
             key = keys[j] if keys else None
             if key is not None and key in found:
-                vecs[b] = found[key]
+                runs.append(None)
             else:
-                vecs[b] = self._embed([uniq[i] for i in b], [lengths[i] for i in b], len(b), [tids[i] for i in b])
-                if key is not None:
-                    self._store([(key, vecs[b])])
+                texts, ids = [uniq[i] for i in b], [tids[i] for i in b]
+                runs.append(self.lanes.submit(key, lambda texts=texts, ids=ids: self._call(texts, ids)))
+        return _FileRun(p, first, lengths, batches, keys, found, runs)
+
+    def finish(self, run: _FileRun) -> np.ndarray:
+        """The vectors of :meth:`start`'s file: float32 ``(len(p.chunks), dim)`` in chunk order, each
+        batch stored in the resume cache as it is taken (in batch order)."""
+        p, dim = run.p, self.embedder.dim
+        out = np.empty((len(p.chunks), dim), dtype=np.float32)
+        if not p.chunks:
+            return out
+        vecs = np.empty((len(run.first), dim), dtype=np.float32)
+        done_in_file = 0
+        per_tick = EMBED_GROUP // EMBED_BATCH
+        for j, b in enumerate(run.batches):
+            key = run.keys[j] if run.keys else None
+            if run.runs[j] is None:
+                vecs[b] = run.found[key]
+            else:
+                fut, shared = run.runs[j]
+                vecs[b] = fut.result()
+                if shared:  # the same batch of a file still under way: embedded once
+                    self.stats.duplicates += len(b)
+                else:
+                    self.stats.embedded += len(b)
+                    self.stats.tokens += padded_tokens([run.lengths[i] + self.overhead for i in b], len(b),
+                                                       self.seq_multiple)
+                    if key is not None:
+                        self._store([(key, vecs[b])])
+                    self.lanes.done_with(key)
             done_in_file += len(b)
-            if (j + 1) % per_tick == 0 and j + 1 < len(batches):  # progress on one huge file too
+            if (j + 1) % per_tick == 0 and j + 1 < len(run.batches):  # progress on one huge file too
                 self.progress("passages", self.stats.rows + done_in_file, self._known)
+        self.stats.seconds = self._own_seconds + self.lanes.seconds
         for r, c in enumerate(p.chunks):
-            out[r] = vecs[first[c.text]]
+            out[r] = vecs[run.first[c.text]]
         self._tick(len(p.chunks))
         return out
+
+    def salvage(self, run: _FileRun) -> None:
+        """Store the batches of ``run`` that are done (a write that stops: the next one resumes from them)."""
+        for j, got in enumerate(run.runs):
+            if got is None or not run.keys or got[1] or not got[0].done() or got[0].cancelled():
+                continue
+            if got[0].exception() is None:
+                self._store([(run.keys[j], got[0].result())])
+
+    def close(self) -> None:
+        """Stop the lanes (what has not started is cancelled)."""
+        self.lanes.close()
 
     # ------------------------------------------------------------------ batch-invariant: across files
     def _invariant(self, files: Sequence[Prepared], own: str | None = None) -> list[np.ndarray]:
@@ -255,135 +314,3 @@ class EmbedLoop:
             out.append(np.stack([vecs[first[c.text]] for c in p.chunks]) if p.chunks
                        else np.empty((0, dim), dtype=np.float32))
         return out
-
-
-# --------------------------------------------------------------------------- files to rows
-
-WRITE_BATCH = 2048
-"""Rows per LanceDB append: fewer, larger fragments (each append creates one)."""
-
-
-@dataclass
-class WriteStats:
-    """What ``index_files`` did: files ok / failed, pages read, and the embed loop's counts
-    (:class:`pagerecall.ingest.embed_loop.EmbedStats`)."""
-
-    files_ok: int = 0
-    files_failed: int = 0
-    files_vanished: int = 0
-    """Files that failed because they were deleted or renamed while read: left out, not failed."""
-    pages: int = 0
-    embed: EmbedStats = field(default_factory=EmbedStats)
-
-    @property
-    def chunks_embedded(self) -> int:
-        """Passages the model embedded (``embed.embedded``; settable: the Ray engine counts its own)."""
-        return self.embed.embedded
-
-    @chunks_embedded.setter
-    def chunks_embedded(self, n: int) -> None:
-        self.embed.embedded = n
-
-    @property
-    def seconds_embedding(self) -> float:
-        """Seconds in the model (``embed.seconds``; settable like ``chunks_embedded``)."""
-        return self.embed.seconds
-
-    @seconds_embedding.setter
-    def seconds_embedding(self, s: float) -> None:
-        self.embed.seconds = s
-
-
-def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
-                settings: Settings, progress: Progress, cache=None) -> WriteStats:
-    """Extract, chunk, embed and write ``files`` into an open generation writer.
-
-    Files are prepared ahead in a worker thread (:func:`pagerecall.ingest.prefetch.prepare_ahead`:
-    extraction overlaps embedding, and a file waiting for OCR does not hold up the files after
-    it); their vectors come from :class:`pagerecall.ingest.embed_loop.EmbedLoop` (identical passages
-    once, the resume ``cache``, batches sorted by length; across files only for
-    batch-invariant embedders, and then in groups fixed by path order: the files that need no
-    OCR in path order, each OCR'd file in a group of its own when its OCR is done, so the index
-    does not depend on timing). File records are written after their chunks, so a record with
-    ``status='ok'`` always has its rows. Rows and records are appended in the order files are
-    embedded (an OCR'd file's after those embedded while its OCR ran): nothing reads them by
-    position (chunk ids, file names and the scalar indexes do).
-    """
-    stats = WriteStats()
-    loop = EmbedLoop(embedder, cache, progress)
-    stats.embed = loop.stats
-    pending_rows: list[dict] = []
-    pending_records: list[dict] = []
-    total = len(files)
-
-    def flush() -> None:
-        if pending_rows:
-            writer.add_chunks(pending_rows)
-            pending_rows.clear()
-            release_free_heap()  # the written batch's rows and Arrow buffers (pagerecall.memory)
-        if pending_records:
-            writer.upsert_file_records(pending_records)
-            pending_records.clear()
-
-    def start(f: DiskFile) -> Prepared | PendingFile:
-        try:
-            sha = hashes.get(f.rel) or file_sha256(root / f.rel)
-        except OSError as exc:  # unreadable or gone since the scan: a failed file, not a failed build
-            err = ExtractionError(f.rel, "unreadable", exc.strerror or str(exc))
-            if vanished(root, f.rel):
-                log.warning(VANISHED, f.rel)
-            else:
-                log.warning("failed: %s", err)
-            return Prepared(f.rel, file_record(f.rel, f, "", None, err, 0, ""), [])
-        return start_file(root, f, sha, embedder.tokenizer, settings)
-
-    waiting: list[Prepared] = []  # prepared files whose chunks are not embedded yet
-
-    def embed(group: list[Prepared], own_group: bool = False) -> None:
-        for p, vecs in zip(group, loop.vectors(group, own_group=own_group)):
-            if p.chunks:
-                pending_rows.extend(rows_of(p, vecs))
-            pending_records.append(p.record)  # after its rows: an 'ok' record always has them
-        group.clear()
-
-    done = 0
-    for p in prepare_ahead(files, start):
-        if p.record["status"] != "ok" and vanished(root, p.rel):
-            # deleted or renamed while read: not a broken file, and no failed record that the next
-            # update's deletion (or the new name's addition) would contradict (VANISHED said so)
-            stats.files_vanished += 1
-            done += 1
-            progress("files", done, total)
-            continue
-        stats.pages += p.record["pages"]
-        if p.record["status"] == "ok":
-            stats.files_ok += 1
-        else:
-            stats.files_failed += 1
-        done += 1
-        progress("files", done, total)
-        if p.own_group:
-            embed([p], own_group=True)  # out of path order: a group of its own (see above)
-        else:
-            waiting.append(p)
-            if not loop.invariant or sum(len(w.chunks) for w in waiting) >= EMBED_GROUP:
-                embed(waiting)  # per file unless batch-invariant: see pagerecall.ingest.embed_loop
-        if len(pending_rows) >= WRITE_BATCH:
-            flush()
-    embed(waiting)
-    flush()
-    return stats
-
-
-class LazyTokenizer:
-    """A tokenizer loaded on first use (``load()`` returns it): retrying files that still fail to
-    open needs no model (an update with nothing to change loads none)."""
-
-    def __init__(self, load: Callable[[], object]) -> None:
-        self._load = load
-        self._tok = None
-
-    def __getattr__(self, name: str):
-        if self._tok is None:
-            self._tok = self._load()
-        return getattr(self._tok, name)

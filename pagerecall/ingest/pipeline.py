@@ -26,7 +26,8 @@ import logging
 import time
 from pathlib import Path
 
-from pagerecall.ingest.embed_loop import EMBED_BATCH, EMBED_GROUP, EmbedStats, LazyTokenizer, WriteStats, index_files  # noqa: F401
+from pagerecall.ingest.embed_loop import EMBED_BATCH, EMBED_GROUP, EmbedStats  # noqa: F401
+from pagerecall.ingest.write_files import LazyTokenizer, WriteStats, index_files  # noqa: F401
 from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, UsageError
 from pagerecall.index.corpus import DiskFile, compute_delta, resolve_root, scan_corpus

@@ -173,7 +173,7 @@ def _chunked(f: DiskFile, sha: str, prefix: str, doc: Document, tokenizer, setti
 
 def vanished(root: Path, rel: str) -> bool:
     """True when ``rel`` is gone from ``root`` (deleted or renamed since the scan): a file that fails
-    then was not broken; the write leaves it out (:func:`pagerecall.ingest.embed_loop.index_files`)."""
+    then was not broken; the write leaves it out (:func:`pagerecall.ingest.write_files.index_files`)."""
     return not os.path.lexists(root / rel)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from pagerecall.ingest.embed_loop import WriteStats
+from pagerecall.ingest.write_files import WriteStats
 
 @dataclass
 class WriteReport:

@@ -23,7 +23,7 @@ from typing import Any, Callable
 from pagerecall.config import Settings
 from pagerecall.index.corpus import DiskFile
 from pagerecall.index.fingerprint import index_fingerprint
-from pagerecall.ingest.embed_loop import WriteStats, index_files
+from pagerecall.ingest.write_files import WriteStats, index_files
 
 log = logging.getLogger("pagerecall.ingest.pipeline")  # the log lines keep the name they always had
 

@@ -31,15 +31,22 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from pagerecall.model.ort_session import cpu_signature, open_session, optimized_graph_path  # noqa: F401 - re-exported
+from pagerecall.model.ort_session import cpu_signature, open_session, optimized_graph_path, physical_cores  # noqa: F401
 from pagerecall.errors import ModelError
-from pagerecall.model.tokenization import PAD_ID
+from pagerecall.model.tokenization import PAD_ID, pad_batch  # noqa: F401 - pad_batch re-exported
 
 log = logging.getLogger(__name__)
 
 BUNDLED_DIM = 384
 MAX_TOKENS = 512
 """multilingual-e5-small's maximum input (``tokenizer_config.json``: ``model_max_length``)."""
+
+LANES = True
+"""Whether an int8 indexing session runs one batch per core side by side (``OrtEncoder.lanes``: the
+``threads`` setting, else the physical cores; each run on one intra-op thread) instead of one batch at
+a time on every core. The same vectors bit for bit, 4 % less CPU, 9 % less wall on 2 cores (no
+barrier inside an operator waits for a thread the file preparation took): docs/decisions/build-overhead.md,
+"Lanes"."""
 
 
 def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
@@ -53,17 +60,6 @@ def mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
     norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
     return (pooled / norm).astype(np.float32, copy=False)
-
-
-def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
-    """Right-pad token id lists to the longest with ``PAD_ID``: int64 ``(input_ids, mask)``."""
-    n = max((len(x) for x in ids), default=0)
-    out = np.full((len(ids), n), PAD_ID, dtype=np.int64)
-    mask = np.zeros((len(ids), n), dtype=np.int64)
-    for r, x in enumerate(ids):
-        out[r, : len(x)] = x
-        mask[r, : len(x)] = 1
-    return out, mask
 
 
 def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = True) -> Any:
@@ -93,7 +89,9 @@ def passage_tokenizer(hf_tok: Any, max_length: int = MAX_TOKENS, pad: bool = Tru
 class OrtEncoder:
     """``run(batches, pool=None)`` on an onnxruntime session: ``[(input_ids, attention_mask) int64
     (b, s)]`` → ``[last_hidden_state float32 (b, s, 384)]``, or ``[pool(hidden, mask)]`` when
-    ``pool`` is given, one batch after another (onnxruntime uses every core inside a run).
+    ``pool`` is given, one batch after another (onnxruntime uses every core inside a run), or, with
+    ``lanes`` above 1 (an int8 indexing session of one intra-op thread: :data:`LANES`), up to ``lanes``
+    runs at once from as many threads (the embed loop's lanes, :mod:`pagerecall.ingest.lanes`).
     ``preferred_batch``: passages per batch for a write (32: docs/measured.md). ``batch_invariant``: False for the int8 graph (dynamic quantisation scales
     activations per batch tensor: cosine 0.9977-0.9982 alone vs in a batch), True otherwise.
     ``table``: a ``pagerecall.model.word_table.WordTable`` when the session runs the split graph (its
@@ -102,14 +100,15 @@ class OrtEncoder:
     name = "onnxruntime"
     preferred_batch = 32
 
-    def __init__(self, session: Any, batch_invariant: bool, table: Any | None = None) -> None:
+    def __init__(self, session: Any, batch_invariant: bool, table: Any | None = None, lanes: int = 1) -> None:
         import onnxruntime as ort
 
         self.session = session
         self.batch_invariant = batch_invariant
         self.table = table
         self.version = ort.__version__
-        self._lock = threading.Lock()
+        self.lanes = max(1, int(lanes))
+        self._lock = threading.BoundedSemaphore(self.lanes)  # runs at once: 1, or the lanes of an indexing session
 
     def release_memory(self) -> None:
         """Return the session's CPU memory arena (indexing sessions keep one,
@@ -189,6 +188,11 @@ class BundledEmbedder:
     @property
     def batch_invariant(self) -> bool:
         return bool(self.encoder.batch_invariant)
+
+    @property
+    def lanes(self) -> int:
+        """Batches a write may run at once (``OrtEncoder.lanes``; 1 for every other encoder)."""
+        return int(getattr(self.encoder, "lanes", 1))
 
     @property
     def preferred_batch(self) -> int:
@@ -352,6 +356,10 @@ def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: boo
     from pagerecall.model import converter as _e5onnx
     from pagerecall.model import word_table as _wordtable
 
+    lanes = 1
+    if passages and graph == "int8" and LANES:  # batches run side by side, each on one thread
+        lanes = threads or physical_cores()
+        threads = 1 if lanes > 1 else threads
     split = _wordtable.ensure_split(model_dir)
     if split is not None:
         variant, rewrite = f"split{_wordtable.SPLIT_VERSION}", None
@@ -361,32 +369,13 @@ def _ort_encoder(model_dir: Path, graph: str, threads: int | None, passages: boo
             table = _wordtable.WordTable(split)
             session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages,
                                    source=split / "model.onnx", variant=variant, rewrite=rewrite)
-            encoder = OrtEncoder(session, batch_invariant=graph != "int8", table=table)
+            encoder = OrtEncoder(session, batch_invariant=graph != "int8", table=table, lanes=lanes)
             encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
             return encoder
         except Exception as exc:  # a damaged split folder: the full graph still answers
             log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
     session = open_session(model_dir, graph, _e5onnx.CONVERTER_VERSION, threads, passages=passages)
-    return OrtEncoder(session, batch_invariant=graph != "int8")
-
-
-def _ov_encoder(model_dir: Path, cache_dir: Path, threads: int | None) -> Any:
-    """An ``OVEncoder`` on the split ``f32e8`` graph and its word table (``pagerecall.model.word_table``:
-    -82 to -93 MB RSS after compiling and running, outputs bit-identical), else on the full graph."""
-    from pagerecall.model import word_table as _wordtable
-    from pagerecall.model.openvino_encoder import OVEncoder
-
-    from pagerecall.model.runtimes import openvino_installed
-
-    split = _wordtable.ensure_split(model_dir) if openvino_installed() else None
-    if split is not None:
-        try:
-            encoder = OVEncoder(split / "model.onnx", cache_dir, threads, table=_wordtable.WordTable(split))
-            encoder.run([pad_batch([[0, 2]])])  # the table and the graph fit together, or fall back now
-            return encoder
-        except (ModelError, OSError, ValueError, IndexError, RuntimeError) as exc:  # a damaged split folder
-            log.warning("The split graph in %s does not load (%r); running the full graph", split, exc)
-    return OVEncoder(model_dir / "model.onnx", cache_dir, threads)
+    return OrtEncoder(session, batch_invariant=graph != "int8", lanes=lanes)
 
 
 def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | None,
@@ -412,7 +401,9 @@ def load_bundled(name: str, cache_dir: Path, quantization: str, threads: int | N
     model_dir = _e5onnx.ensure_converted(Path(cache_dir), graph)
     try:
         if runtime == "openvino":
-            encoder: Any = _ov_encoder(model_dir, Path(cache_dir) / "openvino", threads)
+            from pagerecall.model.openvino_encoder import open_encoder
+
+            encoder: Any = open_encoder(model_dir, Path(cache_dir) / "openvino", threads)
         else:
             encoder = _ort_encoder(model_dir, graph, threads, passages)
     except ModelError:

@@ -63,6 +63,26 @@ def cpu_signature() -> str:
     return hashlib.sha256(raw.encode()).hexdigest()[:10]
 
 
+def physical_cores() -> int:
+    """Physical cores this process may run on: the CPUs of its affinity set (``os.sched_getaffinity``,
+    so a container's or ``taskset``'s limit counts), SMT siblings counted once (Linux's
+    ``topology/core_id`` and ``physical_package_id``); elsewhere ``os.cpu_count()``. At least 1.
+    onnxruntime's default intra-op thread count is the physical cores too (its cpuinfo)."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+    cores = set()
+    for c in cpus:
+        topo = Path(f"/sys/devices/system/cpu/cpu{c}/topology")
+        try:
+            cores.add((topo.joinpath("physical_package_id").read_text().strip(),
+                       topo.joinpath("core_id").read_text().strip()))
+        except OSError:
+            cores.add(("cpu", str(c)))  # no topology (some containers): each CPU a core
+    return max(1, len(cores))
+
+
 def optimized_graph_path(model_dir: Path, quantization: str, converter_version: str, variant: str = "") -> Path:
     """Where the saved optimised graph of ``model_dir/model.onnx`` lives (see the module
     docstring): keyed by onnxruntime version, converter version, quantisation, ``variant`` (the

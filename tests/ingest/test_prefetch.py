@@ -6,7 +6,7 @@ reason without Tesseract's English data or ../shared). The corpus: ``a-scan.pdf`
 image-only scans from ../shared/corpora/demo (the top quarter of linn.pdf's page and c03-29.pdf,
 two pages to OCR, about 10 s together on a quiet 2-core machine, where the whole linn.pdf page
 alone took 10-15 s) first in path order, then text PDFs and a text layer that need no OCR.
-``batching.EMBED_GROUP`` is set to 32 passages (one batch) so that this small corpus spans several groups
+``EMBED_GROUP`` (``batching`` and ``write_files``) is set to 32 passages (one batch) so that this small corpus spans several groups
 on a batch-invariant runtime too (the rule is the same at 256). The embedder is the real one;
 the tests only record its calls (and, for one build, hold its first call until the OCR child
 has ended, to change which file is embedded first).
@@ -25,7 +25,7 @@ import pytest
 from pagerecall.ingest import embed_loop as batching
 from pagerecall.ingest import pipeline as indexing
 from pagerecall.extract import ocr as pdf_ocr
-from pagerecall.ingest import prefetch
+from pagerecall.ingest import prefetch, write_files
 from pagerecall.config import Settings
 from pagerecall.extract.pdf import resolve_ocr
 from tests.conftest import scan_excerpt, shared_path
@@ -101,7 +101,16 @@ def _build(corpus: Path, index: Path, runtime: str, monkeypatch, hold_first_call
                 text_of.setdefault(c.text, set()).add(p.rel)
         return real_vectors(loop, files, own_group=own_group)
 
+    real_begin = batching.EmbedLoop.start
+
+    def begin(loop, p):  # the int8 path: a file's batches put under way in the lanes
+        for c in p.chunks:
+            text_of.setdefault(c.text, set()).add(p.rel)
+        return real_begin(loop, p)
+
     monkeypatch.setattr(batching, "EMBED_GROUP", 32)
+    monkeypatch.setattr(write_files, "EMBED_GROUP", 32)  # where index_files groups files
+    monkeypatch.setattr(batching.EmbedLoop, "start", begin)
     monkeypatch.setattr(pdf_ocr.PdfDraft, "start", start)
     monkeypatch.setattr(batching.EmbedLoop, "vectors", vectors)
     monkeypatch.setattr(emb, "embed_passages", embed_passages)
