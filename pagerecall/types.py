@@ -14,16 +14,22 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Literal, Protocol, Sequence
 
-PageStatus = Literal["ok", "empty", "image_only", "garbled", "ocr"]
+PageStatus = Literal["ok", "empty", "image_only", "garbled", "ocr", "unreadable"]
 """``ok`` text layer usable; ``empty`` no text and no image; ``image_only`` a scan with no text
 layer; ``garbled`` mostly control / private-use characters; ``ocr`` text produced by OCR
-(recallable, not verbatim-citable)."""
+(recallable, not verbatim-citable); ``unreadable`` the page does not load (MuPDF reports a damaged
+PDF there, e.g. a cycle in its page tree): what it shows is unknown."""
 
-DEGRADED_STATUSES: frozenset[str] = frozenset({"image_only", "garbled", "ocr"})
-"""Page statuses that degrade a file: its text is missing or approximate where the page shows some.
+DEGRADED_STATUSES: frozenset[str] = frozenset({"image_only", "garbled", "ocr", "unreadable"})
+"""Page statuses that degrade a file: its text is missing or approximate where the page shows some
+(or, ``unreadable``, may show some: nobody could read it, so a miss there proves nothing).
 ``empty`` is not among them: a page with no text and no image is blank (debian-faq's
 intentionally blank pages), which costs the file's other pages nothing; it is reported as a blank
-page (``blank_pages``), never as a degradation."""
+page (``blank_pages``), never as a degradation. Why an unreadable page is not blank:
+docs/decisions/unreadable-pages.md."""
+
+UNREADABLE_STATUS = "unreadable"
+"""The page status of a page that does not load (:data:`PageStatus`)."""
 
 BLANK_STATUS = "empty"
 """The page status of a blank page (no text, no image)."""

@@ -177,15 +177,15 @@ def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
 
 def guarded(fn, *a) -> int:
     """``fn(*a)``'s exit code, with pagerecall's errors turned into one line on this thread's
-    stderr: 2 for a usage mistake, 1 for any other named error, 130 on Ctrl-C, 141 when the reader
-    of stdout went away."""
+    stderr (one per mistake when the message lists several, each prefixed): 2 for a usage mistake,
+    1 for any other named error, 130 on Ctrl-C, 141 when the reader of stdout went away."""
     try:
         return fn(*a)
     except UsageError as exc:
-        con().err.write(f"pagerecall: {exc}\n")
+        con().err.write("".join(f"pagerecall: {line}\n" for line in str(exc).splitlines() or [""]))
         return 2
     except PagerecallError as exc:
-        con().err.write(f"pagerecall: {exc}\n")
+        con().err.write("".join(f"pagerecall: {line}\n" for line in str(exc).splitlines() or [""]))
         return 1
     except KeyboardInterrupt:
         con().err.write(f"pagerecall: {interrupted_note(a[0] if a else None)}\n")

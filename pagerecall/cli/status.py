@@ -114,6 +114,10 @@ def print_info(info: dict) -> None:
         out.write(f"  failed    {f['path']}: {f['error']}\n")
     for path, why in info["degraded_detected"].items():
         out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+    for path, pages in (info.get("unreadable_pages") or {}).items():
+        out.write(f"  unreadable {path}: page(s) {', '.join(map(str, pages))} could not be read (the PDF is damaged "
+                  "there): their text is unknown, not blank, and a miss there proves nothing. Next: look at them in a "
+                  "PDF viewer, or repair the file and run pagerecall update\n")
     for path, pages in (info.get("blank_pages") or {}).items():
         out.write(f"  blank     {path}: page(s) {', '.join(map(str, pages))} have no text and no image (blank pages; "
                   "the other pages are unaffected)\n")

@@ -129,6 +129,46 @@ def joined_with_mupdf(text: str, said: Sequence[str]) -> str:
     return f"{text}; {note}" if text and note else (text or note)
 
 
+_TOLD: dict[tuple[str, str], None] = {}
+_TOLD_LOCK = threading.Lock()
+TOLD_KEPT = 256
+"""How many (file, message) pairs a process remembers having logged (:func:`mupdf_told`): a resident
+server that reads one damaged file again says it once, not on every read."""
+
+
+@contextlib.contextmanager
+def mupdf_told(rel: str) -> Iterator[list[str]]:
+    """The read paths' capture of MuPDF's messages (``page``, ``verify``, ``check``, page images and
+    boxes), the same as the build's (:func:`mupdf_messages`): ``with mupdf_told(rel) as said:``.
+
+    While the block runs, MuPDF's messages (``"MuPDF error: format error: cycle in page tree"``) go
+    to ``said``, not raw to the log. An :class:`~pagerecall.errors.ExtractionError` leaving the block
+    carries them in its detail (:func:`joined_with_mupdf`: one line). Otherwise what is left in
+    ``said`` (a caller that put some in a page's own report clears them) is logged as one warning
+    naming the file, ``"FILE: MuPDF said: ..."`` as the build logs it, once per file and message in
+    a process (:data:`TOLD_KEPT`)."""
+    with mupdf_messages() as said:
+        try:
+            yield said
+        except ExtractionError as exc:
+            if not mupdf_note(said, exc.detail):
+                raise
+            joined = ExtractionError(exc.path, exc.reason, joined_with_mupdf(exc.detail, said))
+            for key, value in vars(exc).items():  # e.g. needs_password
+                if key not in ("path", "reason", "detail"):
+                    setattr(joined, key, value)
+            raise joined from exc
+    note = mupdf_note(said)
+    if note:
+        with _TOLD_LOCK:
+            seen = (rel, note) in _TOLD
+            _TOLD[(rel, note)] = None
+            while len(_TOLD) > TOLD_KEPT:
+                del _TOLD[next(iter(_TOLD))]
+        if not seen:
+            _log.warning("%s: %s", rel, note)
+
+
 def text_flags() -> int:
     pymupdf = load_pymupdf()
 

@@ -65,7 +65,7 @@ from pagerecall.text.quality import (  # noqa: F401  (thresholds: imported from 
     SWAPPED_MIN_RATIO,
     garbled_reason,
 )
-from pagerecall.types import Document, Page
+from pagerecall.types import UNREADABLE_STATUS, Document, Page
 
 __all__ = [
     "DEFAULT_OCR_LANGUAGES",
@@ -192,9 +192,9 @@ def _draft_pages(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str 
                 page, note = _extract_page(doc, index, ocr_cfg, fonts, ocr_later)
             except Exception as exc:
                 failed += 1
-                page, note = Page(number=index + 1, text="", status="empty"), joined_with_mupdf(
-                    f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an empty page",
-                    said[mark:])
+                page, note = unreadable_page(index + 1), joined_with_mupdf(
+                    f"page {index + 1} could not be read ({type(exc).__name__}: {exc}); kept as an unreadable page "
+                    "(what it shows is unknown: a miss there proves nothing)", said[mark:])
                 if failed <= PAGE_WARNINGS_LOGGED:  # where MuPDF's own line was, naming the file
                     _log.warning("%s: %s", rel, note)
             pages.append(page)
@@ -219,23 +219,33 @@ def _draft_pages(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str 
         doc.close()
 
 
-def page_count(path: Path, password: str | None = None) -> int:
-    """Number of physical pages of the PDF at ``path``.
+def unreadable_page(number: int) -> Page:
+    """Page ``number`` (1-based) that does not load: no text, status ``unreadable`` (not ``empty``:
+    a blank page shows nothing, this one may show anything). Why: docs/decisions/unreadable-pages.md."""
+    return Page(number=number, text="", status=UNREADABLE_STATUS)
+
+
+def page_count(path: Path, password: str | None = None, rel: str | None = None) -> int:
+    """Number of physical pages of the PDF at ``path`` (``rel``: its name in messages, default the path).
+    MuPDF's messages meanwhile are captured (:func:`pagerecall.extract.opening.mupdf_told`).
 
     Raises :class:`~pagerecall.errors.ExtractionError` (``unopenable``, ``encrypted``,
     ``page_tree_error``, ``no_pages``, ``extraction_error``).
     """
-    rel = str(path)
-    try:
-        doc = open_pdf(Path(path), rel, password)
+    from pagerecall.extract.opening import mupdf_told
+
+    rel = rel or str(path)
+    with mupdf_told(rel):
         try:
-            return page_total(doc, rel)
-        finally:
-            doc.close()
-    except ExtractionError:
-        raise
-    except Exception as exc:
-        raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
+            doc = open_pdf(Path(path), rel, password)
+            try:
+                return page_total(doc, rel)
+            finally:
+                doc.close()
+        except ExtractionError:
+            raise
+        except Exception as exc:
+            raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
 
 
 def read_pdf_page(
@@ -259,13 +269,25 @@ def read_pdf_page(
     A page that needs OCR is OCR'd in a child interpreter (:func:`pagerecall.extract.ocr.ocr_page_cancellable`:
     the same text as in process, without holding the GIL, so a server answers its other clients meanwhile).
 
+    A page that does not load is returned as :func:`unreadable_page`, as :func:`read_pdf` keeps it.
+    MuPDF's messages meanwhile are captured (:func:`pagerecall.extract.opening.mupdf_told`): in the
+    error raised, else one warning naming the file, never MuPDF's raw lines.
+
     Raises :class:`~pagerecall.errors.SourceArgumentError` when ``page`` is out of range,
-    :class:`~pagerecall.errors.ExtractionError` when the file or that page cannot be read
-    (reasons as in :func:`read_pdf`; ``page_tree_error`` for a page that does not load),
-    :class:`~pagerecall.errors.Cancelled` when the request's client went away during OCR.
+    :class:`~pagerecall.errors.ExtractionError` when the file cannot be read (reasons as in
+    :func:`read_pdf`), :class:`~pagerecall.errors.Cancelled` when the request's client went away during OCR.
     """
+    from pagerecall.extract.opening import mupdf_told
+
     rel = rel or str(path)
     ocr_cfg = resolve_ocr(ocr, ocr_language)
+    with mupdf_told(rel):
+        return _read_pdf_page(path, page, ocr_cfg, password, rel, known_visible)
+
+
+def _read_pdf_page(path: Path, page: int, ocr_cfg: OcrConfig | None, password: str | None, rel: str,
+                   known_visible: bool) -> Page:
+    """:func:`read_pdf_page`'s work."""
     try:
         doc = open_pdf(Path(path), rel, password)
         try:
@@ -277,8 +299,9 @@ def read_pdf_page(
             ocr_later: list[int] = []
             try:
                 result, _note = _extract_page(doc, page - 1, ocr_cfg, None, ocr_later, known_visible)
-            except Exception as exc:
-                raise ExtractionError(rel, "page_tree_error", f"page {page}: {type(exc).__name__}: {exc}") from exc
+            except Exception as exc:  # the page does not load (a cycle in the page tree): as read_pdf keeps it
+                _log.debug("%s: page %d could not be read (%s: %s)", rel, page, type(exc).__name__, exc)
+                return unreadable_page(page)
             if ocr_later and ocr_cfg is not None:  # OCR in a child: this thread leaves the GIL to others
                 from pagerecall.extract.ocr import ocr_page_cancellable, ocr_result
 

@@ -69,6 +69,7 @@ FILES_SCHEMA = pa.schema(
         pa.field("page_flags", pa.string()),
         pa.field("extraction_revision", pa.int32()),
         pa.field("locators", pa.string()),
+        pa.field("unreadable_pages", pa.list_(pa.int32())),
     ]
 )
 """Schema of the ``files`` table: one row per source file, also failed ones.
@@ -85,7 +86,8 @@ made the file's passages (:mod:`pagerecall.extract.revision`; null for files ind
 stored, which :func:`pagerecall.extract.revision.revision_of` reads as revision 1); ``locators``
 JSON of an EPUB's CFIs per page (:class:`pagerecall.extract.locators.Locators`; null for every other
 format and for files indexed before it was stored, added to an older table on its next write like
-``outline``). An ``update``
+``outline``); ``unreadable_pages`` the pages that did not load (null for files indexed before it was
+stored, added like ``outline``: such a page was then counted in ``empty_pages``). An ``update``
 keeps an unchanged file's record, so a generation can hold several revisions."""
 
 FILE_RECORD_COLUMNS = [f.name for f in FILES_SCHEMA if f.name not in ("outline", "page_flags", "locators")]

@@ -139,8 +139,9 @@ class LanceTable:
         with :func:`pagerecall.index.schema.sql_str`)."""
         self.ds.update(values, where=where)
 
-    def add_columns(self, exprs: dict[str, str]) -> None:
-        """New columns computed by SQL expressions (e.g. ``CAST(NULL AS STRING)`` for every existing row)."""
+    def add_columns(self, exprs: dict[str, str] | list[pa.Field]) -> None:
+        """New columns computed by SQL expressions (e.g. ``CAST(NULL AS STRING)`` for every existing row),
+        or all-null columns of the given Arrow fields (any type: Lance's SQL casts only to scalars)."""
         self.ds.add_columns(exprs)
 
     # -- indexes and compaction

@@ -83,7 +83,11 @@ class GenerationWriter:
         if files is not None:
             missing = [f for f in FILES_SCHEMA if f.name not in files.schema.names]
             if missing:  # a base written before these columns: add them, null for its files
-                files.add_columns({f.name: f"CAST(NULL AS {_SQL_TYPES[f.type]})" for f in missing})
+                sql = {f.name: f"CAST(NULL AS {_SQL_TYPES[f.type]})" for f in missing if f.type in _SQL_TYPES}
+                if sql:
+                    files.add_columns(sql)
+                if len(sql) < len(missing):  # list<int32>: Lance's SQL casts to scalars only
+                    files.add_columns([f for f in missing if f.type not in _SQL_TYPES])
         else:
             files = LanceTable.create(table_uri(lance_uri, "files"), FILES_SCHEMA, self.storage_options)
         self._files = files
@@ -256,7 +260,8 @@ class GenerationWriter:
         for r in rows:
             rec = {"indexed_at": now_iso(), "repaired": False, "error": None}
             rec.update({k: v for k, v in r.items() if v is not None or k == "error"})
-            for col in ("image_only_pages", "empty_pages", "garbled_pages", "ocr_pages", "warnings"):
+            for col in ("image_only_pages", "empty_pages", "garbled_pages", "ocr_pages", "unreadable_pages",
+                        "warnings"):
                 rec[col] = list(rec.get(col) or [])
             self._pending_files[rec["path"]] = rec
         if len(self._pending_files) >= FLUSH_FILES:

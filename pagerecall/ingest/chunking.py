@@ -91,7 +91,7 @@ from pagerecall.types import Chunk, Document, Page, Tokenizer
 
 log = logging.getLogger(__name__)
 
-SKIPPED_STATUSES: frozenset[str] = frozenset({"image_only", "empty", "garbled"})
+SKIPPED_STATUSES: frozenset[str] = frozenset({"image_only", "empty", "garbled", "unreadable"})
 """Page statuses whose text is ignored by the chunker (their text is ``""`` or junk)."""
 
 PAGE_JOIN = "\n"

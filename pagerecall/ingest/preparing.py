@@ -71,6 +71,7 @@ def file_record(rel: str, f: DiskFile, sha: str, doc: Document | None, error: Ex
         "empty_pages": doc.pages_with("empty") if doc else [],
         "garbled_pages": doc.pages_with("garbled") if doc else [],
         "ocr_pages": doc.pages_with("ocr") if doc else [],
+        "unreadable_pages": doc.pages_with("unreadable") if doc else [],
         "warnings": list(doc.warnings) if doc else [],
         "chunk_prefix": chunk_prefix,
         "indexed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),

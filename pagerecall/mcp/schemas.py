@@ -229,11 +229,14 @@ class InfoOut(BaseModel):
     fingerprint: dict[str, Any] | None = None
     files_failed: list[FailedFile] = Field(default_factory=list)
     degraded_detected: dict[str, Any] = Field(
-        default_factory=dict, description="per file: pages found image-only / garbled / OCR at build time"
+        default_factory=dict, description="per file: pages found image-only / garbled / OCR / unreadable at build time"
     )
     blank_pages: dict[str, Any] = Field(
         default_factory=dict, description="per file: blank pages (no text, no image); not a degradation"
     )
+    unreadable_pages: dict[str, Any] = Field(
+        default_factory=dict, description="per file: pages that could not be read (the PDF is damaged there): not "
+                                          "blank, their text unknown; a miss there proves nothing")
     hidden_text: dict[str, Any] | None = Field(
         None, description="files and pages with text no reader sees (per reason) and with sentences addressed to an "
                           "AI agent; 'unknown' (never 0) when some files were indexed before this was counted")
@@ -287,15 +290,13 @@ class FileEntry(BaseModel):
     def from_record(cls, rec: Any) -> "FileEntry":
         if not isinstance(rec, dict):
             return cls(path=str(rec))
-        degraded = {}
-        for status in sorted(DEGRADED_STATUSES):
-            pages = list(rec.get(f"{status}_pages") or [])
-            if pages:
-                degraded[status] = page_ranges(pages)
+        from pagerecall.search.coverage import blank, detected
+
+        degraded = {status: page_ranges(pages) for status, pages in detected(rec).items() if status != "repaired"}
         return cls(path=rec["path"], kind=rec.get("kind"), pages=rec.get("pages"), status=rec.get("status"),
                    error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
                    why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"),
-                   **({"blank_pages": page_ranges(list(rec["empty_pages"]))} if rec.get("empty_pages") else {}),
+                   **({"blank_pages": page_ranges(blanks)} if (blanks := blank(rec)) else {}),
                    **({"tags": rec["tags"]} if rec.get("tags") else {}),
                    **({"deleted_on_disk": True} if rec.get("deleted_on_disk") else {}))  # files carrying tags (docs/notes.md)
 

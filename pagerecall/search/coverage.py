@@ -8,6 +8,7 @@ text), the registry's report, and for an empty answer whether the miss can be tr
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -17,7 +18,7 @@ from typing import Any, Sequence
 from pagerecall.errors import UsageError
 from pagerecall.search.extraction_report import in_envelope as extraction_in_envelope
 from pagerecall.search.hidden_report import hidden_in_hits
-from pagerecall.types import DEGRADED_STATUSES, Hit
+from pagerecall.types import DEGRADED_STATUSES, UNREADABLE_STATUS, Hit
 
 STALE_CACHE_SECONDS = 10.0
 """How long the size+mtime staleness check of the corpus is reused."""
@@ -41,10 +42,11 @@ def iso(ts: float | str | None) -> str | None:
 
 def detected(rec: dict) -> dict:
     """The degradations recorded for one file at indexing: ``{status: [pages], "repaired": True}``
-    (statuses of :data:`pagerecall.types.DEGRADED_STATUSES`; pages 1-based physical)."""
+    (statuses of :data:`pagerecall.types.DEGRADED_STATUSES`; pages 1-based physical; ``unreadable``
+    as :func:`unreadable` reads it)."""
     out = {}
     for status in sorted(DEGRADED_STATUSES):
-        pages = list(rec.get(f"{status}_pages") or [])
+        pages = unreadable(rec) if status == UNREADABLE_STATUS else list(rec.get(f"{status}_pages") or [])
         if pages:
             out[status] = pages
     if rec.get("repaired"):
@@ -52,10 +54,27 @@ def detected(rec: dict) -> dict:
     return out
 
 
+_COULD_NOT_BE_READ = re.compile(r"^page (\d+) could not be read \(")
+"""The build's warning for a page that does not load (:mod:`pagerecall.extract.pdf`), in every revision."""
+
+
+def unreadable(rec: dict) -> list[int]:
+    """The pages of one file that did not load (status ``unreadable``; 1-based physical): the record's
+    ``unreadable_pages``, or, for a record written before that column (null), the pages its warnings
+    say "could not be read": such a page was counted blank then (``empty_pages``), and it is not."""
+    pages = rec.get("unreadable_pages")
+    if pages is not None:
+        return list(pages)
+    found = (_COULD_NOT_BE_READ.match(w or "") for w in rec.get("warnings") or ())
+    return sorted({int(m.group(1)) for m in found if m})
+
+
 def blank(rec: dict) -> list[int]:
     """The blank pages of one file (status ``empty``: no text, no image; 1-based physical). Not a
-    degradation (:data:`pagerecall.types.DEGRADED_STATUSES`): said apart, for what they are."""
-    return list(rec.get("empty_pages") or [])
+    degradation (:data:`pagerecall.types.DEGRADED_STATUSES`): said apart, for what they are. A page that
+    did not load is never blank (:func:`unreadable`), whatever an older build recorded."""
+    gone = set(unreadable(rec))
+    return [p for p in rec.get("empty_pages") or [] if p not in gone]
 
 
 def failed_files(records: Sequence[dict]) -> list[dict]:
@@ -176,7 +195,11 @@ def _miss(env: dict, by_path: dict[str, dict], scope: Sequence[str] | None, outd
         caveats.append(f"{len(failed_here)} file(s) failed to index")
     unread = [r["path"] for r in in_scope if r.get("image_only_pages") or r.get("garbled_pages")]
     if unread:
-        caveats.append(f"{len(unread)} file(s) have unreadable (image-only or garbled) pages")
+        caveats.append(f"{len(unread)} file(s) have pages without usable text (image-only or garbled)")
+    broken = [r["path"] for r in in_scope if unreadable(r)]
+    if broken:  # pages that did not load: their text is unknown, not absent
+        caveats.append(f"{len(broken)} file(s) have pages that could not be read (unreadable: the PDF is damaged "
+                       "there), whose text is unknown")
     ocred = [r["path"] for r in in_scope if r.get("ocr_pages") and r["path"] not in unread]
     if ocred:  # pages that were image-only or garbled, read by OCR: approximate text
         caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "

@@ -65,7 +65,9 @@ class IndexReads:
 
     def info(self) -> dict:
         """What is indexed: generation, model, counts, build time, failed, degraded and stale files,
-        blank pages per file (``blank_pages``: no text and no image; not a degradation);
+        blank pages per file (``blank_pages``: no text and no image; not a degradation), pages that did
+        not load per file (``unreadable_pages``: not blank, their text unknown; also under
+        ``degraded_detected``, :func:`pagerecall.search.coverage.unreadable`);
         ``hidden_text`` counts the files and pages with text no reader sees and with sentences
         addressed to an AI agent (:func:`pagerecall.search.hidden_report.hidden_counts`);
         ``fulltext_upgrade_pending`` when the full-text index has an older format (the next
@@ -84,9 +86,10 @@ class IndexReads:
         meta = snapshot.meta
         records = snapshot.files_table()
         degraded = {r["path"]: d for r in records if (d := detected(r))}
-        from pagerecall.search.coverage import blank
+        from pagerecall.search.coverage import blank, unreadable
 
         blanks = {r["path"]: b for r in records if (b := blank(r))}
+        broken = {r["path"]: b for r in records if (b := unreadable(r))}
         return {
             "index_dir": str(self.settings.index_dir),
             "generation": snapshot.name,
@@ -105,6 +108,7 @@ class IndexReads:
             "files_failed": failed_files(records),
             "degraded_detected": degraded,
             "blank_pages": blanks,
+            "unreadable_pages": broken,
             "hidden_text": hidden_counts(records, snapshot.page_flags()),
             "registry": self._registry().to_dict(),
             "stale": self._stale(snapshot, self.corpus_root(snapshot)),

@@ -347,6 +347,20 @@ def match_files(source: Any, query: str | ParsedQuery, k: int) -> list[tuple[str
     return sorted(out.items(), key=lambda kv: -kv[1])[:k]
 
 
+def filename_coverage(query: str | ParsedQuery, paths: Sequence[str]) -> tuple[float, int]:
+    """How much of ``query`` the names of ``paths`` hold: (the share of the query's distinct path words,
+    analysed as :func:`match_files` analyses them, that occur in some of the names; how many do). The
+    weak rule's test of the filename lane (:mod:`pagerecall.search.weak`): ``de`` of a Spanish question
+    matches ``maint-guide.de.pdf`` and says nothing of what the question asks."""
+    raw = query.raw if isinstance(query, ParsedQuery) else query
+    words = dedup(t.text for t in word_tokens(path_words(raw)))
+    if not words:
+        return 0.0, 0
+    names = {t for p in paths for t in analyze_path(p)}
+    found = sum(1 for w in words if w in names)
+    return found / len(words), found
+
+
 def filename_search(source: Any, query: str | ParsedQuery, k: int, rows: dict[str, dict] | None = None
                     ) -> list[tuple[str, float]]:
     """The filename lane: ``[(chunk_id, file score), ...]``, one chunk per matching file.

@@ -42,7 +42,8 @@ from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit, build_verdicts
 from pagerecall.search.source_reads import SourceReads
-from pagerecall.search.weak import NOISE_PROBES, OFF_TOPIC_PROBES, weak_reason
+from pagerecall.search.weak import NOISE_PROBES, weak_reason
+from pagerecall.search.weak_probes import OFF_TOPIC_TEXTS
 
 log = logging.getLogger(__name__)
 
@@ -346,11 +347,17 @@ class Searcher(IndexReads, SourceReads):
         return SearchResult(query=query, mode=("deep" if deep else mode), hits=hits, envelope=env, scorer=scorer)
 
     def _probe_vectors(self, snapshot):
-        """Query vectors of :data:`NOISE_PROBES` then :data:`OFF_TOPIC_PROBES` (float32 (n, dim),
-        embedded once per Searcher)."""
+        """Query vectors of :data:`NOISE_PROBES` then every language's off-topic probes
+        (:data:`pagerecall.search.weak_probes.OFF_TOPIC_TEXTS`; float32 (n, dim), embedded once per Searcher and
+        kept on disk per model: :func:`pagerecall.search.weak_probes.cached_vectors`)."""
+        from pagerecall.search.weak_probes import cached_vectors
+
         with self._lock:
             if self._probes is None:
-                self._probes = self.embedder(snapshot).embed_queries(list(NOISE_PROBES + OFF_TOPIC_PROBES))
+                emb = self.embedder(snapshot)
+                fp = snapshot.meta.get("fingerprint") or {"model": self.settings.model}
+                self._probes = cached_vectors(self.settings.cache_dir, fp, list(NOISE_PROBES + OFF_TOPIC_TEXTS),
+                                              emb.embed_queries)
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:

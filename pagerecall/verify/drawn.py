@@ -90,11 +90,22 @@ def drawn_words_differ(path: Path, page: int, boxes: Sequence[Sequence[float]], 
     """Read the words in ``boxes`` (PDF points, the displayed page's frame, as
     :class:`pagerecall.geometry.PageBoxes` gives them) on physical page ``page`` (1-based) of the
     PDF at ``path`` from the glyphs (module docstring) and compare them with ``quote``
-    (:func:`compare`). Never raises: a failure gives ``checked=False`` with the reason in ``note``."""
-    from pagerecall.extract.opening import load_pymupdf
+    (:func:`compare`). Never raises: a failure gives ``checked=False`` with the reason in ``note``.
+    MuPDF's messages meanwhile are kept off the log (:func:`pagerecall.extract.opening.mupdf_messages`):
+    this second look at a page the verifier has just read repeats what that read reported."""
+    from pagerecall.extract.opening import mupdf_messages
 
     if not boxes:
         return DrawnCheck(False, False, note="no boxes for the match")
+    with mupdf_messages():
+        return _drawn_words_differ(path, page, boxes, quote, password)
+
+
+def _drawn_words_differ(path: Path, page: int, boxes: Sequence[Sequence[float]], quote: str,
+                        password: str | None) -> DrawnCheck:
+    """:func:`drawn_words_differ`'s work."""
+    from pagerecall.extract.opening import load_pymupdf
+
     try:
         pymupdf = load_pymupdf()
         doc = pymupdf.open(path)

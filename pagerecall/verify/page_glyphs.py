@@ -8,13 +8,14 @@ read, keyed on the file's (path, mtime, size) and the 1-based physical page numb
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from pagerecall.errors import SourceArgumentError, UsageError
+from pagerecall.errors import ExtractionError, SourceArgumentError, UsageError
 from pagerecall.extract import page_text as pdf_text
 from pagerecall.extract import reading_order as pdf_layout
 from pagerecall.geometry import Box
@@ -221,23 +222,43 @@ class open_page:
     closed afterwards. Raises as :func:`pagerecall.extract.pdf.read_pdf_page` does."""
 
     def __init__(self, path: Path, rel: str, number: int, password: str | None) -> None:
-        from pagerecall.extract import pdf
+        import contextlib
 
-        self.doc = pdf.open_pdf(path, rel, password)
+        from pagerecall.extract import pdf
+        from pagerecall.extract.opening import mupdf_told
+
+        # MuPDF's messages from opening to closing: in the error raised, else one line naming the file
+        self._told = contextlib.ExitStack()
+        self._told.enter_context(mupdf_told(rel))
+        try:
+            self.doc = pdf.open_pdf(path, rel, password)
+        except BaseException:
+            self._told.__exit__(*sys.exc_info())  # raises the error with MuPDF's words joined when it has some
+            raise
         try:
             n = pdf.page_total(self.doc, rel)
             check_page(number, n, rel)
             self.count = n
-            self.page = self.doc.load_page(number - 1)
+            try:
+                self.page = self.doc.load_page(number - 1)
+            except Exception as exc:  # a page that does not load (a cycle in the page tree)
+                raise ExtractionError(
+                    rel, "unreadable_page", f"page {number} does not load ({type(exc).__name__}: {exc}): what it "
+                    "shows is unknown. Next: look at it in a PDF viewer, or repair the file (save it again from a "
+                    "PDF tool) and run pagerecall update") from exc
         except BaseException:
             self.doc.close()
+            self._told.__exit__(*sys.exc_info())
             raise
 
     def __enter__(self) -> Any:
         return self.page
 
-    def __exit__(self, *exc: object) -> None:
-        self.doc.close()
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            self.doc.close()
+        finally:
+            self._told.__exit__(*exc)
 
 
 def check_page(number: Any, count: int, rel: str) -> None:

@@ -276,6 +276,10 @@ def verify_quote(
             notes.append(
                 f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
             )
+        unreadable = [p.number for p in read if p.status == "unreadable"]
+        if unreadable:  # the page does not load: not blank, unknown
+            notes.append(f"{len(unreadable)} page(s) could not be read ({_fmt_pages(unreadable)}: unreadable, the PDF "
+                         "is damaged there): a miss there proves nothing")
         blanks = [p.number for p in read if p.status == "empty"]
         if blanks:  # no text and no image: nothing printed there to quote
             notes.append(f"{len(blanks)} page(s) are blank ({_fmt_pages(blanks)})")

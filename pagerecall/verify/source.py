@@ -22,8 +22,9 @@ class PageText:
     """The text of one page, as extracted from the source file (not from the index).
 
     ``page`` is physical, 1-based; ``label`` the printed label (``None`` when the PDF has
-    none); ``pages`` the document's page count; ``status`` one of ``ok``, ``empty``,
-    ``image_only``, ``garbled``, ``ocr``; ``ocr`` True when the text came from OCR (then it is
+    none); ``pages`` the document's page count; ``status`` one of ``ok``, ``empty`` (blank),
+    ``image_only``, ``garbled``, ``ocr``, ``unreadable`` (the page does not load: not blank,
+    unknown); ``ocr`` True when the text came from OCR (then it is
     not verbatim-citable); ``note`` says how far the text can be quoted; ``hidden`` the spans on
     the page no reader sees, never part of ``text`` (``{text, reason, rect}``, see
     :mod:`pagerecall.extract.hidden`; ``rect`` in the frame of the page view's boxes, None in a
@@ -157,7 +158,7 @@ class _Source:
                 from pagerecall.extract.pdf import page_count
 
                 try:
-                    self._count = page_count(self.path, self.password)
+                    self._count = page_count(self.path, self.password, self.rel)
                 except ExtractionError as exc:  # name the file as the user did, not its full path
                     from pagerecall.extract.passwords import needs_password
 
@@ -217,9 +218,18 @@ def _page_note(page: Page) -> str:
         return "Image-only page (a scan without a text layer): no text to quote; read the image."
     if page.status == "empty":
         return "A blank page (no image either): nothing to quote."
+    if page.status == "unreadable":
+        return UNREADABLE_NOTE
     if page.status == "garbled":
         return "The text layer is garbled (unusable character mapping): do not quote it."
     return "Verbatim text layer of the source (line breaks as extracted)."
+
+
+UNREADABLE_NOTE = ("Unreadable page: MuPDF cannot load it (the PDF is damaged there, e.g. a cycle in its page "
+                   "tree), so what it shows is unknown, not blank: a miss or a quote not found here proves nothing. "
+                   "Next: look at the page in a PDF viewer, or repair the file (save it again from a PDF tool) "
+                   "and run pagerecall update.")
+"""What ``page``/``read_page`` say of a page that does not load (status ``unreadable``)."""
 
 
 def source_for(path: Path, rel: str, ocr: str, passwords_file: tuple[Path, bool] | Path | None,

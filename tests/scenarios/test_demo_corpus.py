@@ -90,7 +90,7 @@ def test_miss_in_scans_is_not_trustworthy(demo):
     res = Searcher(settings).search('"zyzzyva quorble"', k=5, mode="fulltext", files=["linn.pdf", "c03-29.pdf"])
     assert res.hits == []
     assert res.envelope["miss"]["trustworthy"] is False
-    assert any("unreadable" in c for c in res.envelope["miss"]["caveats"])
+    assert any("image-only" in c for c in res.envelope["miss"]["caveats"])
 
 
 def _sections(corpus: Path, lang: str) -> dict[str, dict]:
@@ -158,3 +158,37 @@ def test_one_page_is_pointed_at_once_among_the_hits(demo, query, mode):
     assert len(pages) == len(set(pages)), [(h.file, h.page_start, h.page_end, h.char_start) for h in hits]
     if mode != "fulltext":  # the full-text lane may hold fewer distinct pages than 10
         assert len(hits) == 10  # collapsing fills up from further down the list
+
+
+UNRELATED = [  # bench/data/weak_queries.tsv: nothing in a Debian packaging guide answers them
+    "Wann ist die Titanic gesunken?",
+    "Qui a peint le plafond de la chapelle Sixtine ?",
+    "¿Cuántas calorías tiene un vaso de zumo de naranja?",
+    "半熟卵は何分ゆでればいいですか",
+    "小猫需要打哪些疫苗？",
+]
+RELATED = [  # the same file's packaging questions: the guide answers them, in another language or its own
+    "Wie lade ich ein Paket in das Debian-Archiv hoch?",
+    "Comment construire un paquet Debian à partir d'une archive amont ?",
+    "¿Qué contiene el archivo debian/control?",
+    "Как собрать пакет Debian из исходного архива автора?",
+    "如何把软件包上传到 Debian 仓库？",
+]
+
+
+@pytest.mark.parametrize("query", UNRELATED)
+def test_an_unrelated_question_is_weak_in_any_language(demo, query):
+    """Not only in English: an everyday question in German, French, Spanish, Japanese or Chinese, whose
+    function words match the German guide (or, Spanish, whose "de" matches ``maint-guide.de.pdf``), is
+    measured against the same everyday topics asked in its own language (pagerecall.search.weak_probes).
+    Before, only English ones were marked (bench/weak_languages.py: recall 0.29 on the held-out half)."""
+    corpus, settings, _ = demo
+    res = Searcher(settings).search(query, k=5)
+    assert res.hits and res.envelope["weak"] is True and "miss" in res.envelope, query
+
+
+@pytest.mark.parametrize("query", RELATED)
+def test_a_packaging_question_stays_an_answer_in_any_language(demo, query):
+    corpus, settings, _ = demo
+    res = Searcher(settings).search(query, k=5)
+    assert res.envelope["weak"] is False, query

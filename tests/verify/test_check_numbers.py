@@ -142,3 +142,24 @@ def test_check_takes_a_bare_indexed_file_name_as_page_and_verify_do(tmp_path: Pa
     out = capsys.readouterr()
     assert code in (0, 1), out.err
     assert json.loads(out.out)["file"] == "en/harrow-point-manual.pdf"
+
+
+@pytest.mark.parametrize("pages,lines", [
+    ("1-99", ["99 pages cited (1-99), longer than 20 pages", "Pages 15-99 are out of range for 'tracemonkey.pdf', "
+                                                             "past its last page: valid pages are 1-14"]),
+    ("14-12", ["Page range '14-12' is reversed. Next: write it from low to high, '12-14'"]),
+    ("0-2,15", ["Page 0 does not exist", "Page 15 is out of range for 'tracemonkey.pdf'"]),
+])
+def test_each_mistake_of_a_citation_has_its_own_line(tmp_path: Path, capsys, pages, lines) -> None:
+    """``check --pages 1-99`` on a 14-page PDF (a real one from ../shared) makes two mistakes: more
+    pages than a check reads, and pages past the end. Each gets its own line saying what to do (it
+    was one line, "reversed or longer than 20 pages", that named neither the file's end nor which)."""
+    root = shared_path("pdfs", "adversarial")
+    argv = ["check", "The trace tree grew by 3 nodes.", "--file", "tracemonkey.pdf", "--pages", pages,
+            "--index", str(tmp_path / "index"), "--corpus", str(root), "--in-process", "--json"]
+    assert main(argv) == 2
+    out = capsys.readouterr()
+    got = out.err.splitlines()
+    assert out.out == "" and len(got) == len(lines), got
+    for line, says in zip(got, lines):
+        assert line.startswith("pagerecall: ") and says in line and "Next:" in line, got
