@@ -181,3 +181,16 @@ def sigint_default() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def whole_words(text: str, a: int, b: int) -> str:
+    """``text[a:b]`` narrowed to whole words (``a`` moved forward, ``b`` back to a word edge as
+    ``pagerecall.verify.match.at_word_edge`` sees it): a quote cut from a page as a reader would copy it,
+    since ``verify`` matches whole words only."""
+    from pagerecall.verify.match import at_word_edge
+
+    while a < b and not at_word_edge(text, a):
+        a += 1
+    while b > a and not at_word_edge(text, b):
+        b -= 1
+    return text[a:b]

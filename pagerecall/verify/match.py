@@ -58,11 +58,13 @@ def word_bounded(hay: str, start: int, end: int) -> bool:
     in "58 metres", nor "The light is on" in "The light is only lit" (each was ``exact``). Only where
     both sides of an edge are word characters of a script that spaces its words (:func:`_in_word`)
     does the edge fall inside a word; CJK, Thai and the like are matched anywhere, as before."""
-    if start > 0 and start < len(hay) and _in_word(hay[start - 1]) and _in_word(hay[start]):
-        return False
-    if 0 < end < len(hay) and _in_word(hay[end - 1]) and _in_word(hay[end]):
-        return False
-    return True
+    return at_word_edge(hay, start) and at_word_edge(hay, end)
+
+
+def at_word_edge(hay: str, at: int) -> bool:
+    """True unless offset ``at`` of ``hay`` falls between two word characters (:func:`_in_word`): where a
+    quote may begin or end."""
+    return not (0 < at < len(hay) and _in_word(hay[at - 1]) and _in_word(hay[at]))
 
 
 def _find_bounded(hay: str, needle: str) -> int:
@@ -162,7 +164,7 @@ def _match_interrupted(quote: str, nq: str, src: _Source, number: int) -> _Found
         j = hay.find(rest)
         while j >= 0:
             i = hay.rfind(head, max(0, j - FIGURE_WINDOW - len(head)), j - 1)
-            if i >= 0 and word_bounded(hay, i, i + 1) and word_bounded(hay, j + len(rest) - 1, j + len(rest)):
+            if i >= 0 and at_word_edge(hay, i) and at_word_edge(hay, j + len(rest)):
                 s, e1 = norm.span(i, i + len(head))
                 s2, e = norm.span(j, j + len(rest))
                 skipped = figure_skippable(src, number, (s, e1), (s2, e))
@@ -201,7 +203,7 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         if len(rest) < SPLIT_MIN_CHARS:
             continue
         j = nb.text.find(rest, 0, FIGURE_WINDOW + len(rest))
-        if j < 0 or not word_bounded(nb.text, j + len(rest) - 1, j + len(rest)):
+        if j < 0 or not at_word_edge(nb.text, j + len(rest)):
             continue
         s2, e = nb.span(j, j + len(rest))
         top = [] if j <= JUNCTION_WINDOW and top_skippable(text_b[:s2], src, a + 1) else \
@@ -211,7 +213,7 @@ def _match_junction(quote: str, nq: str, src: _Source, a: int) -> _Found | None:
         head = nq[:k].rstrip(" ")
         i = tail.rfind(head)
         while i >= 0:
-            if not word_bounded(tail, i, i + 1):  # the quote would begin inside a word
+            if not at_word_edge(tail, i):  # the quote would begin inside a word
                 i = tail.rfind(head, 0, i + len(head) - 1) if i > 0 else -1
                 continue
             s, e1 = na.span(t0 + i, t0 + i + len(head))

@@ -26,7 +26,7 @@ from pagerecall.cli.commands import main
 from pagerecall.errors import PathOutsideCorpusError, SourceNotFoundError, UsageError
 from pagerecall.extract.pdf import read_pdf
 from pagerecall.verify import normalise, read_page, verify_quote
-from tests.conftest import EXAMPLES, copy_of_index, scan_excerpt, shared_path
+from tests.conftest import EXAMPLES, copy_of_index, scan_excerpt, shared_path, whole_words
 
 CORPUS = EXAMPLES / "corpus"
 MANUAL = "en/harrow-point-manual.pdf"
@@ -69,7 +69,8 @@ def test_quote_boxes_on_the_example_manual():
 def test_text_layer_has_no_geometry_and_says_so():
     rel = "de/moewenhaken-dienstanweisung.txt"
     text = read_page(CORPUS, rel, 1).text
-    check = verify_quote(CORPUS, text[10:80], rel, 1)
+    a, b = text.index(" ", 10) + 1, text.index(" ", 80)  # whole words (a quote never starts mid-word)
+    check = verify_quote(CORPUS, text[a:b], rel, 1)
     assert check.match == "exact"
     assert check.rects.pages == [] and "no page geometry" in check.rects.note
     g = pageview.passage_geometry(CORPUS, {"file": rel, "page_start": 1, "page_end": 1, "char_start": 0,
@@ -132,7 +133,7 @@ def test_view_page_bad_input_is_explained():
         pageview.view_page(CORPUS, MANUAL, 3, dpi=5000)
     # a quote on another page: the page is shown unmarked, and the note names the right page
     text = read_page(CORPUS, MANUAL, 3).text
-    v = pageview.view_page(CORPUS, MANUAL, 4, highlight=text[:60], dpi=72)
+    v = pageview.view_page(CORPUS, MANUAL, 4, highlight=whole_words(text, 0, 60), dpi=72)
     assert v.found_on == 3 and "found (exact) on page 3" in v.note and v.rects.pages == []
     assert _pixmap(v.png).width == v.width_px
     # a quote nowhere: not_found, still a real page image (ink on it)
@@ -219,7 +220,7 @@ def test_cli_page_png(indexed, capsys, tmp_path):
     line = capsys.readouterr().out
     assert code == 0 and re.search(r"page 3 of 10 \(printed 1\), \d+x\d+ px at 150 dpi", line), line
     # a quote on another page: exit 3 (as verify), the note says where it is
-    quote = read_page(CORPUS, MANUAL, 3).text[:50]
+    quote = whole_words(read_page(CORPUS, MANUAL, 3).text, 0, 50)
     code = main(["page", MANUAL, "4", "--png", str(out), "--highlight", quote] + common)
     assert code == 3 and "found (exact) on page 3" in capsys.readouterr().err
     # usage mistakes: exit 2 with a next step
@@ -283,7 +284,7 @@ def test_web_api(indexed):
     assert "envelope" in res and hit["ranks"]
     view = client.get("/api/view", params={"file": hit["file"], "page": hit["page_start"], "hit": hit["chunk_id"]}).json()
     assert view["png"] and view["rects"]["pages"]
-    quote = read_page(CORPUS, MANUAL, 3).text[:40]
+    quote = whole_words(read_page(CORPUS, MANUAL, 3).text, 0, 40)
     check = client.get("/api/verify", params={"quote": quote, "file": MANUAL, "page": 3}).json()
     assert check["match"] == "exact" and check["rects"]["pages"][0]["boxes"]
     assert client.get("/api/view", params={"file": MANUAL, "page": 99}).status_code == 404
@@ -315,12 +316,12 @@ def test_two_column_quotes_with_ligatures_and_hyphens():
     text = read_page(folder, rel, 2).text
     # across a line-end hyphen ("Trace-|Monkey") and with a ligature ("ﬂ" in "flow")
     cases = [text[text.index("We call the resulting"):text.index("2x-20x speedup")],
-             text[text.index("if control"):text.index("if control") + 120]]
+             whole_words(text, text.index("if control"), text.index("if control") + 120)]
     # across the column break: the end of the left column and the start of the right one
     end = text.index("dynamic compiler based on")
-    cases.append(text[end:end + 120])
+    cases.append(whole_words(text, end, end + 120))
     for k in range(0, len(text) - 200, 700):
-        cases.append(text[k:k + 200])
+        cases.append(whole_words(text, k, k + 200))
     for quote in cases:
         check = verify_quote(folder, quote, rel, 2)
         assert check.match in ("exact", "normalised"), quote

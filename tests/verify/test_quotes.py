@@ -25,7 +25,7 @@ from pagerecall.verify import (
     verify_quote,
 )
 from pagerecall.verify.normalise import _DOTLESS, _DROP, _FOLD, _SPACING_ACCENTS, _has_mark, _is_wide
-from tests.conftest import shared_path
+from tests.conftest import shared_path, whole_words
 
 LIGATURES = "\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06"
 PLAIN = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
@@ -227,7 +227,7 @@ def test_japanese_quote_typed_without_line_breaks(demo: Path) -> None:
     text = read_page(demo, file, 11).text
     # a passage that in the PDF has a line break between two Japanese characters
     m = next(m for m in re.finditer(r"[\u3040-\u30ff\u4e00-\u9fff]\n[\u3040-\u30ff\u4e00-\u9fff]", text))
-    raw = text[max(0, m.start() - 20):m.end() + 20]
+    raw = whole_words(text, max(0, m.start() - 20), m.end() + 20)
     typed = raw.replace("\n", "")
     res = verify_quote(demo, typed, file, page=11)
     assert res.match == "normalised"
@@ -273,10 +273,12 @@ def test_ligature_quote_copied_from_a_viewer_and_typed_plain(adversarial: Path) 
 def test_hyphenated_line_break_copied_and_typed_joined(adversarial: Path) -> None:
     raw = viewer_text(adversarial / "tracemonkey.pdf", 2)
     source = read_page(adversarial, "tracemonkey.pdf", 2).text
-    breaks = list(re.finditer(r"([^\n]{12,})\b([a-z]+)-\n([a-z]+)\b([^\n]{0,20})", raw))
+    breaks = list(re.finditer(r"([^\n]{12,})\b([a-z]+)-\n([a-z]+)\b([^\n]{0,20}?)(?=[\s.,;:)]|$)", raw))
     assert raw.count("-\n") == 12 and len(breaks) >= 8  # DATA.md: 12 hyphenated line ends
     checked = 0
     for m in breaks:
+        if raw[:m.start()].endswith("-\n"):
+            continue  # the line goes on a word hyphenated at the line before: no quote begins there
         copied = m.group().strip()  # "... a pro-\ngram to nested"
         joined = (m.group(1) + m.group(2) + m.group(3) + m.group(4)).strip()  # typed "program"
         if source.count(joined) == 1:  # the page prints the joined word: extraction joined it
@@ -291,7 +293,7 @@ def test_hyphenated_line_break_copied_and_typed_joined(adversarial: Path) -> Non
                 res = verify_quote(adversarial, quote, "tracemonkey.pdf", page=2)
                 assert res.match == "exact" and res.page == 2 and res.matched_text == copied, quote
             checked += 1
-    assert checked >= 8
+    assert checked >= 7  # of the 12, those whose line does not go on a word hyphenated at the line before
 
 
 def test_hyphenation_and_ligatures_kept_in_a_text_layer_are_normalised(tmp_path: Path) -> None:
@@ -303,7 +305,7 @@ def test_hyphenation_and_ligatures_kept_in_a_text_layer_are_normalised(tmp_path:
     root.mkdir()
     raw = viewer_text(shared_path("pdfs", "adversarial", "tracemonkey.pdf"), 2)
     (root / "tm.txt").write_text("===== page 7 =====\n" + raw, encoding="utf-8")
-    m = re.search(r"([^\n]{12,})\b([a-z]+)-\n([a-z]+)\b([^\n]{0,20})", raw)
+    m = re.search(r"([^\n]{12,})\b([a-z]+)-\n([a-z]+)\b([^\n]{0,20}?)(?=[\s.,;:)]|$)", raw)
     assert m is not None and pymupdf is not None
     typed = m.group(1) + m.group(2) + m.group(3) + m.group(4)
     res = verify_quote(root, typed, "tm.txt", page=1)
