@@ -73,7 +73,7 @@ def test_a_miss_over_outlined_text_is_not_trusted(index, capsys):
     assert code == 0 and res["hits"] == []
     miss = res["envelope"]["miss"]
     assert miss["trustworthy"] is False
-    assert "1 file(s) have unreadable (image-only or garbled) pages" in miss["caveats"]
+    assert "1 file(s) have pages without usable text (image-only or garbled)" in miss["caveats"]
 
 
 def test_info_lists_them_as_degraded_not_blank(index, capsys):
