@@ -63,10 +63,13 @@ def _own_bytes(folder: Path) -> int:
 def _cache_state(path: Path) -> dict | None:
     """``{"path", "bytes", "batches", "passages", "write"}`` of the resume cache at ``path``, or
     None when there is none. A cache that cannot be read is reported with ``"error"``."""
-    files = [path, path.with_name(path.name + "-wal")]
-    if not path.exists():
-        return None
-    size = sum(p.stat().st_size for p in files if p.exists())
+    size = 0
+    for i, p in enumerate((path, path.with_name(path.name + "-wal"))):
+        try:
+            size += p.stat().st_size
+        except OSError:  # none, or removed meanwhile (a write that just swapped deletes it)
+            if i == 0:
+                return None
     out: dict = {"path": str(path), "bytes": size, "batches": 0, "passages": 0, "write": None}
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
