@@ -141,13 +141,12 @@ class EmbedLoop:
 
     # ------------------------------------------------------------------ public
     def vectors(self, files: Sequence[Prepared], own_group: bool = False) -> list[np.ndarray]:
+        if not self.invariant:  # int8: per file (start() counts its passages)
+            return [self.finish(self.start(p)) for p in files]
+        if own_group and len(files) != 1:
+            raise ValueError("own_group takes one file")
         self._known += sum(len(p.chunks) for p in files)
-        if self.invariant:
-            if own_group and len(files) != 1:
-                raise ValueError("own_group takes one file")
-            return self._invariant(files, files[0].record["chunk_prefix"] if own_group else None)
-        self._known -= sum(len(p.chunks) for p in files)  # start() counts them
-        return [self.finish(self.start(p)) for p in files]
+        return self._invariant(files, files[0].record["chunk_prefix"] if own_group else None)
 
     # ------------------------------------------------------------------ helpers
     def _embed(self, texts: list[str], lengths: list[int], batch: int, token_ids: list | None = None) -> np.ndarray:
