@@ -1,6 +1,6 @@
 """The Ray Data build: extract, chunk and embed files on a Ray cluster; write on the driver.
 
-:func:`index_files_ray` has the signature and the contract of :func:`pagerecall.ingest.pipeline.index_files`
+:func:`index_files_ray` has the signature and the contract of :func:`pagerecall.ingest.write_files.index_files`
 (the local embed loop), so ``build``, ``update`` and ``rebuild`` keep their one write path: a new
 generation from :class:`~pagerecall.index.writer.GenerationWriter`, finalized, verified with a real
 probe, then swapped in. Only the work per file moves:
@@ -172,8 +172,8 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
                     progress=None):
     """Extract, chunk and embed ``files`` on Ray; write them into the open generation ``writer``.
 
-    Same arguments and result (:class:`pagerecall.ingest.pipeline.WriteStats`) as
-    :func:`pagerecall.ingest.pipeline.index_files`: ``files`` are :class:`~pagerecall.index.corpus.DiskFile`
+    Same arguments and result (:class:`pagerecall.ingest.write_files.WriteStats`) as
+    :func:`pagerecall.ingest.write_files.index_files`: ``files`` are :class:`~pagerecall.index.corpus.DiskFile`
     under ``root`` (which every Ray node must see at the same path), ``hashes`` known SHA-256 by
     path, ``embedder`` the driver's (its fingerprint is what every worker must match; it embeds
     nothing here). ``WriteStats.seconds_embedding`` sums the workers' seconds in the model (CPU-
@@ -184,7 +184,7 @@ def index_files_ray(writer, root: Path, files: list, hashes: dict[str, str], emb
     import pyarrow as pa
 
     from pagerecall.index.fingerprint import index_fingerprint
-    from pagerecall.ingest.embed_loop import WriteStats
+    from pagerecall.ingest.write_files import WriteStats
     from pagerecall.ingest.preparing import VANISHED, vanished
 
     progress = progress or (lambda stage, done, total: None)

@@ -55,7 +55,7 @@ stored = {"calls": 0, "passages": 0}
 def embed_passages(texts, *a, **kw):
     vecs = real(texts, *a, **kw)
     stored["calls"] += 1
-    if stored["calls"] == args["calls"]:  # its vectors are lost; those of the calls before are cached
+    if stored["calls"] == args["calls"]:  # its vectors are lost; of the calls before, those taken are cached
         Path(args["note"]).write_text(json.dumps(stored), encoding="utf-8")
         os.kill(os.getpid(), signal.SIGKILL)
     stored["passages"] += len(texts)
@@ -96,18 +96,20 @@ def test_update_resumes_a_killed_rebuild_and_the_leftovers_are_reported(tmp_path
     note = tmp_path / "note.json"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-c", CHILD, json.dumps({"index": str(index), "runtime": RUNTIME,
-                                                                      "calls": 2, "note": str(note)})],
+                                                                      "calls": 4, "note": str(note)})],
                           env=env, cwd=ROOT, capture_output=True, text=True, timeout=1200, check=False)
     assert proc.returncode == -signal.SIGKILL, proc.stderr[-3000:]
-    cached = json.loads(note.read_text(encoding="utf-8"))["passages"]
-    assert cached > 0
+    done = json.loads(note.read_text(encoding="utf-8"))["passages"]
     store = IndexStore(index)
     assert store.current_name() == first.generation and embedcache.path_of(index).exists()
 
-    # info and update --dry-run report the leftovers and what to run
+    # info and update --dry-run report the leftovers and what to run. The lanes run batches side by
+    # side and a batch is cached when the write takes it (in batch order), so a batch finished just
+    # before the kill may not be cached yet: the cache holds some, never more than, the finished calls
     left = interrupted_write(index)
+    cached = left["cache"]["passages"]
+    assert 0 < cached <= done
     assert left["action"] == "rebuild" and left["resumable"] and left["running"] is None
-    assert left["cache"]["passages"] == cached
     assert [g["name"] for g in left["partial_generations"]] == [n for n in store.generations()
                                                                 if n != first.generation]
     assert "pagerecall update" in left["next"]

@@ -70,7 +70,9 @@ def _embedder(settings: Settings):
 
 def _build(corpus: Path, index: Path, runtime: str, monkeypatch, hold_first_call: bool = False) -> list[set[str]]:
     """Build ``corpus``; returns, per call of the embedder, the files whose passages it embedded.
-    ``hold_first_call``: the embedder's first call waits until every OCR child has ended."""
+    ``hold_first_call``: the write's first batch waits, in the main thread, until every OCR child has
+    ended (the lanes run the model's calls in threads of their own: held there, the main thread would
+    go on taking files)."""
     settings = _settings(index, runtime)
     emb = _embedder(settings)
     if runtime == "openvino" and not getattr(emb, "batch_invariant", False):
@@ -87,15 +89,21 @@ def _build(corpus: Path, index: Path, runtime: str, monkeypatch, hold_first_call
         return run
 
     def embed_passages(texts, *args, **kwargs):
-        if hold_first_call and not calls:
-            for run in runs:
-                run.result(timeout=600)
         calls.append({f for t in texts for f in text_of.get(t, ())})
         return real_embed(texts, *args, **kwargs)
 
     real_vectors = batching.EmbedLoop.vectors
 
+    held: list[bool] = []
+
+    def hold() -> None:  # in the main thread, before it puts its first batch under way
+        if hold_first_call and not held:
+            held.append(True)
+            for run in runs:
+                run.result(timeout=600)
+
     def vectors(loop, files, own_group=False):  # records which files each text belongs to
+        hold()
         for p in files:
             for c in p.chunks:
                 text_of.setdefault(c.text, set()).add(p.rel)
@@ -104,6 +112,7 @@ def _build(corpus: Path, index: Path, runtime: str, monkeypatch, hold_first_call
     real_begin = batching.EmbedLoop.start
 
     def begin(loop, p):  # the int8 path: a file's batches put under way in the lanes
+        hold()
         for c in p.chunks:
             text_of.setdefault(c.text, set()).add(p.rel)
         return real_begin(loop, p)
