@@ -155,15 +155,28 @@ def _separation_none_form(page: pymupdf.Page, s: str) -> None:
     context(page)
     name, xref, _ = html_form(page, s, (72, 110, 540, 150))
     doc = page.parent
-    stream = doc.xref_stream(xref)
-    inner = re.findall(rb"/(\S+)\s+Do", stream)
-    for x in [xref] + [int(doc.xref_get_key(xref, f"Resources/XObject/{n.decode()}")[1].split()[0]) for n in inner]:
-        body = doc.xref_stream(x)
+    todo, seen = [xref], set()
+    while todo:  # the form and every form it draws (the HTML layout nests them)
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        kind, value = doc.xref_get_key(x, "Resources/XObject")
+        if kind == "xref":
+            value = doc.xref_object(int(value.split()[0]))
+        todo += [int(v) for v in re.findall(r"(\d+) 0 R", value if kind in ("dict", "xref") else "")]
+        body = doc.xref_stream(x) or b""
         new = re.sub(rb"(?<![\d.])0 0 0 rg|(?<![\d.])0 g", b"/CSn cs 1 scn", body)
         if new != body:
             doc.update_stream(x, new)
-            doc.xref_set_key(x, "Resources/ColorSpace", "<< /CSn [/Separation /None /DeviceGray << /FunctionType 2 "
-                                                        "/Domain [0 1] /C0 [1] /C1 [0] /N 1 >>] >>")
+            res = doc.xref_get_key(x, "Resources")
+            if res[0] == "xref":
+                x = int(res[1].split()[0])
+                key = "ColorSpace"
+            else:
+                key = "Resources/ColorSpace"
+            doc.xref_set_key(x, key, "<< /CSn [/Separation /None /DeviceGray << /FunctionType 2 /Domain [0 1] "
+                                     "/C0 [1] /C1 [0] /N 1 >>] >>")
     raw(page, f"q /{name} Do Q\n")
 
 
@@ -407,7 +420,7 @@ def _rotated_block(angle: float) -> Callable[[pymupdf.Page, str], None]:
     def build(page: pymupdf.Page, s: str) -> None:
         context(page)
         c, sn = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        raw(page, f"0.5 G 0.5 w 60 200 m 560 200 l S BT 0 g /helv 9 Tf {c:.4f} {sn:.4f} {-sn:.4f} {c:.4f} 120 230 Tm "
+        raw(page, f"0.5 G 0.5 w 60 120 m 560 120 l S BT 0 g /helv 9 Tf {c:.4f} {sn:.4f} {-sn:.4f} {c:.4f} 120 150 Tm "
                   f"({_esc(s)}) Tj ET\n")
 
     return build
@@ -419,8 +432,8 @@ def _rotated_form(angle: float) -> Callable[[pymupdf.Page, str], None]:
         context(page)
         name, _, _ = html_form(page, s, (72, 110, 400, 150))
         c, sn = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-        # rotate about the layout's top-left corner, moved to (150, 500) in PDF coordinates
-        raw(page, f"q 1 0 0 1 150 300 cm {c:.4f} {sn:.4f} {-sn:.4f} {c:.4f} 0 0 cm 1 0 0 1 -72 {-(H - 110)} cm "
+        # rotate about the layout's top-left corner, moved to (150, 150) in PDF coordinates
+        raw(page, f"q 1 0 0 1 150 150 cm {c:.4f} {sn:.4f} {-sn:.4f} {c:.4f} 0 0 cm 1 0 0 1 -72 {-(H - 110)} cm "
                   f"/{name} Do Q\n")
 
     return build
