@@ -19,7 +19,7 @@ page), fill opacity 0 in a form and on one line of a paragraph, render mode 3 in
 photo, and inherited by a form from the page, outside a figure form's BBox, under a table row
 shaded after it, white on white rotated in a margin). Builders: :mod:`tests.extract.fourth_builders`.
 
-Sentences in 26 languages; Latin, Cyrillic, Greek, Hebrew, Han, Kana, Hangul, Armenian and
+Sentences in 23 languages; Latin, Cyrillic, Greek, Hebrew, Han, Kana, Hangul, Armenian and
 Georgian scripts (scripts whose HTML layout the text layer cannot give back, Thai, Arabic and
 Devanagari, were left out: the third set showed they test extraction, not visibility).
 
