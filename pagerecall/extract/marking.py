@@ -53,8 +53,8 @@ def never_marks(mupdf: Any, cs: Any) -> bool:
 
 def may_not_mark(doc: Any) -> bool:
     """True when some object of the PyMuPDF document ``doc`` names a colorant ``/None`` together
-    with a Separation or DeviceN space, or as the only kind of entry of an array (a DeviceN's
-    names held apart): its pages are rendered through :func:`faithful_device`. Read once per
+    with a Separation or DeviceN space, in an array (a DeviceN's names held apart) or as the whole
+    object (the name held apart): its pages are rendered through :func:`faithful_device`. Read once per
     document (cached on it); a document that cannot be read so is taken as flagged only when an
     object says so. Names written with ``#`` escapes are not decoded (a document that hides the
     name so is rendered as MuPDF renders it)."""
@@ -69,7 +69,8 @@ def may_not_mark(doc: Any) -> bool:
             except Exception:
                 continue
             if "/None" in source and _NONE.search(source) and (
-                    any(s in source for s in _SPACES) or source.lstrip().startswith("[")):
+                    any(s in source for s in _SPACES) or source.lstrip().startswith("[")
+                    or source.strip() == "/None"):
                 found = True
                 break
     except Exception:

@@ -201,6 +201,12 @@ def test_only_documents_that_name_a_none_colorant_are_rendered_apart(tmp_path: P
     assert may_not_mark(doc) is False
     add_resource(page, "ColorSpace", "CSx", f"[/Separation /None /DeviceGray {_TINT}]")
     assert may_not_mark(pymupdf.open("pdf", doc.tobytes())) is True
+    held_apart = pymupdf.open()  # the colorant's name an indirect object of its own
+    p2 = held_apart.new_page()
+    name = held_apart.get_new_xref()
+    held_apart.update_object(name, "/None")
+    add_resource(p2, "ColorSpace", "CSy", f"[/Separation {name} 0 R /DeviceGray {_TINT}]")
+    assert may_not_mark(pymupdf.open("pdf", held_apart.tobytes())) is True
     demo = SHARED / "pdfs" / "adversarial" / "tracemonkey.pdf"
     if demo.exists():
         assert may_not_mark(pymupdf.open(demo)) is False
