@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MONTHS", "OTHER_WORDS", "SCALES", "SCALE_PATTERN", "UNITS", "UNIT_CLASS", "EN_PHRASE",
+__all__ = ["HOMOGRAPHS", "MONTHS", "OTHER_WORDS", "SCALES", "SCALE_PATTERN", "UNITS", "UNIT_CLASS", "EN_PHRASE",
            "words_value", "same_unit"]
 
 MONTHS = {
@@ -72,10 +72,10 @@ for _cls, _names in {
     "g": ("g", "gram", "grams", "gramme", "grammes", "gramm"), "mg": ("mg", "milligram", "milligrams"),
     "t": ("t", "tonne", "tonnes", "ton", "tons"), "l": ("l", "litre", "litres", "liter", "liters"),
     "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters"),
-    "s": ("s", "sec", "second", "seconds", "sekunden", "secondes", "segundos"),
+    "s": ("s", "sec", "second", "seconds", "sekunden", "secondes", "segundos", "secondi"),
     "ms": ("ms", "millisecond", "milliseconds"), "µs": ("µs", "microsecond", "microseconds"),
-    "ns": ("ns", "nanosecond", "nanoseconds"), "min": ("min", "minute", "minutes", "minuten", "minutos"),
-    "h": ("h", "hr", "hrs", "hour", "hours", "stunden", "heures", "horas"),
+    "ns": ("ns", "nanosecond", "nanoseconds"), "min": ("min", "minute", "minutes", "minuten", "minutos", "minuti"),
+    "h": ("h", "hr", "hrs", "hour", "hours", "stunden", "heures", "horas", "ore"),
     "hz": ("hz", "hertz"), "khz": ("khz", "kilohertz"), "mhz": ("mhz", "megahertz"), "ghz": ("ghz", "gigahertz"),
     "b": ("b", "byte", "bytes", "octet", "octets"), "kb": ("kb", "kilobyte", "kilobytes"),
     "mb": ("mb", "megabyte", "megabytes", "mbyte", "mbytes"),
@@ -138,8 +138,20 @@ OTHER_WORDS = {  # German, French, Spanish, Italian: single words only (compound
     "doce": 12, "veinte": 20, "treinta": 30, "cien": 100, "mil": 1000,
     "due": 2, "quattro": 4, "cinque": 5, "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "dodici": 12,
     "venti": 20, "trenta": 30, "cento": 100,
+    # the round tens up to ninety and the rest of two to twelve (critic8: "soixante secondes" was not a number)
+    "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90, "soixante": 60,
+    "once": 11, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
+    "tre": 3, "sei": 6, "undici": 11, "quaranta": 40, "cinquanta": 50, "sessanta": 60, "settanta": 70,
+    "ottanta": 80, "novanta": 90,
 }
 """Number words of German, French, Spanish and Italian (lower case) -> value."""
+
+HOMOGRAPHS = frozenset({"due", "elf", "cent", "mil", "sept", "dos", "once", "sei", "onze", "doce", "otto", "dix",
+                        "venti", "tre"})
+"""Words of :data:`OTHER_WORDS` that are also common words of English (or of German, Dutch,
+Portuguese): "due to", "once", "DOS", "Sept.", "ich sei", "onze" (Dutch "our"). They are read as
+numbers only with a unit right after them ("due ore", "sept jours", "dos años"), never alone: an
+English page's "due to the storm" is not a 2 (critic8)."""
 
 _EN_WORD = "|".join(sorted([w for w in (*_EN_UNITS, *_EN_TENS, *_EN_SCALES) if w != "one"], key=len, reverse=True))
 EN_PHRASE = (rf"(?:{_EN_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_EN_WORD}|one))*")
