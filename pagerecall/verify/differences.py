@@ -126,6 +126,10 @@ _NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", 
 """Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
 
 
+_HOMOGRAPHS_ADDED = frozenset({"once", "sei"})
+"""Number words added to OTHER_WORDS for ``check`` that a quote's words are not compared as numbers."""
+
+
 def _key(word: str) -> str:
     low = word.lower()
     if any(c.isdigit() for c in word):
@@ -140,7 +144,9 @@ def _key(word: str) -> str:
     unit = UNIT_CLASS.get(low) if len(low) > 1 and low not in _NOT_UNITS else None
     if unit is not None:
         return "unit:" + unit  # "MB" and "megabytes" are one word here
-    value = OTHER_WORDS.get(low)
+    # "once" and "sei" read as 11 and 6 only before a unit (number_words.HOMOGRAPHS); here, alone, they are
+    # the English and German words they are far more often
+    value = OTHER_WORDS.get(low) if low not in _HOMOGRAPHS_ADDED else None
     if value is None:
         value = words_value(low) if low.isalpha() else None
     return repr(float(value)) if value is not None else low
