@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
+from typing import Any
 
 from pagerecall.config import RUNTIMES
 from pagerecall.errors import ModelError, UsageError
@@ -79,8 +80,7 @@ def openvino_bf16() -> bool:
     """Whether OpenVINO's CPU plugin lists ``BF16`` in ``OPTIMIZATION_CAPABILITIES`` (native bf16
     units: AVX-512-BF16 or AMX-BF16). False when OpenVINO cannot be imported or asked."""
     try:
-        import openvino
-
+        openvino = import_openvino()
         return "BF16" in openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
     except Exception:  # noqa: BLE001 - a broken install answers "no": auto then keeps onnxruntime
         return False
@@ -90,6 +90,26 @@ def bf16_units(flags: frozenset[str] | None = None) -> list[str]:
     """Which of ``BF16_FLAGS`` (or :data:`OPENVINO_BF16`) this CPU has."""
     flags = cpu_flags() if flags is None else flags
     return [f for f in BF16_FLAGS + (OPENVINO_BF16,) if f in flags]
+
+
+def import_openvino() -> Any:
+    """``import openvino`` without its telemetry: the ``openvino`` module.
+
+    OpenVINO's own ``__init__`` imports its converter (``openvino.tools.ovc``), which, when the
+    ``openvino_telemetry`` package is installed (a dependency of the ``openvino`` wheel), sends an
+    "import" event to Google Analytics without asking (``enable_opt_in_dialog=False``), forks a
+    process to send it (in a process that has LanceDB loaded: "lance is not fork-safe" on stderr,
+    past ``-q``), and writes a client id to ``~/intel/openvino_ga_cid`` (critic8). pagerecall is a
+    local tool: the package is hidden from the import (``sys.modules`` entry None), so OpenVINO
+    takes its own stub, which sends and writes nothing. An ``openvino_telemetry`` already
+    imported by the caller's own code is left alone. Raises ImportError without OpenVINO."""
+    import sys
+
+    if "openvino" not in sys.modules:
+        sys.modules.setdefault("openvino_telemetry", None)  # None: `import openvino_telemetry` raises ImportError
+    import openvino
+
+    return openvino
 
 
 def openvino_installed() -> bool:
