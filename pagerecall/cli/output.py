@@ -17,9 +17,13 @@ from pagerecall.errors import UsageError
 
 
 def _highlight(snippet: str, tty: bool) -> str:
+    """A snippet's marks (:data:`~pagerecall.search.snippets.OPEN_MARK` ``⟦`` ``⟧``) as ANSI bold yellow on a
+    terminal, dropped otherwise; the text's own quotation marks (``« »``) are left as printed."""
+    from pagerecall.search.snippets import CLOSE_MARK, OPEN_MARK
+
     if tty:
-        return snippet.replace("«", "\033[1;33m").replace("»", "\033[0m")
-    return snippet.replace("«", "").replace("»", "")
+        return snippet.replace(OPEN_MARK, "\033[1;33m").replace(CLOSE_MARK, "\033[0m")
+    return snippet.replace(OPEN_MARK, "").replace(CLOSE_MARK, "")
 
 
 def _crossed_line(sections: list[dict]) -> str:
