@@ -10,6 +10,7 @@ import argparse
 import shlex
 
 from pagerecall.cli.pointers import pages as _pages  # noqa: F401 - the evidence and search lines
+from pagerecall.cli.names import with_shown_names
 from pagerecall.cli.console import Console, ConsoleLogHandler, capture, con, print_json  # noqa: F401 - re-exported
 from pagerecall.cli.status import print_info, print_report  # noqa: F401 - re-exported
 from pagerecall.errors import UsageError
@@ -237,7 +238,9 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "page" and args.png is not None:
         return print_view(args, res)
     if args.json:
-        print_json(res)
+        print_json(res)  # the exact names
+    else:
+        res = with_shown_names(res)  # one line per hit or file: names with control characters quoted
     if cmd == "search":
         if not args.json:
             print_search(res, quiet=args.quiet)
