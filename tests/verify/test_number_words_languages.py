@@ -71,10 +71,12 @@ def test_check_finds_the_number_written_in_words(corpus: Settings, capsys, claim
 
 
 def test_no_stray_numbers_in_words(corpus: Settings) -> None:
-    """"sei" (German "be"), "due" (English), "dos" (Portuguese "of the"), "once" are no numbers without a
+    """"sei" (German "be"), "due", "once", "seize", "Sept." (English), "Otto", "dos" (Portuguese "of the") are no
+    numbers without a
     unit after them; a compound is one number ("quatre-vingt-dix-sept" is 97, not 4, 20, 10 and 7)."""
     said = [(n.text, n.value) for n in find_numbers(
-        "Es sei denn, due to the rain; os resultados dos testes; once done, quatre-vingt-dix-sept, treinta y uno")]
+        "Es sei denn, due to the rain; os resultados dos testes; once done, seize the day with Otto in Sept.; "
+        "quatre-vingt-dix-sept, treinta y uno")]
     assert said == [("quatre-vingt-dix-sept", 97), ("treinta y uno", 31)]
     res = check_numbers(corpus.corpus_root, "It was 6 days, due to rain.", "fristen.pdf", "7")
     assert [(n["text"], n["found"]) for n in res.numbers] == [("6 days", False)]
