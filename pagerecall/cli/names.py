@@ -25,7 +25,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'", "\a": "\\a", "\b": "\\b",
           "\f": "\\f", "\v": "\\v", "\x1b": "\\x1b"}
 
-NAME_KEYS = frozenset(("file", "path", "files", "changed", "added", "deleted", "degraded_in_hits", "hidden_in_hits"))
+NAME_KEYS = frozenset(("file", "path", "files", "changed", "added", "deleted", "retry", "from", "to",
+                       "degraded_in_hits", "hidden_in_hits"))
 """Keys of a command's answer whose string values (or list items, or, for ``hidden_in_hits``, dict keys)
 are file names."""
 

@@ -350,12 +350,15 @@ def run_in_thread(watcher: Watcher) -> threading.Thread:
 
 
 def describe(ev: dict[str, Any]) -> str:
-    """One human line for an event (the CLI's stderr)."""
+    """One human line for an event (the CLI's stderr; file names with control characters quoted:
+    :func:`pagerecall.cli.names.shown_name`)."""
+    from pagerecall.cli.names import shown_name
+
     kind = ev["event"]
     if kind == "watching":
         return f"watching {ev['corpus']} ({ev['mode']}) for {ev['index']}; Ctrl-C stops"
     if kind == "changes":
-        return f"{ev['files']} change(s): " + ", ".join(Path(p).name for p in ev["paths"][:3]) + (
+        return f"{ev['files']} change(s): " + ", ".join(shown_name(Path(p).name) for p in ev["paths"][:3]) + (
             " ..." if ev["files"] > 3 else "")
     if kind in ("update", "unchanged"):
         if kind == "unchanged":

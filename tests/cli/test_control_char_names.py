@@ -78,3 +78,23 @@ def test_check_and_evidence_name_the_file_on_one_line(built: Settings, capsys) -
     code, out, _err = _run(capsys, built, "evidence", "lamp sunset", "--max-tokens", "200", "--file",
                            "lamp\nlog.txt")
     assert code == 0 and "$'lamp\\nlog.txt'" in out and "lamp\nlog" not in out
+
+
+def test_update_report_and_watch_lines_quote_the_names(tmp_path, capsys) -> None:
+    from pagerecall.ingest.pipeline import build
+    from pagerecall.ingest.watch import describe
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "room.txt").write_text("The lamp room is cleaned daily.\n", encoding="utf-8")
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=corpus,
+                                   degraded_registry=None)
+    build(settings, corpus)
+    (corpus / "room.txt").rename(corpus / "room\nold.txt")
+    (corpus / "new\tone.txt").write_text("A new note about the fog bell.\n", encoding="utf-8")
+    code = main(["update", "--corpus", str(corpus), "--index", str(settings.index_dir)])
+    out = capsys.readouterr().out
+    assert code == 0 and "  moved: room.txt -> $'room\\nold.txt'" in out and "  added: $'new\\tone.txt'" in out
+    assert "\t" not in out
+    line = describe({"event": "changes", "files": 1, "paths": [str(corpus / "room\nold.txt")]})
+    assert line == "1 change(s): $'room\\nold.txt'"
