@@ -424,7 +424,11 @@ class _Planner:
 
     def char_end(self, e: int) -> tuple[int, int, bool]:
         """(contributing page index, exclusive char offset, clean) where the chunk ending
-        before token e ends; clean = at a page end or before a word-splitting space."""
+        before token e ends; clean = at a page end or before a word-splitting space, and no
+        planned token left behind: a page whose tokens in the chunk have no character of the text
+        (a page that begins with a character the normalizer drops gives a lone "▁" token) makes the
+        end not clean, so the chunk is re-tokenised (found by hypothesis: "the 日本語のテキストです"
+        then "\x0b日本語のテキストです", 7 tokens planned, 6 in the text)."""
         k = e - 1
         if e >= self.N:
             p = len(self.texts) - 1
@@ -437,12 +441,14 @@ class _Planner:
             c = self.end[k]
         text = self.texts[p]
         last_end = self.end[k]  # a token made of whitespace only (trailing "▁") is cut off below
+        back = False  # the walk left a page whose planned tokens (a lone "▁") are not in the text
         while True:
             while c > 0 and text[c - 1].isspace():
                 c -= 1
             if c > 0 or p == 0:
                 clean = (c == len(text) or text[c] in _CLEAN_WS) and not (p == self.page[k] and c < last_end)
-                return p, c, clean
+                return p, c, clean and not back
+            back = back or p == self.page[k]
             p -= 1
             text = self.texts[p]
             c = len(text)
