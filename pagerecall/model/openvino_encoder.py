@@ -67,7 +67,7 @@ class OVEncoder:
         try:
             from pagerecall.model.runtimes import import_openvino
 
-            ov = import_openvino()  # without OpenVINO's telemetry (runtimes.import_openvino)
+            ov = import_openvino()
         except ImportError as exc:
             raise ModelError("OpenVINO is not installed. Next: pip install 'openvino==2026.4.*'") from exc
         self.version = ov.__version__

@@ -76,6 +76,30 @@ def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
     return frozenset({OPENVINO_BF16}) if openvino_installed() and openvino_bf16() else frozenset()
 
 
+def import_openvino() -> Any:
+    """``import openvino`` without OpenVINO's usage telemetry; returns the module.
+
+    ``openvino/__init__.py`` imports its model converter (``openvino.tools.ovc``), whose own import sends an
+    "import" event to an analytics service (a forked process posts it: the "lance is not fork-safe" warning
+    every build printed) and writes a client id under ``~/intel``, unless a consent file opted out. A local
+    tool reading private libraries must not: the converter, which pagerecall never uses (it converts with
+    its own code), is kept from importing (``openvino/__init__.py`` skips it on ImportError). A process that
+    imported ``openvino`` before is left as it is. Raises ImportError when OpenVINO is not installed."""
+    import sys
+
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = "openvino.tools.ovc" not in sys.modules
+    if blocked:
+        sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import openvino
+    finally:
+        if blocked and sys.modules.get("openvino.tools.ovc", 0) is None:
+            del sys.modules["openvino.tools.ovc"]  # a later explicit import is the caller's own choice
+    return openvino
+
+
 def openvino_bf16() -> bool:
     """Whether OpenVINO's CPU plugin lists ``BF16`` in ``OPTIMIZATION_CAPABILITIES`` (native bf16
     units: AVX-512-BF16 or AMX-BF16). False when OpenVINO cannot be imported or asked."""
@@ -90,26 +114,6 @@ def bf16_units(flags: frozenset[str] | None = None) -> list[str]:
     """Which of ``BF16_FLAGS`` (or :data:`OPENVINO_BF16`) this CPU has."""
     flags = cpu_flags() if flags is None else flags
     return [f for f in BF16_FLAGS + (OPENVINO_BF16,) if f in flags]
-
-
-def import_openvino() -> Any:
-    """``import openvino`` without its telemetry: the ``openvino`` module.
-
-    OpenVINO's own ``__init__`` imports its converter (``openvino.tools.ovc``), which, when the
-    ``openvino_telemetry`` package is installed (a dependency of the ``openvino`` wheel), sends an
-    "import" event to Google Analytics without asking (``enable_opt_in_dialog=False``), forks a
-    process to send it (in a process that has LanceDB loaded: "lance is not fork-safe" on stderr,
-    past ``-q``), and writes a client id to ``~/intel/openvino_ga_cid`` (critic8). pagerecall is a
-    local tool: the package is hidden from the import (``sys.modules`` entry None), so OpenVINO
-    takes its own stub, which sends and writes nothing. An ``openvino_telemetry`` already
-    imported by the caller's own code is left alone. Raises ImportError without OpenVINO."""
-    import sys
-
-    if "openvino" not in sys.modules:
-        sys.modules.setdefault("openvino_telemetry", None)  # None: `import openvino_telemetry` raises ImportError
-    import openvino
-
-    return openvino
 
 
 def openvino_installed() -> bool:

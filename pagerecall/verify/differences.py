@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass
 
 from pagerecall.verify.normalise import _is_wide, normalise
 from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
+from pagerecall.verify.spelled import GUARDED
 
 MEANING = ("negation", "number", "name")
 """The kinds of difference that turn a quote's meaning (module docstring)."""
@@ -118,16 +119,12 @@ def _tokens(text: str) -> list[_Tok]:
     return out
 
 
-_NOT_NUMBER_WORDS = frozenset(("one", "due", "cent", "dos", "otto", "sept", "mil", "elf"))
+_NOT_NUMBER_WORDS = frozenset(("one", "otto", "sept", "elf")) | GUARDED
 """Number words that are also common words of another language here ("one of", "due to")."""
 
 _NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", "pages", "files", "words", "people",
                         "users"))
 """Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
-
-
-_HOMOGRAPHS_ADDED = frozenset({"once", "sei"})
-"""Number words added to OTHER_WORDS for ``check`` that a quote's words are not compared as numbers."""
 
 
 def _key(word: str) -> str:
@@ -144,9 +141,7 @@ def _key(word: str) -> str:
     unit = UNIT_CLASS.get(low) if len(low) > 1 and low not in _NOT_UNITS else None
     if unit is not None:
         return "unit:" + unit  # "MB" and "megabytes" are one word here
-    # "once" and "sei" read as 11 and 6 only before a unit (number_words.HOMOGRAPHS); here, alone, they are
-    # the English and German words they are far more often
-    value = OTHER_WORDS.get(low) if low not in _HOMOGRAPHS_ADDED else None
+    value = OTHER_WORDS.get(low)
     if value is None:
         value = words_value(low) if low.isalpha() else None
     return repr(float(value)) if value is not None else low

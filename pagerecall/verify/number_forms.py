@@ -16,10 +16,7 @@ What counts as a number, each with a normalised ``value``:
 ``date``        ``2019-03-12``, ``12.3.2019``, ``12 March 2019``, ``March 12, 2019``,
                 ``March 2019`` (English, German, French month names): ``"2019-03-12"``,
                 ``"2019-03"``; ``12/03/2019`` matches either day-month order
-``word``        numbers in words (:mod:`pagerecall.verify.number_words`), with the unit right after
-                them as after digits (``five seconds``); a word that is also an English
-                word (``due``, ``Sept.``: :data:`~pagerecall.verify.number_words.HOMOGRAPHS`)
-                only with a unit
+``word``        numbers in words (:mod:`pagerecall.verify.number_words`)
 ==============  ==========================================================================
 
 Signs: ``-4``, ``−4`` (minus sign) and ``–4`` (an en dash standing before a digit, not between two
@@ -45,8 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagerecall.text.fold import is_no_space
-from pagerecall.verify.number_words import (EN_PHRASE, HOMOGRAPHS, MONTHS, OTHER_WORDS, SCALE_PATTERN, SCALES, UNITS,
-                                            words_value)
+from pagerecall.verify.number_words import EN_PHRASE, MONTHS, SCALE_PATTERN, SCALES, UNITS, words_value
+from pagerecall.verify.spelled import GUARDED, SPELLED_PATTERN, spelled_value
 
 __all__ = ["Number", "find_numbers", "in_identifier", "is_reference", "references_in"]
 
@@ -71,9 +68,8 @@ _TOKEN = re.compile(
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
     rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
     rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
-    rf"|(?P<words>\b{EN_PHRASE}\b)(?:\s(?P<wunit>{_UNIT})(?![\w]))?"
-    r"|(?P<oword>\b(?:" + "|".join(sorted(OTHER_WORDS, key=len, reverse=True)) + r")\b)"
-    rf"(?:\s(?P<ounit>{_UNIT})(?![\w]))?",
+    rf"|(?P<words>\b{EN_PHRASE}\b)(?:\s(?P<wunit>{_UNIT})(?!\w))?"
+    rf"|(?P<oword>\b{SPELLED_PATTERN}\b)(?:\s(?P<ounit>{_UNIT})(?!\w))?",
     re.IGNORECASE,
 )
 
@@ -233,15 +229,13 @@ def find_numbers(text: str, *, references: bool = False) -> list[Number]:
         elif g["words"]:
             v = words_value(g["words"])
             if v is not None:
-                # text and span: the words alone (the unit after them is matched, not quoted)
-                out.append(Number(g["words"], s, m.end("words"), "word", v, unit=g["wunit"],
-                                  wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+                out.append(Number(t, s, e, "word", v, unit=g["wunit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
         elif g["oword"]:
-            if g["oword"].lower() in HOMOGRAPHS and not g["ounit"]:
-                continue  # "due to", "Sept.", "DOS": an English word, not a number (number_words.HOMOGRAPHS)
-            v = OTHER_WORDS[g["oword"].lower()]
-            out.append(Number(g["oword"], s, m.end("oword"), "word", v, unit=g["ounit"], wants=frozenset({_n(v)}),
-                              gives=frozenset({_n(v)})))
+            v = spelled_value(g["oword"])
+            if v is not None and (g["ounit"] or g["oword"].lower() not in GUARDED):
+                out.append(Number(t, s, e, "word", v, unit=g["ounit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
     return out
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HOMOGRAPHS", "MONTHS", "OTHER_WORDS", "SCALES", "SCALE_PATTERN", "UNITS", "UNIT_CLASS", "EN_PHRASE",
+from pagerecall.verify.spelled import SPELLED
+
+__all__ = ["MONTHS", "OTHER_WORDS", "SCALES", "SCALE_PATTERN", "UNITS", "UNIT_CLASS", "EN_PHRASE",
            "words_value", "same_unit"]
 
 MONTHS = {
@@ -128,30 +130,9 @@ _EN_UNITS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", 
 _EN_TENS = {w: 10 * (i + 2) for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy",
                                                    "eighty", "ninety"))}
 _EN_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-OTHER_WORDS = {  # German, French, Spanish, Italian: single words only (compounds are not split)
-    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
-    "elf": 11, "zwölf": 12, "zwanzig": 20, "dreißig": 30, "vierzig": 40, "fünfzig": 50, "hundert": 100,
-    "tausend": 1000,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11,
-    "douze": 12, "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "cent": 100, "mille": 1000,
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
-    "doce": 12, "veinte": 20, "treinta": 30, "cien": 100, "mil": 1000,
-    "due": 2, "quattro": 4, "cinque": 5, "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "dodici": 12,
-    "venti": 20, "trenta": 30, "cento": 100,
-    # the round tens up to ninety and the rest of two to twelve (critic8: "soixante secondes" was not a number)
-    "sechzig": 60, "siebzig": 70, "achtzig": 80, "neunzig": 90, "soixante": 60,
-    "once": 11, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
-    "tre": 3, "sei": 6, "undici": 11, "quaranta": 40, "cinquanta": 50, "sessanta": 60, "settanta": 70,
-    "ottanta": 80, "novanta": 90,
-}
-"""Number words of German, French, Spanish and Italian (lower case) -> value."""
-
-HOMOGRAPHS = frozenset({"due", "elf", "cent", "mil", "sept", "dos", "once", "sei", "onze", "doce", "otto", "dix",
-                        "venti", "tre"})
-"""Words of :data:`OTHER_WORDS` that are also common words of English (or of German, Dutch,
-Portuguese): "due to", "once", "DOS", "Sept.", "ich sei", "onze" (Dutch "our"). They are read as
-numbers only with a unit right after them ("due ore", "sept jours", "dos años"), never alone: an
-English page's "due to the storm" is not a 2 (critic8)."""
+OTHER_WORDS = SPELLED  # German, French, Spanish, Italian: pagerecall.verify.spelled
+"""Number words of German, French, Spanish and Italian (lower case, parts joined by one space) -> value,
+0-99 with hundred and thousand (:mod:`pagerecall.verify.spelled`)."""
 
 _EN_WORD = "|".join(sorted([w for w in (*_EN_UNITS, *_EN_TENS, *_EN_SCALES) if w != "one"], key=len, reverse=True))
 EN_PHRASE = (rf"(?:{_EN_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_EN_WORD}|one))*")
