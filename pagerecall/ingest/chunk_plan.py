@@ -28,16 +28,19 @@ _PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of s
 WINDOW_CHARS = 65_536
 """At most this many characters are tokenised in one call. A page longer than that (a
 20 MB text file on one line is one page) is tokenised window by window, each cut just before a
-whitespace character near the limit (the tokenizer splits words there, so the tokens are those
-of the whole page; checked by ``tests/ingest/test_chunking.py``), or, with no whitespace in the last
+run of whitespace near the limit (the tokenizer splits words there, so the tokens are those
+of the whole page; checked by ``tests/ingest/test_chunking.py``, and at each cut by tokenising the
+characters around it whole and split, ``_Planner._same_across``: a cut inside a run of spaces gave a
+lone "▁" token more, as the normalizer folds the run into one space), or, with no whitespace in the last
 4,096 characters of the window (CJK without spaces, one enormous token), at the limit itself,
-and then every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
+and then (as when the check fails) every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
 batched up to the same number of characters.
 Why: tokenising a 20 MB page in one call built ~5 M offset tuples and the tokenizer's own
 per-token strings: 3.47 GB RSS and no progress for 15 minutes; per window the
 intermediate objects stay at one window's worth, and what grows with the page is the compact
 token buffers (``array('i')``: 13 bytes per token) and the chunks themselves."""
 _WINDOW_SLACK = 4096  # how far back from the limit a window looks for whitespace to cut before
+_CUT_CHECK = 64  # characters each side of a window cut tokenised whole and split (_Planner._same_across)
 
 _CLOSERS = "\"'”’»)\\]」』）】〕"
 _SENTENCE_RE = re.compile(
@@ -228,8 +231,11 @@ class _Planner:
             b = min(n, a + window)
             if b < n:
                 cut = max(text.rfind(" ", b - _WINDOW_SLACK, b), text.rfind("\n", b - _WINDOW_SLACK, b))
+                while cut > a + 1 and text[cut - 1] in _CLEAN_WS:
+                    cut -= 1  # before the whole run: the normalizer folds "  " into one space
                 if cut > a:
                     b = cut  # just before the space: "word|␣next" tokenises as in the whole page
+                    clean = clean and self._same_across(text, b)
                 else:
                     clean = False
             piece = text[a:b]
@@ -257,6 +263,16 @@ class _Planner:
             self._add_ids(ids, m)
             a = b
         return clean
+
+    def _same_across(self, text: str, cut: int) -> bool:
+        """True when ``text`` tokenises around offset ``cut`` (:data:`_CUT_CHECK` characters each side)
+        to the same token spans whole as in two pieces split at ``cut``: a window cut there keeps
+        the page's tokens. False e.g. for a cut after a zero-width space (``"abc\u200b| def"``:
+        U+200B-U+200F and U+FEFF become a space, which the next one folds into in the whole text but
+        not in the left piece, a lone "▁" more) or after a dropped control (``"abc \x0b| def"``)."""
+        lo, hi = max(0, cut - _CUT_CHECK), min(len(text), cut + _CUT_CHECK)
+        whole, left, right = (s for s, _ in _page_tokens(self.tokenizer, [text[lo:hi], text[lo:cut], text[cut:hi]]))
+        return whole == left + [(s + cut - lo, e + cut - lo) for s, e in right]
 
     def _add_ids(self, ids: Sequence[int] | None, n: int) -> None:
         """The ids of the page's ``n`` tokens just added (zeros, and the page marked, when None)."""
@@ -375,6 +391,12 @@ class _Planner:
         """The ids of tokens ``[a, b)`` of contributing pages ``ps..pe`` (``array('i')``), or None
         when one of those pages' ids was not handed by the tokenizer."""
         return self.ids[a:b] if all(self.has_ids[ps : pe + 1]) else None
+
+    def blank(self, k: int) -> bool:
+        """True when token ``k``'s characters are all whitespace to ``str.strip`` (a lone "▁", or
+        U+0085, which the tokenizer keeps as a token of its own): a chunk ending with it has it
+        stripped off its text, one token fewer than planned."""
+        return not self.texts[self.page[k]][self.start[k] : self.end[k]].strip()
 
     def regular_cut(self, ps: int, cs: int, pe: int, ce: int) -> bool:
         """True when the chunk from offset ``cs`` of contributing page ``ps`` to ``ce`` of page ``pe``,

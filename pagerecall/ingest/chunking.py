@@ -195,6 +195,48 @@ def _mend_short_tail(
     return -1 if nxt is None else nxt
 
 
+_EXTEND_TRIES = 4  # re-tokenised attempts to bring a chunk below min_tokens up to it (_extend_short)
+
+
+def _extend_short(
+    plan: _Planner,
+    texts: list[str],
+    tokenizer: Tokenizer,
+    budget: int,
+    toks: tuple[int, int],
+    start: tuple[int, int, int],
+) -> tuple[int, tuple[int, int, int, int, str, int, array | None]] | None:
+    """A later end for the chunk of planned tokens ``toks = (a, b)`` whose text, from offset ``cs`` of
+    contributing page ``ps`` (``start = (ps, cs, n)``), re-tokenised to ``n < plan.min`` tokens:
+    ``(new end token, (ps, cs, pe, ce, text, n_tokens, token_ids))`` with ``plan.min <= n_tokens <=
+    budget``, or None when no end up to :data:`_EXTEND_TRIES` attempts later does that.
+
+    Each attempt ends the chunk the missing tokens later, past any planned tokens that leave no
+    character in a chunk's text when they end it (:meth:`_Planner.blank`: the U+0085 token, which
+    ``str.strip`` removes but the tokenizer keeps, and the lone "▁" before it): such tokens add
+    nothing to the text, so an end among them re-tokenised to the same short count (found by
+    hypothesis: ``"the the the \x85日本語…"``, min 4: "the the the" 3 tokens, not the last chunk).
+    """
+    a, b = toks
+    ps, cs, n = start
+    for _ in range(_EXTEND_TRIES):
+        floor = b + plan.min - n
+        while floor < plan.N and plan.blank(floor - 1):
+            floor += 1
+        nb = plan.choose_end(a, floor=floor)
+        if nb <= b:
+            return None
+        pe, ce, _ = plan.char_end(nb)
+        text = _render(texts, ps, cs, pe, ce)
+        nn, ids = _measure(tokenizer, [text])[0]
+        if plan.min <= nn <= budget:
+            return nb, (ps, cs, pe, ce, text, nn, ids)
+        if nn > budget or nb >= plan.N:
+            return None
+        b, n = nb, max(n, nn)
+    return None
+
+
 def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None,
                    window: int = WINDOW_CHARS) -> list[Chunk]:
     """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
@@ -273,12 +315,10 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             if b < plan.N and n < plan.min:
                 # re-tokenised below min (a cut inside a word or on a page whose offsets the
                 # normalizer shifts): end it later by the missing tokens, if that fits
-                nb = plan.choose_end(a, floor=b + plan.min - n)
-                npe, nce, _ = plan.char_end(nb)
-                ntext = _render(texts, ps, cs, npe, nce)
-                nn, nids = _measure(tokenizer, [ntext])[0]
-                if nb > b and plan.min <= nn <= budget:
-                    spans_out.append((ps, cs, npe, nce, ntext, nn, nids))
+                longer = _extend_short(plan, texts, tokenizer, budget, (a, b), (ps, cs, n))
+                if longer is not None:
+                    nb, entry = longer
+                    spans_out.append(entry)
                     toks_out.append((a, nb))
                     cur = plan.next_start(a, nb)
                     break
