@@ -211,18 +211,19 @@ def _extend_short(
     ``(new end token, (ps, cs, pe, ce, text, n_tokens, token_ids))`` with ``plan.min <= n_tokens <=
     budget``, or None when no end up to :data:`_EXTEND_TRIES` attempts later does that.
 
-    Each attempt ends the chunk the missing tokens later, past any planned tokens that leave no
-    character in a chunk's text when they end it (:meth:`_Planner.blank`: the U+0085 token, which
+    Each attempt ends the chunk the missing tokens later; when that re-tokenised short again, the
+    next attempts also end it past any planned tokens that leave no character in a chunk's text
+    when they end it (:meth:`_Planner.blank`: the U+0085 token, which
     ``str.strip`` removes but the tokenizer keeps, and the lone "▁" before it): such tokens add
     nothing to the text, so an end among them re-tokenised to the same short count (found by
     hypothesis: ``"the the the \x85日本語…"``, min 4: "the the the" 3 tokens, not the last chunk).
     """
     a, b = toks
     ps, cs, n = start
-    for _ in range(_EXTEND_TRIES):
+    for attempt in range(_EXTEND_TRIES):
         floor = b + plan.min - n
-        while floor < plan.N and plan.blank(floor - 1):
-            floor += 1
+        while attempt and floor < plan.N and plan.blank(floor - 1):
+            floor += 1  # (not on the first attempt, which is the one chunk_document always made)
         nb = plan.choose_end(a, floor=floor)
         if nb <= b:
             return None
