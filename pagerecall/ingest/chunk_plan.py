@@ -65,6 +65,10 @@ _CLEAN_WS = frozenset(
     "\t\n\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000"
 )
+# What the normalizer makes a space (runs of which it folds into one): _CLEAN_WS and the zero-width
+# characters, which str.isspace does not call whitespace (tests/ingest/test_chunk_whitespace.py). A long
+# page's window is cut before a whole run of them (_Planner._add_long_page).
+_FOLDED_WS = _CLEAN_WS | frozenset("\u200b\u200c\u200d\u200e\u200f\ufeff")
 # Characters that the multilingual-e5 normalizer (sentencepiece "nmt_nfkc" charsmap) leaves
 # unchanged (or, for _CLEAN_WS, maps to one space): on a page made only of these, token offsets
 # are exact. Derived from candidate blocks (Latin, Greek, Cyrillic, punctuation, arrows/math,
@@ -243,8 +247,9 @@ class _Planner:
         while a < n:
             b = min(n, a + window)
             if b < n:
-                cut = max(text.rfind(" ", b - _WINDOW_SLACK, b), text.rfind("\n", b - _WINDOW_SLACK, b))
-                while cut > a + 1 and text[cut - 1] in _CLEAN_WS:
+                lo = max(a, b - _WINDOW_SLACK)  # (not below 0: a negative start counts from the text's end)
+                cut = max(text.rfind(" ", lo, b), text.rfind("\n", lo, b))
+                while cut > a + 1 and text[cut - 1] in _FOLDED_WS:
                     cut -= 1  # before the whole run: the normalizer folds "  " into one space
                 if cut > a:
                     b = cut  # just before the space: "word|␣next" tokenises as in the whole page

@@ -27,7 +27,7 @@ import unicodedata
 import pytest
 
 from pagerecall.config import ChunkParams
-from pagerecall.ingest.chunk_plan import _CLEAN_WS
+from pagerecall.ingest.chunk_plan import _CLEAN_WS, _FOLDED_WS
 from pagerecall.ingest.chunking import chunk_document
 from pagerecall.types import Document, Page
 from tests.ingest.test_chunking import TOK, check_invariants
@@ -70,6 +70,7 @@ def test_whitespace_classes_of_the_bundled_tokenizer() -> None:
     assert space & cls["kept"] == {"\x85"}
     assert space <= cls["split"] | cls["dropped_joins"] | cls["kept"]
     assert cls["split"] - space == set("\u200b\u200c\u200d\u200e\u200f\ufeff")
+    assert cls["split"] == set(_FOLDED_WS)  # what a long page's window cut moves back over
     assert all(re.fullmatch(r"\s", c) for c in space)  # the planner's regexes agree with str.isspace
 
 
@@ -118,3 +119,18 @@ def test_whitespace_and_controls_at_cuts_keep_every_invariant(which: int) -> Non
         except AssertionError as e:
             failed.append((hex(ord(x)), t, params, window, str(e)[:80]))
     assert not failed, (len(failed), failed[:10])
+
+
+@pytest.mark.parametrize("sep", ["  ", " \u200b ", "\u200b ", " \x0b ", "\u3000 ", " \x85 "])
+def test_windows_cut_in_whitespace_runs_give_the_same_chunks_as_one_call(sep: str) -> None:
+    """A long page tokenised window by window: the cut lands in runs of whitespace the normalizer folds
+    into one space (or next to a zero-width space or a dropped control); the chunks must be those
+    of one call over the whole page, with exact counts."""
+    text = sep.join(f"Sentence {i} of the keeper's lamp,{sep}and the fog signal{sep}sounds." for i in range(400))
+    doc = Document("long.txt", "txt", (Page(1, text, None, "ok"), Page(2, "A second page. " * 20, None, "ok")))
+    params = ChunkParams()
+    whole = chunk_document(doc, TOK, params, window=10_000_000)
+    assert len(whole) > 20
+    for window in (997, 4_999, 6_001, 9_000):
+        assert chunk_document(doc, TOK, params, window=window) == whole, window
+    check_invariants(doc, whole, params)
