@@ -14,7 +14,8 @@ How a document is cut
    manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers. A
    page that begins with a control character the normalizer drops (U+000B, U+0008, ...) is
    tokenised with a space in front, because the tokenizer's offsets leave such characters out
-   (``_chunkplan._page_spans``).
+   (``_chunkplan._page_spans``). A page's trailing "▁" token (its final whitespace) is left out of the
+   plan, but not a trailing U+0085 token, which a chunk spanning the page join holds.
 3. **The joined text.** Conceptually the contributing pages are joined by a single ``"\\n"``
    (never ``"\\f"``: PyMuPDF text contains form feeds inside pages). A chunk spanning pages
    ``a < b`` has the text ``"\\n".join([A[char_start:], *middle_texts, B[:char_end]])`` where
@@ -46,10 +47,14 @@ How a document is cut
    below ``min_tokens`` itself, or no earlier end re-tokenises within ``min_tokens..B``, is a
    short tail kept. Likewise a chunk before the tail that
    re-tokenises below ``min_tokens`` (e.g. cut inside a word, or on a page whose characters the
-   normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
+   normalizer changes) is extended by the missing tokens when the result fits ``B``; if that re-tokenises short
+   again, up to three more ends are tried, each past the planned tokens that leave no character in a text they
+   end (U+0085, whitespace to ``str.strip`` but a token to the tokenizer, and its lone "▁": ``_extend_short``).
+   A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
-   at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, and the
+   at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, every planned
+   token at each end has a character in the text (not a lone "▁" or U+0085 stripped off it), and the
    characters around each cut and page join are ones the tokenizer's normalizer leaves alone
    (``_Planner.regular_cut``: ``_chunkplan._REGULAR_RE`` near the cuts, not over whole pages), that count
    equals the planned one (the tokenizer splits words there; checked once per tokenizer by
@@ -303,7 +308,10 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             for i, m in zip(check, _measure(tokenizer, [rendered[i][4] for i in check])):
                 counts[i], handed[i] = m
         for (a, b), r, n, ids in zip(planned, rendered, counts, handed):
-            if r is None:
+            if r is None or (spans_out and (r[2], r[3]) <= spans_out[-1][2:4]):
+                # no text, or none past the end of the chunk before: its tokens after the overlap leave no
+                # character in a text (found by hypothesis: "…\x85! \x85" ended "!", then a chunk "!" of the
+                # overlap and the final "▁" and U+0085 that str.strip removes)
                 continue
             ps, cs, pe, ce, text = r
             if n <= budget and b >= plan.N and n < plan.min and spans_out:

@@ -196,6 +196,10 @@ _SHORT_TAIL = Document(
                                                     Page(2, ".g.", None, "ok"))),
     ChunkParams(max_tokens=9, overlap_tokens=0, min_tokens=5),
 )
+@example(  # found by hypothesis: after "어문장û\x0c\x85!", a chunk "!" (the overlap, then only the final " \x85") ended no later
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "어문장û\x0c\x85! \x85", None, "ok"),)),
+    ChunkParams(max_tokens=8, overlap_tokens=1, min_tokens=0),
+)
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
