@@ -347,8 +347,15 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             break
         s = cur
 
+    # a chunk shortened after re-tokenising can end where the chunk before does, past only tokens that
+    # str.strip removes (found by hypothesis: "…空格\x85\x85한…" gave "…空格", then "空格" of the overlap):
+    # it holds nothing of its own
+    kept: list[tuple[int, int, int, int, str, int, array | None]] = []
+    for x in spans_out:
+        if not kept or x[2:4] > kept[-1][2:4]:
+            kept.append(x)
     chunks = []
-    for seq, (ps, cs, pe, ce, text, n, ids) in enumerate(spans_out):
+    for seq, (ps, cs, pe, ce, text, n, ids) in enumerate(kept):
         first, last = pages[ps], pages[pe]
         chunks.append(
             Chunk(

@@ -200,6 +200,10 @@ _SHORT_TAIL = Document(
     Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "어문장û\x0c\x85! \x85", None, "ok"),)),
     ChunkParams(max_tokens=8, overlap_tokens=1, min_tokens=0),
 )
+@example(  # found by hypothesis: "スす中本有空格" (8 tokens), then "空格" (the overlap; shortened to before "\x85\x85")
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "スす中本有空格\x85\x85한어문장", None, "ok"),)),
+    ChunkParams(max_tokens=8, overlap_tokens=2, min_tokens=3),
+)
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
