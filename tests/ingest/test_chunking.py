@@ -239,6 +239,13 @@ def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, param
 
 @PROPS
 @given(documents(), chunk_params())
+# found by hypothesis (a fault of this test, not the chunker): the chunk ends at the paragraph break after ".4 ", whose
+# offset is the "\n" after the space; the check took only breaks at or before the chunk's (stripped) end
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "ภ่าง日キスすî\U000fdc81ทยไางnnées？NÞ\x89\U0008b30e\x86õð@/ö中本有空格日キスす？"
+                                                            "\x85p+±…日キスすe！.4 \n\nì|한어", None, "ok"),)),
+    ChunkParams(max_tokens=52, overlap_tokens=0, min_tokens=0),
+)
 def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
     offsets, text = global_offsets(doc), joined(doc)
@@ -260,8 +267,10 @@ def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: Ch
         zone_start = g_start + spans[first_in_zone][0]
         if any(zone_start < b < g_end for b in breaks):
             # the chunk ends in the token that holds a sentence end: nothing but closing
-            # punctuation/space lies between that sentence end and the chunk's end
-            assert any(b <= g_end and not re.search(r"\w", text[b:g_end]) for b in breaks), c.text[-60:]
+            # punctuation/space lies between that sentence end and the chunk's end; or the chunk ends
+            # before the whitespace that precedes a paragraph break (its text never ends with whitespace)
+            assert any((b <= g_end and not re.search(r"\w", text[b:g_end])) or (b > g_end and not text[g_end:b].strip())
+                       for b in breaks), c.text[-60:]
 
 
 # ---------------------------------------------------------------------------------------------
