@@ -462,9 +462,19 @@ class _Planner:
         clean = c == 0 or text[c - 1] in _CLEAN_WS
         if clean and s and p == self.page[s] == self.page[s - 1] and not text[self.start[s - 1] : self.start[s]].strip():
             clean = False  # token s - 1 is the "▁" of the word at s, a piece of its own ("▁" "keeper4")
-        if clean and (p != self.page[s] or c >= self.end[s]):
-            clean = False  # token s has no character in the text: a lone "▁", U+0085 (_KEPT_SPACE)
+        if clean and (p != self.page[s] or (c >= self.end[s] and not self._respawns(s, c))):
+            clean = False  # token s has no character in the text (a "▁" before U+0085, U+0085 itself)
         return p, c, clean
+
+    def _respawns(self, s: int, c: int) -> bool:
+        """True when token ``s``, left out of a text that starts at offset ``c`` of its page, comes back
+        when the text is tokenised alone: it is the lone "▁" of a split space and the word's next piece
+        holds ``c`` (the tokenizer puts the "▁" in front of the text again: "▁" "." -> "."), not a "▁"
+        before U+0085 or the U+0085 token itself (``"abc \x85 def"`` from "def": 3 planned, 1 alone)."""
+        if s + 1 >= self.N or self.page[s + 1] != self.page[s] or c >= self.end[s + 1]:
+            return False
+        seg = self.texts[self.page[s]][self.start[s] : self.end[s]]
+        return bool(seg) and all(ch in _CLEAN_WS for ch in seg)
 
     def char_end(self, e: int) -> tuple[int, int, bool]:
         """(contributing page index, exclusive char offset, clean) where the chunk ending
