@@ -437,7 +437,7 @@ class _Planner:
     def char_start(self, s: int) -> tuple[int, int, bool] | None:
         """(contributing page index, char offset, clean) where the chunk starting at token s
         begins; clean = at a page start or after a word-splitting space, and token s has a
-        character in the text (found by hypothesis: a chunk starting at page 1's trailing "▁" and
+        character in the text or is a "▁" the text makes again (:meth:`_respawns`; found by hypothesis: a chunk starting at page 1's trailing "▁" and
         U+0085, which the text starts after, on page 2's ``".g."``: 5 tokens planned, 4 in the
         text). None when only whitespace follows."""
         if s == 0:

@@ -54,7 +54,7 @@ How a document is cut
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
    at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, every planned
-   token at each end has a character in the text (not a lone "▁" or U+0085 stripped off it), and the
+   token at each end has a character in the text (not U+0085 or the "▁" before it, stripped off it), and the
    characters around each cut and page join are ones the tokenizer's normalizer leaves alone
    (``_Planner.regular_cut``: ``_chunkplan._REGULAR_RE`` near the cuts, not over whole pages), that count
    equals the planned one (the tokenizer splits words there; checked once per tokenizer by
