@@ -49,6 +49,7 @@ _SENTENCE_RE = re.compile(
     r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
 )
 _NONSPACE_RE = re.compile(r"\S")
+_SPACES_RE = re.compile("[\\s\u200b-\u200f\ufeff]*")  # spaces to str.isspace or to the tokenizer (_FOLDED_WS)
 _PAGE_NUMBER_RE = re.compile(
     r"[-–—(\[]?\s*(?:(?:page|p\.|seite|pág\.?)\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})"
     r"(?:\s*(?:/|of)\s*\d{1,5})?\s*[-–—)\]]?",
@@ -272,8 +273,12 @@ class _Planner:
                 if e == len(piece) and b < n and not text[b].isspace():
                     continue  # the window's end, not a sentence's
                 k = bisect.bisect_left(starts, e + a) - 1
+                if k >= 0 and _SPACES_RE.fullmatch(text, starts[k], e + a):
+                    k -= 1  # (see _add_page)
                 if k >= 0:
                     marks[k] = 1
+                elif self.brk and _SPACES_RE.fullmatch(text, a, e + a):
+                    self.brk[-1] = 1
             self.start.extend(starts)
             self.end.extend(ends)
             self.page.extend(array("i", [pidx]) * m)
@@ -314,8 +319,14 @@ class _Planner:
         marks = bytearray(len(spans))
         for e in sentence_breaks(text):
             k = bisect.bisect_left(starts, e) - 1  # the last token starting before the break
+            if k >= 0 and _SPACES_RE.fullmatch(text, starts[k], e):
+                # ... but not one whose characters before the break are only spaces to the tokenizer: its
+                # word follows the break (found by hypothesis: a page "\u200b\n\n어 …" is one token "▁어" from 0)
+                k -= 1
             if k >= 0:
                 marks[k] = 1
+            elif self.brk and _SPACES_RE.fullmatch(text, 0, e):
+                self.brk[-1] = 1  # a paragraph break before the page's first word ends the page before's
         self.start.extend(starts)
         self.end.extend(ends)
         self.page.extend(array("i", [pidx]) * len(spans))

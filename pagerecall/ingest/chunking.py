@@ -210,11 +210,13 @@ def _extend_short(
     budget: int,
     toks: tuple[int, int],
     start: tuple[int, int, int],
+    limit: int | None = None,
 ) -> tuple[int, tuple[int, int, int, int, str, int, array | None]] | None:
     """A later end for the chunk of planned tokens ``toks = (a, b)`` whose text, from offset ``cs`` of
     contributing page ``ps`` (``start = (ps, cs, n)``), re-tokenised to ``n < plan.min`` tokens:
     ``(new end token, (ps, cs, pe, ce, text, n_tokens, token_ids))`` with ``plan.min <= n_tokens <=
-    budget``, or None when no end up to :data:`_EXTEND_TRIES` attempts later does that.
+    budget``, or None when no end up to :data:`_EXTEND_TRIES` attempts later (and at most ``limit``:
+    below an end that re-tokenised over ``budget``) does that.
 
     Each attempt ends the chunk the missing tokens later; when that re-tokenised short again, the
     next attempts also end it past any planned tokens that leave no character in a chunk's text
@@ -229,7 +231,7 @@ def _extend_short(
         floor = b + plan.min - n
         while attempt and floor < plan.N and plan.blank(floor - 1):
             floor += 1  # (not on the first attempt, which is the one chunk_document always made)
-        nb = plan.choose_end(a, floor=floor)
+        nb = plan.choose_end(a, floor=floor, limit=limit)
         if nb <= b:
             return None
         pe, ce, _ = plan.char_end(nb)
@@ -335,11 +337,18 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 spans_out.append((ps, cs, pe, ce, text, n, ids))
                 toks_out.append((a, b))
                 continue
+            over = b  # the last end that re-tokenised over budget
             while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
+                over = b
                 b = plan.choose_end(a, limit=b - (n - budget))
                 pe, ce, _ = plan.char_end(b)
                 text = _render(texts, ps, cs, pe, ce)
                 n, ids = _measure(tokenizer, [text])[0]
+            if b < plan.N and n < plan.min:  # shortened below min: its last planned tokens were stripped
+                # ones (found by hypothesis: "スす\n\x85фяф" over 8, cut before "\n\x85" to "スす", 3 < min 4)
+                longer = _extend_short(plan, texts, tokenizer, budget, (a, b), (ps, cs, n), limit=over - 1)
+                if longer is not None:
+                    b, (ps, cs, pe, ce, text, n, ids) = longer
             log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
             spans_out.append((ps, cs, pe, ce, text, n, ids))
             toks_out.append((a, b))

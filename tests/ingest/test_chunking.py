@@ -204,6 +204,10 @@ _SHORT_TAIL = Document(
     Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "スす中本有空格\x85\x85한어문장", None, "ok"),)),
     ChunkParams(max_tokens=8, overlap_tokens=2, min_tokens=3),
 )
+@example(  # found by hypothesis: "スす\n\x85фяф\nI" re-tokenised over 8 and was shortened to "スす" (3 < min 4), not the last
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "。語のテキスキスす\n\x85фяф", None, "ok"), Page(2, "I", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=4),
+)
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
@@ -245,6 +249,15 @@ def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, param
     Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "ภ่าง日キスすî\U000fdc81ทยไางnnées？NÞ\x89\U0008b30e\x86õð@/ö中本有空格日キスす？"
                                                             "\x85p+±…日キスすe！.4 \n\nì|한어", None, "ok"),)),
     ChunkParams(max_tokens=52, overlap_tokens=0, min_tokens=0),
+)
+@example(  # found by hypothesis: page 3 "\u200b\n\n어 …" is one token "▁어" from offset 0, so its paragraph break marked
+    # "▁어" as a sentence end and the chunk ended after "어"; the break now ends page 2's last token
+    Document(path="dir/doc.pdf", kind="pdf", pages=(
+        Page(1, "文文有空格aïeíF😀한어문장ม่ีช", None, "ok"),
+        Page(2, "😀Þ¬\U000ce016\x98Äfx6_4 。\u0301. 中本有空格日キスす_\U0010c58f¡\U0001428e1😀中本有空格\n中本有空格中本有空格", None, "ok"),
+        Page(3, "\u200b\n\n어 문장e.g.？キトで", None, "ok"),
+        Page(4, "e \U00101a5f\xad4Z中本有空格Þ·¡😀ม่มงäc\x8b", None, "ok"))),
+    ChunkParams(max_tokens=68, overlap_tokens=0, min_tokens=26),
 )
 def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
