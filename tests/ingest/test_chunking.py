@@ -227,6 +227,13 @@ _SHIFTED_PAGE = Document(
 @given(documents(), chunk_params())
 @example(_SHIFTED_PAGE, ChunkParams(max_tokens=16, overlap_tokens=1, min_tokens=0))
 @example(_SHIFTED_PAGE, ChunkParams(max_tokens=12, overlap_tokens=2, min_tokens=0))  # overlap on page 2
+# found by hypothesis (a fault of this test): "données 文" re-tokenised below min 5 and was lengthened to "données 文文有",
+# so the last chunk, started min_tokens before the end, overlapped it by "文有" (3 tokens) with overlap 0
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "¤\U00057945\x85", None, "ok"),
+                                                    Page(2, "어문장？\x85données 文文有空格\ufeff", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=5),
+)
 def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
     offsets, text = global_offsets(doc), joined(doc)
@@ -235,8 +242,10 @@ def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, param
         (_, a_end), (b_start, _) = g_span(offsets, a), g_span(offsets, b)
         shared = len(TOK.token_spans(text[b_start:a_end])) if b_start < a_end else 0
         # documented window: a sentence start within O +- O/2 tokens, else O +- O/4, capped by
-        # the chunk's own length; 2 tokens of slack for re-tokenising a cut inside a word
-        assert shared <= O + O // 2 + 2
+        # the chunk's own length; 2 tokens of slack for re-tokenising a cut inside a word; the last
+        # chunk starts at least min_tokens before the end (chunking step 6), so it may overlap more
+        last = b is chunks[-1]
+        assert shared <= (max(O + O // 2, params.min_tokens) if last else O + O // 2) + 2
         if O >= 4:
             assert shared >= min(O - O // 2, a.n_tokens - 1) - 2
 
