@@ -65,7 +65,9 @@ class OVEncoder:
                  precision: str = "bf16", table: Any | None = None) -> None:
         self.table = table  # pagerecall.model.word_table.WordTable when model_path is the split graph
         try:
-            import openvino as ov
+            from pagerecall.model.runtimes import import_openvino
+
+            ov = import_openvino()
         except ImportError as exc:
             raise ModelError("OpenVINO is not installed. Next: pip install 'openvino==2026.4.*'") from exc
         self.version = ov.__version__
