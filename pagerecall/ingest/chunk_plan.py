@@ -22,22 +22,25 @@ from typing import Sequence
 
 from pagerecall.config import ChunkParams
 from pagerecall.ingest import chunk_anchors
+from pagerecall.ingest.chunk_chars import _CLEAN_WS, _FOLDED_WS, _JOINS_RE, _KEPT_SPACE  # noqa: F401 (re-exported)
+from pagerecall.ingest.chunk_chars import _NONSPACE_RE, _REGULAR_RE, _SPACES_RE, _cut_window, _trailing_space
 from pagerecall.types import Tokenizer
 
 _PAGE_BATCH = 64  # pages per tokenizer call: bounds the intermediate lists of span tuples
 WINDOW_CHARS = 65_536
 """At most this many characters are tokenised in one call. A page longer than that (a
 20 MB text file on one line is one page) is tokenised window by window, each cut just before a
-whitespace character near the limit (the tokenizer splits words there, so the tokens are those
-of the whole page; checked by ``tests/ingest/test_chunking.py``), or, with no whitespace in the last
+run of whitespace near the limit (the tokenizer splits words there, so the tokens are those of the
+whole page; checked by ``tests/ingest/test_chunking.py`` and at each cut by ``_Planner._same_across``), or, with no whitespace in the last
 4,096 characters of the window (CJK without spaces, one enormous token), at the limit itself,
-and then every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
+and then (as when the check fails) every chunk of that page is re-tokenised to count its tokens exactly. Short pages are
 batched up to the same number of characters.
 Why: tokenising a 20 MB page in one call built ~5 M offset tuples and the tokenizer's own
 per-token strings: 3.47 GB RSS and no progress for 15 minutes; per window the
 intermediate objects stay at one window's worth, and what grows with the page is the compact
 token buffers (``array('i')``: 13 bytes per token) and the chunks themselves."""
 _WINDOW_SLACK = 4096  # how far back from the limit a window looks for whitespace to cut before
+_CUT_CHECK = 64  # characters each side of a window cut tokenised whole and split (_Planner._same_across)
 
 _CLOSERS = "\"'”’»)\\]」』）】〕"
 _SENTENCE_RE = re.compile(
@@ -45,7 +48,6 @@ _SENTENCE_RE = re.compile(
     rf"|[。！？．｡।؟۔][{_CLOSERS}]*"  # stops that need no following space (CJK, Devanagari, Arabic)
     r"|(?P<para>\n[^\S\n]*\n)"  # paragraph break: a blank line
 )
-_NONSPACE_RE = re.compile(r"\S")
 _PAGE_NUMBER_RE = re.compile(
     r"[-–—(\[]?\s*(?:(?:page|p\.|seite|pág\.?)\s*)?(?:\d{1,5}|[ivxlcdm]{1,8})"
     r"(?:\s*(?:/|of)\s*\d{1,5})?\s*[-–—)\]]?",
@@ -54,36 +56,6 @@ _PAGE_NUMBER_RE = re.compile(
 """A page number alone ("43", "xii", "- 7 -", "Page 12", "3 / 40"): a printed folio at a page's end,
 or the page number ending a table of contents' last line. See ``_Planner._past_page_number``."""
 _TAIL_CHARS = 96  # a page's rest longer than this is not a page number alone
-# Whitespace at which the multilingual-e5 (XLM-R) tokenizer always splits words, so that a
-# text cut there re-tokenises to exactly the tokens it had in context (measured over every
-# ``str.isspace`` character: U+000B, U+001C-U+001F and U+0085 are dropped or kept inside a
-# word instead, so a cut next to them is re-tokenised to check).
-_CLEAN_WS = frozenset(
-    "\t\n\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000"
-)
-# Characters that the multilingual-e5 normalizer (sentencepiece "nmt_nfkc" charsmap) leaves
-# unchanged (or, for _CLEAN_WS, maps to one space): on a page made only of these, token offsets
-# are exact. Derived from candidate blocks (Latin, Greek, Cyrillic, punctuation, arrows/math,
-# box drawing, CJK punctuation, kana, CJK ideographs, Hangul syllables) by normalising each
-# character; ``tests/ingest/test_chunking.py`` re-derives it. Pages with any other character (soft
-# hyphens, combining marks, control characters, compatibility forms, ...) are re-tokenised.
-_REGULAR_RE = re.compile(
-    "["
-    "\u0009-\u000a\u000c-\u000d\u0020-\u007e\u00a0-\u00a7\u00a9\u00ab-\u00ae\u00b0-\u00b1"
-    "\u00b6-\u00b7\u00bb\u00bf-\u0131\u0134-\u013e\u0141-\u0148\u014a-\u017e\u0180-\u01c3"
-    "\u01cd-\u01f0\u01f4-\u024f\u0370-\u0373\u0375-\u0379\u037b-\u037d\u037f-\u0383\u0386"
-    "\u0388-\u03cf\u03d7-\u03ef\u03f3\u03f6-\u03f8\u03fa-\u0482\u048a-\u052f\u2010\u2012-\u2016"
-    "\u2018-\u2023\u2027-\u2032\u2035\u2038-\u203b\u203d\u203f-\u2046\u204a-\u2056\u2058-\u205f"
-    "\u20a0-\u20a7\u20a9-\u20bf\u2190-\u222b\u222e\u2231-\u22ff\u2500-\u2580\u2582-\u25ff"
-    "\u3000-\u3035\u3037\u303b-\u303f\u3041-\u3096\u30a1-\u30fa\u30fc-\u30fe\u4e00-\u9fff"
-    "\uac00-\ud7a3"
-    "]*"
-)
-
-_JOINS_RE = re.compile("[\u302a-\u302f]")  # regular, but marks that join the character before them
-
-
 def sentence_breaks(text: str) -> list[int]:
     """Character offsets (ascending, 0 < offset <= len(text)) where a sentence of ``text`` ends.
 
@@ -159,19 +131,6 @@ def _whitespace_exact(tokenizer: Tokenizer) -> bool:
     return exact
 
 
-def _cut_window(text: str, c: int) -> str:
-    """The characters of ``text`` around the cut at offset ``c`` that decide whether a text cut
-    there tokenises as in context: the whitespace run at ``c`` and two characters on each side of
-    it (fewer at the text's edges)."""
-    i = c
-    while i > 0 and text[i - 1].isspace():
-        i -= 1
-    j, n = c, len(text)
-    while j < n and text[j].isspace():
-        j += 1
-    return text[max(0, i - 2) : j + 2]
-
-
 class _Planner:
     """Token buffers of one document and the cut decisions over them (indices are global
     token numbers across contributing pages)."""
@@ -225,16 +184,20 @@ class _Planner:
         while a < n:
             b = min(n, a + window)
             if b < n:
-                cut = max(text.rfind(" ", b - _WINDOW_SLACK, b), text.rfind("\n", b - _WINDOW_SLACK, b))
+                lo = max(a, b - _WINDOW_SLACK)  # (not below 0: a negative start counts from the text's end)
+                cut = max(text.rfind(" ", lo, b), text.rfind("\n", lo, b))
+                while cut > a + 1 and text[cut - 1] in _FOLDED_WS:
+                    cut -= 1  # before the whole run: the normalizer folds "  " into one space
                 if cut > a:
                     b = cut  # just before the space: "word|␣next" tokenises as in the whole page
+                    clean = clean and self._same_across(text, b)
                 else:
                     clean = False
             piece = text[a:b]
             spans, ids = _page_tokens(self.tokenizer, [piece])[0]
             m = len(spans)
             if b >= n:
-                while m and not piece[spans[m - 1][0] : spans[m - 1][1]].strip():
+                while m and _trailing_space(piece[spans[m - 1][0] : spans[m - 1][1]]):
                     m -= 1  # the page's trailing "▁" token: not part of any chunk text
             starts = array("i", [s + a for s, _ in spans[:m]])
             ends = array("i")
@@ -246,8 +209,12 @@ class _Planner:
                 if e == len(piece) and b < n and not text[b].isspace():
                     continue  # the window's end, not a sentence's
                 k = bisect.bisect_left(starts, e + a) - 1
+                if k >= 0 and _SPACES_RE.fullmatch(text, starts[k], e + a):
+                    k -= 1  # (see _add_page)
                 if k >= 0:
                     marks[k] = 1
+                elif self.brk and _SPACES_RE.fullmatch(text, a, e + a):
+                    self.brk[-1] = 1
             self.start.extend(starts)
             self.end.extend(ends)
             self.page.extend(array("i", [pidx]) * m)
@@ -255,6 +222,14 @@ class _Planner:
             self._add_ids(ids, m)
             a = b
         return clean
+
+    def _same_across(self, text: str, cut: int) -> bool:
+        """True when ``text`` tokenises around offset ``cut`` (:data:`_CUT_CHECK` characters each side) to the
+        same spans whole as split at ``cut``: a window cut there keeps the page's tokens. False e.g. after a
+        zero-width space or a dropped control (``"abc\u200b| def"``, ``"abc \x0b| def"``: a lone "▁" more)."""
+        lo, hi = max(0, cut - _CUT_CHECK), min(len(text), cut + _CUT_CHECK)
+        whole, left, right = (s for s, _ in _page_tokens(self.tokenizer, [text[lo:hi], text[lo:cut], text[cut:hi]]))
+        return whole == left + [(s + cut - lo, e + cut - lo) for s, e in right]
 
     def _add_ids(self, ids: Sequence[int] | None, n: int) -> None:
         """The ids of the page's ``n`` tokens just added (zeros, and the page marked, when None)."""
@@ -268,7 +243,7 @@ class _Planner:
         self.first_tok.append(len(self.start))
         self.has_ids.append(True)
         n = len(spans)
-        while n and not text[spans[n - 1][0] : spans[n - 1][1]].strip():
+        while n and _trailing_space(text[spans[n - 1][0] : spans[n - 1][1]]):
             n -= 1  # a trailing "▁" token of a page's final space: not part of any chunk text
         if n < len(spans):
             spans = spans[:n]
@@ -278,8 +253,14 @@ class _Planner:
         marks = bytearray(len(spans))
         for e in sentence_breaks(text):
             k = bisect.bisect_left(starts, e) - 1  # the last token starting before the break
+            if k >= 0 and _SPACES_RE.fullmatch(text, starts[k], e):
+                # ... but not one whose characters before the break are only spaces to the tokenizer: its
+                # word follows the break (found by hypothesis: a page "\u200b\n\n어 …" is one token "▁어" from 0)
+                k -= 1
             if k >= 0:
                 marks[k] = 1
+            elif self.brk and _SPACES_RE.fullmatch(text, 0, e):
+                self.brk[-1] = 1  # a paragraph break before the page's first word ends the page before's
         self.start.extend(starts)
         self.end.extend(ends)
         self.page.extend(array("i", [pidx]) * len(spans))
@@ -374,6 +355,12 @@ class _Planner:
         when one of those pages' ids was not handed by the tokenizer."""
         return self.ids[a:b] if all(self.has_ids[ps : pe + 1]) else None
 
+    def blank(self, k: int) -> bool:
+        """True when token ``k``'s characters are all whitespace to ``str.strip`` (a lone "▁", or
+        U+0085, which the tokenizer keeps as a token of its own): a chunk ending with it has it
+        stripped off its text, one token fewer than planned."""
+        return not self.texts[self.page[k]][self.start[k] : self.end[k]].strip()
+
     def regular_cut(self, ps: int, cs: int, pe: int, ce: int) -> bool:
         """True when the chunk from offset ``cs`` of contributing page ``ps`` to ``ce`` of page ``pe``,
         cut at clean whitespace (or page edges) at both ends, keeps its planned tokens when tokenised
@@ -394,8 +381,10 @@ class _Planner:
     # -- character positions -----------------------------------------------------------
     def char_start(self, s: int) -> tuple[int, int, bool] | None:
         """(contributing page index, char offset, clean) where the chunk starting at token s
-        begins; clean = at a page start or after a word-splitting space. None when only
-        whitespace follows."""
+        begins; clean = at a page start or after a word-splitting space, and token s has a
+        character in the text or is a "▁" the text makes again (:meth:`_respawns`; found by hypothesis: a chunk starting at page 1's trailing "▁" and
+        U+0085, which the text starts after, on page 2's ``".g."``: 5 tokens planned, 4 in the
+        text). None when only whitespace follows."""
         if s == 0:
             p = 0
             c = 0
@@ -418,7 +407,19 @@ class _Planner:
         clean = c == 0 or text[c - 1] in _CLEAN_WS
         if clean and s and p == self.page[s] == self.page[s - 1] and not text[self.start[s - 1] : self.start[s]].strip():
             clean = False  # token s - 1 is the "▁" of the word at s, a piece of its own ("▁" "keeper4")
+        if clean and (p != self.page[s] or (c >= self.end[s] and not self._respawns(s, c))):
+            clean = False  # token s has no character in the text (a "▁" before U+0085, U+0085 itself)
         return p, c, clean
+
+    def _respawns(self, s: int, c: int) -> bool:
+        """True when token ``s``, left out of a text that starts at offset ``c`` of its page, comes back
+        when the text is tokenised alone: it is the lone "▁" of a split space and the word's next piece
+        holds ``c`` (the tokenizer puts the "▁" in front of the text again: "▁" "." -> "."), not a "▁"
+        before U+0085 or the U+0085 token itself (``"abc \x85 def"`` from "def": 3 planned, 1 alone)."""
+        if s + 1 >= self.N or self.page[s + 1] != self.page[s] or c >= self.end[s + 1]:
+            return False
+        seg = self.texts[self.page[s]][self.start[s] : self.end[s]]
+        return bool(seg) and all(ch in _CLEAN_WS for ch in seg)
 
     def char_end(self, e: int) -> tuple[int, int, bool]:
         """(contributing page index, exclusive char offset, clean) where the chunk ending before token

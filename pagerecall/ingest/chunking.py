@@ -14,7 +14,8 @@ How a document is cut
    manual peaked at 1.06 GB RSS). Token spans are kept in compact ``array('i')`` buffers. A
    page that begins with a control character the normalizer drops (U+000B, U+0008, ...) is
    tokenised with a space in front, because the tokenizer's offsets leave such characters out
-   (``_chunkplan._page_spans``).
+   (``_chunkplan._page_spans``). A page's trailing "▁" token (its final whitespace) is left out of the
+   plan, but not a trailing U+0085 token, which a chunk spanning the page join holds.
 3. **The joined text.** Conceptually the contributing pages are joined by a single ``"\\n"``
    (never ``"\\f"``: PyMuPDF text contains form feeds inside pages). A chunk spanning pages
    ``a < b`` has the text ``"\\n".join([A[char_start:], *middle_texts, B[:char_end]])`` where
@@ -46,10 +47,14 @@ How a document is cut
    below ``min_tokens`` itself, or no earlier end re-tokenises within ``min_tokens..B``, is a
    short tail kept. Likewise a chunk before the tail that
    re-tokenises below ``min_tokens`` (e.g. cut inside a word, or on a page whose characters the
-   normalizer changes) is extended by the missing tokens when the result fits ``B``. A document with fewer tokens than
+   normalizer changes) is extended by the missing tokens when the result fits ``B``; if that re-tokenises short
+   again, up to three more ends are tried, each past the planned tokens that leave no character in a text they
+   end (U+0085, whitespace to ``str.strip`` but a token to the tokenizer, and its lone "▁": ``_extend_short``).
+   A document with fewer tokens than
    ``min_tokens`` gives one chunk; one with no text gives none.
 7. **Check.** ``n_tokens`` is the token count of the chunk's own text. Where both ends are cut
-   at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, and the
+   at word-splitting whitespace (or page edges), not right after a word's lone "▁" token, every planned
+   token at each end has a character in the text (not U+0085 or the "▁" before it, stripped off it), and the
    characters around each cut and page join are ones the tokenizer's normalizer leaves alone
    (``_Planner.regular_cut``: ``_chunkplan._REGULAR_RE`` near the cuts, not over whole pages), that count
    equals the planned one (the tokenizer splits words there; checked once per tokenizer by
@@ -195,6 +200,51 @@ def _mend_short_tail(
     return -1 if nxt is None else nxt
 
 
+_EXTEND_TRIES = 4  # re-tokenised attempts to bring a chunk below min_tokens up to it (_extend_short)
+
+
+def _extend_short(
+    plan: _Planner,
+    texts: list[str],
+    tokenizer: Tokenizer,
+    budget: int,
+    toks: tuple[int, int],
+    start: tuple[int, int, int],
+    limit: int | None = None,
+) -> tuple[int, tuple[int, int, int, int, str, int, array | None]] | None:
+    """A later end for the chunk of planned tokens ``toks = (a, b)`` whose text, from offset ``cs`` of
+    contributing page ``ps`` (``start = (ps, cs, n)``), re-tokenised to ``n < plan.min`` tokens:
+    ``(new end token, (ps, cs, pe, ce, text, n_tokens, token_ids))`` with ``plan.min <= n_tokens <=
+    budget``, or None when no end up to :data:`_EXTEND_TRIES` attempts later (and at most ``limit``:
+    below an end that re-tokenised over ``budget``) does that.
+
+    Each attempt ends the chunk the missing tokens later; when that re-tokenised short again, the
+    next attempts also end it past any planned tokens that leave no character in a chunk's text
+    when they end it (:meth:`_Planner.blank`: the U+0085 token, which
+    ``str.strip`` removes but the tokenizer keeps, and the lone "▁" before it): such tokens add
+    nothing to the text, so an end among them re-tokenised to the same short count (found by
+    hypothesis: ``"the the the \x85日本語…"``, min 4: "the the the" 3 tokens, not the last chunk).
+    """
+    a, b = toks
+    ps, cs, n = start
+    for attempt in range(_EXTEND_TRIES):
+        floor = b + plan.min - n
+        while attempt and floor < plan.N and plan.blank(floor - 1):
+            floor += 1  # (not on the first attempt, which is the one chunk_document always made)
+        nb = plan.choose_end(a, floor=floor, limit=limit)
+        if nb <= b:
+            return None
+        pe, ce, _ = plan.char_end(nb)
+        text = _render(texts, ps, cs, pe, ce)
+        nn, ids = _measure(tokenizer, [text])[0]
+        if plan.min <= nn <= budget:
+            return nb, (ps, cs, pe, ce, text, nn, ids)
+        if nn > budget or nb >= plan.N:
+            return None
+        b, n = nb, max(n, nn)
+    return None
+
+
 def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | None = None,
                    window: int = WINDOW_CHARS) -> list[Chunk]:
     """Cut ``doc`` into token-bounded, sentence-aligned, overlapping chunks mapped to pages.
@@ -260,7 +310,10 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             for i, m in zip(check, _measure(tokenizer, [rendered[i][4] for i in check])):
                 counts[i], handed[i] = m
         for (a, b), r, n, ids in zip(planned, rendered, counts, handed):
-            if r is None:
+            if r is None or (spans_out and (r[2], r[3]) <= spans_out[-1][2:4]):
+                # no text, or none past the end of the chunk before: its tokens after the overlap leave no
+                # character in a text (found by hypothesis: "…\x85! \x85" ended "!", then a chunk "!" of the
+                # overlap and the final "▁" and U+0085 that str.strip removes)
                 continue
             ps, cs, pe, ce, text = r
             if n <= budget and b >= plan.N and n < plan.min and spans_out:
@@ -273,12 +326,10 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             if b < plan.N and n < plan.min:
                 # re-tokenised below min (a cut inside a word or on a page whose offsets the
                 # normalizer shifts): end it later by the missing tokens, if that fits
-                nb = plan.choose_end(a, floor=b + plan.min - n)
-                npe, nce, _ = plan.char_end(nb)
-                ntext = _render(texts, ps, cs, npe, nce)
-                nn, nids = _measure(tokenizer, [ntext])[0]
-                if nb > b and plan.min <= nn <= budget:
-                    spans_out.append((ps, cs, npe, nce, ntext, nn, nids))
+                longer = _extend_short(plan, texts, tokenizer, budget, (a, b), (ps, cs, n))
+                if longer is not None:
+                    nb, entry = longer
+                    spans_out.append(entry)
                     toks_out.append((a, nb))
                     cur = plan.next_start(a, nb)
                     break
@@ -286,11 +337,18 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
                 spans_out.append((ps, cs, pe, ce, text, n, ids))
                 toks_out.append((a, b))
                 continue
+            over = b  # the last end that re-tokenised over budget
             while n > budget and b > a + 1:  # re-tokenised longer than planned: shorten
+                over = b
                 b = plan.choose_end(a, limit=b - (n - budget))
                 pe, ce, _ = plan.char_end(b)
                 text = _render(texts, ps, cs, pe, ce)
                 n, ids = _measure(tokenizer, [text])[0]
+            if b < plan.N and n < plan.min:  # shortened below min: its last planned tokens were stripped
+                # ones (found by hypothesis: "スす\n\x85фяф" over 8, cut before "\n\x85" to "スす", 3 < min 4)
+                longer = _extend_short(plan, texts, tokenizer, budget, (a, b), (ps, cs, n), limit=over - 1)
+                if longer is not None:
+                    b, (ps, cs, pe, ce, text, n, ids) = longer
             log.debug("chunk of %s shortened to %d tokens after re-tokenising", doc.path, n)
             spans_out.append((ps, cs, pe, ce, text, n, ids))
             toks_out.append((a, b))
@@ -298,8 +356,15 @@ def chunk_document(doc: Document, tokenizer: Tokenizer, params: ChunkParams | No
             break
         s = cur
 
+    # a chunk shortened after re-tokenising can end where the chunk before does, past only tokens that
+    # str.strip removes (found by hypothesis: "…空格\x85\x85한…" gave "…空格", then "空格" of the overlap):
+    # it holds nothing of its own
+    kept: list[tuple[int, int, int, int, str, int, array | None]] = []
+    for x in spans_out:
+        if not kept or x[2:4] > kept[-1][2:4]:
+            kept.append(x)
     chunks = []
-    for seq, (ps, cs, pe, ce, text, n, ids) in enumerate(spans_out):
+    for seq, (ps, cs, pe, ce, text, n, ids) in enumerate(kept):
         first, last = pages[ps], pages[pe]
         chunks.append(
             Chunk(

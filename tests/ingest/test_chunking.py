@@ -177,6 +177,37 @@ _SHORT_TAIL = Document(
                                                     Page(2, "\x0b日本語のテキストです", None, "ok"))),
     ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=0),
 )  # found by hypothesis: page 2's lone "▁" (its U+000B dropped) was counted in page 1's chunk
+# found by hypothesis: U+0085 is whitespace to str.strip but a token to the tokenizer; "the the the" re-tokenised
+# to 3 < min 4 and ending it the missing token later ended it among the same stripped tokens (not the last chunk)
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "the the the \x85日本語のテキストです", None, "ok"),)),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=4),
+)
+@example(  # the same with U+0085 at a page's start (found by hypothesis: ".\n!" 3 tokens, then 6)
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, ".", None, "ok"), Page(2, "!", None, "ok"),
+                                                    Page(3, "\x85…", None, "ok"), Page(4, ".m", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=4),
+)
+# found by hypothesis: page 1 ends with " \x85"; its "▁" and U+0085 tokens were dropped from the plan like a final
+# space's "▁", so the tail planned 5 tokens and measured 7 and the chunk before it was cut to 4 < min 5; and then
+# the chunk starting at those two tokens, its text on page 2, was not re-tokenised (5 planned, 4 in ".g.")
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "dункя .ม่มงวงIanl \x85", None, "ok"),
+                                                    Page(2, ".g.", None, "ok"))),
+    ChunkParams(max_tokens=9, overlap_tokens=0, min_tokens=5),
+)
+@example(  # found by hypothesis: after "어문장û\x0c\x85!", a chunk "!" (the overlap, then only the final " \x85") ended no later
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "어문장û\x0c\x85! \x85", None, "ok"),)),
+    ChunkParams(max_tokens=8, overlap_tokens=1, min_tokens=0),
+)
+@example(  # found by hypothesis: "スす中本有空格" (8 tokens), then "空格" (the overlap; shortened to before "\x85\x85")
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "スす中本有空格\x85\x85한어문장", None, "ok"),)),
+    ChunkParams(max_tokens=8, overlap_tokens=2, min_tokens=3),
+)
+@example(  # found by hypothesis: "スす\n\x85фяф\nI" re-tokenised over 8 and was shortened to "スす" (3 < min 4), not the last
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "。語のテキスキスす\n\x85фяф", None, "ok"), Page(2, "I", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=4),
+)
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 
@@ -196,6 +227,13 @@ _SHIFTED_PAGE = Document(
 @given(documents(), chunk_params())
 @example(_SHIFTED_PAGE, ChunkParams(max_tokens=16, overlap_tokens=1, min_tokens=0))
 @example(_SHIFTED_PAGE, ChunkParams(max_tokens=12, overlap_tokens=2, min_tokens=0))  # overlap on page 2
+# found by hypothesis (a fault of this test): "données 文" re-tokenised below min 5 and was lengthened to "données 文文有",
+# so the last chunk, started min_tokens before the end, overlapped it by "文有" (3 tokens) with overlap 0
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "¤\U00057945\x85", None, "ok"),
+                                                    Page(2, "어문장？\x85données 文文有空格\ufeff", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=5),
+)
 def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
     offsets, text = global_offsets(doc), joined(doc)
@@ -204,14 +242,32 @@ def test_consecutive_chunks_overlap_by_about_overlap_tokens(doc: Document, param
         (_, a_end), (b_start, _) = g_span(offsets, a), g_span(offsets, b)
         shared = len(TOK.token_spans(text[b_start:a_end])) if b_start < a_end else 0
         # documented window: a sentence start within O +- O/2 tokens, else O +- O/4, capped by
-        # the chunk's own length; 2 tokens of slack for re-tokenising a cut inside a word
-        assert shared <= O + O // 2 + 2
+        # the chunk's own length; 2 tokens of slack for re-tokenising a cut inside a word; the last
+        # chunk starts at least min_tokens before the end (chunking step 6), so it may overlap more
+        last = b is chunks[-1]
+        assert shared <= (max(O + O // 2, params.min_tokens) if last else O + O // 2) + 2
         if O >= 4:
             assert shared >= min(O - O // 2, a.n_tokens - 1) - 2
 
 
 @PROPS
 @given(documents(), chunk_params())
+# found by hypothesis (a fault of this test, not the chunker): the chunk ends at the paragraph break after ".4 ", whose
+# offset is the "\n" after the space; the check took only breaks at or before the chunk's (stripped) end
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "ภ่าง日キスすî\U000fdc81ทยไางnnées？NÞ\x89\U0008b30e\x86õð@/ö中本有空格日キスす？"
+                                                            "\x85p+±…日キスすe！.4 \n\nì|한어", None, "ok"),)),
+    ChunkParams(max_tokens=52, overlap_tokens=0, min_tokens=0),
+)
+@example(  # found by hypothesis: page 3 "\u200b\n\n어 …" is one token "▁어" from offset 0, so its paragraph break marked
+    # "▁어" as a sentence end and the chunk ended after "어"; the break now ends page 2's last token
+    Document(path="dir/doc.pdf", kind="pdf", pages=(
+        Page(1, "文文有空格aïeíF😀한어문장ม่ีช", None, "ok"),
+        Page(2, "😀Þ¬\U000ce016\x98Äfx6_4 。\u0301. 中本有空格日キスす_\U0010c58f¡\U0001428e1😀中本有空格\n中本有空格中本有空格", None, "ok"),
+        Page(3, "\u200b\n\n어 문장e.g.？キトで", None, "ok"),
+        Page(4, "e \U00101a5f\xad4Z中本有空格Þ·¡😀ม่มงäc\x8b", None, "ok"))),
+    ChunkParams(max_tokens=68, overlap_tokens=0, min_tokens=26),
+)
 def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: ChunkParams) -> None:
     chunks = chunk_document(doc, TOK, params)
     offsets, text = global_offsets(doc), joined(doc)
@@ -233,8 +289,10 @@ def test_chunks_end_on_a_sentence_end_when_one_is_near(doc: Document, params: Ch
         zone_start = g_start + spans[first_in_zone][0]
         if any(zone_start < b < g_end for b in breaks):
             # the chunk ends in the token that holds a sentence end: nothing but closing
-            # punctuation/space lies between that sentence end and the chunk's end
-            assert any(b <= g_end and not re.search(r"\w", text[b:g_end]) for b in breaks), c.text[-60:]
+            # punctuation/space lies between that sentence end and the chunk's end; or the chunk ends
+            # before the whitespace that precedes a paragraph break (its text never ends with whitespace)
+            assert any((b <= g_end and not re.search(r"\w", text[b:g_end])) or (b > g_end and not text[g_end:b].strip())
+                       for b in breaks), c.text[-60:]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -385,6 +443,14 @@ def test_chunking_a_big_manual_keeps_the_invariants() -> None:
 
 @PROPS
 @given(documents(), chunk_params(), st.integers(min_value=40, max_value=400))
+# found by hypothesis: the 40-character window was cut inside ",  -"'s run of two spaces; the normalizer folds the
+# run into one space, so the left window's lone "▁" was a planned token no chunk text has (7 counted, 6 in the text)
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "🇺🇸Ð", None, "ok"),
+                                                    Page(2, "…! \x00ภาษาไทยไม่มีช่องว่าง*page 3.14 😀\u200b,  -", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=0),
+    40,
+)
 def test_small_windows_keep_every_invariant(doc: Document, params: ChunkParams, window: int) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params, window=window), params)
 
