@@ -256,9 +256,9 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
         spans.pop(0)  # source words before the quote's first word: outside the quote
     if spans and spans[-1][0] == len(q):
         spans.pop()  # and after its last
-    if spans and spans[0][0] == 0 and spans[0][3] - spans[0][2] > spans[0][1]:
+    if spans and spans[0][0] == 0 and spans[0][3] - spans[0][2] > 1:
         spans[0][2] = _counterparts(ns, s, spans[0][2], spans[0][3], spans[0][1], True)
-    if spans and spans[-1][1] == len(q) and spans[-1][3] - spans[-1][2] > spans[-1][1] - spans[-1][0]:
+    if spans and spans[-1][1] == len(q) and spans[-1][3] - spans[-1][2] > 1:
         spans[-1][3] = _counterparts(ns, s, spans[-1][2], spans[-1][3], spans[-1][1] - spans[-1][0], False)
     out: list[Difference] = []
     for i1, i2, j1, j2 in spans:

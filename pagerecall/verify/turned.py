@@ -40,6 +40,10 @@ from pagerecall.verify.differences import (
 )
 from pagerecall.verify.normalise import _fold_case, _is_wide, normalise
 
+CJK_SPAN = 7
+"""Characters of CJK text a turn of the meaning may span on each side ("ではありません" for "です": 7
+and 2; the rest of the quote, :data:`SAME_SHARE` or more, is the source's own)."""
+
 TURNS = ("negation", "antonym", "number")
 """The differences this search counts (names are too weak a sign in a short quote: "that it" for
 "The package" would be one)."""
@@ -77,12 +81,13 @@ class Turned:
 
 def _clean(d: Difference) -> bool:
     """True when difference ``d`` is the turn alone: a negation added or dropped (one other word at
-    most: ``kein`` / ``ein``; three characters of CJK: ``ません`` / ``ます``), a number or an antonym for
-    another, a name for another; not "not visible" for "seen at a", which is another sentence."""
+    most: ``kein`` / ``ein``), a number for another (the other words equal), an antonym for another
+    (two words at most on each side); in CJK text, :data:`CJK_SPAN` characters at most on each side;
+    not "not visible" for "seen at a", which is another sentence."""
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
+    if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
+        return len(q) <= CJK_SPAN and len(s) <= CJK_SPAN
     if d.kind == "negation":
-        if any(t.wide for t in q + s):
-            return abs(len(q) - len(s)) <= 3 and len({t.key for t in q} ^ {t.key for t in s}) <= 3
         qk = Counter(_unnegated(t.key) for t in q if not _negating(t.key))
         sk = Counter(_unnegated(t.key) for t in s if not _negating(t.key))
         return sum(((qk - sk) + (sk - qk)).values()) <= 1
