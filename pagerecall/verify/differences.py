@@ -344,7 +344,7 @@ def describe(diffs: list[Difference]) -> str:
 def weigh(result, page_text: str) -> str:
     """Name the differences of a fuzzy ``result`` (a :class:`pagerecall.verify.quote.QuoteCheck`
     with ``quote`` and ``matched_text``) in ``result.differences``, turn it into ``contradicted``
-    when one of them is a negation, a number or a name, and return its note. ``page_text``: the
+    when one of them is a negation, an antonym, a number or a name, and return its note. ``page_text``: the
     text of the page the match starts on (:func:`differences`)."""
     source = result.matched_text or ""
     if result.page == result.page_end and result.char_start is not None:  # a word more on each side:

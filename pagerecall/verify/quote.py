@@ -74,7 +74,7 @@ class QuoteCheck:
     ``matched_text`` is the source text at the match (verbatim; across a page break the two
     parts are joined by ``"\\n"``); ``context`` adds up to ``context_chars`` on each side.
     ``verbatim_citable`` is False for fuzzy and contradicted matches (``differences`` names the words
-    that differ; contradicted: a negation, a number or a name), misses, OCR text and ``hidden`` (found only in text
+    that differ; contradicted: a negation, an antonym, a number or a name), misses, OCR text and ``hidden`` (found only in text
     no reader sees, :mod:`pagerecall.extract.hidden`; ``hidden_reason`` says why, ``matched_text`` is
     the hidden span, offsets and rects stay None). ``rects`` (set on
     every match, ``None`` for ``not_found``) says where the match lies on the page(s): boxes per
@@ -110,7 +110,7 @@ class QuoteCheck:
     """For ``match="hidden"``: why no reader sees the text (:data:`pagerecall.extract.hidden.REASONS`)."""
     differences: list[dict] = field(default_factory=list)
     """For ``fuzzy`` and ``contradicted``: where the quote and ``matched_text`` differ, ``{kind, quote,
-    source}`` (:mod:`pagerecall.verify.differences`: ``negation``, ``number``, ``name``, ``word``)."""
+    source}`` (:mod:`pagerecall.verify.differences`: ``negation``, ``antonym``, ``number``, ``name``, ``word``)."""
 
     def to_dict(self) -> dict:
         return asdict(self)

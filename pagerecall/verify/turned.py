@@ -58,6 +58,10 @@ SAME_SHARE = 0.6
 """Share of the quote's words that must equal the source's at the place (a five-word quote with one
 word turned: 0.8; two of five changed: no place)."""
 
+SAME_SHARE_CJK = 0.5
+""":data:`SAME_SHARE` of a quote mostly in CJK, each character a word: "ではありません" for "です" turns
+seven characters of a twelve-character quote ("力が推進力ではありません。", maint-guide.ja p. 8)."""
+
 _PAD = 3
 """Source words added on each side of the word alignment before the ends are set (the quote may
 hold fewer or more words than the place)."""
@@ -121,10 +125,11 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
     q = _tokens(nq)
     if len(q) < MIN_SAME:
         return None
-    need = max(MIN_SAME, math.ceil(SAME_SHARE * len(q)))
+    share = SAME_SHARE_CJK if 2 * sum(t.wide for t in q) > len(q) else SAME_SHARE
+    need = max(MIN_SAME, math.ceil(share * len(q)))
     keys = [t.key for t in q]
     pieces = _pieces(nq, q)
-    spare = len(pieces) - math.ceil(SAME_SHARE * len(pieces))  # pieces the place may lack
+    spare = len(pieces) - math.ceil(share * len(pieces))  # pieces the place may lack
     reach = len(nq) + 24  # characters around an anchor that can hold the place
     best: Turned | None = None
     for number in pages:
@@ -158,8 +163,14 @@ def _pieces(nq: str, q: list) -> list[str]:
     """What a page is searched for: the quote's distinct words (lower case), and its CJK text in
     pieces of two characters."""
     words = {t.text.lower() for t in q if not t.wide}
-    wide = "".join(t.text for t in q if t.wide)
-    words.update(wide[i:i + 2] for i in range(0, len(wide), 2))
+    run: list[str] = []
+    for t in q + [None]:  # each run of CJK characters (a bracket or a Latin word parts two) in twos
+        if t is not None and t.wide and (not run or nq[t.start - 1:t.start] == run[-1][-1:]):
+            run.append(t.text)
+            continue
+        wide = "".join(run)
+        words.update(wide[i:i + 2] for i in range(0, len(wide), 2))
+        run = [t.text] if t is not None and t.wide else []
     return sorted(words)
 
 
