@@ -290,17 +290,19 @@ quote's first or last word."""
 
 def _counterparts(text: str, toks: list[_Tok], j1: int, j2: int, n: int, first: bool) -> int:
     """A quote's first (``first``) or last ``n`` words changed, against the source's ``toks[j1:j2]``:
-    their counterparts are the ``n`` source words next to the equal words (at least one), not
-    across a sentence end or a bullet (:data:`_STOPS`), not the words before or after that the
-    source text was widened by. Returns the new ``j1`` (first) or ``j2``."""
+    their counterparts are the ``n`` source words next to the equal words (at least one; CJK
+    characters do not count: "ません" for "ます"), not across a sentence end or a bullet
+    (:data:`_STOPS`), not the words before or after that the source text was widened by. Returns
+    the new ``j1`` (first) or ``j2``."""
     n = max(1, n)
     if first:
         k = j2 - 1
-        while k > j1 and j2 - k < n and not _STOPS.intersection(text[toks[k - 1].end:toks[k].start]):
+        while k > j1 and (j2 - k < n or toks[k - 1].wide) and not _STOPS.intersection(
+                text[toks[k - 1].end:toks[k].start]):
             k -= 1
         return k
     k = j1 + 1
-    while k < j2 and k - j1 < n and not _STOPS.intersection(text[toks[k - 1].end:toks[k].start]):
+    while k < j2 and (k - j1 < n or toks[k].wide) and not _STOPS.intersection(text[toks[k - 1].end:toks[k].start]):
         k += 1
     return k
 

@@ -92,14 +92,22 @@ def _clean(d: Difference) -> bool:
     if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
         return len(q) <= CJK_SPAN and len(s) <= CJK_SPAN
     if d.kind == "negation":
-        qk = Counter(_unnegated(t.key) for t in q if not _negating(t.key))
-        sk = Counter(_unnegated(t.key) for t in s if not _negating(t.key))
-        return sum(((qk - sk) + (sk - qk)).values()) <= 1
+        return _loose(d) <= 1
     if d.kind == "number":
         other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:"))
         return other(q) == other(s)
     qk, sk = Counter(t.key for t in q), Counter(t.key for t in s)
     return sum((qk - sk).values()) <= 2 and sum((sk - qk).values()) <= 2
+
+
+def _loose(d: Difference) -> int:
+    """Words of a negation difference besides the negation ("sans" for "après": 1; "not" added: 0)."""
+    if d.kind != "negation":
+        return 0
+    q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
+    qk = Counter(_unnegated(t.key) for t in q if not _negating(t.key) and not t.wide)
+    sk = Counter(_unnegated(t.key) for t in s if not _negating(t.key) and not t.wide)
+    return sum(((qk - sk) + (sk - qk)).values())
 
 
 def _negating(key: str) -> bool:
@@ -114,7 +122,8 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
     """The place on ``pages`` (of ``src``, a :class:`pagerecall.verify.source._Source`, read
     already) where ``quote`` differs from the source only or also by a negation, an antonym, a
     number or a name (module docstring), or None. Of several, one where every difference turns the
-    meaning first, then the one with the most words the same, then the first in ``pages`` order.
+    meaning first, then the one with the most words the same (:func:`_rank`), then the first in
+    ``pages`` order.
 
     Cost: each page is searched (``str.count``, ``str.find``) for the quote's pieces (its words;
     two characters of CJK); a place holds :data:`SAME_SHARE` of them, so of the ``spare + 1``
@@ -153,10 +162,17 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
             got = _place(quote, nq, keys, need, src, number, norm, lo, hi)
-            if got is None or best is not None and (best.turned_only, best.same) >= (got.turned_only, got.same):
+            if got is None or best is not None and _rank(best) >= _rank(got):
                 continue
             best = got
     return best
+
+
+def _rank(t: Turned) -> tuple:
+    """Of two places, the one where every difference turns the meaning, then the one with more words
+    the same, then the one whose negation changes fewer other words ("après" for "avant" beats
+    "après" for "sans" on maint-guide.fr p. 26)."""
+    return t.turned_only, t.same, -sum(_loose(d) for d in t.diffs)
 
 
 def _pieces(nq: str, q: list) -> list[str]:
