@@ -89,13 +89,13 @@ def _clean(d: Difference) -> bool:
     (two words at most on each side); in CJK text, :data:`CJK_SPAN` characters at most on each side;
     not "not visible" for "seen at a", which is another sentence."""
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
+    if d.kind == "number":
+        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:"))
+        return other(q) == other(s)
     if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
         return len(q) <= CJK_SPAN and len(s) <= CJK_SPAN
     if d.kind == "negation":
         return _loose(d) <= 1
-    if d.kind == "number":
-        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:"))
-        return other(q) == other(s)
     qk, sk = Counter(t.key for t in q), Counter(t.key for t in s)
     return sum((qk - sk).values()) <= 2 and sum((sk - qk).values()) <= 2
 
