@@ -325,14 +325,18 @@ def _widen(text: str, s: int, e: int) -> tuple[int, int]:
     while a > 0 and not text[a - 1].isalnum() and text[a - 1] not in _STOPS and (s - a < 6 or text[a - 1].isspace()):
         a -= 1  # spaces, and brackets or a bullet: "(Required) • buildindep"
     if a > 0 and _is_wide(text[a - 1]):
-        a = max(0, a - 3)
+        stop = a - 3
+        while a > max(0, stop) and text[a - 1] not in _STOPS:
+            a -= 1  # three characters, not across a sentence end
     while a > 0 and text[a - 1].isalnum() and not _is_wide(text[a - 1]):
         a -= 1
     b = e
     while b < len(text) and not text[b].isalnum() and text[b] not in _STOPS and (b - e < 6 or text[b].isspace()):
         b += 1
     if b < len(text) and _is_wide(text[b]):
-        b = min(len(text), b + 3)
+        stop = b + 3
+        while b < min(len(text), stop) and text[b] not in _STOPS:
+            b += 1
     while b < len(text) and text[b].isalnum() and not _is_wide(text[b]):
         b += 1
     return a, b
