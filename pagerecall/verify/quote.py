@@ -276,7 +276,9 @@ def verify_quote(
     if found is None:
         notes = []
         if turned is not None:
-            notes.append(_turned_note(src, turned))
+            from pagerecall.verify.turned import miss_note
+
+            notes.append(miss_note(src, turned))
         if len(nq) < FUZZY_MIN_CHARS:
             notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
         read = [src.page(p) for p in sorted(scope)] if count else []
@@ -439,18 +441,6 @@ def _in_hidden(src: _Source, nq: str, order: list[int]) -> tuple[Page, object] |
                 if at < ends:
                     return pg, span
     return None
-
-
-def _turned_note(src: _Source, turned) -> str:
-    """The note of a miss whose nearest words turn the meaning, other words differing too."""
-    from pagerecall.verify.differences import MEANING, describe
-
-    pg = src.page(turned.page)
-    where = f"page {turned.page}" + (f" (printed {pg.label})" if pg.label else "")
-    text = " ".join(pg.text[turned.start:turned.end].split())
-    return (f"nearest words on {where}: \"{text[:160]}\", which say otherwise: "
-            f"{describe([d for d in turned.diffs if d.kind in MEANING])}; other words differ too; do not cite "
-            "this quote; read that page (`pagerecall page`, MCP read_page)")
 
 
 def _fmt_pages(pages: list[int], limit: int = 10) -> str:

@@ -239,3 +239,16 @@ def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, no
         return None
     sim = fuzz.ratio(_fold_case(nq), _fold_case(normalise(page_text[start:end]).text)) / 100
     return Turned(number, start, end, sim, diffs, same, all(clean))
+
+
+def miss_note(src, turned: Turned) -> str:
+    """The note of a miss whose nearest words turn the meaning, other words differing too: the place
+    (physical page, printed label), its words and the turn."""
+    from pagerecall.verify.differences import describe
+
+    pg = src.page(turned.page)
+    where = f"page {turned.page}" + (f" (printed {pg.label})" if pg.label else "")
+    text = " ".join(pg.text[turned.start:turned.end].split())
+    return (f"nearest words on {where}: \"{text[:160]}\", which say otherwise: "
+            f"{describe([d for d in turned.diffs if d.kind in MEANING])}; other words differ too; do not cite "
+            "this quote; read that page (`pagerecall page`, MCP read_page)")
