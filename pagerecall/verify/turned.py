@@ -157,6 +157,8 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
                 ranges.append([lo, hi])
         for lo, hi in ranges:
             near = folded[lo:hi]
+            if sum(p in near for p in pieces) < len(pieces) - spare:
+                continue  # a piece's word is there only if its letters are
             words = set(_WORDS.findall(near))
             if sum(1 for p in pieces if (p in words if p[:1].isascii() or not _is_wide(p[0]) else p in near)) \
                     < len(pieces) - spare:
