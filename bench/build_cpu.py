@@ -12,7 +12,8 @@ answers are those of a normal build (same files, same chunks, same batches); onl
 preparation with the model is taken away, so the sum is the CPU a build needs, not its wall.
 
 Prints one JSON object: ``cpu_s`` per stage (own), ``model_cpu_s`` (onnxruntime's run of the
-passages, tokenisation and pooling excluded), ``beyond_model_cpu_s`` and its share, the
+or OpenVINO's run of the
+passages, tokenisation excluded, pooling included), ``beyond_model_cpu_s`` and its share, the
 build's total CPU and wall, passages and tokens. State the CPU (``lscpu``) and the load.
 """
 
@@ -83,6 +84,7 @@ STAGES = [
     ("pagerecall.ingest.embed_loop", "EmbedLoop.finish", "embed loop (keys, cache, batching)"),
     ("pagerecall.model.bundled", "BundledEmbedder._ids", "passage tokenisation at embed time"),
     ("pagerecall.model.bundled", "OrtEncoder.run", "model: onnxruntime run"),
+    ("pagerecall.model.openvino_encoder", "OVEncoder.run", "model: openvino run"),  # its pooling in its callbacks
     ("pagerecall.model.bundled", "mean_pool_normalize", "model: pooling"),
     ("pagerecall.ingest.write_files", "rows_of", "rows of a file"),
     ("pagerecall.index.writer", "GenerationWriter._add_tantivy", "writer: Tantivy documents"),
@@ -138,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         wall = time.perf_counter() - w0
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    model = OWN.get("model: onnxruntime run", 0.0) + OWN.get("model: pooling", 0.0)
+    model = sum(OWN.get(k, 0.0) for k in ("model: onnxruntime run", "model: openvino run", "model: pooling"))
     build_cpu = total + OWN["imports before the build"]
     print(json.dumps({
         "cpu_s": {k: round(v, 2) for k, v in sorted(OWN.items(), key=lambda kv: -kv[1])},

@@ -1,7 +1,8 @@
-"""The second and third adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
+"""The second, third and fourth adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
 
 Every case of ``tests/extract/constructions_heldout.py`` (``--set second``, the default) or
-``tests/extract/constructions_third.py`` (``--set third``; one page, one unique sentence) of the
+``tests/extract/constructions_third.py`` (``--set third``) or ``tests/extract/constructions_fourth.py``
+(``--set fourth``: real-paper pages; one page, one unique sentence per case) of the
 chosen half is written into a fresh corpus, ``pagerecall build`` indexes it, and each sentence is
 looked for the way an agent meets text:
 
@@ -13,8 +14,9 @@ looked for the way an agent meets text:
 A sentence is found in a text when a window of :data:`WINDOW` of its characters (NFKC, casefolded,
 whitespace removed) is there. A hidden trick **passes** when its sentence is found nowhere and
 ``verify`` does not say ``exact``/``normalised``. A printed control **passes** when the whole sentence
-is in the page text, in a passage and in a search hit of its file, ``verify`` says ``exact`` and
-nothing of it is listed hidden. ``text_layer`` says whether PyMuPDF's text of the page holds the
+is in the page text, in a passage and in a search hit of its file, ``verify`` says ``exact`` (or
+``normalised`` for a sentence the page wraps over lines, :func:`wrapped`: whitespace differs, as on a
+plain page) and nothing of it is listed hidden. ``text_layer`` says whether PyMuPDF's text of the page holds the
 sentence at all (without the rendering check): a control whose text layer lacks it (a shaping
 font's glyph names, one glyph per line of vertical writing) fails on extraction, not visibility. ``plain_layer`` (third set) says whether the sentence, laid
 out plainly by MuPDF's HTML engine, is read back whole: a hidden case without it passes for no
@@ -58,6 +60,14 @@ def found_whole(sentence: str, text: str) -> bool:
     return squash(sentence) in squash(text)
 
 
+def wrapped(sentence: str, text: str) -> bool:
+    """True when ``text`` holds ``sentence`` only across a line break (whole up to whitespace, but
+    on no one line): ``verify`` then says ``normalised`` of it on a plain page too (the fourth set's
+    paragraphs; measured on a plain wrapped paragraph, no trick), and that counts as found exact."""
+    one_line = " ".join(sentence.split())
+    return found_whole(sentence, text) and not any(one_line in " ".join(line.split()) for line in text.splitlines())
+
+
 def _cli(*argv: str) -> tuple[int, dict]:
     from pagerecall.cli.commands import main
 
@@ -90,7 +100,8 @@ def passages_of(index: Path) -> dict[str, list[str]]:
     return out
 
 
-SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third"}
+SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third",
+        "fourth": "tests.extract.constructions_fourth"}
 """``--set``: the module of each adversarial set (``SENTENCES``, ``TUNING``, ``HELD_OUT``, ``build_case``)."""
 
 
@@ -140,8 +151,11 @@ def evaluate(names: list[str], work: Path, which: str = "second") -> tuple[list[
             row["pass"] = not row["served"]
             row["void"] = row["pass"] and not row["plain_layer"]
         else:
+            row["wrapped"] = wrapped(s, page_text)
             row["pass"] = (row["page_whole"] and row["passages_whole"] and row["search_whole_own_file"]
-                           and match == "exact" and not row["listed_hidden"])
+                           and (match == "exact" or (match == "normalised" and row["wrapped"]))
+                           and not row["listed_hidden"])
+            row["pass_exact_only"] = row["pass"] and match == "exact"  # the earlier sets' rule, for comparison
         rows.append(row)
     return rows, build_cpu
 
@@ -174,6 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         summary[kind] = {"cases": len(sub), "pass": sum(r["pass"] for r in sub),
                          "fail": [r["case"] for r in sub if not r["pass"]],
                          "void": [r["case"] for r in sub if r.get("void")]}
+        if kind == "printed":
+            summary[kind]["pass_exact_only"] = sum(r["pass_exact_only"] for r in sub)
     tp = sum(r["pass"] and not r.get("void") for r in rows if r["kind"] == "hidden")
     fn = sum(not r["pass"] for r in rows if r["kind"] == "hidden")
     fp = sum(not r["pass"] for r in rows if r["kind"] == "printed")

@@ -194,3 +194,14 @@ def whole_words(text: str, a: int, b: int) -> str:
     while b > a and not at_word_edge(text, b):
         b -= 1
     return text[a:b]
+
+
+def openvino_or_skip() -> None:
+    """Skip the calling test when OpenVINO is not installed; imported the way pagerecall imports it
+    (:func:`pagerecall.model.runtimes.import_openvino`: without its telemetry)."""
+    from pagerecall.model.runtimes import import_openvino
+
+    try:
+        import_openvino()
+    except ImportError:
+        pytest.skip("OpenVINO not installed (a default dependency on x86-64 Linux and Windows)")

@@ -52,6 +52,11 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         from pagerecall.ingest import pipeline as indexing
 
         bars = Bars(args.quiet)  # stderr: --json keeps progress; only stdout is the JSON
+        rolled = None
+        if cmd == "update":
+            from pagerecall.index.leftovers import rolled_back_live
+
+            rolled = rolled_back_live(settings.index_dir)  # before the update makes another generation live
         try:
             if cmd == "build":
                 rep = indexing.build(settings, args.corpus_dir, bars, wait=not args.no_wait, replace=args.replace)
@@ -63,6 +68,11 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
         finally:
             bars.close()
         d = rep.to_dict()
+        if rolled is not None and any(v for k, v in d.get("delta", {}).items() if k not in ("unchanged", "skipped",
+                                                                                              "touched")):
+            log.warning("note: generation %s is live by a rollback from %s (%s); this update %s the corpus's "
+                        "differences from it, re-applying what the rollback undid", rolled["live"], rolled["left"],
+                        rolled["at"], "would re-apply" if args.dry_run else "applies")
         print_json(d) if args.json else print_report(d)
         return 0
     if cmd == "watch":

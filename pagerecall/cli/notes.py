@@ -163,11 +163,11 @@ def _run_notes(args: argparse.Namespace, settings) -> int:
         return 0
     if verb == "consensus":
         res = ns.consensus(settings, query=args.query, file=args.file, tag=args.tag, k=args.k)
-        rv.print_json(res) if args.json else _print_consensus(res)
+        rv.print_json(res) if args.json else _print_consensus(rv.with_shown_names(res))
         return 0
     if verb == "activity":
         res = ns.agent_activity(settings, args.agent, limit=args.limit)
-        rv.print_json(res) if args.json else _print_activity(res)
+        rv.print_json(res) if args.json else _print_activity(rv.with_shown_names(res))
         return 0
     if verb == "export":
         notes, _ = ns.open_notes(settings).select(oldest_first=True)

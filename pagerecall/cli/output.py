@@ -10,6 +10,7 @@ import argparse
 import shlex
 
 from pagerecall.cli.pointers import pages as _pages  # noqa: F401 - the evidence and search lines
+from pagerecall.cli.names import with_shown_names
 from pagerecall.cli.console import Console, ConsoleLogHandler, capture, con, print_json  # noqa: F401 - re-exported
 from pagerecall.cli.status import print_info, print_report  # noqa: F401 - re-exported
 from pagerecall.errors import UsageError
@@ -17,9 +18,13 @@ from pagerecall.errors import UsageError
 
 
 def _highlight(snippet: str, tty: bool) -> str:
+    """A snippet's marks (:data:`~pagerecall.search.snippets.OPEN_MARK` ``⟦`` ``⟧``) as ANSI bold yellow on a
+    terminal, dropped otherwise; the text's own quotation marks (``« »``) are left as printed."""
+    from pagerecall.search.snippets import CLOSE_MARK, OPEN_MARK
+
     if tty:
-        return snippet.replace("«", "\033[1;33m").replace("»", "\033[0m")
-    return snippet.replace("«", "").replace("»", "")
+        return snippet.replace(OPEN_MARK, "\033[1;33m").replace(CLOSE_MARK, "\033[0m")
+    return snippet.replace(OPEN_MARK, "").replace(CLOSE_MARK, "")
 
 
 def _crossed_line(sections: list[dict]) -> str:
@@ -233,7 +238,9 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
     if cmd == "page" and args.png is not None:
         return print_view(args, res)
     if args.json:
-        print_json(res)
+        print_json(res)  # the exact names
+    else:
+        res = with_shown_names(res)  # one line per hit or file: names with control characters quoted
     if cmd == "search":
         if not args.json:
             print_search(res, quiet=args.quiet)

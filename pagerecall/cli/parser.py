@@ -135,6 +135,9 @@ def _watch_opts(p: argparse.ArgumentParser) -> None:
                    help="quiet time after the last change before an update (default 2)")
     p.add_argument("--poll", type=float, metavar="SECONDS",
                    help="poll the folder every SECONDS instead of file notifications (network shares)")
+    p.add_argument("--after-rollback", action="store_true",
+                   help="update a rolled-back index too (by default watch leaves it alone and says so, "
+                        "until pagerecall update)")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from pagerecall.cli.names import with_shown_names
+
 Verb = Callable[[str, str], argparse.ArgumentParser]
 """``verb(name, help_text)``: adds one verb's parser (with the common options) and returns it."""
 
@@ -67,7 +69,7 @@ def print_json(obj: Any) -> None:
 
 def print_one(record: Any, as_json: bool, printer: Callable[[dict], None]) -> None:
     """One record (``to_dict()``) as JSON or through ``printer``."""
-    print_json(record.to_dict()) if as_json else printer(record.to_dict())
+    print_json(record.to_dict()) if as_json else printer(with_shown_names(record.to_dict()))
 
 
 def print_record(d: dict, head: str, lines: Iterable[str], tail: Iterable[str] = (),
@@ -92,7 +94,7 @@ def print_listing(records: list, total: int, as_json: bool, key: str, printer: C
         print_json({key: [r.to_dict() for r in records], "total": total})
         return
     for r in records:
-        printer(r.to_dict())
+        printer(with_shown_names(r.to_dict()))
     sys.stdout.write(f"{len(records)} of {total} matching {key[:-1]}(s)\n")
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 
+from pagerecall.cli.names import with_shown_names
 from pagerecall.cli.console import con
 
 
 def print_report(rep: dict) -> None:
-    """A build/update/rebuild report (``WriteReport.to_dict()``) as lines on stdout."""
+    """A build/update/rebuild report (``WriteReport.to_dict()``) as lines on stdout (file names with
+    control characters quoted: :func:`pagerecall.cli.names.shown_name`)."""
+    rep = with_shown_names(rep)
     out = con().out
     d = rep.get("delta", {})
     if rep.get("dry_run"):
@@ -93,7 +96,9 @@ def _interrupted_line(it: dict, rep: dict | None = None) -> str:
 
 
 def print_info(info: dict) -> None:
-    """``Searcher.info()``: the index, its generation, model, runtime, files, failures and staleness."""
+    """``Searcher.info()``: the index, its generation, model, runtime, files, failures and staleness (file
+    names with control characters quoted: :func:`pagerecall.cli.names.shown_name`)."""
+    info = with_shown_names(info)
     out = con().out
     out.write(f"index       {info['index_dir']}\n")
     out.write(f"generation  {info['generation']} (previous: {info.get('previous')})\n")

@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+from pagerecall.cli.names import with_shown_names
 from pagerecall.config import Settings
 from pagerecall.errors import UsageError
 
@@ -32,6 +33,7 @@ def _options(args: argparse.Namespace):
         if args.poll <= 0:
             raise UsageError("--poll takes seconds > 0. Next: e.g. --poll 5 for a network share")
         opt.poll = args.poll
+    opt.after_rollback = bool(getattr(args, "after_rollback", False))
     return opt
 
 
@@ -70,8 +72,8 @@ def watch_command(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             sys.stdout.write(json.dumps(ev, ensure_ascii=False) + "\n")
             sys.stdout.flush()
-        if not args.quiet or ev["event"] == "error":
-            (log.warning if ev["event"] == "error" else log.info)("%s", describe(ev))
+        if not args.quiet or ev["event"] in ("error", "rolled_back"):
+            (log.warning if ev["event"] in ("error", "rolled_back") else log.info)("%s", describe(with_shown_names(ev)))
 
     bars = Bars(args.quiet)  # stderr: --json keeps progress; only stdout is the JSON lines
     watcher = Watcher(settings, root, emit, bars, _options(args))
@@ -114,7 +116,8 @@ def start_beside_server(args: argparse.Namespace, settings: Settings):
     from pagerecall.ingest.watch import Watcher, describe, run_in_thread
 
     def emit(ev: dict) -> None:
-        (log.warning if ev["event"] == "error" else log.info)("watch: %s", describe(ev))
+        (log.warning if ev["event"] in ("error", "rolled_back") else log.info)("watch: %s",
+                                                                                describe(with_shown_names(ev)))
 
     watcher = Watcher(settings, _corpus(args, settings), emit, None, _options(args))
     thread = run_in_thread(watcher)

@@ -16,7 +16,9 @@ the rendered page. This module renders a page twice through MuPDF's draw device 
 
 Everything MuPDF honours when it draws is thus honoured here: optional content, clips, blend
 modes, soft masks, patterns, shadings, Type 3 glyph procedures, the crop box, the page's rotation
-(boxes are passed in unrotated page coordinates; the render undoes the rotation).
+(boxes are passed in unrotated page coordinates; the render undoes the rotation). Where MuPDF
+paints what never marks (a Separation ``/None``), a document that may do so is rendered, with and
+without text, through a device that leaves that painting out (:mod:`pagerecall.extract.marking`).
 
 :func:`ink` turns the two renders into a mask of the pixels the text changed
 (:data:`MIN_PIXEL_CHANGE`), and :func:`box_ink` counts the mask's pixels in many boxes
@@ -206,6 +208,7 @@ def _logging_device(mupdf: Any, base: type, bbox: type) -> type:
 
 
 _DEVICE: list[type] = []
+_FAITHFUL: list[type] = []  # the device leaving out colour that never marks (pagerecall.extract.marking)
 _LOGGING: list[type | None] = []  # the logging device class, or None without PyMuPDF's bbox device
 
 TEXT_PAINT = ("fill-text", "stroke-text", "ignore-text")
@@ -271,8 +274,11 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | Non
         _DEVICE.append(_no_text_device(mupdf))
     ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
     bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
-    with_text = _render(page, ctm, bbox, True)
-    if drawing is not None and drawing._log is None and _logs_as_bboxlog(page, ctm):
+    faithful = _faithful(page)
+    with_text = _render(page, ctm, bbox, True, faithful=faithful)
+    if faithful:  # colour that never marks: both renders through the conforming device, the log read apart
+        without_text = _render(page, ctm, bbox, False, faithful=True)
+    elif drawing is not None and drawing._log is None and _logs_as_bboxlog(page, ctm):
         # one run for the render without text and the paint log (PageDrawing)
         without_text, drawing._log = _render(page, ctm, bbox, False, log=True)
     elif drawing is not None and drawing.paints_only_text():
@@ -292,7 +298,16 @@ def render_without_text(page: Any, clip: tuple[float, float, float, float], zoom
 
     ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
     area = mupdf.fz_transform_rect(mupdf.FzRect(*clip), mupdf.FzMatrix(*tuple(pymupdf.Matrix(zoom, zoom))))
-    return _render(page, ctm, mupdf.fz_round_rect(area), False)
+    return _render(page, ctm, mupdf.fz_round_rect(area), False, faithful=_faithful(page))
+
+
+def _faithful(page: Any) -> bool:
+    """True when the page's document may paint in a colour space that never marks
+    (:func:`pagerecall.extract.marking.may_not_mark`): its renders go through the device that
+    leaves such painting out (:func:`pagerecall.extract.marking.faithful_device`)."""
+    from pagerecall.extract.marking import may_not_mark
+
+    return may_not_mark(page.parent)
 
 
 def _logs_as_bboxlog(page: Any, ctm: Any) -> bool:
@@ -308,20 +323,29 @@ def _logs_as_bboxlog(page: Any, ctm: Any) -> bool:
             and (ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f) == (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))
 
 
-def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False) -> Any:
+def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faithful: bool = False) -> Any:
     """One gray render of ``page`` through ``ctm`` into the pixel box ``bbox`` (an ``FzIrect``),
     with or without its text (:class:`_NoTextDevice`). ``log`` (without text only): returns
     ``(render, paint log)``, the log that of ``get_bboxlog`` made in the same run (see
-    :func:`_logs_as_bboxlog`; None when a cached tile left part of the page unlogged)."""
+    :func:`_logs_as_bboxlog`; None when a cached tile left part of the page unlogged).
+    ``faithful``: through :func:`pagerecall.extract.marking.faithful_device` (painting in a colour
+    space that never marks left out), with or without text; no log."""
     from pymupdf import mupdf
 
     if not _DEVICE:
         _DEVICE.append(_no_text_device(mupdf))
+    if faithful and not _FAITHFUL:
+        from pagerecall.extract.marking import faithful_device
+
+        _FAITHFUL.append(faithful_device(mupdf, _DEVICE[0]))
     pix = mupdf.fz_new_pixmap_with_bbox(mupdf.fz_device_gray(), bbox, mupdf.FzSeparations(), 0)
     mupdf.fz_clear_pixmap_with_value(pix, 255)
     draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
     try:
-        dev = draw if text else (_LOGGING[0] if log else _DEVICE[0])(draw.m_internal)
+        if faithful:
+            dev = _FAITHFUL[0](draw.m_internal, text)
+        else:
+            dev = draw if text else (_LOGGING[0] if log else _DEVICE[0])(draw.m_internal)
         mupdf.fz_run_page(page.this, dev, ctm, mupdf.FzCookie())
         mupdf.fz_close_device(draw)
     finally:

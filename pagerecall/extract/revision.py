@@ -58,6 +58,9 @@ REVISIONS: dict[int, str] = {
         "gray text is); text squashed flat on a slanted line (tiny_font)",
     14: "a page without a text layer that draws its letters as outlines (fonts converted to paths) is image-only "
         "(OCR'd where Tesseract is installed; a miss over it is not trusted), no longer a blank page",
+    15: "PDF text drawn in a colour that never marks the page (a Separation colour space /None, a DeviceN of /None "
+        "only) is hidden (unpainted), as conforming viewers show nothing there; a cover drawn in such a colour no "
+        "longer hides the text under it",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

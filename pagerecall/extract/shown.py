@@ -47,6 +47,8 @@ def _top_text_device(mupdf: Any) -> type:
     """A device that forwards filled and stroked text, and nothing else, to another device: no
     clip, group, mask, tile or painting call is implemented, so MuPDF skips them."""
 
+    from pagerecall.extract.marking import never_marks
+
     _fill_text = mupdf._mupdf.ll_fz_fill_text
 
     class _TopTextDevice(mupdf.FzDevice2):
@@ -58,10 +60,12 @@ def _top_text_device(mupdf: Any) -> type:
 
         def fill_text(self, ctx, text, ctm, cs, color, alpha, cp):  # noqa: ANN001 - MuPDF's signature
             # the SWIG function itself: the module's Python ll_fz_fill_text wants the colour as a list
-            _fill_text(self.t, text, ctm, cs, color, alpha, cp)
+            if not never_marks(mupdf, cs):  # colour that never marks draws nothing on top either
+                _fill_text(self.t, text, ctm, cs, color, alpha, cp)
 
         def stroke_text(self, ctx, text, st, ctm, cs, color, alpha, cp):  # noqa: ANN001
-            mupdf.ll_fz_stroke_text(self.t, text, st, ctm, cs, color, alpha, cp)
+            if not never_marks(mupdf, cs):
+                mupdf.ll_fz_stroke_text(self.t, text, st, ctm, cs, color, alpha, cp)
 
     return _TopTextDevice
 

@@ -8,7 +8,9 @@ whose contrast between the two renders reaches
 :data:`pagerecall.extract.rendering.MIN_PIXEL_CONTRAST`. That one test covers text under images,
 shadings, curves, polygons and pattern fills, clips, optional content, soft masks, render modes 3
 and 7, same-colour text and blank glyphs, whatever the trick, and keeps white text on a dark
-shading, text under a highlight annotation, outlined text and rotated pages.
+shading, text under a highlight annotation, outlined text and rotated pages. Where MuPDF paints
+what the specification says never marks (a Separation ``/None``), the renders leave it out
+(:mod:`pagerecall.extract.marking`).
 
 A glyph that changes pixels but too little of it reaches the page is hidden too
 (:mod:`pagerecall.extract.shown`, from a third render: the text drawn on top of everything,

@@ -170,3 +170,28 @@ def _next(action: str | None, passages: int, running: dict | None, partial: list
         return ("the command that was interrupted is not recorded. Next: run it again (pagerecall rebuild, or "
                 "pagerecall update): it takes from the cache what it needs")
     return "nothing to resume. Next: pagerecall update removes the partial generation"
+
+
+def rolled_back_live(index_dir: Path | str) -> dict | None:
+    """When the live generation is live by a ``rollback`` (no write made a generation live since):
+    ``{"live", "left", "at"}``, the live generation, the one the rollback left (its :data:`LEFT_BY_ROLLBACK`
+    marker says "rolled back to LIVE at AT") and when (ISO 8601, as written); the newest such marker wins.
+    None otherwise (no rollback, or a build or update made another generation live after it). For
+    ``watch``, which leaves a rolled-back index alone, and ``update``, which says what it re-applies.
+    Reads the index folder only; never takes the lock."""
+    index_dir = Path(index_dir)
+    current = _read_name(index_dir / "CURRENT")
+    if not current or not index_dir.is_dir():
+        return None
+    best = None
+    for p in index_dir.iterdir():
+        if not _GEN_RE.match(p.name):
+            continue
+        try:
+            said = (p / LEFT_BY_ROLLBACK).read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        m = re.fullmatch(r"rolled back to (\S+) at (\S+)", said)
+        if m and m.group(1) == current and (best is None or m.group(2) > best["at"]):
+            best = {"live": current, "left": p.name, "at": m.group(2)}
+    return best

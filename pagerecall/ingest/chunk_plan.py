@@ -110,14 +110,12 @@ def _page_spans(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[tuple[i
     its normalizer drops (the C0 controls U+0001-U+0008, U+000B, U+000E-U+001F and U+007F,
     U+008F, U+009F; measured over U+0000-U+2FFFF) as if they were absent: ``"\\x0bthe x"`` gives
     ``(0, 3), (3, 5)`` instead of ``(0, 4), (4, 6)``, so every cut on such a page would land
-    one character early (inside a word, or a sentence end marked on the wrong token). Dropped
-    characters after the first are counted correctly. So a text whose first character is
-    outside ``_REGULAR_RE`` is tokenised with a space in front (the same tokens: the
-    Metaspace pre-tokenizer puts a "▁" before every text that lacks one; the token counts were
-    equal for every first character in that range, and ``tests/ingest/test_chunking.py`` checks the
-    BMP) and its offsets are moved back by one (the space itself maps to offset 0). Other
-    texts are tokenised as they are.
-    """
+    one character early (inside a word, or a sentence end marked on the wrong token); dropped characters
+    after the first are counted correctly. So a text whose first character is outside ``_REGULAR_RE``
+    is tokenised with a space in front (the same tokens: the Metaspace pre-tokenizer puts a "▁" before
+    every text that lacks one; the counts were equal for every first character in that range, and
+    ``tests/ingest/test_chunking.py`` checks the BMP) and its offsets are moved back by one (the space
+    maps to offset 0). Other texts are tokenised as they are."""
     return [spans for spans, _ in _page_tokens(tokenizer, texts)]
 
 
@@ -423,8 +421,9 @@ class _Planner:
         return p, c, clean
 
     def char_end(self, e: int) -> tuple[int, int, bool]:
-        """(contributing page index, exclusive char offset, clean) where the chunk ending
-        before token e ends; clean = at a page end or before a word-splitting space."""
+        """(contributing page index, exclusive char offset, clean) where the chunk ending before token
+        e ends; clean = at a page end or before a word-splitting space, no planned token left behind
+        (a page starting with a dropped character gives a lone "▁": hypothesis, 7 planned, 6 in the text)."""
         k = e - 1
         if e >= self.N:
             p = len(self.texts) - 1
@@ -437,12 +436,14 @@ class _Planner:
             c = self.end[k]
         text = self.texts[p]
         last_end = self.end[k]  # a token made of whitespace only (trailing "▁") is cut off below
+        back = False  # the walk left a page whose planned tokens (a lone "▁") are not in the text
         while True:
             while c > 0 and text[c - 1].isspace():
                 c -= 1
             if c > 0 or p == 0:
                 clean = (c == len(text) or text[c] in _CLEAN_WS) and not (p == self.page[k] and c < last_end)
-                return p, c, clean
+                return p, c, clean and not back
+            back = back or p == self.page[k]
             p -= 1
             text = self.texts[p]
             c = len(text)

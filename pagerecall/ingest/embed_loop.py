@@ -85,7 +85,7 @@ class EmbedStats:
 def padded_tokens(lengths: Sequence[int], batch: int, multiple: int = 1) -> int:
     """Tokens a model computes for passages of ``lengths`` tokens batched ``batch`` at a time after
     a stable sort by length (each batch padded to its longest, rounded up to a multiple of
-    ``multiple``: the embedder's ``seq_multiple``, 8 for OpenVINO)."""
+    ``multiple``: the embedder's ``seq_multiple``, 16 for OpenVINO)."""
     ls = sorted(lengths)
     return sum(-(-max(ls[a : a + batch]) // multiple) * multiple * len(ls[a : a + batch])
                for a in range(0, len(ls), batch))

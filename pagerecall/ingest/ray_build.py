@@ -91,7 +91,9 @@ _QUIET = {"include_dashboard": False, "log_to_driver": False, "logging_level": l
 def start_local_cluster(num_cpus: int | None = None) -> None:
     """``ray.init`` of a local cluster of ``num_cpus`` CPUs (default: all cores) whose workers import
     this same ``pagerecall`` (its folder goes first on their ``PYTHONPATH``). Tests start theirs with
-    it; :func:`index_files_ray` starts one when no address is given and Ray is not running."""
+    it; :func:`index_files_ray` starts one when no address is given and Ray is not running. Ray's usage
+    statistics stay off for it unless ``RAY_USAGE_STATS_ENABLED`` says otherwise."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # a cluster of our own reports no usage (as OpenVINO)
     ray = _ray()
     here = str(Path(__file__).resolve().parents[2])  # the folder holding the pagerecall package
     path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)

@@ -20,6 +20,12 @@ What a change does:
    ``retry`` seconds. A delta that would delete every indexed file and add none (a corpus on an
    unmounted drive) is not applied; a corpus folder that vanished is waited for. Any error is one
    event and the watcher goes on.
+4. A rolled-back index is left alone: when the live generation is live by ``pagerecall rollback``
+   (:func:`pagerecall.index.leftovers.rolled_back_live`), an update would apply every difference
+   between the corpus and it, re-applying the write the user rolled back. The watcher says so
+   (event ``rolled_back``: the live generation, the one left, what an update would apply) and
+   applies nothing until a write of the user's (``pagerecall update``) makes another generation
+   live; with ``after_rollback`` it says so and updates. Why: docs/decisions/rollback.md.
 
 A live reader (the resident server, the MCP server) follows ``CURRENT``: its next answer names the
 new generation. Stopping (``stop`` set, Ctrl-C, SIGTERM in the CLI) abandons an update in progress
@@ -27,7 +33,7 @@ the way a crash would, cleanly: the live generation is untouched and the next st
 the resume cache.
 
 Events (``emit(dict)``, ``"event"`` is the kind; the CLI prints them, ``--json`` one per line):
-``watching``, ``changes``, ``waiting``, ``update``, ``unchanged``, ``error``, ``stopped``.
+``watching``, ``changes``, ``waiting``, ``update``, ``unchanged``, ``rolled_back``, ``error``, ``stopped``.
 """
 
 from __future__ import annotations
@@ -58,13 +64,15 @@ class WatchOptions:
     """``settle``: seconds without events (and without a file being written) before an update;
     ``max_wait``: longest an update waits for files that keep changing; ``retry``: seconds between
     attempts on a locked index or a vanished corpus; ``poll``: polling interval in seconds (None: the
-    platform's notifications); ``tick``: seconds between checks of ``stop``."""
+    platform's notifications); ``tick``: seconds between checks of ``stop``; ``after_rollback``: update
+    a rolled-back index too (the module docstring, item 4)."""
 
     settle: float = 2.0
     max_wait: float = 120.0
     retry: float = 10.0
     poll: float | None = None
     tick: float = 0.5
+    after_rollback: bool = False
 
 
 def _counts(delta: dict) -> dict[str, int]:
@@ -158,6 +166,8 @@ class Watcher:
                                           "(an unmounted drive?): not applied. Next: pagerecall update, if they "
                                           "were really deleted"})
                     return True
+                if not self._rollback_allows(d):
+                    return True
                 rep = pipeline.update(settings, self._progress, wait=False)
         except LockedError as exc:
             self.emit({"event": "error", "kind": "locked", "message": f"{exc}; retrying in {self.opt.retry:g} s"})
@@ -181,6 +191,28 @@ class Watcher:
                    "chunks_embedded": d["chunks_embedded"], "chunks_reused": d.get("chunks_reused") or {},
                    "chunks_total": d["chunks_total"], "failed": d["failed"], "seconds": round(time.monotonic() - t0, 2)})
         return True
+
+    def _rollback_allows(self, delta: dict) -> bool:
+        """False (and one ``rolled_back`` event) when the live generation is live by a rollback and
+        ``delta`` (a dry run's) would change it, unless ``after_rollback``; then True after saying so."""
+        from pagerecall.index.leftovers import rolled_back_live
+
+        rolled = rolled_back_live(self.settings.index_dir)
+        counts = _counts(delta)
+        counts.pop("touched", None)
+        if rolled is None or not counts:
+            return True
+        what = ", ".join(f"{n} {k}" for k, n in counts.items())
+        head = (f"generation {rolled['live']} is live by a rollback from {rolled['left']} ({rolled['at']}); an "
+                f"update would apply {what}, re-applying what the rollback undid")
+        if self.opt.after_rollback:
+            message = f"{head}: updating, as --after-rollback asks"
+        else:
+            message = (f"{head}: watch leaves the rolled-back index alone. Next: pagerecall update once the corpus "
+                       "is as it should be (watch then follows it again), or start watch with --after-rollback")
+        self.emit({"event": "rolled_back", "held": not self.opt.after_rollback, "live": rolled["live"],
+                   "left": rolled["left"], "at": rolled["at"], "delta": counts, "message": message})
+        return self.opt.after_rollback
 
     # ------------------------------------------------------------------ settling
     def _busy(self, paths: set[Path]) -> list[str]:
@@ -318,12 +350,15 @@ def run_in_thread(watcher: Watcher) -> threading.Thread:
 
 
 def describe(ev: dict[str, Any]) -> str:
-    """One human line for an event (the CLI's stderr)."""
+    """One human line for an event (the CLI's stderr; file names with control characters quoted:
+    :func:`pagerecall.cli.names.shown_name`)."""
+    from pagerecall.cli.names import shown_name
+
     kind = ev["event"]
     if kind == "watching":
         return f"watching {ev['corpus']} ({ev['mode']}) for {ev['index']}; Ctrl-C stops"
     if kind == "changes":
-        return f"{ev['files']} change(s): " + ", ".join(Path(p).name for p in ev["paths"][:3]) + (
+        return f"{ev['files']} change(s): " + ", ".join(shown_name(Path(p).name) for p in ev["paths"][:3]) + (
             " ..." if ev["files"] > 3 else "")
     if kind in ("update", "unchanged"):
         if kind == "unchanged":

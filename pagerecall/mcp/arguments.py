@@ -7,15 +7,20 @@ reached the agent as pydantic's multi-line text with a documentation URL, while 
 checks answer in one sentence with one next step; and an argument the tool does not have
 (``semantic_search_info({"bogus": 1})``) was dropped silently. :func:`strict_arguments` wraps every
 registered tool so that both answer like the rest: ``"<what>. Next: <step>."``.
+
+A JSON ``true``/``false`` where a tool takes a number (``semantic_search(k=true)``) is refused too
+(:func:`boolean_for_number`): pydantic's lax mode, which the SDK uses, reads it as 1 or 0, so a
+client's bug ran as ``k=1`` or read page 1 without a word.
 """
 
 from __future__ import annotations
 
+import typing
 from typing import Any
 
 from pagerecall.errors import sentences
 
-__all__ = ["refusal", "strict_arguments"]
+__all__ = ["boolean_for_number", "refusal", "strict_arguments"]
 
 
 _TYPE_KINDS = {"string_type": "text", "list_type": "a list", "int_type": "a whole number",
@@ -98,6 +103,45 @@ def refusal(tool: str, exc: Any) -> str:
     return sentences(what, f"Next: {step}")
 
 
+def _members(annotation: Any) -> list[Any]:
+    """The types an annotation admits, ``Annotated`` and unions unwrapped (``int | None`` -> [int, None])."""
+    origin = typing.get_origin(annotation)
+    if origin is typing.Annotated:
+        return _members(typing.get_args(annotation)[0])
+    if origin is typing.Union or type(annotation).__name__ == "UnionType":
+        return [m for a in typing.get_args(annotation) for m in _members(a)]
+    return [annotation]
+
+
+def _refuses_boolean(annotation: Any) -> bool:
+    """True when ``annotation`` takes a number (int or float) and no boolean (nor ``Any``)."""
+    members = _members(annotation)
+    takes_bool = any(m is bool or m is Any or m is object or (typing.get_origin(m) is typing.Literal
+                                                             and any(isinstance(v, bool) for v in typing.get_args(m)))
+                     for m in members)
+    return not takes_bool and any(m is int or m is float for m in members)
+
+
+def boolean_for_number(annotations: dict[str, Any], arguments: dict[str, Any] | None) -> str | None:
+    """The refusal (``"<what>. Next: ..."`` without the tool's name) for the first JSON boolean in
+    ``arguments`` given where ``annotations`` (argument name -> its type, ``Annotated`` allowed) take a
+    whole number, as the argument itself or as an item of a list (``pages=[true]``); None when there
+    is none. Arguments not in ``annotations`` are left to the other checks."""
+    for name, value in (arguments or {}).items():
+        if name not in annotations:
+            continue
+        members = _members(annotations[name])
+        if isinstance(value, bool) and _refuses_boolean(annotations[name]):
+            return sentences(f"{name} must be a whole number, got {str(value).lower()} (a JSON boolean)",
+                             f"Next: pass {name} as a number")
+        if isinstance(value, list) and any(isinstance(v, bool) for v in value):
+            items = [typing.get_args(m)[0] for m in members if typing.get_origin(m) is list and typing.get_args(m)]
+            if items and all(_refuses_boolean(i) for i in items):
+                return sentences(f"{name} must list whole numbers, got true or false (a JSON boolean) in {value!r}",
+                                 f"Next: pass {name} as a list of numbers")
+    return None
+
+
 def _instead(unknown: list[str], names: frozenset[str]) -> str:
     """``"with files instead of file"`` when an unknown argument name is close to one the tool takes
     (``file`` for ``semantic_search``'s ``files``, ``querry``), else ``"without them"``."""
@@ -124,9 +168,10 @@ def strict_arguments(server: Any) -> None:
     for tool in server._tool_manager.list_tools():
         model = tool.fn_metadata.arg_model
         names = {f.alias or n for n, f in model.model_fields.items()}
+        types = {f.alias or n: f.annotation for n, f in model.model_fields.items()}
         original = tool.run
 
-        def make(tool=tool, names=frozenset(names), original=original):
+        def make(tool=tool, names=frozenset(names), types=types, original=original):
             async def run(arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
                 unknown = sorted(set(arguments or {}) - names)
                 if unknown:
@@ -134,6 +179,9 @@ def strict_arguments(server: Any) -> None:
                     raise ToolError(f"Error executing tool {tool.name}: unknown argument(s) "
                                     f"{', '.join(map(repr, unknown))}; {takes}. Next: call {tool.name} again "
                                     f"{_instead(unknown, names)}.")
+                boolean = boolean_for_number(types, arguments)
+                if boolean:
+                    raise ToolError(f"Error executing tool {tool.name}: {boolean.replace('Next: pass', f'Next: call {tool.name} again with', 1)}")
                 try:
                     return await original(arguments, context, convert_result)
                 except ToolError as exc:

@@ -97,7 +97,7 @@ not_found is about this file only.
 NUMBERS_DESC = """\
 Check a claim's NUMBERS against the cited pages of the SOURCE (not the index) before you accept
 it: every integer, decimal (either separator), thousands group, percentage, range, year, date and
-number in words (English; a few in German, French, Spanish, Italian) of `claim`, each with its
+number in words (English; 0-99 in German, French, Spanish, Italian) of `claim`, each with its
 normalised `value`, `found` true/false and the `page` / `label` that shows it. `pages`: physical,
 1-based, e.g. "12-14" (at most 20). found=false means the cited pages do not show that value.
 References to parts of a document (Figure 5, Table 2, § 3, p. 12) are not quantities: they are left

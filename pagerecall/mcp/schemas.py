@@ -67,7 +67,8 @@ HIT_FIELDS = {
     "score": "orders this result list; meaningless in absolute terms",
     "recall_score": "deep mode: the fused recall score before reranking",
     "ranks": "1-based rank of this passage in each lane that ran (null: not found by it)",
-    "snippet": "the best-matching part of text, terms marked «like this»",
+    "snippet": ("the best-matching part of text, matched terms marked ⟦like this⟧ (U+27E6/U+27E7, never the "
+                "text's own quotes: « » and „ “ are the text's; its own ⟦ ⟧ shown as 〚 〛)"),
     "text": "the indexed passage (may differ from the source: verify before quoting)",
     "ocr": "the text came from OCR: good for finding, not verbatim-citable",
     "degraded": "the file is degraded (see envelope.degraded_in_hits)",

@@ -43,6 +43,8 @@ class ToolTable:
         fn = self.tools.get(name)
         if fn is None or not isinstance(arguments, (dict, type(None))):
             return None
+        if _has_boolean(arguments) and _boolean_refused(fn, arguments):
+            return None  # true/false where a number goes: the SDK refuses it (mcp.arguments.boolean_for_number)
         run = self._validated.get(name)
         if run is None:
             run = self._validated[name] = validate_call(fn)
@@ -57,3 +59,21 @@ class ToolTable:
         finally:
             PLAIN_RESULTS.reset(token)
         return result if isinstance(result, dict) else None
+
+
+def _has_boolean(arguments: dict | None) -> bool:
+    return any(isinstance(v, bool) or (isinstance(v, list) and any(isinstance(i, bool) for i in v))
+               for v in (arguments or {}).values())
+
+
+def _boolean_refused(fn: Callable[..., Any], arguments: dict | None) -> bool:
+    """True when a boolean of ``arguments`` goes where ``fn`` takes a number (or its types cannot be read)."""
+    import typing
+
+    from pagerecall.mcp.arguments import boolean_for_number
+
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except Exception:  # noqa: BLE001 - unreadable types: let the SDK judge the call
+        return True
+    return boolean_for_number(hints, arguments) is not None

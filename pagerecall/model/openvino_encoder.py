@@ -25,11 +25,14 @@ import numpy as np
 from pagerecall.model.word_table import INPUT
 from pagerecall.errors import ModelError
 
-SEQ_MULTIPLE = 8
+SEQ_MULTIPLE = 16
 """Batches are right-padded (``<pad>``, mask 0) to a multiple of this many tokens.
 
 The CPU plugin keeps a compiled executor (about 1 MiB) per input shape; padding bounds the shapes
-a build meets, at the cost of the padded positions only (masked in attention and pooling).
+a build meets, at the cost of the padded positions only (masked in attention and pooling). 16, not
+8: an AMX tile holds 16 rows, and with sequences padded to 8 a passage's vector depended on its batch
+mates on an Intel Xeon with AMX (70 of 96 passages bit-equal to the passage embedded alone; 96/96 at
+16, 32 and 64), so an update's reused and new vectors differed from a fresh build's.
 Why: docs/decisions/openvino-padding.md."""
 
 log = logging.getLogger(__name__)
@@ -62,7 +65,9 @@ class OVEncoder:
                  precision: str = "bf16", table: Any | None = None) -> None:
         self.table = table  # pagerecall.model.word_table.WordTable when model_path is the split graph
         try:
-            import openvino as ov
+            from pagerecall.model.runtimes import import_openvino
+
+            ov = import_openvino()
         except ImportError as exc:
             raise ModelError("OpenVINO is not installed. Next: pip install 'openvino==2026.4.*'") from exc
         self.version = ov.__version__

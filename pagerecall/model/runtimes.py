@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import importlib.util
 from dataclasses import dataclass
+from typing import Any
 
 from pagerecall.config import RUNTIMES
 from pagerecall.errors import ModelError, UsageError
@@ -75,12 +76,35 @@ def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
     return frozenset({OPENVINO_BF16}) if openvino_installed() and openvino_bf16() else frozenset()
 
 
+def import_openvino() -> Any:
+    """``import openvino`` without OpenVINO's usage telemetry; returns the module.
+
+    ``openvino/__init__.py`` imports its model converter (``openvino.tools.ovc``), whose own import sends an
+    "import" event to an analytics service (a forked process posts it: the "lance is not fork-safe" warning
+    every build printed) and writes a client id under ``~/intel``, unless a consent file opted out. A local
+    tool reading private libraries must not: the converter, which pagerecall never uses (it converts with
+    its own code), is kept from importing (``openvino/__init__.py`` skips it on ImportError). A process that
+    imported ``openvino`` before is left as it is. Raises ImportError when OpenVINO is not installed."""
+    import sys
+
+    if "openvino" in sys.modules:
+        return sys.modules["openvino"]
+    blocked = "openvino.tools.ovc" not in sys.modules
+    if blocked:
+        sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # import -> ImportError
+    try:
+        import openvino
+    finally:
+        if blocked and sys.modules.get("openvino.tools.ovc", 0) is None:
+            del sys.modules["openvino.tools.ovc"]  # a later explicit import is the caller's own choice
+    return openvino
+
+
 def openvino_bf16() -> bool:
     """Whether OpenVINO's CPU plugin lists ``BF16`` in ``OPTIMIZATION_CAPABILITIES`` (native bf16
     units: AVX-512-BF16 or AMX-BF16). False when OpenVINO cannot be imported or asked."""
     try:
-        import openvino
-
+        openvino = import_openvino()
         return "BF16" in openvino.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES")
     except Exception:  # noqa: BLE001 - a broken install answers "no": auto then keeps onnxruntime
         return False

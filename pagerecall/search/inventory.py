@@ -67,7 +67,7 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
         else:
             folder = pat.rstrip("/") + "/"
             by_name = [p for p in indexed if norm[p].rsplit("/", 1)[-1] == pat or norm[p].startswith(folder)]
-            chosen += by_name or _by_identifier(catalog, pat, indexed) or _ignoring_case(pat, norm)
+            chosen += by_name or _by_identifier(catalog, pat, indexed) or ignoring_case(pat, norm)
     chosen = sorted(set(chosen))
     if not chosen:
         raise UsageError(
@@ -77,14 +77,17 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
     return chosen
 
 
-def _ignoring_case(pattern: str, norm: dict[str, str]) -> list[str]:
-    """Indexed files that ``pattern`` (a path, a bare file name or a folder, already NFC) names when
-    case is ignored (``str.casefold``), as ``files`` matches: the fallback of :func:`resolve_scope`
-    when nothing matches with the case as typed (an exact match always wins)."""
+def ignoring_case(pattern: str, norm: dict[str, str], folders: bool = True) -> list[str]:
+    """Indexed files that ``pattern`` (a path, a bare file name or, with ``folders``, a folder; already
+    NFC) names when case is ignored (``str.casefold``), as ``files`` matches. ``norm`` maps each
+    indexed path to its NFC form. The fallback of :func:`resolve_scope` and of the reading commands'
+    file argument (:meth:`pagerecall.search.Searcher.source_file`, ``folders=False``) when nothing
+    matches with the case as typed (an exact match always wins)."""
     want = pattern.casefold()
     folder = want.rstrip("/") + "/"
     return [p for p, n in norm.items()
-            if (low := n.casefold()) == want or low.rsplit("/", 1)[-1] == want or low.startswith(folder)]
+            if (low := n.casefold()) == want or low.rsplit("/", 1)[-1] == want
+            or (folders and low.startswith(folder))]
 
 
 def _by_identifier(catalog: dict | None, pattern: str, indexed: Sequence[str]) -> list[str]:

@@ -1,4 +1,9 @@
-"""Snippets: a window of a hit's text around the query's matches, marked ``«`` ``»``."""
+"""Snippets: a window of a hit's text around the query's matches, marked ``⟦`` ``⟧``.
+
+The marks are U+27E6/U+27E7 (mathematical white square brackets): no language quotes with them, so
+they cannot be taken for the text's own quotation marks (French ``« »``, German ``» «`` and ``„ “``
+stay as printed; the marks were ``« »`` until 2026-12). A text's own ``⟦`` ``⟧`` (semantics brackets)
+are shown as ``〚`` ``〛`` (U+301A/U+301B), so every ``⟦`` in a snippet is a mark."""
 
 from __future__ import annotations
 
@@ -7,13 +12,17 @@ from pagerecall.text.line_ends import joined_reading_spans
 
 from pagerecall.search.query import ParsedQuery, as_parsed
 
-OPEN_MARK = "\u00ab"
-CLOSE_MARK = "\u00bb"
+OPEN_MARK = "\u27e6"
+"""Before a matched word in a snippet: ``⟦``."""
+CLOSE_MARK = "\u27e7"
+"""After a matched word in a snippet: ``⟧``."""
+_OWN_MARKS = str.maketrans({OPEN_MARK: "\u301a", CLOSE_MARK: "\u301b"})
 
 
 def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: frozenset[str] = frozenset()) -> str:
     """A window of ``text`` (at most ``max_chars`` characters plus ellipses) around the
-    densest cluster of query matches, each matched word wrapped in ``«`` ``»``.
+    densest cluster of query matches, each matched word wrapped in :data:`OPEN_MARK` ``⟦`` and
+    :data:`CLOSE_MARK` ``⟧`` (the text's own ``⟦`` ``⟧`` shown as ``〚`` ``〛``).
 
     The cluster is the run of matches that fits the window and covers the most distinct query
     terms (ties: the most matches, then the earliest); the window holds all of it, with up to a
@@ -24,7 +33,7 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: fro
     character query) is marked. Without any match, the start of the text is returned. Words in
     ``skip`` (analysed forms: :func:`pagerecall.search.marks.unmarked`) are not marked.
 
-    A word split by a hyphen at a line end is shown and marked as one word (``«capture»``, not
+    A word split by a hyphen at a line end is shown and marked as one word (``⟦capture⟧``, not
     ``cap- ture``: :func:`pagerecall.text.line_ends.joined_reading`), as the full-text index
     finds it, and marked when the query has the word or one of its printed halves; the snippet
     is for reading, the stored text and the quote path stay as printed."""
@@ -49,7 +58,7 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: fro
                 start = low.find(g, start + 1)
     merged = _merge(spans)
     if not merged:
-        cut = text[:max_chars]
+        cut = text[:max_chars].translate(_OWN_MARKS)
         return cut + ("\u2026" if len(text) > max_chars else "")
     first, last = _densest(merged, max_chars)
     cluster_start, cluster_end = merged[first][0], merged[last][1]
@@ -62,9 +71,9 @@ def snippet(query: str | ParsedQuery, text: str, max_chars: int = 240, skip: fro
     for s, e, _ in merged:
         if s < start or e > end:
             continue
-        out += [text[pos:s], OPEN_MARK, text[s:e], CLOSE_MARK]
+        out += [text[pos:s].translate(_OWN_MARKS), OPEN_MARK, text[s:e].translate(_OWN_MARKS), CLOSE_MARK]
         pos = e
-    out.append(text[pos:end])
+    out.append(text[pos:end].translate(_OWN_MARKS))
     body = "".join(out).replace("\n", " ")
     return ("\u2026" if start > 0 else "") + body + ("\u2026" if end < len(text) else "")
 

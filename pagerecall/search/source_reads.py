@@ -61,7 +61,8 @@ class SourceReads:
         """``file`` as a path relative to the corpus root, for the commands that read the source
         (``page``, ``verify``, ``read_page``, ``view_page``): as given when it exists there, else the
         one indexed file it names (a bare file name such as ``maint-guide.en.pdf``, as ``outline``
-        accepts). Only a name missing on disk opens the index.
+        accepts; then the path or the bare name with case ignored, as ``search --file`` takes it:
+        :func:`pagerecall.search.inventory.ignoring_case`). Only a name missing on disk opens the index.
 
         Raises what :func:`pagerecall.paths.resolve_in_corpus` raises when the name matches no
         indexed file (``SourceArgumentError``: a usage mistake, exit 2), ``UsageError`` when it
@@ -69,6 +70,7 @@ class SourceReads:
         is stale, not the argument) when it names an indexed file that is gone from disk."""
         from pagerecall.errors import SourceNotFoundError, UsageError
         from pagerecall.paths import nfc, resolve_in_corpus
+        from pagerecall.search.inventory import ignoring_case
 
         root = root or self.source_root()
         try:
@@ -83,7 +85,8 @@ class SourceReads:
                 raise missing from None
             want = nfc(file.replace("\\", "/").strip("/"))  # names compared in NFC (an NFD name pasted from macOS)
             chosen = [p for p in indexed if nfc(p) == want] or (
-                [] if "/" in want else [p for p in indexed if nfc(p.rsplit("/", 1)[-1]) == want])
+                [] if "/" in want else [p for p in indexed if nfc(p.rsplit("/", 1)[-1]) == want]) or (
+                ignoring_case(want, {p: nfc(p) for p in indexed}, folders=False))  # as search --file
             if len(chosen) > 1:
                 raise UsageError(f"{file!r} names {len(chosen)} indexed files ({', '.join(chosen[:5])}"
                                  f"{', ...' if len(chosen) > 5 else ''}). Next: pass one of them") from None

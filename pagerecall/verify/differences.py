@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass
 from pagerecall.verify.antonyms import antonymous, cjk_antonymous
 from pagerecall.verify.normalise import _is_wide, normalise
 from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
+from pagerecall.verify.spelled import GUARDED
 
 MEANING = ("negation", "antonym", "number", "name")
 """The kinds of difference that turn a quote's meaning (module docstring)."""
@@ -123,7 +124,7 @@ def _tokens(text: str) -> list[_Tok]:
     return out
 
 
-_NOT_NUMBER_WORDS = frozenset(("one", "due", "cent", "dos", "otto", "sept", "mil", "elf"))
+_NOT_NUMBER_WORDS = frozenset(("one", "otto", "sept", "elf")) | GUARDED
 """Number words that are also common words of another language here ("one of", "due to")."""
 
 _NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", "pages", "files", "words", "people",

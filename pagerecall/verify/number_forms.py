@@ -42,7 +42,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagerecall.text.fold import is_no_space
-from pagerecall.verify.number_words import EN_PHRASE, MONTHS, OTHER_WORDS, SCALE_PATTERN, SCALES, UNITS, words_value
+from pagerecall.verify.number_words import EN_PHRASE, MONTHS, SCALE_PATTERN, SCALES, UNITS, words_value
+from pagerecall.verify.spelled import GUARDED, SPELLED_PATTERN, spelled_value
 
 __all__ = ["Number", "find_numbers", "in_identifier", "is_reference", "references_in"]
 
@@ -67,8 +68,8 @@ _TOKEN = re.compile(
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
     rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
     rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
-    rf"|(?P<words>\b{EN_PHRASE}\b)"
-    r"|(?P<oword>\b(?:" + "|".join(sorted(OTHER_WORDS, key=len, reverse=True)) + r")\b)",
+    rf"|(?P<words>\b{EN_PHRASE}\b)(?:\s(?P<wunit>{_UNIT})(?!\w))?"
+    rf"|(?P<oword>\b{SPELLED_PATTERN}\b)(?:\s(?P<ounit>{_UNIT})(?!\w))?",
     re.IGNORECASE,
 )
 
@@ -228,10 +229,13 @@ def find_numbers(text: str, *, references: bool = False) -> list[Number]:
         elif g["words"]:
             v = words_value(g["words"])
             if v is not None:
-                out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+                out.append(Number(t, s, e, "word", v, unit=g["wunit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
         elif g["oword"]:
-            v = OTHER_WORDS[g["oword"].lower()]
-            out.append(Number(t, s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+            v = spelled_value(g["oword"])
+            if v is not None and (g["ounit"] or g["oword"].lower() not in GUARDED):
+                out.append(Number(t, s, e, "word", v, unit=g["ounit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
     return out
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from pagerecall.verify.spelled import SPELLED
+
 __all__ = ["MONTHS", "OTHER_WORDS", "SCALES", "SCALE_PATTERN", "UNITS", "UNIT_CLASS", "EN_PHRASE",
            "words_value", "same_unit"]
 
@@ -128,18 +130,9 @@ _EN_UNITS = {w: i for i, w in enumerate(("zero", "one", "two", "three", "four", 
 _EN_TENS = {w: 10 * (i + 2) for i, w in enumerate(("twenty", "thirty", "forty", "fifty", "sixty", "seventy",
                                                    "eighty", "ninety"))}
 _EN_SCALES = {"hundred": 100, "thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
-OTHER_WORDS = {  # German, French, Spanish, Italian: single words only (compounds are not split)
-    "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9, "zehn": 10,
-    "elf": 11, "zwölf": 12, "zwanzig": 20, "dreißig": 30, "vierzig": 40, "fünfzig": 50, "hundert": 100,
-    "tausend": 1000,
-    "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10, "onze": 11,
-    "douze": 12, "vingt": 20, "trente": 30, "quarante": 40, "cinquante": 50, "cent": 100, "mille": 1000,
-    "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6, "siete": 7, "ocho": 8, "nueve": 9, "diez": 10,
-    "doce": 12, "veinte": 20, "treinta": 30, "cien": 100, "mil": 1000,
-    "due": 2, "quattro": 4, "cinque": 5, "sette": 7, "otto": 8, "nove": 9, "dieci": 10, "dodici": 12,
-    "venti": 20, "trenta": 30, "cento": 100,
-}
-"""Number words of German, French, Spanish and Italian (lower case) -> value."""
+OTHER_WORDS = SPELLED  # German, French, Spanish, Italian: pagerecall.verify.spelled
+"""Number words of German, French, Spanish and Italian (lower case, parts joined by one space) -> value,
+0-99 with hundred and thousand (:mod:`pagerecall.verify.spelled`)."""
 
 _EN_WORD = "|".join(sorted([w for w in (*_EN_UNITS, *_EN_TENS, *_EN_SCALES) if w != "one"], key=len, reverse=True))
 EN_PHRASE = (rf"(?:{_EN_WORD})(?:(?:[\s-]+|\s+and\s+)(?:{_EN_WORD}|one))*")

@@ -19,8 +19,6 @@ from pagerecall.extract.pdf import read_pdf
 from tests.extract.constructions_heldout import CASES, HELD_OUT, SENTENCES, TUNING, build_case, is_hidden
 
 KNOWN = {
-    "h_separation_none": "MuPDF paints a Separation colour space named /None (the PDF specification says it never "
-                         "marks the page): the render shows the text, so the check keeps it",
     "p_devanagari": "the text layer itself lacks the sentence (the shaping font's ToUnicode maps vowel signs to "
                     "other characters): extraction, not visibility; nothing of it is listed hidden",
 }

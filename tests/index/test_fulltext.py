@@ -256,10 +256,10 @@ def test_inventory_definitive_negative_and_limit():
 def test_snippet_highlights_stemmed_words_and_cjk():
     text = "Intro. " + "filler " * 60 + "The maintainers upload packages to the archive. " + "tail " * 60
     s = snippet("maintainer package", text)
-    assert "«maintainers»" in s and "«packages»" in s and s.startswith("\u2026") and s.endswith("\u2026")
-    assert len(s.replace("«", "").replace("»", "")) <= 240 + 2  # max_chars plus the two ellipses
-    assert snippet("配列", "キーボードの配列は変更できます") == "キーボードの«配列»は変更できます"
-    assert snippet('"upload packages"', "we upload packages") == "we «upload» «packages»"
+    assert "⟦maintainers⟧" in s and "⟦packages⟧" in s and s.startswith("\u2026") and s.endswith("\u2026")
+    assert len(s.replace("⟦", "").replace("⟧", "")) <= 240 + 2  # max_chars plus the two ellipses
+    assert snippet("配列", "キーボードの配列は変更できます") == "キーボードの⟦配列⟧は変更できます"
+    assert snippet('"upload packages"', "we upload packages") == "we ⟦upload⟧ ⟦packages⟧"
     assert snippet("zzz", "no match here") == "no match here"
 
 

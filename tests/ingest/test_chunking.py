@@ -172,6 +172,11 @@ _SHORT_TAIL = Document(
     ),
     ChunkParams(max_tokens=24, overlap_tokens=0, min_tokens=12),
 )
+@example(
+    Document(path="dir/doc.pdf", kind="pdf", pages=(Page(1, "the 日本語のテキストです", None, "ok"),
+                                                    Page(2, "\x0b日本語のテキストです", None, "ok"))),
+    ChunkParams(max_tokens=8, overlap_tokens=0, min_tokens=0),
+)  # found by hypothesis: page 2's lone "▁" (its U+000B dropped) was counted in page 1's chunk
 def test_invariants_hold(doc: Document, params: ChunkParams) -> None:
     check_invariants(doc, chunk_document(doc, TOK, params), params)
 

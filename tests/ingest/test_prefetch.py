@@ -28,7 +28,7 @@ from pagerecall.extract import ocr as pdf_ocr
 from pagerecall.ingest import prefetch, write_files
 from pagerecall.config import Settings
 from pagerecall.extract.pdf import resolve_ocr
-from tests.conftest import scan_excerpt, shared_path
+from tests.conftest import scan_excerpt, shared_path, openvino_or_skip
 
 TEXT_FILES = {"b-en.pdf": ("maint-guide.en.pdf", 8), "c-de.pdf": ("maint-guide.de.pdf", 6),
               "d-ja.pdf": ("maint-guide.ja.pdf", 5), "e-linn.txt": ("linn.txt", 0)}
@@ -142,7 +142,7 @@ def _index(index: Path) -> tuple[dict, dict]:
 
 def _runtime(name: str) -> str:
     if name == "openvino":
-        pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+        openvino_or_skip()
     return name
 
 

@@ -11,7 +11,9 @@ and so must the installed ``pagerecall`` distribution when it was installed from
 from __future__ import annotations
 
 import importlib.metadata as md
+import importlib.util
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -72,3 +74,35 @@ def test_this_environment_has_the_runtime_the_install_promises(source_dist):
     url = json.loads(installed.read_text("direct_url.json") or "{}").get("url", "")
     if url.removeprefix("file://").rstrip("/") == str(ROOT):  # installed from this checkout: its metadata too
         assert any(r.name == "openvino" and r.marker.evaluate() for r in _default_requirements(installed))
+
+
+def test_openvino_is_used_without_its_telemetry(tmp_path):
+    """The plain install carries OpenVINO; ``import openvino`` alone would send an analytics event (a
+    forked process) and write a client id under ``~/intel``. An OpenVINO embedder loaded and run by
+    pagerecall, in a fresh process whose home is empty, leaves the home empty, imports no telemetry
+    module and forks nothing."""
+    if importlib.util.find_spec("openvino") is None:
+        pytest.skip("OpenVINO is not installed on this platform (the install leaves it out there)")
+    from pagerecall.config import Settings
+
+    cache = Settings().cache_dir  # the converted model is there (a fresh cache would convert it first)
+    home = tmp_path / "home"
+    home.mkdir()
+    code = (
+        "import os, sys\n"
+        "forks = []\n"
+        "os.register_at_fork(before=lambda: forks.append(1))\n"
+        "from pagerecall.config import Settings\n"
+        "from pagerecall.model.embedding import load_embedder\n"
+        f"emb = load_embedder(Settings(runtime='openvino', cache_dir={str(cache)!r}), purpose='index')\n"
+        "assert emb.runtime_info()['runtime'] == 'openvino', emb.runtime_info()\n"
+        "emb.embed_passages(['The valves are inspected every six months.'])\n"
+        "print(len(forks), 'openvino_telemetry' in sys.modules, 'openvino.tools.ovc' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TF_BUILD", "JENKINS_URL")}
+    env.update(HOME=str(home), PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["0", "False", "False"], proc.stdout
+    assert not any(home.iterdir()), sorted(p.name for p in home.rglob("*"))

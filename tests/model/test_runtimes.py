@@ -15,6 +15,7 @@ from pagerecall.model import runtimes
 from pagerecall.config import DEFAULT_MODEL, Settings
 from pagerecall.model.embedding import load_embedder, plan
 from pagerecall.errors import ModelError, UsageError
+from tests.conftest import openvino_or_skip
 
 AMX = frozenset({"avx512f", "avx512_vnni", "amx_tile", "amx_int8", "amx_bf16", "avx512_bf16"})
 AVX512_BF16_ONLY = frozenset({"avx512f", "avx512_bf16"})  # e.g. AMD Zen 4
@@ -124,7 +125,7 @@ def test_openvino_bf16_index_is_queryable_by_onnxruntime(fp32_query, cache):
     """An index embedded by OpenVINO bf16 (where the CPU has bf16 units) is queried by onnxruntime on
     the q4f32 graph: same fingerprint, vectors at cosine >= 0.999 (measured 0.99999), and OpenVINO's
     vectors do not depend on their batch mates."""
-    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    openvino_or_skip()
     ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
     info = ov.runtime_info()
     assert info["runtime"] == "openvino" and info["family"] == "fp32" and ov.batch_invariant
@@ -144,12 +145,12 @@ def test_openvino_pads_batches_to_a_multiple_without_changing_vectors(cache, mon
     """OpenVINO batches are padded to SEQ_MULTIPLE tokens (fewer input shapes, bounded memory):
     vectors equal the unpadded ones within the runtime's batch-mate noise, hidden states come back
     at the batch's own length, and the build's token count includes the padding."""
-    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    openvino_or_skip()
     from pagerecall.model import openvino_encoder as _openvino
     from pagerecall.model.bundled import pad_batch
 
     ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
-    assert ov.encoder.seq_multiple == _openvino.SEQ_MULTIPLE == 8
+    assert ov.encoder.seq_multiple == _openvino.SEQ_MULTIPLE == 16
     padded = ov.embed_passages(PASSAGES, batch_size=3)
     ids, mask = pad_batch([[0, 5, 6, 7, 2], [0, 9, 2]])
     hidden = ov.encoder.run([(ids, mask)])[0]
@@ -158,6 +159,28 @@ def test_openvino_pads_batches_to_a_multiple_without_changing_vectors(cache, mon
     plain = ov.embed_passages(PASSAGES, batch_size=3)
     assert (padded * plain).sum(1).min() >= 0.9999
     assert np.abs(ov.encoder.run([(ids, mask)])[0] - hidden).max() < 0.05
+
+
+def test_openvino_vectors_are_bit_for_bit_independent_of_batch_mates(cache):
+    """A passage's OpenVINO vector is the same bits alone and in any batch (what an update's reuse of
+    the live generation's vectors and the resume cache rely on: ``batch_invariant``). Failed on an
+    Intel Xeon with AMX while batches were padded to 8 tokens (an AMX tile has 16 rows): 70/96."""
+    openvino_or_skip()
+    import random
+
+    ov = load_embedder(Settings(cache_dir=cache, runtime="openvino"), purpose="index")
+    words = " ".join(PASSAGES).split()
+    rng = random.Random(7)
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 150))) for _ in range(24)]
+    alone = [ov.embed_passages([t])[0] for t in texts]
+    order = list(range(len(texts)))
+    rng.shuffle(order)
+    for size in (5, 12):  # batches of mixed lengths, other mates each time
+        for k in range(0, len(order), size):
+            sel = order[k : k + size]
+            got = ov.embed_passages([texts[i] for i in sel], batch_size=size)
+            differ = [i for i, g in zip(sel, got) if not np.array_equal(g, alone[i])]
+            assert not differ, (size, differ)
 
 
 def test_padded_tokens_counts_the_padding_to_a_multiple():
@@ -210,7 +233,7 @@ def test_index_meta_records_the_runtime_and_int8_stays_the_default_family(exampl
 def test_an_openvino_index_is_searched_without_openvino_vectors(tmp_path):
     """Built by OpenVINO (family fp32), searched through ``Searcher`` with onnxruntime's q4f32 graph:
     the fingerprint matches and the top hits equal those of the same query embedded by OpenVINO."""
-    pytest.importorskip("openvino", reason="OpenVINO not installed (pip install 'pagerecall[openvino]')")
+    openvino_or_skip()
     import dataclasses
 
     from pagerecall.search import Searcher
@@ -249,7 +272,7 @@ def test_a_query_of_the_other_vector_family_is_refused_with_rebuild(fp32_query, 
 def test_bf16_units_without_proc_cpuinfo_come_from_openvino(tmp_path):
     """Windows and macOS have no /proc/cpuinfo: OpenVINO's CPU plugin is asked instead, and on a Linux
     machine its answer agrees with /proc/cpuinfo's flags (AVX2 only here: neither finds bf16 units)."""
-    pytest.importorskip("openvino", reason="OpenVINO not installed (a default dependency on x86-64 Linux/Windows)")
+    openvino_or_skip()
     flags = runtimes.cpu_flags(str(tmp_path / "no-cpuinfo"))
     assert bool(runtimes.bf16_units(flags)) == bool(runtimes.bf16_units(runtimes.cpu_flags()))
     assert flags <= {runtimes.OPENVINO_BF16}

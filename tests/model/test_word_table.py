@@ -18,6 +18,7 @@ from pagerecall.model import word_table as _wordtable
 from pagerecall.config import DEFAULT_MODEL, Settings
 from pagerecall.model.embedding import load_embedder
 from pagerecall.errors import ModelError
+from tests.conftest import openvino_or_skip
 
 TEXTS = [
     "query: Wie erstelle ich ein Debian-Paket aus einem Upstream-Tarball?",
@@ -163,7 +164,7 @@ def test_openvino_graph_split_is_bit_identical_under_onnxruntime(cache):
     ref = _session(model_dir / "model.onnx").run(None, {"input_ids": ids, "attention_mask": mask})[0]
     got = _session(split / "model.onnx").run(None, {_wordtable.INPUT: table.lookup(ids), "attention_mask": mask})[0]
     np.testing.assert_array_equal(got, ref)
-    pytest.importorskip("openvino", reason="the OpenVINO half needs pagerecall[openvino]")
+    openvino_or_skip()
     from pagerecall.model.openvino_encoder import OVEncoder
 
     full = OVEncoder(model_dir / "model.onnx").run([(ids, mask)])[0]

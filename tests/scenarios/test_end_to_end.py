@@ -111,7 +111,7 @@ def test_search_core_contract(example_index, monkeypatch):
 
 def test_human_output_and_info(example_index, capsys):
     code, out, err = run_cli(capsys, "search", "fog signal", "--index", str(example_index), "-k", "2")
-    assert code == 0 and out.startswith("1. ") and "score" in out and "«" not in out
+    assert code == 0 and out.startswith("1. ") and "score" in out and "⟦" not in out
     code, out, _ = run_cli(capsys, "info", "--index", str(example_index))
     assert code == 0 and "5 indexed, 0 failed" in out
 

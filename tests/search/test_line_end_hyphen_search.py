@@ -44,10 +44,10 @@ def test_word_printed_only_split_is_found_whole_and_shown_joined(examples_built)
         hit = next((h for h in res.hits if h.chunk_id == cid), None)
         assert hit is not None and hit.ranks.get("fulltext") == 1, (mode, [h.chunk_id for h in res.hits])
         assert hit.file == PDF and hit.page_start == 4
-        assert "«maintenance»" in hit.snippet and "mainte- nance" not in hit.snippet
+        assert "⟦maintenance⟧" in hit.snippet and "mainte- nance" not in hit.snippet
         assert "mainte-\nnance" in hit.text  # the passage as printed: what an agent reads and quotes
     halves = s.search("mainte nance", k=3, mode="fulltext").hits  # the printed halves still match
-    assert halves[0].chunk_id == cid and "«maintenance»" in halves[0].snippet
+    assert halves[0].chunk_id == cid and "⟦maintenance⟧" in halves[0].snippet
 
 
 def test_phrase_across_the_split_matches(examples_built):
@@ -115,7 +115,7 @@ def test_snippet_reads_a_split_as_one_word_and_a_compound_with_its_hyphen():
     from pagerecall.search.snippets import snippet
 
     text = "Routine mainte-\nnance of the lamp, cap-\nture of the light, a two-column page in a two-\ncolumn layout."
-    assert snippet("maintenance", text).startswith("Routine «maintenance» of the lamp, capture of the light")
-    assert "«maintenance»" in snippet("nance", text)  # a printed half marks the whole word
-    assert "a «two»-«column» page in a «two»-«column» layout" in snippet("two column", text)
+    assert snippet("maintenance", text).startswith("Routine ⟦maintenance⟧ of the lamp, capture of the light")
+    assert "⟦maintenance⟧" in snippet("nance", text)  # a printed half marks the whole word
+    assert "a ⟦two⟧-⟦column⟧ page in a ⟦two⟧-⟦column⟧ layout" in snippet("two column", text)
     assert text.count("-\n") == 3  # the caller's text is not changed

@@ -36,9 +36,9 @@ def _marked(capsys, index, query):
     marked = set()
     for h in hits:
         s = h["snippet"] or ""
-        while "\u00ab" in s:
-            a = s.index("\u00ab")
-            b = s.index("\u00bb", a)
+        while "\u27e6" in s:
+            a = s.index("\u27e6")
+            b = s.index("\u27e7", a)
             marked.add(s[a + 1:b].lower())
             s = s[b + 1:]
     return marked

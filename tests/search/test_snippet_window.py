@@ -39,8 +39,8 @@ def test_ties_go_to_more_matches_then_to_the_earliest():
     s = snippet("fog signal", text)
     assert _marked(s).count("fog") == 2 and "horn" in s, s
     text = "fog signal. " + FILLER * 5 + "fog signal. " + FILLER * 5
-    assert snippet("fog signal", text).startswith("«fog» «signal».")  # the earliest of equal runs
+    assert snippet("fog signal", text).startswith("⟦fog⟧ ⟦signal⟧.")  # the earliest of equal runs
 
 
 def test_a_short_passage_is_shown_whole():
-    assert snippet("lens", "Clean the lens daily.") == "Clean the «lens» daily."
+    assert snippet("lens", "Clean the lens daily.") == "Clean the ⟦lens⟧ daily."

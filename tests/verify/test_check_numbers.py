@@ -32,7 +32,7 @@ def test_every_kind_of_number_with_its_value_and_unit() -> None:
         "2019-03-12", "2019-03-12", "2019-03-12", "2019-03-12", "2019-03"]
     assert _found("um 12 Prozent auf 1.234.567 im Jahr 2020; zwölf Seiten") == [
         ("12 Prozent", "percent", 12, "%"), ("1.234.567", "integer", 1234567, None), ("2020", "year", 2020, None),
-        ("zwölf", "word", 12, None)]
+        ("zwölf Seiten", "word", 12, "Seiten")]
     assert [(n.kind, n.value) for n in find_numbers("version 2.0, 1.234.567, 10,5")] == [
         ("decimal", 2), ("integer", 1234567), ("decimal", 10.5)]
     one = find_numbers("3,5")[0]

@@ -17,7 +17,7 @@ def test_a_false_count_is_not_confirmed_by_a_contents_entry():
     res = check_numbers(CORPUS, "The tower was first lit in 1871 and the apparatus dates from 1903, renewed three "
                                 "times", MANUAL, "2")
     status = {n["text"]: n["status"] for n in res.numbers}
-    assert status == {"1871": "found", "1903": "found", "three": "not_found"}, res.numbers
+    assert status == {"1871": "found", "1903": "found", "three times": "not_found"}, res.numbers
     assert (res.found, res.not_found) == (2, 1)
 
 

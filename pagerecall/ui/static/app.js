@@ -33,9 +33,9 @@ function pagesText(h) {
 }
 
 function snippetNode(text) {
-  // the snippet marks terms «like this»: turn them into <mark> without using innerHTML
+  // the snippet marks terms ⟦like this⟧ (never the text's own « »): turn them into <mark> without using innerHTML
   const span = el("span", { class: "snippet" });
-  const parts = (text || "").split(/«|»/);
+  const parts = (text || "").split(/⟦|⟧/);
   parts.forEach((p, i) => span.append(i % 2 ? el("mark", {}, p) : p));
   return span;
 }
