@@ -14,16 +14,11 @@ rewritten (:data:`NAME_KEYS`).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
+from pagerecall.text.names import shown_name
+
 __all__ = ["NAME_KEYS", "shown_name", "with_shown_names"]
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-"""C0 and C1 controls, DEL, and the Unicode line and paragraph separators."""
-
-_SHORT = {"\n": "\\n", "\t": "\\t", "\r": "\\r", "\\": "\\\\", "'": "\\'", "\a": "\\a", "\b": "\\b",
-          "\f": "\\f", "\v": "\\v", "\x1b": "\\x1b"}
 
 NAME_KEYS = frozenset(("file", "path", "files", "changed", "added", "deleted", "retry", "from", "to",
                        "degraded_in_hits", "hidden_in_hits"))
@@ -31,22 +26,6 @@ NAME_KEYS = frozenset(("file", "path", "files", "changed", "added", "deleted", "
 are file names."""
 
 _KEYED_BY_NAME = frozenset(("hidden_in_hits",))
-
-
-def shown_name(name: str) -> str:
-    """``name`` for one line of text: as it is when it has no control character, else in bash's ANSI-C
-    quoting (``"a\\nb.txt"`` -> ``$'a\\\\nb.txt'``: backslash and single quote escaped, ``\\n``, ``\\t``,
-    ``\\r``, other controls as ``\\xHH`` or ``\\uHHHH``). Pure."""
-    if not isinstance(name, str) or not _CONTROL.search(name):
-        return name
-
-    def esc(c: str) -> str:
-        if c in _SHORT:
-            return _SHORT[c]
-        if _CONTROL.fullmatch(c):
-            return f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}"
-        return c
-    return "$'" + "".join(esc(c) for c in name) + "'"
 
 
 def with_shown_names(obj: Any, _names: bool = False, _keyed: bool = False) -> Any:

@@ -351,8 +351,8 @@ def run_in_thread(watcher: Watcher) -> threading.Thread:
 
 def describe(ev: dict[str, Any]) -> str:
     """One human line for an event (the CLI's stderr; file names with control characters quoted:
-    :func:`pagerecall.cli.names.shown_name`)."""
-    from pagerecall.cli.names import shown_name
+    :func:`pagerecall.text.names.shown_name`)."""
+    from pagerecall.text.names import shown_name
 
     kind = ev["event"]
     if kind == "watching":

@@ -167,8 +167,8 @@ NOTE = ("Numbers read from the source's cited pages (visible text only), not fro
         "show instead: found_without_unit, running_head, hidden, not_found); check the claim or the pages. "
         "context: the words around the number on the page. Digits in identifiers, versions and commands "
         "(v2.3.1, \\foo=4) are not numbers. Numbers in words: English; 0-99 in German, French, Spanish, "
-        "Italian (not un/uno/ein, null; sei, due, dos, once, seize, sept, otto, neuf only before a unit); "
-        "scale words (million, Mio., Mrd., bn, k, 万 ...) in ten languages.")
+        "Italian (not un/uno/ein, null; sei, due, dos, once, seize, sept, otto, neuf, elf, onze only before a "
+        "unit); scale words (million, Mio., Mrd., bn, k, 万 ...) in ten languages.")
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",

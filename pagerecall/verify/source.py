@@ -235,7 +235,18 @@ UNREADABLE_NOTE = ("Unreadable page: MuPDF cannot load it (the PDF is damaged th
 def source_for(path: Path, rel: str, ocr: str, passwords_file: tuple[Path, bool] | Path | None,
                known: KnownVisible | None = None) -> "_Source":
     """The :class:`_Source` of ``rel`` with its password from ``passwords_file`` (as :func:`password_for`
-    takes it), which an encrypted PDF's error names."""
+    takes it), which an encrypted PDF's error names.
+
+    Raises :class:`~pagerecall.errors.SourceArgumentError` (a usage mistake, CLI exit 2) when
+    ``rel`` is not of a source format (``qrels.tsv`` beside the PDFs): no build indexes it, so it
+    names no file of the corpus; ``verify`` said exit 1, "not found", for it (critic8)."""
+    from pagerecall.extract.sources import SUPPORTED_SUFFIXES, is_supported
+
+    if not is_supported(path):
+        raise SourceArgumentError(
+            f"{rel!r} is not a source file of the corpus: its suffix {Path(rel).suffix or '(none)'!r} is not one of "
+            f"{', '.join(sorted(SUPPORTED_SUFFIXES))}, so no build reads it. Next: run `pagerecall files` (MCP "
+            "library_files) and pass one of the names it lists.")
     where = None if passwords_file is None else Path(passwords_file[0] if isinstance(passwords_file, tuple)
                                                      else passwords_file)
     return _Source(path, rel, ocr, password_for(passwords_file, rel), known, where)

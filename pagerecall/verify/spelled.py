@@ -24,8 +24,8 @@ a line broken at the hyphen).
 Left out: one and zero where they are mostly other words: German ``ein``/``eine`` and ``null``
 (English "null"), French ``un``/``une``, Spanish and Italian ``uno``/``una``/``un`` (articles and
 pronouns, as English "one"). :data:`GUARDED` words are words of another of the project's languages
-first (English "due", "once", "quince", "cent", "mil", "seize", "Sept." and the name "Otto"; German
-"sei"; Portuguese "dos"; French "neuf" = new): they are read as numbers only right before a unit
+first (English "due", "once", "quince", "cent", "mil", "seize", "elf", "Sept." and the name "Otto"; German
+"sei"; Portuguese "dos"; French "neuf" = new; Dutch "onze" = our): they are read as numbers only right before a unit
 (``sei anni``, ``once días``, ``neuf ans``, ``seize jours``).
 """
 
@@ -58,7 +58,8 @@ _IT_TENS = ("", "", "venti", "trenta", "quaranta", "cinquanta", "sessanta", "set
 _LEFT_OUT = frozenset(("ein", "eine", "null", "un", "une", "uno", "una", "zero"))
 """One and zero where they are articles, pronouns or other words first ("zero" is English's)."""
 
-GUARDED = frozenset(("due", "once", "quince", "cent", "mil", "seize", "sei", "dos", "neuf", "otto", "sept"))
+GUARDED = frozenset(("due", "once", "quince", "cent", "mil", "seize", "sei", "dos", "neuf", "otto", "sept",
+                     "elf", "onze"))
 """Number words read only right before a unit (module docstring)."""
 
 
