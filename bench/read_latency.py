@@ -12,7 +12,8 @@ another sentence on an already-read page. Prints medians per side and the median
 ratio of the paired calls. ``--no-preload``: the index is not opened first (a one-shot command's
 path: the read path cannot use the index's page flags). ``--misquote``: each ``verify`` quote has one
 word of four letters or more left out (the path of a quote not verbatim in the source: every page
-searched, then the fuzzy tier).
+searched, then the fuzzy tier). ``--miss``: five words of the sentence, the middle one replaced by a
+word on no page (a short quote found nowhere: every tier, then the search for a turned meaning).
 
     nice python bench/read_latency.py --index IDX --before /tmp/before [--after .] [--calls 36]
 """
@@ -85,9 +86,20 @@ def _misquote(rng: random.Random, sentence: str) -> str:
     return sentence[:m.start()] + sentence[m.end() + 1:]
 
 
-def _plan(root: Path, files: list[str], calls: int, seed: int, misquote: bool = False) -> list[tuple[str, dict]]:
+def _miss(rng: random.Random, sentence: str) -> str:
+    """Five words of ``sentence`` with the middle one replaced by a word on no page ("quixotic"): a
+    short quote found nowhere, the path of a miss (every tier, then ``nearest_turned``)."""
+    words = sentence.split()
+    i = rng.randrange(0, max(1, len(words) - 4))
+    five = words[i:i + 5]
+    five[len(five) // 2] = "quixotic"
+    return " ".join(five)
+
+
+def _plan(root: Path, files: list[str], calls: int, seed: int, misquote: bool = False,
+          miss: bool = False) -> list[tuple[str, dict]]:
     """``calls`` page reads and ``calls`` verifies on distinct pages (with a sentence each, one word
-    left out with ``misquote``)."""
+    left out with ``misquote``; five words with one replaced, found nowhere, with ``miss``)."""
     from pagerecall.extract.pdf import page_count, read_pdf_page
 
     rng = random.Random(seed)
@@ -102,7 +114,8 @@ def _plan(root: Path, files: list[str], calls: int, seed: int, misquote: bool = 
         sents = _sentences(read_pdf_page(root / f, p, ocr="off").text)
         if sents:
             quote = rng.choice(sents)
-            verifies.append(("verify", {"quote": _misquote(rng, quote) if misquote else quote, "file": f, "page": p}))
+            quote = _miss(rng, quote) if miss else _misquote(rng, quote) if misquote else quote
+            verifies.append(("verify", {"quote": quote, "file": f, "page": p}))
         if len(verifies) >= calls:
             break
     return plan + verifies
@@ -119,13 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=46)
     ap.add_argument("--misquote", action="store_true",
                     help="leave one word out of each verify quote (the not-verbatim path: fuzzy tier)")
+    ap.add_argument("--miss", action="store_true",
+                    help="verify five words with one replaced by a word on no page (the path of a miss)")
     ap.add_argument("--no-preload", action="store_true",
                     help="workers do not open the index first (as a one-shot command: no page flags to use)")
     args = ap.parse_args(argv)
     record = suite.start(__file__, args)
     name = (args.index / "CURRENT").read_text().strip()
     root = Path(json.loads((args.index / name / "meta.json").read_text())["corpus_root"])
-    plan = _plan(root, args.files.split(","), args.calls, args.seed, args.misquote)
+    plan = _plan(root, args.files.split(","), args.calls, args.seed, args.misquote, args.miss)
     sides = {side: Worker(tree, args.index, not args.no_preload)
              for side, tree in (("before", args.before), ("after", args.after))}
     for side, w in sides.items():

@@ -335,7 +335,7 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if d["match"] == "fuzzy":
             return 4  # a similar passage, not the quote: never verbatim-citable
         if d["match"] == "contradicted":
-            return 6  # the source says otherwise (a negation, a number or a name): never a near match
+            return 6  # the source says otherwise (a negation, antonym, number or name): never a near match
         return 3 if args.page is not None and d.get("page_correct") is False else 0
     # argparse prevents it
     raise UsageError(f"unknown command {cmd}. Next: pagerecall --help lists the commands")  # pragma: no cover

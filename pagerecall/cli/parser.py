@@ -252,7 +252,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "1: not found; 2: no such file, or a page outside it (a usage mistake); "
                                    "3: found on another page than cited; 4: only a similar passage (fuzzy: not "
                                    "the quote's words); 5: only in text no reader sees (hidden); 6: the source says "
-                                   "otherwise (contradicted: a negation, a number or a name differs).")
+                                   "otherwise (contradicted: a negation, an antonym, a number or a name differs).")
     p.add_argument("quote", help="the text to find in the source")
     p.add_argument("--file", required=True, help="file relative to the corpus root")
     p.add_argument("--page", type=physical_page, help="cited physical page (1-based)")

@@ -85,7 +85,7 @@ Check a quote against the SOURCE file (not the index) before citing it. Returns 
 normalised (same words; whitespace, hyphenation, ligatures or quote marks differ; or a figure's
 captions and labels between the sentence's halves skipped, the note says so), fuzzy (close but not
 verbatim: quote `matched_text` instead; `differences` names the words), contradicted (the source
-says otherwise: a negation, a number or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
+says otherwise: a negation, an antonym, a number or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
 white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
 `verbatim_citable`. `page` is optional: without it the whole document is searched. On a

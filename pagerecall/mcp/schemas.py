@@ -359,8 +359,8 @@ QUOTE_FIELDS = {
     "char_start": "code-point offset into read_page(file, page)'s text",
     "char_end": "code-point offset (exclusive) into read_page(file, page_end)'s text",
     "verbatim_citable": "false for fuzzy and contradicted matches, misses and OCR text",
-    "differences": "fuzzy / contradicted: where the quote and matched_text differ, {kind: negation | number | "
-                   "name | word, quote, source}; a negation, number or name makes the match contradicted",
+    "differences": "fuzzy / contradicted: where the quote and matched_text differ, {kind: negation | antonym | "
+                   "number | name | word, quote, source}; any but word makes the match contradicted",
     "pages_ocr": "pages of pages_searched read by OCR for this check",
     "whole_file": "false when a scan's search stopped at the cited page and 2 pages on each side "
                   "(call again with whole_file=true to search every page)",

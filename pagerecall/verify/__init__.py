@@ -17,8 +17,11 @@ character offsets, and how faithfully:
                   Hebrew vowel marks and tatweel); case kept
 ``fuzzy``         best approximate match, case-insensitive, similarity >= ``FUZZY_THRESHOLD``;
                   ``differences`` names the words that differ
-``contradicted``  a fuzzy match whose differences turn the meaning: a negation, a number or a
-                  name (:mod:`~pagerecall.verify.differences`); never a near match to cite
+``contradicted``  a fuzzy match whose differences turn the meaning: a negation, an antonym, a
+                  number or a name (:mod:`~pagerecall.verify.differences`); or, after every tier
+                  missed, a place whose words are the quote's except a negation, an antonym or a
+                  number (:mod:`~pagerecall.verify.turned`: short quotes, "8" for "58"); never a
+                  near match to cite
 ``not_found``     none of the above anywhere in the document (``similarity`` = best seen)
 ================  ===========================================================================
 
@@ -46,7 +49,9 @@ Modules (one concept each; the public names are re-exported here, so
 * :mod:`~pagerecall.verify.match`: the exact / normalised / fuzzy matchers on pages, page junctions
   and around a figure's text on a page (:mod:`~pagerecall.verify.furniture`: what a quote may skip);
 * :mod:`~pagerecall.verify.differences`: the words where a fuzzy match differs, and whether they turn
-  its meaning (``contradicted``);
+  its meaning (``contradicted``; :mod:`~pagerecall.verify.antonyms`: the antonym pairs);
+* :mod:`~pagerecall.verify.turned`: a missed quote whose words differ from a place of the page only
+  where the meaning turns;
 * :mod:`~pagerecall.verify.quote`: :func:`verify_quote` and :class:`QuoteCheck`.
 
 See the hit on the page (:mod:`~pagerecall.verify.boxes`, :mod:`~pagerecall.verify.render`):

@@ -15,6 +15,9 @@ their words) are named, and each difference is classed:
 ``number``    the quote holds a number (digits, or a number word: ``two``, ``zwei``) that the
               source does not hold at that place, or another unit there (``MB`` for ``GB``);
               ``1,000`` and ``1000``, ``two`` and ``2``, ``MB`` and ``megabytes`` are equal
+``antonym``    one side holds a word whose opposite the other holds at that place (``after`` /
+              ``before``, ``unter`` / ``über``, ``最小`` / ``最大``: :mod:`pagerecall.verify.antonyms`,
+              the languages of the negations)
 ``name``      a name in the quote that the source's match does not hold (as often: a name moved is none), or
               one of the source's replaced by other words (``Voreinstellung`` for ``FHS``): a word
               with a capital or a digit inside (``SpiderMonkey``, ``DFSG``), a capitalised word
@@ -26,20 +29,22 @@ their words) are named, and each difference is classed:
 A quote left without a number or a name the source has, with nothing in its place (a dropped ``2x``),
 is a ``word`` difference: it says less than the source, not the opposite. The verdict built on these
 (:func:`pagerecall.verify.quote.verify_quote`): ``contradicted`` when any difference is a
-negation, a number or a name; ``fuzzy`` (with the differences named) otherwise.
+negation, an antonym, a number or a name; ``fuzzy`` (with the differences named) otherwise.
 Why and the cases measured: docs/decisions/quote-verification-trust.md.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 
+from pagerecall.verify.antonyms import antonymous, cjk_antonymous
 from pagerecall.verify.normalise import _is_wide, normalise
 from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
 from pagerecall.verify.spelled import GUARDED
 
-MEANING = ("negation", "number", "name")
+MEANING = ("negation", "antonym", "number", "name")
 """The kinds of difference that turn a quote's meaning (module docstring)."""
 
 NEGATIONS = frozenset((
@@ -127,6 +132,7 @@ _NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", 
 """Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _key(word: str) -> str:
     low = word.lower()
     if any(c.isdigit() for c in word):
@@ -204,6 +210,17 @@ def _negations(text: str, toks: list[_Tok], i: int, j: int) -> tuple[int, int]:
     return words, sum(chars.count(m) for m in CJK_NEGATIONS)
 
 
+def _antonyms(nq: str, q: list[_Tok], i1: int, i2: int, ns: str, s: list[_Tok], j1: int, j2: int) -> bool:
+    """The quote's words ``q[i1:i2]`` and the source's ``s[j1:j2]`` hold the two sides of an antonym
+    pair (:mod:`pagerecall.verify.antonyms`); wide characters with one on each side."""
+    qw, sw = [t.key for t in q[i1:i2] if not t.wide], [t.key for t in s[j1:j2] if not t.wide]
+    if qw and sw and antonymous(qw, sw):
+        return True
+    qc = [t for t in q[max(0, i1 - 1):i2 + 1] if t.wide]
+    sc = [t for t in s[max(0, j1 - 1):j2 + 1] if t.wide]
+    return bool(qc and sc) and cjk_antonymous(nq[qc[0].start:qc[-1].end], ns[sc[0].start:sc[-1].end])
+
+
 def _prefixed(a: list[_Tok], b: list[_Tok]) -> bool:
     """One word each, one the other with a negating prefix (``valid`` / ``invalid``)."""
     if len(a) != 1 or len(b) != 1:
@@ -224,8 +241,6 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     q, s = _tokens(nq), _tokens(ns)
     if not q or not s:
         return []
-    import functools
-
     capitalising = functools.cache(lambda: _capitalising(page_text if page_text is not None else nq + " " + ns))
     from collections import Counter
 
@@ -242,6 +257,10 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
         spans.pop(0)  # source words before the quote's first word: outside the quote
     if spans and spans[-1][0] == len(q):
         spans.pop()  # and after its last
+    if spans and spans[0][0] == 0 and spans[0][3] - spans[0][2] > 1:
+        spans[0][2] = _counterparts(ns, s, spans[0][2], spans[0][3], spans[0][1], True)
+    if spans and spans[-1][1] == len(q) and spans[-1][3] - spans[-1][2] > 1:
+        spans[-1][3] = _counterparts(ns, s, spans[-1][2], spans[-1][3], spans[-1][1] - spans[-1][0], False)
     out: list[Difference] = []
     for i1, i2, j1, j2 in spans:
         qs, ss = q[i1:i2], s[j1:j2]
@@ -249,6 +268,8 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
             kind = "word"  # only the spacing differs ("makeinstall" for "make install")
         elif _negations(nq, q, i1, i2) != _negations(ns, s, j1, j2) or _prefixed(qs, ss):
             kind = "negation"
+        elif _antonyms(nq, q, i1, i2, ns, s, j1, j2):
+            kind = "antonym"
         elif {t.key for t in qs if _is_number(t)} - {t.key for t in ss} or (
                 {t.key for t in qs if t.key.startswith("unit:")} - {t.key for t in ss}
                 and any(t.key.startswith("unit:") for t in ss)):
@@ -261,6 +282,30 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
         out.append(Difference(kind, _words(nq, q, i1, i2, j1 == j2), _words(ns, s, j1, j2, i1 == i2)))
     out.sort(key=lambda d: d.kind not in MEANING)
     return out[:MAX_REPORTED]
+
+
+_STOPS = frozenset(".!?。！？:;•")
+"""Characters between two source words that part them: across one, a word is no counterpart of a
+quote's first or last word."""
+
+
+def _counterparts(text: str, toks: list[_Tok], j1: int, j2: int, n: int, first: bool) -> int:
+    """A quote's first (``first``) or last ``n`` words changed, against the source's ``toks[j1:j2]``:
+    their counterparts are the ``n`` source words next to the equal words (at least one; CJK
+    characters do not count: "ません" for "ます"), not across a sentence end or a bullet
+    (:data:`_STOPS`), not the words before or after that the source text was widened by. Returns
+    the new ``j1`` (first) or ``j2``."""
+    n = max(1, n)
+    if first:
+        k = j2 - 1
+        while k > j1 and (j2 - k < n or toks[k - 1].wide) and not _STOPS.intersection(
+                text[toks[k - 1].end:toks[k].start]):
+            k -= 1
+        return k
+    k = j1 + 1
+    while k < j2 and (k - j1 < n or toks[k].wide) and not _STOPS.intersection(text[toks[k - 1].end:toks[k].start]):
+        k += 1
+    return k
 
 
 def _words(text: str, toks: list[_Tok], i: int, j: int, other_empty: bool) -> str:
@@ -278,17 +323,21 @@ def _widen(text: str, s: int, e: int) -> tuple[int, int]:
     without spaces): a fuzzy match's ends are the counterparts of the quote's first and last words,
     so a first or last word the quote changed (``3`` for ``2``, ``す`` for ``せん``) lies just outside."""
     a = s
-    while a > 0 and text[a - 1].isspace():
-        a -= 1
+    while a > 0 and not text[a - 1].isalnum() and text[a - 1] not in _STOPS and (s - a < 6 or text[a - 1].isspace()):
+        a -= 1  # spaces, and brackets or a bullet: "(Required) • buildindep"
     if a > 0 and _is_wide(text[a - 1]):
-        a = max(0, a - 3)
+        stop = a - 3
+        while a > max(0, stop) and text[a - 1] not in _STOPS:
+            a -= 1  # three characters, not across a sentence end
     while a > 0 and text[a - 1].isalnum() and not _is_wide(text[a - 1]):
         a -= 1
     b = e
-    while b < len(text) and text[b].isspace():
+    while b < len(text) and not text[b].isalnum() and text[b] not in _STOPS and (b - e < 6 or text[b].isspace()):
         b += 1
     if b < len(text) and _is_wide(text[b]):
-        b = min(len(text), b + 3)
+        stop = b + 3
+        while b < min(len(text), stop) and text[b] not in _STOPS:
+            b += 1
     while b < len(text) and text[b].isalnum() and not _is_wide(text[b]):
         b += 1
     return a, b
@@ -302,7 +351,7 @@ def describe(diffs: list[Difference]) -> str:
 def weigh(result, page_text: str) -> str:
     """Name the differences of a fuzzy ``result`` (a :class:`pagerecall.verify.quote.QuoteCheck`
     with ``quote`` and ``matched_text``) in ``result.differences``, turn it into ``contradicted``
-    when one of them is a negation, a number or a name, and return its note. ``page_text``: the
+    when one of them is a negation, an antonym, a number or a name, and return its note. ``page_text``: the
     text of the page the match starts on (:func:`differences`)."""
     source = result.matched_text or ""
     if result.page == result.page_end and result.char_start is not None:  # a word more on each side:

@@ -1,0 +1,256 @@
+"""The source text a missed quote matches word for word except where it turns the meaning:
+:func:`nearest_turned`.
+
+The fuzzy tier measures characters (``partial_ratio`` >= ``FUZZY_THRESHOLD``, quotes of
+``FUZZY_MIN_CHARS`` or more), so a short quote that turns its page was a plain ``not_found``:
+"The light is not visible" (24 characters) for "The light is visible", "8 metres above high water"
+for "58 metres above high water" (whole words only, so not ``exact`` either). An agent reads that as
+"the text is elsewhere". Here the quote's *words* are aligned with each page's (rapidfuzz
+``partial_ratio_alignment`` over the lists of word keys of :mod:`pagerecall.verify.differences`:
+a number by its value, a unit by its class, each CJK character a word), and the place found is kept
+when at least :data:`MIN_SAME` words and :data:`SAME_SHARE` of the quote's words are the source's
+own, and some difference there turns the meaning (:data:`~pagerecall.verify.differences.MEANING`):
+
+* every difference turns it (the rest is word for word): ``contradicted``, as a fuzzy match would be;
+* other words differ too: the miss stays ``not_found``, and its note names the place and the
+  difference that turns the meaning.
+
+Runs only after every tier missed, on the pages already read (a scan's limited scope included),
+and only on pages holding :data:`SAME_SHARE` of the quote's distinct words (a substring test).
+Why and the cases measured: docs/decisions/quote-verification-trust.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from collections import Counter
+
+from pagerecall.verify.differences import (
+    MEANING,
+    _counterparts,
+    NEGATIONS,
+    Difference,
+    _is_number,
+    _tokens,
+    _widen,
+    differences,
+)
+from pagerecall.verify.normalise import _fold_case, _is_wide, normalise
+
+CJK_SPAN = 7
+"""Characters of CJK text a turn of the meaning may span on each side ("ではありません" for "です": 7
+and 2; the rest of the quote, :data:`SAME_SHARE` or more, is the source's own)."""
+
+TURNS = ("negation", "antonym", "number")
+"""The differences this search counts (names are too weak a sign in a short quote: "that it" for
+"The package" would be one)."""
+
+_WORDS = re.compile(r"\w+(?:['.,’]\w+)*")
+
+MIN_SAME = 3
+"""Quote words that must equal the source's at the place (``8 metres`` for ``58 metres``, one word
+the same, is too little to say where the quote comes from)."""
+
+SAME_SHARE = 0.6
+"""Share of the quote's words that must equal the source's at the place (a five-word quote with one
+word turned: 0.8; two of five changed: no place)."""
+
+SAME_SHARE_CJK = 0.5
+""":data:`SAME_SHARE` of a quote mostly in CJK, each character a word: "ではありません" for "です" turns
+seven characters of a twelve-character quote ("力が推進力ではありません。", maint-guide.ja p. 8)."""
+
+_PAD = 3
+"""Source words added on each side of the word alignment before the ends are set (the quote may
+hold fewer or more words than the place)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turned:
+    """The place found: physical page (1-based), ``[start, end)`` code-point offsets into that page's
+    text (whole words), the character similarity of quote and place (0-1, case-folded, normalised),
+    the differences (as :func:`~pagerecall.verify.differences.weigh` names them), how many quote
+    words equal the source's, and whether every difference turns the meaning."""
+
+    page: int
+    start: int
+    end: int
+    similarity: float
+    diffs: list[Difference]
+    same: int
+    turned_only: bool
+
+
+def _clean(d: Difference) -> bool:
+    """True when difference ``d`` is the turn alone: a negation added or dropped (one other word at
+    most: ``kein`` / ``ein``), a number for another (the other words equal), an antonym for another
+    (two words at most on each side); in CJK text, :data:`CJK_SPAN` characters at most on each side;
+    not "not visible" for "seen at a", which is another sentence."""
+    q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
+    if d.kind == "number":
+        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:"))
+        return other(q) == other(s)
+    if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
+        return len(q) <= CJK_SPAN and len(s) <= CJK_SPAN
+    if d.kind == "negation":
+        return _loose(d) <= 1
+    qk, sk = Counter(t.key for t in q), Counter(t.key for t in s)
+    return sum((qk - sk).values()) <= 2 and sum((sk - qk).values()) <= 2
+
+
+def _loose(d: Difference) -> int:
+    """Words of a negation difference besides the negation ("sans" for "après": 1; "not" added: 0)."""
+    if d.kind != "negation":
+        return 0
+    q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
+    qk = Counter(_unnegated(t.key) for t in q if not _negating(t.key) and not t.wide)
+    sk = Counter(_unnegated(t.key) for t in s if not _negating(t.key) and not t.wide)
+    return sum(((qk - sk) + (sk - qk)).values())
+
+
+def _negating(key: str) -> bool:
+    return key in NEGATIONS or key.endswith(("n't", "n’t"))
+
+
+def _unnegated(key: str) -> str:
+    return key[2:] if key.startswith(("n'", "n’")) else key
+
+
+def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
+    """The place on ``pages`` (of ``src``, a :class:`pagerecall.verify.source._Source`, read
+    already) where ``quote`` differs from the source only or also by a negation, an antonym, a
+    number or a name (module docstring), or None. Of several, one where every difference turns the
+    meaning first, then the one with the most words the same (:func:`_rank`), then the first in
+    ``pages`` order.
+
+    Cost: each page is searched (``str.count``, ``str.find``) for the quote's pieces (its words;
+    two characters of CJK); a place holds :data:`SAME_SHARE` of them, so of the ``spare + 1``
+    rarest on a page one lies in it, and only the text around those is split into words and aligned. A quote of common words on a 63-page manual: about 5-10 ms."""
+    from rapidfuzz import fuzz
+
+    nq = normalise(quote).text
+    q = _tokens(nq)
+    if len(q) < MIN_SAME:
+        return None
+    share = SAME_SHARE_CJK if 2 * sum(t.wide for t in q) > len(q) else SAME_SHARE
+    need = max(MIN_SAME, math.ceil(share * len(q)))
+    keys = [t.key for t in q]
+    pieces = _pieces(nq, q)
+    spare = len(pieces) - math.ceil(share * len(pieces))  # pieces the place may lack
+    reach = len(nq) + 24  # characters around an anchor that can hold the place
+    best: Turned | None = None
+    for number in pages:
+        norm = src.norm(number)
+        folded = _fold_case(norm.text)
+        counts = {p: folded.count(p) for p in pieces}
+        if sum(1 for c in counts.values() if c) < len(pieces) - spare:
+            continue
+        anchors = sorted(pieces, key=counts.__getitem__)[:spare + 1]  # one of them lies in the place
+        ranges: list[list[int]] = []
+        for at in sorted(m for a in anchors for m in _find_all(folded, a)):
+            lo, hi = max(0, at - reach), min(len(folded), at + reach)
+            if ranges and lo <= ranges[-1][1]:
+                ranges[-1][1] = hi
+            else:
+                ranges.append([lo, hi])
+        for lo, hi in ranges:
+            near = folded[lo:hi]
+            if sum(p in near for p in pieces) < len(pieces) - spare:
+                continue  # a piece's word is there only if its letters are
+            words = set(_WORDS.findall(near))
+            if sum(1 for p in pieces if (p in words if p[:1].isascii() or not _is_wide(p[0]) else p in near)) \
+                    < len(pieces) - spare:
+                continue  # too few of the quote's pieces around this anchor
+            got = _place(quote, nq, keys, need, src, number, norm, lo, hi)
+            if got is None or best is not None and _rank(best) >= _rank(got):
+                continue
+            best = got
+    return best
+
+
+def _rank(t: Turned) -> tuple:
+    """Of two places, the one where every difference turns the meaning, then the one with more words
+    the same, then the one whose negation changes fewer other words ("après" for "avant" beats
+    "après" for "sans" on maint-guide.fr p. 26)."""
+    return t.turned_only, t.same, -sum(_loose(d) for d in t.diffs)
+
+
+def _pieces(nq: str, q: list) -> list[str]:
+    """What a page is searched for: the quote's distinct words (lower case), and its CJK text in
+    pieces of two characters."""
+    words = {t.text.lower() for t in q if not t.wide}
+    run: list[str] = []
+    for t in q + [None]:  # each run of CJK characters (a bracket or a Latin word parts two) in twos
+        if t is not None and t.wide and (not run or nq[t.start - 1:t.start] == run[-1][-1:]):
+            run.append(t.text)
+            continue
+        wide = "".join(run)
+        words.update(wide[i:i + 2] for i in range(0, len(wide), 2))
+        run = [t.text] if t is not None and t.wide else []
+    return sorted(words)
+
+
+def _find_all(text: str, piece: str):
+    at = text.find(piece)
+    while at >= 0:
+        yield at
+        at = text.find(piece, at + 1)
+
+
+def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int) -> Turned | None:
+    """The best word alignment of the quote inside ``norm.text[lo:hi]`` (page ``number``), as a
+    :class:`Turned`, or None (too few words the same, no clean turn of the meaning)."""
+    from rapidfuzz import fuzz
+    from rapidfuzz.distance import Levenshtein
+
+    text = norm.text
+    while lo > 0 and text[lo - 1].isalnum() and not _is_wide(text[lo - 1]):
+        lo -= 1  # whole words at both ends
+    while hi < len(text) and text[hi].isalnum() and not _is_wide(text[hi]):
+        hi += 1
+    s = _tokens(text[lo:hi])
+    skeys = [t.key for t in s]
+    if len(skeys) > len(keys):
+        # a window of the quote's length misses one word where the source has one more ("pas")
+        al = fuzz.partial_ratio_alignment(keys, skeys, score_cutoff=100 * (need - 1) / len(keys) - 1e-6)
+        if al is None or al.score * (len(keys) + al.dest_end - al.dest_start) / 200 < need - 1 - 1e-6:
+            return None  # fewer words in common than needed (ratio = 2 * same / both lengths)
+        off = max(0, al.dest_start - _PAD)
+        window = skeys[off:al.dest_end + _PAD]
+    else:
+        off, window = 0, skeys
+    equal = [op for op in Levenshtein.opcodes(keys, window) if op.tag == "equal"]
+    same = sum(op.src_end - op.src_start for op in equal)
+    if same < need:
+        return None
+    a = b0 = off + equal[0].dest_start  # the place: the equal words, and the counterparts of the
+    b = e0 = off + equal[-1].dest_end  # quote's first and last words where those changed
+    head, tail, sub = equal[0].src_start, len(keys) - equal[-1].src_end, text[lo:hi]
+    if head and b0 > 0:
+        a = _counterparts(sub, s, max(0, b0 - head), b0, head, True)
+    if tail and e0 < len(s):
+        b = _counterparts(sub, s, e0, min(len(s), e0 + tail), tail, False)
+    page_text = src.page(number).text
+    start, end = norm.span(lo + s[a].start, lo + s[b - 1].end)
+    wide = page_text[slice(*_widen(page_text, start, end))]  # as weigh() reads a fuzzy match
+    diffs = differences(quote, wide, page_text)
+    clean = [d.kind in TURNS and _clean(d) for d in diffs]
+    if not any(clean):
+        return None
+    sim = fuzz.ratio(_fold_case(nq), _fold_case(normalise(page_text[start:end]).text)) / 100
+    return Turned(number, start, end, sim, diffs, same, all(clean))
+
+
+def miss_note(src, turned: Turned) -> str:
+    """The note of a miss whose nearest words turn the meaning, other words differing too: the place
+    (physical page, printed label), its words and the turn."""
+    from pagerecall.verify.differences import describe
+
+    pg = src.page(turned.page)
+    where = f"page {turned.page}" + (f" (printed {pg.label})" if pg.label else "")
+    text = " ".join(pg.text[turned.start:turned.end].split())
+    return (f"nearest words on {where}: \"{text[:160]}\", which say otherwise: "
+            f"{describe([d for d in turned.diffs if d.kind in MEANING])}; other words differ too; do not cite "
+            "this quote; read that page (`pagerecall page`, MCP read_page)")
