@@ -21,6 +21,7 @@ from pathlib import Path
 import pymupdf
 
 from tests.extract.heldout_builders import CASES, HIDDEN, PRINTED, extgstate, raw, text_ops
+from tests.extract.adversarial_sets import draw_split as split_names, is_hidden  # noqa: F401 (is_hidden: the set's API)
 
 __all__ = ["CASES", "HELD_OUT", "HIDDEN", "PRINTED", "SENTENCES", "TUNING", "build_case", "checksum", "draw_split",
            "extgstate", "is_hidden", "raw", "text_ops"]
@@ -142,23 +143,8 @@ HELD_OUT = (
 
 
 def draw_split(seed: int = SEED) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(tuning, held out): each group (hidden ``h_``, printed ``p_``) sorted, shuffled with
-    ``random.Random(seed)`` and cut in half (the tuning half gets the smaller one)."""
-    import random
-
-    rng = random.Random(seed)
-    tuning, held = [], []
-    for prefix in ("h_", "p_"):
-        names = sorted(n for n in SENTENCES if n.startswith(prefix))
-        rng.shuffle(names)
-        tuning += names[:len(names) // 2]
-        held += names[len(names) // 2:]
-    return tuple(sorted(tuning)), tuple(sorted(held))
-
-
-def is_hidden(name: str) -> bool:
-    """True for a hidden trick, False for a printed control."""
-    return name.startswith("h_")
+    """(tuning, held out) of this set's cases (:func:`tests.extract.adversarial_sets.draw_split`)."""
+    return split_names(SENTENCES, seed)
 
 
 def build_case(folder: Path, name: str) -> Path:

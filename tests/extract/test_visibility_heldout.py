@@ -10,13 +10,13 @@ outside the rendering check (strict: a case that starts passing fails here, to b
 
 from __future__ import annotations
 
-import unicodedata
 from pathlib import Path
 
 import pytest
 
 from pagerecall.extract.pdf import read_pdf
 from tests.extract.constructions_heldout import CASES, HELD_OUT, SENTENCES, TUNING, build_case, is_hidden
+from tests.extract.adversarial_sets import found_part, squash
 
 KNOWN = {
     "p_devanagari": "the text layer itself lacks the sentence (the shaping font's ToUnicode maps vowel signs to "
@@ -24,13 +24,7 @@ KNOWN = {
 }
 
 
-def _squash(text: str) -> str:
-    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _found_part(sentence: str, text: str, window: int = 15) -> bool:
-    s, t = _squash(sentence), _squash(text)
-    return any(s[i:i + window] in t for i in range(max(1, len(s) - window + 1)))
+_squash, _found_part = squash, found_part
 
 
 @pytest.fixture(scope="module")
