@@ -68,12 +68,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pagerecall`` console script and ``python -m pagerecall``: ``argv``
     (default ``sys.argv[1:]``) answered by the resident server when one serves its index, else in
     this process. Returns the exit code (see :mod:`pagerecall.cli`)."""
-    from pagerecall.wire.client import ask
+    try:
+        from pagerecall.wire.client import ask
 
-    argv = sys.argv[1:] if argv is None else list(argv)
-    code, asked = ask(argv)  # the one probe of the resident server's socket
-    if code is not None:
-        return code
-    from pagerecall.cli.commands import main as cli_main
+        argv = sys.argv[1:] if argv is None else list(argv)
+        code, asked = ask(argv)  # the one probe of the resident server's socket
+        if code is not None:
+            return code
+        from pagerecall.cli.commands import main as cli_main
 
-    return cli_main(argv, LAUNCHERS, asked=asked)
+        return cli_main(argv, LAUNCHERS, asked=asked)
+    except KeyboardInterrupt:  # Ctrl-C while the command line is parsed or its imports load (before: a traceback)
+        sys.stderr.write("pagerecall: interrupted before the command began; nothing was changed\n")
+        return 130

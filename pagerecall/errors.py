@@ -52,6 +52,26 @@ def sentences(*parts: object) -> str:
     return " ".join(out)
 
 
+def wrapped_interrupt(exc: BaseException) -> bool:
+    """True when ``exc`` is Ctrl-C (SIGINT) that a native library handed back as its own error.
+
+    Lance and Arrow check Python's signals inside their Rust and C++ loops and raise what they got
+    as ``ArrowInvalid("External error: KeyboardInterrupt: ")`` (or an ``OSError`` of that text):
+    a Ctrl-C during a scan then ended a build with a traceback and exit 1, and the watcher took it
+    for a failed update and went on. Recognised by a ``KeyboardInterrupt`` in the exception's
+    chain (``__cause__``/``__context__``) or by the name standing as a message part of its own
+    (``": KeyboardInterrupt:"``, at the start or the end)."""
+    import re
+
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, KeyboardInterrupt) or re.search(r"(?:^|: )KeyboardInterrupt(?::|$)", str(exc)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 class PagerecallError(Exception):
     """Base class of every error pagerecall raises on purpose."""
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pagerecall.cli.output import ConsoleLogHandler, con, print_read
 from pagerecall.config import Settings
-from pagerecall.errors import PagerecallError, UsageError, sentences
+from pagerecall.errors import PagerecallError, UsageError, sentences, wrapped_interrupt
 
 
 def settings_from_args(args: argparse.Namespace, env: dict[str, str] | None = None) -> Settings:
@@ -193,6 +193,9 @@ def guarded(fn, *a) -> int:
     except BrokenPipeError:
         return _broken_pipe()
     except Exception as exc:
+        if wrapped_interrupt(exc):  # Ctrl-C that Lance or Arrow handed back as its own error
+            con().err.write(f"pagerecall: {interrupted_note(a[0] if a else None)}\n")
+            return 130
         note = disk_refusal(exc, a[0] if a else None)
         if note is None:
             raise

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from pagerecall.config import Settings
+from pagerecall.errors import wrapped_interrupt
 from pagerecall.index.corpus import DiskFile
 from pagerecall.index.fingerprint import index_fingerprint
 from pagerecall.ingest.write_files import WriteStats, index_files
@@ -84,8 +85,10 @@ def write_generation(settings: Settings, store: Any, root: Path,
                 edit(writer, hook)
             stats, name, bibliography = _write_files(store, writer, root, files, hashes, embedder, settings,
                                                      progress, hook, action, reuse_from)
-        except BaseException:
+        except BaseException as exc:
             writer.abort()
+            if not isinstance(exc, KeyboardInterrupt) and wrapped_interrupt(exc):
+                raise KeyboardInterrupt from exc  # Ctrl-C inside Lance or Arrow: a Ctrl-C, not a failure
             raise
         store.cleanup(keep=settings.keep_generations)
         records = _live_files(store)

@@ -142,7 +142,7 @@ class Watcher:
         """Build (no index yet) or update once; True when done or nothing to do, False to retry later."""
         import dataclasses
 
-        from pagerecall.errors import LockedError, PagerecallError
+        from pagerecall.errors import LockedError, PagerecallError, wrapped_interrupt
         from pagerecall.ingest import pipeline
 
         root = self._corpus()
@@ -176,6 +176,8 @@ class Watcher:
             self.abandoned = True
             raise
         except Exception as exc:  # noqa: BLE001 - one event; the watcher goes on, the live generation serves
+            if wrapped_interrupt(exc):  # Ctrl-C in Lance or Arrow after the swap (before it: sequence.py)
+                raise KeyboardInterrupt from exc
             if not isinstance(exc, (PagerecallError, OSError)):
                 log.debug("update failed", exc_info=True)
             self.emit({"event": "error", "kind": type(exc).__name__,

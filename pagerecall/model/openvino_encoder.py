@@ -105,11 +105,15 @@ class OVEncoder:
 
         with self._lock:
             self._queue.set_callback(done)
-            for k, (ids, mask) in enumerate(batches):
-                ids, mask = pad_to_multiple(ids, mask, SEQ_MULTIPLE)
-                first = {"input_ids": ids} if self.table is None else {INPUT: self.table.lookup(ids)}
-                self._queue.start_async({**first, "attention_mask": mask}, k)
-            self._queue.wait_all()
+            try:
+                for k, (ids, mask) in enumerate(batches):
+                    ids, mask = pad_to_multiple(ids, mask, SEQ_MULTIPLE)
+                    first = {"input_ids": ids} if self.table is None else {INPUT: self.table.lookup(ids)}
+                    self._queue.start_async({**first, "attention_mask": mask}, k)
+            finally:  # Ctrl-C between two start_async: the requests in flight end before this returns.
+                # Before, their callbacks ran in OpenVINO's threads while the interpreter shut down
+                # ("FATAL: exception not rethrown", SIGABRT; tests/ingest/test_interrupt_exit.py).
+                self._queue.wait_all()
         if any(o is None for o in out):
             raise ModelError("OpenVINO returned no output for a batch. Next: set PAGERECALL_RUNTIME=onnxruntime")
         return out  # type: ignore[return-value]
