@@ -40,6 +40,7 @@ import re
 from dataclasses import asdict, dataclass
 
 from pagerecall.verify.antonyms import antonymous, cjk_antonymous
+from pagerecall.verify.cjk_numerals import NUMERALS, numeral_at
 from pagerecall.verify.normalise import _is_wide, normalise
 from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
 from pagerecall.verify.spelled import GUARDED
@@ -64,8 +65,14 @@ CJK_NEGATIONS = ("ない", "なかっ", "なく", "ません", "不", "非", "�
 """Negating morphemes of Japanese, Chinese and Korean, looked for in a difference's characters and
 the two on each side of it (``できます`` / ``できません`` differ in ``す`` / ``せん``)."""
 
-_NEG_PREFIXES = (("un", 4), ("non", 4), ("in", 5), ("im", 5), ("il", 5), ("ir", 5), ("dis", 5))
-"""A negating prefix and the shortest word it is taken on (``form`` / ``inform`` is no negation)."""
+_NEG_PREFIXES = (("un", 4), ("non", 4), ("in", 5), ("im", 5), ("il", 5), ("ir", 5), ("dis", 5), ("не", 5))
+"""A negating prefix and the shortest word it is taken on (``form`` / ``inform`` is no negation;
+Russian ``не``: ``необязательно`` / ``обязательно``)."""
+
+_ELISION = re.compile(r"(?:[ldnsjmtc]|qu|jusqu|lorsqu|puisqu|quelqu|dell|nell|dall|sull|all|un)['’](?=[^\W\d_])",
+                      re.IGNORECASE)
+"""An elided French or Italian article, pronoun or preposition at a word's start (``l'``, ``d'``, ``n'``,
+``qu'``, ``dell'``): a word of its own, so ``d'nouvelles`` for ``d'anciennes`` is an antonym swapped."""
 
 NOUN_CAPITALS = 0.2
 """Share of capitalised words inside sentences above which a page's language capitalises nouns
@@ -105,19 +112,26 @@ class _Tok:
 
 def _tokens(text: str) -> list[_Tok]:
     """Words of ``text``: runs of letters and digits (a number with its separators, a word with an
-    apostrophe), each character of a script written without spaces a word of its own."""
+    apostrophe), each character of a script written without spaces a word of its own but a number in CJK
+    numerals (``二十四`` before ``文字``: :mod:`pagerecall.verify.cjk_numerals`), keyed by its value."""
     out: list[_Tok] = []
     for m in _WORD.finditer(text):
         word, base = m.group(0).rstrip(".,"), m.start()
         i = 0
         while i < len(word):
             if _is_wide(word[i]):
-                out.append(_Tok(word[i], word[i], base + i, base + i + 1, True))
-                i += 1
+                got = numeral_at(text, base + i) if word[i] in NUMERALS else None  # 二十四 (文字): one number
+                e = got[0] - base if got else i + 1
+                out.append(_Tok(repr(float(got[1])) if got else word[i], word[i:e], base + i, base + e, True))
+                i = e
                 continue
             j = i
             while j < len(word) and not _is_wide(word[j]):
                 j += 1
+            el = _ELISION.match(word, i, j) if "'" in word or "’" in word else None
+            if el is not None:  # d'anciennes: "d'" and "anciennes", two words (a swap inside is seen)
+                out.append(_Tok(el.group(0).lower().replace("’", "'"), el.group(0), base + i, base + el.end(), False))
+                i = el.end()
             piece = word[i:j]
             out.append(_Tok(_key(piece), piece, base + i, base + j, False))
             i = j

@@ -16,7 +16,9 @@ What counts as a number, each with a normalised ``value``:
 ``date``        ``2019-03-12``, ``12.3.2019``, ``12 March 2019``, ``March 12, 2019``,
                 ``March 2019`` (English, German, French month names): ``"2019-03-12"``,
                 ``"2019-03"``; ``12/03/2019`` matches either day-month order
-``word``        numbers in words (:mod:`pagerecall.verify.number_words`)
+``word``        numbers in words (:mod:`pagerecall.verify.number_words`); Japanese and Chinese
+                numerals before a counter or after 第 (``二十四文字``, ``第三章``, ``两个``:
+                :mod:`pagerecall.verify.cjk_numerals`)
 ==============  ==========================================================================
 
 Signs: ``-4``, ``−4`` (minus sign) and ``–4`` (an en dash standing before a digit, not between two
@@ -42,6 +44,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagerecall.text.fold import is_no_space
+from pagerecall.verify.cjk_numerals import NUMERALS, numerals_in
+from pagerecall.verify.hundreds import HUNDREDS_PATTERN, hundreds_value, portuguese_dos
 from pagerecall.verify.number_words import EN_PHRASE, MONTHS, SCALE_PATTERN, SCALES, UNITS, words_value
 from pagerecall.verify.spelled import GUARDED, SPELLED_PATTERN, spelled_value
 
@@ -68,6 +72,7 @@ _TOKEN = re.compile(
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
     rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
     rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
+    rf"|(?P<hword>\b{HUNDREDS_PATTERN}\b)(?:\s(?P<hunit>{_UNIT})(?!\w))?"
     rf"|(?P<words>\b{EN_PHRASE}\b)(?:\s(?P<wunit>{_UNIT})(?!\w))?"
     rf"|(?P<oword>\b{SPELLED_PATTERN}\b)(?:\s(?P<ounit>{_UNIT})(?!\w))?",
     re.IGNORECASE,
@@ -231,11 +236,27 @@ def find_numbers(text: str, *, references: bool = False) -> list[Number]:
             if v is not None:
                 out.append(Number(t, s, e, "word", v, unit=g["wunit"], wants=frozenset({_n(v)}),
                                   gives=frozenset({_n(v)})))
+        elif g["hword"]:  # 100-999 in words (hundertzwanzig, cent vingt); a bare "hundert" as before
+            v = hundreds_value(g["hword"])
+            if v is None:
+                v = spelled_value(g["hword"])
+                v = v if v is not None and (g["hunit"] or g["hword"].lower() not in GUARDED) else None
+            if v is not None:
+                out.append(Number(t, s, e, "word", v, unit=g["hunit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
         elif g["oword"]:
             v = spelled_value(g["oword"])
+            if g["oword"].lower() == "dos" and portuguese_dos(text, s, e):
+                v = None  # Portuguese "dos pacientes": of the patients
             if v is not None and (g["ounit"] or g["oword"].lower() not in GUARDED):
                 out.append(Number(t, s, e, "word", v, unit=g["ounit"], wants=frozenset({_n(v)}),
                                   gives=frozenset({_n(v)})))
+    if not references and any(c in NUMERALS for c in text):  # 二十四文字, 第三章, 两个: before a counter
+        taken = [(n.start, n.end) for n in out]
+        for s, e, v in numerals_in(text):
+            if not any(a < e and s < b for a, b in taken):
+                out.append(Number(text[s:e], s, e, "word", v, wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+        out.sort(key=lambda n: n.start)
     return out
 
 

@@ -36,6 +36,7 @@ from typing import Any, Iterable, Sequence
 from pagerecall.errors import SourceNotFoundError, UsageError
 from pagerecall.paths import resolve_in_corpus
 from pagerecall.types import MAX_CLAIM_CHARS
+from pagerecall.verify.cjk_numerals import UNREAD_HINT, unread_numerals
 from pagerecall.verify.number_forms import Number, find_numbers, in_identifier, references_in
 from pagerecall.verify.number_words import UNITS, same_unit
 from pagerecall.verify.source import KnownVisible, _check_page_number, source_for
@@ -168,7 +169,8 @@ NOTE = ("Numbers read from the source's cited pages (visible text only), not fro
         "context: the words around the number on the page. Digits in identifiers, versions and commands "
         "(v2.3.1, \\foo=4) are not numbers. Numbers in words: English; 0-99 in German, French, Spanish, "
         "Italian (not un/uno/ein, null; sei, due, dos, once, seize, sept, otto, neuf, elf, onze only before a "
-        "unit); scale words (million, Mio., Mrd., bn, k, 万 ...) in ten languages.")
+        "unit); scale words (million, Mio., Mrd., bn, k, 万 ...) in ten languages; Japanese and Chinese numerals "
+        "before a counter or after 第 (二十四文字, 三つ, 两个, 第三章); full-width digits.")
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",
@@ -223,6 +225,9 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     if refs:
         note = references_note(refs) + " " + note
+    unread = unread_numerals(claim, [(n.start, n.end) for n in find_numbers(claim, references=True) + find_numbers(claim)])
+    if unread:  # a notation this check cannot read: said, never a silent NOT FOUND
+        note = f"Not read as numbers: {', '.join(unread)} ({UNREAD_HINT}). " + note
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:
         note = (f"Page(s) {', '.join(map(str, ocr_pages))} read by OCR: a number found there is OCR text, not "

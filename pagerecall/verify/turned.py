@@ -32,12 +32,14 @@ from pagerecall.verify.differences import (
     MEANING,
     _counterparts,
     NEGATIONS,
+    _NEG_PREFIXES,
     Difference,
     _is_number,
     _tokens,
     _widen,
     differences,
 )
+from pagerecall.verify.cjk_numerals import NUMERALS
 from pagerecall.verify.normalise import _fold_case, _is_wide, normalise
 
 CJK_SPAN = 7
@@ -90,7 +92,8 @@ def _clean(d: Difference) -> bool:
     not "not visible" for "seen at a", which is another sentence."""
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
     if d.kind == "number":
-        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:"))
+        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:")
+                                     and not set(t.text) <= NUMERALS)  # 四 (of 四つ), read without its counter
         return other(q) == other(s)
     if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
         return len(q) <= CJK_SPAN and len(s) <= CJK_SPAN
@@ -107,7 +110,15 @@ def _loose(d: Difference) -> int:
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
     qk = Counter(_unnegated(t.key) for t in q if not _negating(t.key) and not t.wide)
     sk = Counter(_unnegated(t.key) for t in s if not _negating(t.key) and not t.wide)
-    return sum(((qk - sk) + (sk - qk)).values())
+    qk, sk = qk - sk, sk - qk
+    for a, b in ((qk, sk), (sk, qk)):  # invalid / valid, необязательно / обязательно: the turn itself
+        for w in list(a):
+            x = next((w[len(p):] for p, n in _NEG_PREFIXES if w.startswith(p) and len(w) - len(p) >= n
+                      and b[w[len(p):]]), None)
+            if x is not None and a[w] and b[x]:
+                a[w] -= 1
+                b[x] -= 1
+    return sum((+qk + +sk).values())
 
 
 def _negating(key: str) -> bool:
