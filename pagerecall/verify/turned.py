@@ -191,7 +191,7 @@ def _rank(t: Turned) -> tuple:
 def _pieces(nq: str, q: list) -> list[str]:
     """What a page is searched for: the quote's distinct words (lower case), and its CJK text in
     pieces of two characters."""
-    words = {t.text.lower() for t in q if not t.wide}
+    words = {t.text.lower() for t in q if not t.wide and not t.text.endswith(("'", "’"))}  # not "d'" of d'anciennes
     run: list[str] = []
     for t in q + [None]:  # each run of CJK characters (a bracket or a Latin word parts two) in twos
         if t is not None and t.wide and (not run or nq[t.start - 1:t.start] == run[-1][-1:]):
