@@ -225,8 +225,8 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     if refs:
         note = references_note(refs) + " " + note
-    unread = unread_numerals(claim, [(n.start, n.end) for n in find_numbers(claim, references=True) + find_numbers(claim)])
-    if unread:  # a notation this check cannot read: said, never a silent NOT FOUND
+    spans = [(n.start, n.end) for n in find_numbers(claim, references=True) + find_numbers(claim)]
+    if unread := unread_numerals(claim, spans):  # a notation this check cannot read: said, not a silent no-number
         note = f"Not read as numbers: {', '.join(unread)} ({UNREAD_HINT}). " + note
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:
