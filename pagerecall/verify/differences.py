@@ -69,7 +69,7 @@ _NEG_PREFIXES = (("un", 4), ("non", 4), ("in", 5), ("im", 5), ("il", 5), ("ir", 
 """A negating prefix and the shortest word it is taken on (``form`` / ``inform`` is no negation;
 Russian ``не``: ``необязательно`` / ``обязательно``)."""
 
-_ELISION = re.compile(r"(?:[ldnsjmtc]|qu|jusqu|lorsqu|puisqu|quelqu|dell|nell|dall|sull|all|un)['’](?=[^\W\d_])",
+_ELISION = re.compile(r"(?:[ldsjmtc]|qu|jusqu|lorsqu|puisqu|quelqu|dell|nell|dall|sull|all|un)['’](?=[^\W\d_])",
                       re.IGNORECASE)
 """An elided French or Italian article, pronoun or preposition at a word's start (``l'``, ``d'``, ``n'``,
 ``qu'``, ``dell'``): a word of its own, so ``d'nouvelles`` for ``d'anciennes`` is an antonym swapped."""

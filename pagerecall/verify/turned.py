@@ -191,6 +191,7 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
             if sum(p in near for p in pieces) < len(pieces) - spare:
                 continue  # a piece's word is there only if its letters are
             words = set(_WORDS.findall(near))
+            words.update(w.rsplit("'", 1)[1] for w in list(words) if "'" in w)  # "il" of "qu'il" (an elision)
             if sum(1 for p in pieces if (p in words if p[:1].isascii() or not _is_wide(p[0]) else p in near)) \
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
