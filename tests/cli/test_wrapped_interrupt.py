@@ -145,3 +145,40 @@ def test_ctrl_c_while_the_command_line_is_parsed_exits_130_with_one_line(monkeyp
         signal.signal(signal.SIGINT, previous)
     assert code == 130
     assert capsys.readouterr().err == "pagerecall: interrupted before the command began; nothing was changed\n"
+
+
+EXEC_CTRL_C = """
+import signal, sys
+import pagerecall.cli.commands as commands
+from pagerecall.app import main
+
+parse = commands.build_parser
+
+def build_parser():  # a real SIGINT inside code that exec() of a string runs, as dataclasses do on import
+    exec("import signal\\nsignal.raise_signal(signal.SIGINT)\\nx = 1")
+    return parse()
+
+commands.build_parser = build_parser
+sys.exit(main(["search", "anything", "--index", sys.argv[1]]))
+"""
+
+
+def test_a_ctrl_c_inside_exec_of_a_string_still_exits_130(tmp_path):
+    """CPython 3.11 marks a KeyboardInterrupt that leaves ``exec`` of a string as unhandled even
+    when it is caught later, and the process then killed itself with SIGINT after printing its line
+    (exit -2 to a parent in Python: CI's failure; ``dataclasses`` build methods that way, so a
+    Ctrl-C during a lazy import hit it). A real process started as ``python -m`` (the interpreter
+    reads the flag on that path), a real SIGINT inside ``exec``."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, sigint_default
+
+    (tmp_path / "exec_ctrl_c.py").write_text(EXEC_CTRL_C, encoding="utf-8")  # run with -m, as python -m pagerecall
+    paths = (str(tmp_path), str(ROOT), os.environ.get("PYTHONPATH"))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
+    child = subprocess.run([sys.executable, "-m", "exec_ctrl_c", str(tmp_path / "index")], env=env, capture_output=True,
+                           text=True, timeout=120, preexec_fn=sigint_default)
+    assert child.returncode == 130, (child.returncode, child.stderr[-2000:])
+    assert child.stderr == "pagerecall: interrupted before the command began; nothing was changed\n", child.stderr
