@@ -5,14 +5,15 @@ a sweep of delays after start, each in a fresh child process on a fresh copy of 
 text file changed). A run is **bad** when the process does not end with exit 0 (it finished first), 130, or by the
 signal itself after its work was done (a SIGINT in the last ~0.25 s of teardown, after the
 interpreter gave SIGINT back its default: a shell reports that as 130 too), or its
-stderr holds a traceback or a fatal error (``FATAL: exception not rethrown``, ``Fatal Python
+stderr holds a traceback or a fatal error, or it hangs (:data:`HANG_S`) (``FATAL: exception not rethrown``, ``Fatal Python
 error``), or (exit 130) the index holds a live generation that the last line does not name. It
 prints one line per run (command, delay in s, exit code, ``BAD``) with the stderr's tail of a bad
 one, and a summary line per command (runs, bad, by exit code). Found with it: OpenVINO's queued
 requests outliving a Ctrl-C (SIGABRT at shutdown), a Ctrl-C inside a Lance scan ending in a
 traceback (exit 1), a Ctrl-C while the command line was parsed (a traceback), a Ctrl-C inside
 ``exec`` of a string (``dataclasses`` on a lazy import) ending in a death by SIGINT after the
-line that said it was handled.
+line that said it was handled, a hang when a Ctrl-C left the import lock held (the
+file-preparation worker waited for it, the main thread for the worker).
 
     nice python bench/interrupt_sweep.py [--commands build,watch] [--from 0.1] [--to 6] [--step 0.15]
 """
@@ -33,6 +34,10 @@ from pathlib import Path
 import _suite as suite
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+HANG_S = 180.0
+"""Seconds after which a run that has not ended counts as hung (killed, bad)."""
 
 
 def sigint_default() -> None:
@@ -81,7 +86,12 @@ def one(command: str, delay: float, corpus: Path, work: Path) -> tuple[int, bool
         time.sleep(delay)
         if child.poll() is None:
             child.send_signal(signal.SIGINT)
-        out, err = child.communicate(timeout=600)
+        try:
+            out, err = child.communicate(timeout=HANG_S)
+        except subprocess.TimeoutExpired:  # a hang is the worst answer to Ctrl-C
+            child.kill()
+            out, err = child.communicate()
+            return child.returncode, True, f"HUNG: no exit {HANG_S:g} s after SIGINT\n{err}"
         code = child.returncode
         bad = (code not in (0, 130, -signal.SIGINT) or "Traceback" in err or "FATAL" in err
                or "Fatal Python error" in err)
