@@ -71,8 +71,9 @@ Russian ``не``: ``необязательно`` / ``обязательно``)."
 
 _ELISION = re.compile(r"(?:[ldsjmtc]|qu|jusqu|lorsqu|puisqu|quelqu|dell|nell|dall|sull|all|un)['’](?=[^\W\d_])",
                       re.IGNORECASE)
-"""An elided French or Italian article, pronoun or preposition at a word's start (``l'``, ``d'``, ``n'``,
-``qu'``, ``dell'``): a word of its own, so ``d'nouvelles`` for ``d'anciennes`` is an antonym swapped."""
+"""An elided French or Italian article, pronoun or preposition at a word's start (``l'``, ``d'``, ``qu'``,
+``dell'``): a word of its own, so ``d'nouvelles`` for ``d'anciennes`` is an antonym swapped. Not ``n'``: the
+negation rule reads ``n'est`` as one word."""
 
 NOUN_CAPITALS = 0.2
 """Share of capitalised words inside sentences above which a page's language capitalises nouns
