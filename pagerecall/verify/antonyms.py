@@ -55,7 +55,7 @@ ANTONYMS = (
     "obligatoire* facultati*|obligatoire* optionnel*|précédent* suivant*|gauche* droite*|accept* refus*|"
     "autoris* interdi*|réussi* échou*|succès échec*|meilleur* pire*|rapide* lent*|long,longue,longues court*|"
     "import* export*|montant* descendant*|croissant* décroissant*|envoy* recev*|envoi* récept*|entrant* sortant*|"
-    "install* désinstall*|origine* destination*",
+    "install*,installation* désinstall*,désinstallation*|origine* destination*",
     # Spanish
     "antes después|encima debajo|arriba abajo|aument* disminu*|máxim* mínim*|maxim* minim*|abiert* cerrad*|"
     "abri* cerr*|primer* últim*|activ* desactiv*|habilit* deshabilit*|añad* elimin*|agreg* elimin*|"
@@ -63,7 +63,7 @@ ANTONYMS = (
     "fácil* difícil*|mism* diferent*|grande* pequeñ*|superior* inferior*|principio* final*|inicio fin|"
     "entrada* salida*|obligatori* opcional*|anterior* siguiente*|izquierd* derech*|acept* rechaz*|"
     "permit* prohib*|éxito* fracas*|mayor menor|mejor* peor*|alto,alta,altos,altas bajo,baja,bajos,bajas|"
-    "rápid* lent*|larg* cort*|import* export*|ascendente* descendente*|envi* recib*|instal* desinstal*",
+    "rápid* lent*|larg* cort*|import* export*|ascendente* descendente*|envi* recib*|instal*,instalacion*,instalación* desinstal*,desinstalacion*,desinstalación*",
     # Italian
     "prima dopo|sopra sotto|aument* diminu*|massim* minim*|apert* chius*|apri* chiud*|primo,prima,primi,prime "
     "ultim*|attiv* disattiv*|abilit* disabilit*|aggiung* rimuov*|nuov* vecch*|più meno|vero,vera,veri,vere fals*|"
