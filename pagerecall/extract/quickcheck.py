@@ -178,21 +178,14 @@ def _reaches(peaks: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c
     :data:`pagerecall.extract.visibility.MIN_CONTRAST` against the ``ground`` beneath (linear
     luminance, ``(n,)``): a pixel shows the glyph's colour at most as strongly as a reader sees
     it, so such a span is not faint whatever veils it. Vectorised over the page's spans."""
-    from pagerecall.extract.rendering import integral
     from pagerecall.extract.visibility import MIN_CONTRAST
 
-    h = mask.shape[0]
-    table = integral(mask)
-    tall = np.maximum(rows[:, 1] - rows[:, 0], 1)
-    r = rows[:, :1] + np.arange(int(tall.max()))[None, :]  # (spans, rows): each span's rows, padded
-    inside = r < rows[:, 1:]
-    r = np.clip(r, 0, h - 1)
-    x0, x1 = c0[:, None], end[:, None]
-    inked = inside & ((table[r + 1, x1] - table[r, x1] - table[r + 1, x0] + table[r, x0]) > 0)
-    first = inked.argmax(axis=1)
-    last = inked.shape[1] - 1 - inked[:, ::-1].argmax(axis=1)
-    if (~inked.any(axis=1) | (last - first + 1 < MIN_ROWS * tall)).any():
-        return False
+    # each span's rows [r0, r1) that hold a changed pixel in its columns: read from those pixels
+    # only (r0 >= 0 and r1 <= the render's height, as _lo and _hi make them)
+    for r0, r1, x0, x1 in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), c0.tolist(), end.tolist()):
+        inked = np.flatnonzero(mask[r0:r1, x0:x1].any(axis=1)) if r1 > r0 else ()
+        if not len(inked) or inked[-1] - inked[0] + 1 < MIN_ROWS * max(r1 - r0, 1):
+            return False
     width, done = max(2, int(WINDOW_EM * em.min())), 1
     col = np.concatenate((peaks, np.zeros((len(peaks), 1), peaks.dtype)), axis=1)  # a sentinel column per line
     while done < width:  # col[:, c] becomes the max over [c, c + width) of its line: doubling
