@@ -178,7 +178,8 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
-    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
+    from pagerecall.extract.boxsums import box_sums
+    from pagerecall.extract.rendering import ink, render_pair
 
     try:
         with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
@@ -200,7 +201,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     shrunk[:, 2] = np.where(horizontal, hi, px[:, 2])
     shrunk[:, 1] = np.where(horizontal, px[:, 1], lo)
     shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
-    changed, _ = box_ink(integral(ink(with_text, without_text)), shrunk)
+    changed, _ = box_sums(ink(with_text, without_text), shrunk)
     # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
