@@ -180,12 +180,8 @@ def _reaches(peaks: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c
     it, so such a span is not faint whatever veils it. Vectorised over the page's spans."""
     from pagerecall.extract.visibility import MIN_CONTRAST
 
-    # each span's rows [r0, r1) that hold a changed pixel in its columns: read from those pixels
-    # only (r0 >= 0 and r1 <= the render's height, as _lo and _hi make them)
-    for r0, r1, x0, x1 in zip(rows[:, 0].tolist(), rows[:, 1].tolist(), c0.tolist(), end.tolist()):
-        inked = np.flatnonzero(mask[r0:r1, x0:x1].any(axis=1)) if r1 > r0 else ()
-        if not len(inked) or inked[-1] - inked[0] + 1 < MIN_ROWS * max(r1 - r0, 1):
-            return False
+    if not _rows_inked(mask, rows, c0, end):
+        return False
     width, done = max(2, int(WINDOW_EM * em.min())), 1
     col = np.concatenate((peaks, np.zeros((len(peaks), 1), peaks.dtype)), axis=1)  # a sentinel column per line
     while done < width:  # col[:, c] becomes the max over [c, c + width) of its line: doubling
@@ -203,6 +199,34 @@ def _reaches(peaks: np.ndarray, mask: np.ndarray, bands: list, li: np.ndarray, c
         worst = np.where(ok, np.minimum(worst, (np.maximum(lin, ground) + 0.05) / (np.minimum(lin, ground) + 0.05)),
                          worst)
     return not (worst < MIN_CONTRAST).any()
+
+
+def _rows_inked(mask: np.ndarray, rows: np.ndarray, c0: np.ndarray, end: np.ndarray) -> bool:
+    """True when every span's rows ``[r0, r1)`` (``rows``, int ``(n, 2)``; ``r0 >= 0`` and ``r1`` at
+    most the render's height, as :func:`_lo` and :func:`_hi` make them) that hold a changed pixel
+    (``mask``) in its columns ``[c0, end)`` (``c0 < end <= width``) run from first to last over at
+    least :data:`MIN_ROWS` of its height. Read from the pixels of those row segments only, one
+    ``numpy.maximum.reduceat`` over the flat mask for all spans, segments in page order."""
+    h, w = mask.shape
+    r0, r1 = rows[:, 0], rows[:, 1]
+    if (r1 <= r0).any():
+        return False  # a span without a row: nothing inked
+    tall = r1 - r0
+    r = r0[:, None] + np.arange(int(tall.max()))[None, :]  # (spans, rows): each span's rows, padded
+    span, at = np.nonzero(r < r1[:, None])
+    start = r[span, at] * w + c0[span]
+    order = np.argsort(start, kind="stable")  # the segments between them short: each pixel read once
+    idx = np.empty(2 * len(order), np.int64)
+    idx[0::2] = start[order]
+    idx[1::2] = start[order] + (end - c0)[span[order]]
+    flat = mask.reshape(-1).view(np.uint8)
+    if idx[1::2].max() >= flat.size:
+        flat = np.append(flat, np.uint8(0))  # reduceat wants every index inside the array
+    inked = np.zeros(r.shape, bool)
+    inked[span[order], at[order]] = np.maximum.reduceat(flat, idx)[0::2] > 0
+    first = inked.argmax(axis=1)
+    last = inked.shape[1] - 1 - inked[:, ::-1].argmax(axis=1)
+    return not (~inked.any(axis=1) | (last - first + 1 < MIN_ROWS * tall)).any()
 
 
 def _ground(without_text: np.ndarray, bands: list, ground_cols: list, spans: list, li: np.ndarray, c0s: list,
