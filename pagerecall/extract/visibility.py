@@ -54,7 +54,7 @@ import numpy as np
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
-from pagerecall.extract.squeeze import letters_enough, squeezed
+from pagerecall.extract.squeeze import across, letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
 __all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -102,17 +102,14 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     :class:`pagerecall.extract.rendering.PageDrawing` (its paint log and renders, made once),
     else the page is read itself."""
     rect = tuple(page.rect * page.derotation_matrix)
-    try:
-        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
-    except Exception:
-        log = []
     keys, boxes, dirs, sizes, runs, run_of, flat = _glyphs(raw)
     reasons: dict[Key, str] = {}
+    todo = np.zeros(0, np.int64)
     if keys:
         off = [not meets(r.bbox, rect) for r in runs]
         kept = overflow(runs, off, rect) if any(off) else set()
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
-        extent = _across(boxes, dirs, horizontal)
+        extent = across(boxes, dirs, horizontal)
         tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
@@ -121,9 +118,18 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
             if off[run_of[i]] and run_of[i] not in kept:
                 reasons[keys[i]] = "outside_page"
         todo = np.nonzero(inside & ~tiny)[0]
-        if len(todo):
-            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
-                                      sizes[todo], dirs[todo, 2] > 0, np.asarray(run_of)[todo], drawing))
+    if len(todo) and drawing is not None:
+        try:  # the renders before the paint log: their run without text makes it (not a run of its own)
+            drawing.renders()
+        except Exception:  # a page MuPDF cannot draw: _by_pixels finds so
+            pass
+    try:
+        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
+    except Exception:
+        log = []
+    if len(todo):
+        reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
+                                  sizes[todo], dirs[todo, 2] > 0, np.asarray(run_of)[todo], drawing))
     spans = list(_spans(raw, reasons, page))
     spans += dropped_by_mupdf(page, raw, rect, log)
     spans += layers_off(page, raw)
@@ -246,21 +252,6 @@ def _weak(page: Any, raw: dict, keys: list[Key], px: np.ndarray, shrunk: np.ndar
     if (strength < 1.0).any():
         out |= todo & faint(raw, keys, px, without_text, span_of, MIN_CONTRAST, strength)
     return out
-
-
-def _across(boxes: np.ndarray, dirs: np.ndarray, horizontal: np.ndarray) -> np.ndarray:
-    """Each glyph's extent across its line (points, ``(n,)``): its box's height on a horizontal
-    line, width on a vertical one; on a slanted line (direction ``(c, s)``) the thickness ``t`` of
-    the glyph's quad, from its axis-aligned box (``w = L|c| + t|s|``, ``h = L|s| + t|c|``:
-    ``t = (h|c| - w|s|) / (c^2 - s^2)``), where the line is far enough from 45 degrees
-    (``|c^2 - s^2|`` at least 0.3) for that to be well posed; else the box's extent as before.
-    A line squashed flat and slanted (a 0.3 pt sentence at 30 degrees) has a box a few points tall."""
-    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    plain = np.where(horizontal, h, w)
-    c, s = np.abs(dirs[:, 0]), np.abs(dirs[:, 1])
-    det = c * c - s * s
-    slanted = (np.minimum(c, s) > 1e-3) & (np.abs(det) >= 0.3)
-    return np.where(slanted, (h * c - w * s) / np.where(slanted, det, 1.0), plain)
 
 
 def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
