@@ -25,7 +25,9 @@ in thin vertical stripes (every row inked, little of each glyph).
 
 The spans of a page are judged together (numpy over all lines and spans, ~0.5 ms a page on
 maint-guide instead of ~4 ms span by span); ``tests/extract/test_page_drawing.py`` holds the
-result to the span-by-span loop it replaced.
+result to the span-by-span loop it replaced. The rows screen reads the pixels of the spans' rows
+only (:func:`_rows_inked`, one ``reduceat``) instead of a summed-area table of the whole page:
+0.4 ms a page on maint-guide instead of 3.1 ms (``tests/extract/test_render_sums.py``).
 """
 
 from __future__ import annotations

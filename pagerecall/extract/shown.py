@@ -21,7 +21,9 @@ through no clip, group, mask or blend mode, over the render without text. Per gl
 A glyph the text on top does not ink (render mode 3 or 7, white on white: nothing to compare) is
 left to the other tests. The render's cost: one more run of the page's content stream with only
 the text drawn (the device implements nothing else), paid only by pages the span-level check
-(:mod:`pagerecall.extract.quickcheck`) did not prove visible.
+(:mod:`pagerecall.extract.quickcheck`) did not prove visible: ~5.5 ms a page on maint-guide (Intel
+Xeon, load ~13), and ~10 ms for :func:`shown_shares`' three summed-area tables (four before: the
+two counts share one; each made of the boxes' rectangle, :mod:`pagerecall.extract.boxsums`).
 """
 
 from __future__ import annotations
