@@ -101,7 +101,7 @@ def passages_of(index: Path) -> dict[str, list[str]]:
 
 
 SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third",
-        "fourth": "tests.extract.constructions_fourth"}
+        "fourth": "tests.extract.constructions_fourth", "fifth": "tests.extract.constructions_fifth"}
 """``--set``: the module of each adversarial set (``SENTENCES``, ``TUNING``, ``HELD_OUT``, ``build_case``)."""
 
 
