@@ -244,9 +244,9 @@ def _drop_shadow(between: str = "") -> Callable[[pymupdf.Page, str], None]:
 
 
 def _tight_kerning(page: pymupdf.Page, s: str) -> None:
-    """A headline set with kerning so tight that neighbouring glyphs overlap (TJ -160), a rule under it."""
+    """A headline set with kerning so tight that neighbouring glyphs overlap (TJ 160), a rule under it."""
     context(page)
-    parts = " ".join(f"({_esc(c)}) -160" for c in s)
+    parts = " ".join(f"({_esc(c)}) 160" for c in s)
     raw(page, f"BT 0 g /helv 16 Tf 72 {H - 126} Td [{parts}] TJ ET " + RULE)
 
 
