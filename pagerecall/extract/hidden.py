@@ -117,12 +117,12 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         drop, spans = _classify(page, {"blocks": []}, drawing)
         return data, spans
     try:
-        from pagerecall.extract.overdrawn import later_text
+        from pagerecall.extract.overdrawn import overdrawn
         from pagerecall.extract.quickcheck import all_visible
 
         # text drawn over other text with a painting between: the span level would credit the earlier
         # text with the later one's ink; the glyph level judges it without (overdrawn.py)
-        visible = not later_text(drawing.bboxlog()) and all_visible(page, data, drawing)[0]
+        visible = not overdrawn(page, drawing).later and all_visible(page, data, drawing)[0]
     except Exception:  # the glyph-level check decides
         visible = False
     if visible:  # every span shown visible: only text MuPDF dropped itself can be listed

@@ -15,8 +15,8 @@ stay. One render, not one per glyph:
 
 * :func:`later_text` reads the page's paint log (``get_bboxlog``, read for the check anyway): the
   text drawings that lie over an earlier text drawing (their boxes share :data:`MIN_OVERLAP` of
-  the smaller one) *with a non-text painting between the two that meets their overlap* (a box, a
-  fill, an image, a shading, an annotation's appearance). Text over text with nothing between
+  the smaller one) *with a non-text painting between the two whose box covers half their overlap*
+  (:data:`MIN_COVER`: a box, a fill, an image, a shading, an annotation's appearance). Text over text with nothing between
   (fake bold, shadows, kerning, accents) cannot hide the earlier text by a cover and needs no
   render; pages with no such pair (nearly all) pay the screen only (numpy over the log's boxes).
 * :func:`hidden_under_text` renders the page once more with its text but for those drawings (a
@@ -40,78 +40,158 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_OVERLAP", "hidden_under_text", "later_text"]
+__all__ = ["MIN_COVER", "MIN_OVERLAP", "hidden_under_text", "later_text", "overdrawn"]
 
 MIN_OVERLAP = 0.3
-"""Share of the smaller of two text drawings' boxes their overlap must cover for the later one to
-lie over the earlier. Why: a line pasted over a line overlaps it by 0.6-1.0; two lines of a
-paragraph (font boxes taller than the leading) overlap by under 0.2 of a line's box."""
+"""Share of the smaller of two boxes their overlap must cover for the later one to lie over the
+earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (the decision). Why:
+a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
+glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
+
+MIN_COVER = 0.5
+"""Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
+cover that hides a glyph covers most of it; a table's rule or a frame's edge between two rows
+(a box of no width) covers none of their overlap, and must not cost the page a render."""
 
 _TEXT = ("fill-text", "stroke-text", "ignore-text")
-_CHUNK = 512
+_CHUNK = 256
 
 
-def later_text(log: list) -> frozenset[int]:
+class Overdrawn:
+    """What :func:`overdrawn` found on a page: ``later``, the paint-log indexes of the text
+    drawings drawn over earlier text with a painting between (empty for most pages), and
+    ``glyphs``, ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins
+    in tenths of a point; None when the trace was not read)."""
+
+    def __init__(self, later: frozenset[int], glyphs: dict | None) -> None:
+        self.later, self.glyphs = later, glyphs
+
+
+def overdrawn(page: Any, drawing: Any = None) -> Overdrawn:
+    """The page's text drawn over other text (:class:`Overdrawn`), made once per
+    :class:`pagerecall.extract.rendering.PageDrawing` (``drawing``; else read from ``page``).
+    Two stages: :func:`later_text` on the paint log (boxes of whole text drawings: numpy over
+    the log, no run of the page), and only where it lists some, the same test on glyph boxes from
+    ``get_texttrace`` (one more run of the content stream): a text drawing counts when one of its
+    glyphs lies over a glyph of an earlier drawing with a painting between that covers half their
+    overlap.
+    Raises what MuPDF raises."""
+    if drawing is not None and getattr(drawing, "overdrawn", None) is not None:
+        return drawing.overdrawn
+    log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
+    found = Overdrawn(frozenset(), None)
+    coarse = later_text(log)
+    if coarse:
+        trace = page.get_texttrace()
+        later = _glyph_level(trace, log, coarse)
+        glyphs: dict[tuple, set[bool]] = {}
+        for span in trace if later else ():
+            is_later = span.get("seqno") in later
+            for ch in span.get("chars", ()):
+                glyphs.setdefault((ch[0], round(ch[2][0] * 10), round(ch[2][1] * 10)), set()).add(is_later)
+        found = Overdrawn(later, glyphs if later else None)
+    if drawing is not None:
+        drawing.overdrawn = found
+    return found
+
+
+def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -> frozenset[int]:
     """Indexes into ``log`` (``page.get_bboxlog()``: ``[(kind, (x0, y0, x1, y1)), ...]`` in paint
     order) of the text drawings drawn over an earlier text drawing with a non-text painting
-    between the two that meets their overlap (module docstring). Empty for most pages."""
+    between the two that covers half their overlap (module docstring), judged on the log's boxes of
+    whole drawings. With ``boxes`` (glyph boxes) and ``seqs`` (each glyph's log index), judged on
+    the glyphs instead. Empty for most pages."""
     if len(log) < 3:
         return frozenset()
     kinds = np.asarray([k in _TEXT for k, _ in log])
-    ti, pi = np.flatnonzero(kinds), np.flatnonzero(~kinds)
-    if len(ti) < 2 or not len(pi):
+    pi = np.flatnonzero(~kinds)
+    if not len(pi) or kinds.sum() < 2:
         return frozenset()
     rects = np.asarray([r for _, r in log], float)
-    early, late = ti[ti < pi[-1]], ti[ti > pi[0]]  # text with a painting after it / before it
-    if not len(early) or not len(late):
+    if boxes is None:
+        seq = np.flatnonzero(kinds)
+        own = rects[seq]
+    else:
+        seq, own = np.asarray(seqs, np.int64), np.asarray(boxes, float).reshape(-1, 4)
+    early, late = seq < pi[-1], seq > pi[0]  # drawn before some painting / after some painting
+    if not early.any() or not late.any():
         return frozenset()
-    e = rects[early]
+    e, eseq = own[early], seq[early]
+    order = np.argsort(e[:, 1], kind="stable")
+    e, eseq = e[order], eseq[order]
     e_area = np.clip(e[:, 2] - e[:, 0], 0, None) * np.clip(e[:, 3] - e[:, 1], 0, None)
+    tallest = float((e[:, 3] - e[:, 1]).max())
+    l_all, lseq_all = own[late], seq[late]
+    lorder = np.argsort(l_all[:, 1], kind="stable")
+    l_all, lseq_all = l_all[lorder], lseq_all[lorder]
     out: set[int] = set()
-    for start in range(0, len(late), _CHUNK):
-        lidx = late[start:start + _CHUNK]
-        l_ = rects[lidx]
+    for start in range(0, len(l_all), _CHUNK):
+        l_, lseq = l_all[start:start + _CHUNK], lseq_all[start:start + _CHUNK]
+        a0 = np.searchsorted(e[:, 1], l_[:, 1].min() - tallest, "left")
+        a1 = np.searchsorted(e[:, 1], l_[:, 3].max(), "right")
+        if a0 >= a1:
+            continue
+        ee, es, ea = e[a0:a1], eseq[a0:a1], e_area[a0:a1]
         l_area = np.clip(l_[:, 2] - l_[:, 0], 0, None) * np.clip(l_[:, 3] - l_[:, 1], 0, None)
-        ix0 = np.maximum(l_[:, None, 0], e[None, :, 0])
-        iy0 = np.maximum(l_[:, None, 1], e[None, :, 1])
-        ix1 = np.minimum(l_[:, None, 2], e[None, :, 2])
-        iy1 = np.minimum(l_[:, None, 3], e[None, :, 3])
+        ix0 = np.maximum(l_[:, None, 0], ee[None, :, 0])
+        iy0 = np.maximum(l_[:, None, 1], ee[None, :, 1])
+        ix1 = np.minimum(l_[:, None, 2], ee[None, :, 2])
+        iy1 = np.minimum(l_[:, None, 3], ee[None, :, 3])
         inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
-        over = ((early[None, :] < lidx[:, None]) & (inter > 0)
-                & (inter >= MIN_OVERLAP * np.minimum(l_area[:, None], e_area[None, :])))
+        over = ((es[None, :] < lseq[:, None]) & (inter > 0)
+                & (inter >= MIN_OVERLAP * np.minimum(l_area[:, None], ea[None, :])))
         for a, b in zip(*np.nonzero(over)):
-            j, i = int(lidx[a]), int(early[b])
+            j, i = int(lseq[a]), int(es[b])
             if j in out:
                 continue
             lo, hi = np.searchsorted(pi, i, "right"), np.searchsorted(pi, j, "left")
             if lo >= hi:
                 continue
             p = rects[pi[lo:hi]]
-            box = (ix0[a, b], iy0[a, b], ix1[a, b], iy1[a, b])
-            if ((np.minimum(p[:, 2], box[2]) > np.maximum(p[:, 0], box[0]))
-                    & (np.minimum(p[:, 3], box[3]) > np.maximum(p[:, 1], box[1]))).any():
+            cover = (np.clip(np.minimum(p[:, 2], ix1[a, b]) - np.maximum(p[:, 0], ix0[a, b]), 0, None)
+                     * np.clip(np.minimum(p[:, 3], iy1[a, b]) - np.maximum(p[:, 1], iy0[a, b]), 0, None))
+            if cover.max() >= MIN_COVER * inter[a, b]:
                 out.add(j)
     return frozenset(out)
 
 
+def _glyph_level(trace: list, log: list, coarse: frozenset[int]) -> frozenset[int]:
+    """:func:`later_text` on the glyphs of ``get_texttrace`` (``trace``; whitespace left out),
+    for the drawings ``coarse`` listed on whole drawings (only they can be listed here)."""
+    boxes, seqs = [], []
+    for span in trace:
+        s = span.get("seqno")
+        if s is None or s >= len(log):
+            continue
+        for ch in span.get("chars", ()):
+            if ch[0] > 32 and not chr(ch[0]).isspace():
+                boxes.append(ch[3])
+                seqs.append(s)
+    if not boxes:
+        return frozenset()
+    return later_text(log, boxes, seqs) & coarse
+
+
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
-                      zoom: float, log: list) -> np.ndarray:
+                      zoom: float, drawing: Any = None) -> np.ndarray:
     """Bool ``(n,)``: glyphs ``keys`` (``extractRAWDICT`` indexes of ``raw``; ``shrunk``: their
     boxes in render pixels, float ``(n, 4)``, as the glyph-level check counts them) of an earlier
     text drawing that show no pixel changed (:data:`pagerecall.extract.rendering.MIN_PIXEL_CHANGE`)
-    between the page rendered without the text drawn later over them (:func:`later_text` of
-    ``log``) and ``without_text`` (the render without any text, :func:`pagerecall.extract.rendering.render_pair`,
+    between the page rendered without the text drawn later over them (:func:`overdrawn`) and
+    ``without_text`` (the render without any text, :func:`pagerecall.extract.rendering.render_pair`,
     at ``zoom`` pixels per point). All False on a page without such text drawings, or when the
     render or the match cannot be made (the other tests' verdicts stand)."""
     out = np.zeros(len(keys), bool)
-    later = later_text(log)
-    if not later or not len(keys):
+    if not len(keys):
         return out
     try:
-        earlier = _earlier_glyphs(page, raw, keys, later)
+        found = overdrawn(page, drawing)
+        if not found.later:
+            return out
+        earlier = _earlier_glyphs(raw, keys, found.glyphs or {})
         if not earlier.any():
             return out
-        under = _render_without(page, later, zoom)
+        under = _render_without(page, found.later, zoom)
     except Exception:  # the rendering cannot decide: nothing more is hidden
         return out
     if under is None or under.shape != without_text.shape:
@@ -122,14 +202,10 @@ def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, with
     return earlier & (changed == 0)
 
 
-def _earlier_glyphs(page: Any, raw: dict, keys: list, later: frozenset[int]) -> np.ndarray:
-    """Bool ``(n,)``: glyphs of ``keys`` that ``get_texttrace`` places (same character, origin
-    within 0.05 pt) in a text drawing not in ``later`` and in none of ``later``."""
-    drawn: dict[tuple, set[bool]] = {}
-    for span in page.get_texttrace():
-        is_later = span.get("seqno") in later
-        for ch in span.get("chars", ()):
-            drawn.setdefault((ch[0], round(ch[2][0] * 10), round(ch[2][1] * 10)), set()).add(is_later)
+def _earlier_glyphs(raw: dict, keys: list, drawn: dict) -> np.ndarray:
+    """Bool ``(n,)``: glyphs of ``keys`` that the trace's glyphs ``drawn`` (:class:`Overdrawn`)
+    place (same character, origin within 0.05 pt) in drawings other than the later ones, and in
+    none of the later ones (a glyph found in neither keeps the other tests' verdict)."""
     out = np.zeros(len(keys), bool)
     blocks = raw.get("blocks", ())
     for n, (b, l, s, c) in enumerate(keys):

@@ -207,7 +207,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
     # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
-    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, log) & ~degenerate
+    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
     gone = (changed == 0) | own_faint | under | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text,
                                                       zoom), (changed > 0) & ~own_faint & ~degenerate & ~under)
     if degenerate.any() and gone.any():
