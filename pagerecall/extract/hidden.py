@@ -12,8 +12,9 @@ ZWJ/ZWNJ are part of emoji and Persian spelling and stay).
 A page without hidden text gives exactly the text it gave before: the page's text dictionary is
 only rebuilt (from ``extractRAWDICT`` of the same text page, hidden glyphs dropped) when a glyph
 is hidden. Cost: :mod:`pagerecall.extract.visibility` (two renders at 72 dpi of a page with text, a
-third, of the text alone, on pages the span-level check does not prove visible; a page without
-text renders nothing).
+third, of the text alone, on pages the span-level check does not prove visible; a fourth, without
+the text drawn over other text, on pages where text lies over text with a painting between,
+:mod:`pagerecall.extract.overdrawn`; a page without text renders nothing).
 """
 
 from __future__ import annotations

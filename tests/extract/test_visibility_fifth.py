@@ -143,10 +143,10 @@ def test_a_page_without_text_over_text_costs_no_render(monkeypatch) -> None:
     tp = page.get_textpage()
     split_pdf_hidden(page, tp, tp.extractDICT())
     assert calls == []
-    page = _log_page(text_ops(LINE) + "1 g 55 660 500 30 re f\n" + text_ops("Another line written on the box."))
+    page = _log_page(text_ops(LINE) + "1 g 55 660 500 30 re f\n" + text_ops("Replacement text over the cover."))
     tp = page.get_textpage()
     _, spans = split_pdf_hidden(page, tp, tp.extractDICT())
-    assert len(calls) == 1 and [h.reason for h in spans] == ["covered"]
+    assert len(calls) == 1 and [(h.reason, h.text) for h in spans] == [("covered", LINE)]
 
 
 def test_the_render_without_later_text_is_the_render_with_text_when_nothing_is_left_out(corpus: Path) -> None:
