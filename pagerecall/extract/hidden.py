@@ -121,9 +121,12 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         from pagerecall.extract.overdrawn import overdrawn
         from pagerecall.extract.quickcheck import all_visible
 
-        # text drawn over other text with a painting between: the span level would credit the earlier
-        # text with the later one's ink; the glyph level judges it without (overdrawn.py)
-        visible = not overdrawn(page, drawing).later and all_visible(page, data, drawing)[0]
+        visible, renders = all_visible(page, data, drawing)
+        # text drawn over other text with a painting between: the span level credits the earlier text
+        # with the later one's ink; the glyph level judges it without (overdrawn.py). Asked after the
+        # renders, which make the paint log in the same run as the render without text.
+        if visible and renders is not None and overdrawn(page, drawing).later:
+            visible = False
     except Exception:  # the glyph-level check decides
         visible = False
     if visible:  # every span shown visible: only text MuPDF dropped itself can be listed
