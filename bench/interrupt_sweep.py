@@ -1,7 +1,9 @@
 """Ctrl-C at every moment of a write: SIGINT sent to ``pagerecall build`` / ``pagerecall watch`` at
 a sweep of delays after start, each in a fresh child process on a fresh copy of a corpus.
 
-A run is **bad** when the process does not end with exit 0 (it finished first) or 130, or its
+A run is **bad** when the process does not end with exit 0 (it finished first), 130, or by the
+signal itself (a SIGINT in the last ~0.25 s of teardown, after the interpreter gave SIGINT back its
+default: a shell reports that as 130 too), or its
 stderr holds a traceback or a fatal error (``FATAL: exception not rethrown``, ``Fatal Python
 error``), or (exit 130) the index holds a live generation that the last line does not name. It
 prints one line per run (command, delay in s, exit code, ``BAD``) with the stderr's tail of a bad
@@ -52,8 +54,9 @@ def one(command: str, delay: float, corpus: Path, work: Path) -> tuple[int, bool
             child.send_signal(signal.SIGINT)
         _, err = child.communicate(timeout=600)
         code = child.returncode
-        bad = (code not in (0, 130) or "Traceback" in err or "FATAL" in err or "Fatal Python error" in err)
-        if code == 130 and (index / "CURRENT").exists():
+        bad = (code not in (0, 130, -signal.SIGINT) or "Traceback" in err or "FATAL" in err
+               or "Fatal Python error" in err)
+        if code in (130, -signal.SIGINT) and (index / "CURRENT").exists():
             live = (index / "CURRENT").read_text().strip()
             bad = bad or live not in err.strip().splitlines()[-1]
         return code, bad, err
