@@ -1,7 +1,7 @@
 """What judging text under other text costs: the rendering check's CPU per page, two trees interleaved.
 
-Each round runs, in a child process per tree (``PYTHONPATH`` the tree), :func:`pagerecall.extract.hidden.split_pdf_hidden`
-on every page of the given PDFs (the text page and its dictionary made outside the timing) and
+Each round runs, in a child process per tree (``PYTHONPATH`` the tree),
+:func:`pagerecall.extract.hidden.split_pdf_hidden` on every page of the given PDFs (the text page and its dictionary made outside the timing) and
 reports the check's CPU (``time.process_time``) per page; rounds alternate the trees' order (A B,
 B A, ...). Prints each run and the medians per tree.
 

@@ -15,10 +15,10 @@ stay. One render, not one per glyph:
 
 * :func:`later_text` reads the page's paint log (``get_bboxlog``, read for the check anyway): the
   text drawings that lie over an earlier text drawing (their boxes share :data:`MIN_OVERLAP` of
-  the smaller one) *with a non-text painting between the two whose box covers half their overlap*
-  (:data:`MIN_COVER`: a box, a fill, an image, a shading, an annotation's appearance). Text over text with nothing between
-  (fake bold, shadows, kerning, accents) cannot hide the earlier text by a cover and needs no
-  render; pages with no such pair (nearly all) pay the screen only (numpy over the log's boxes).
+  the smaller one) *with a non-text painting between the two whose box covers half their
+  overlap* (:data:`MIN_COVER`: a box, a fill, an image, a shading, an annotation's appearance).
+  Text over text with nothing between (fake bold, shadows, kerning, accents) cannot hide the
+  earlier text by a cover and needs no render; pages with no such pair (nearly all) pay the screen only (numpy over the log's boxes).
 * :func:`hidden_under_text` renders the page once more with its text but for those drawings (a
   device that counts the drawing calls as the paint log and ``get_texttrace`` number them), and
   hides a glyph of an earlier drawing (matched to ``get_texttrace``'s glyphs by its character and

@@ -179,7 +179,8 @@ def _two_line_correction(page: pymupdf.Page, s: str) -> None:
 
 
 def _clipped_then_over(page: pymupdf.Page, s: str) -> None:
-    """A sentence clipped away (in the hole of an even-odd clip as wide as the page), other words written at the same place after it."""
+    """A sentence clipped away (in the hole of an even-odd clip as wide as the page), other words
+    written at the same place after it."""
     context(page)
     raw(page, f"q 0 0 612 792 re 60 {H - 132} 500 24 re W* n {ops_lines([s], top=124)}Q "
         + ops_lines([OVER["cs"]], top=124))
@@ -254,7 +255,8 @@ def _superscripts(page: pymupdf.Page, s: str) -> None:
     """Footnote marks set as superscripts that overlap the letters before them, after a rule."""
     context(page)
     raw(page, ops_lines([s], top=124) + RULE
-        + "".join(f"BT 0.6 0 0 rg /helv 7 Tf {x} {H - 119} Td ({m}) Tj ET " for x, m in ((150, "1"), (262, "2"), (371, "*"))))
+        + "".join(f"BT 0.6 0 0 rg /helv 7 Tf {x} {H - 119} Td ({m}) Tj ET "
+                  for x, m in ((150, "1"), (262, "2"), (371, "*"))))
 
 
 def _accents_apart(page: pymupdf.Page, s: str) -> None:
