@@ -7,6 +7,10 @@ CPU timed). Prints one JSON line per page either stage lists (file, 1-based page
 drawings' count at each stage) and a summary per folder: pages, pages listed by each stage (the
 second: the pages that pay the extra render), the CPU per page (mean, max) and the largest log.
 
+``--any-painting``: instead, per page, whether any glyph of ``get_texttrace`` lies over a glyph of an
+earlier text drawing at all, as if a painting lay between every two drawings (what judging every
+text over text without the later text would render; reads the trace of every page, slow).
+
     nice -n 19 python bench/overdrawn_pages.py ../shared/corpora/bench ../shared/pdfs/adversarial
 """
 
@@ -26,15 +30,33 @@ from pagerecall.extract.overdrawn import later_text, overdrawn
 PASSWORDS = ("foo", "usersecret", "openpassword")
 
 
+def _over_at_all(page) -> frozenset[int]:
+    """The text drawings of ``page`` with a glyph over a glyph of an earlier drawing, a painting
+    assumed between every two drawings (a log of the trace's drawings, each followed by a page-wide fill)."""
+    boxes, seqs = [], []
+    for span in page.get_texttrace():
+        for ch in span.get("chars", ()):
+            if ch[0] > 32 and not chr(ch[0]).isspace():
+                boxes.append(ch[3])
+                seqs.append(2 * span["seqno"])
+    if not boxes:
+        return frozenset()
+    log = [entry for _ in range(max(seqs) // 2 + 2) for entry in (("fill-text", (0, 0, 0, 0)),
+                                                                   ("fill-path", (-1e6, -1e6, 1e6, 1e6)))]
+    return later_text(log, boxes, seqs)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folders", type=Path, nargs="+")
+    ap.add_argument("--any-painting", action="store_true", help="text over earlier text, painting or not")
+    ap.add_argument("--only", nargs="*", default=[], help="file path substrings to keep")
     args = ap.parse_args(argv)
     record = suite.start(__file__, args)
     for folder in args.folders:
         pages = listed = rendered = 0
         spent, worst, biggest = 0.0, 0.0, 0
-        for path in sorted(folder.rglob("*.pdf")):
+        for path in sorted(p for p in folder.rglob("*.pdf") if not args.only or any(s in str(p) for s in args.only)):
             try:
                 doc = pymupdf.open(path)
             except Exception:
@@ -49,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
                     except Exception:
                         continue
                     pages += 1
+                    if args.any_painting:
+                        listed += bool(_over_at_all(page))
+                        continue
                     t = time.process_time()
                     got = later_text(log)
                     fine = overdrawn(page).later if got else frozenset()  # the glyph level reads its log again
