@@ -103,6 +103,8 @@ def one(command: str, delay: float, corpus: Path, work: Path) -> tuple[int, bool
         elif code == 130 and live is not None:  # names the new generation, or says the old one is unchanged
             bad = bad or not (live in said or (live == live_before and ("unchanged" in said
                                                                          or "nothing was changed" in said)))
+        if bad:
+            err += f"\n[stdout tail] {out[-300:]!r}\n[live before] {live_before} [after] {live}"
         return code, bad, err
     finally:
         shutil.rmtree(run, ignore_errors=True)

@@ -16,7 +16,8 @@ A glyph that changes pixels but too little of it reaches the page is hidden too
 (:mod:`pagerecall.extract.shown`, from a third render: the text drawn on top of everything,
 through no clip, mask or blend): under :data:`pagerecall.extract.shown.MIN_SHOWN` of its own ink
 (a clip to a sliver), or shown at an opacity that leaves its colour faint past reading (a white
-veil, a faint soft mask: the contrast rule on the colour as seen).
+veil, a faint soft mask: the contrast rule on the colour as seen). A glyph that other text drawn
+later lies over, a painting between, is judged without that text too (:mod:`pagerecall.extract.overdrawn`).
 
 Where the rendering cannot decide, the rules of the first round remain:
 
@@ -53,8 +54,9 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.overdrawn import hidden_under_text
 from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
-from pagerecall.extract.squeeze import letters_enough, squeezed
+from pagerecall.extract.squeeze import across, letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
 __all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
@@ -102,17 +104,14 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     :class:`pagerecall.extract.rendering.PageDrawing` (its paint log and renders, made once),
     else the page is read itself."""
     rect = tuple(page.rect * page.derotation_matrix)
-    try:
-        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
-    except Exception:
-        log = []
     keys, boxes, dirs, sizes, runs, run_of, flat = _glyphs(raw)
     reasons: dict[Key, str] = {}
+    todo = np.zeros(0, np.int64)
     if keys:
         off = [not meets(r.bbox, rect) for r in runs]
         kept = overflow(runs, off, rect) if any(off) else set()
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
-        extent = _across(boxes, dirs, horizontal)
+        extent = across(boxes, dirs, horizontal)
         tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
@@ -121,9 +120,18 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
             if off[run_of[i]] and run_of[i] not in kept:
                 reasons[keys[i]] = "outside_page"
         todo = np.nonzero(inside & ~tiny)[0]
-        if len(todo):
-            reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
-                                      sizes[todo], dirs[todo, 2] > 0, np.asarray(run_of)[todo], drawing))
+    if len(todo) and drawing is not None:
+        try:  # the renders before the paint log: their run without text makes it (not a run of its own)
+            drawing.renders()
+        except Exception:  # a page MuPDF cannot draw: _by_pixels finds so
+            pass
+    try:
+        log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
+    except Exception:
+        log = []
+    if len(todo):
+        reasons.update(_by_pixels(page, raw, log, [keys[i] for i in todo], boxes[todo], horizontal[todo],
+                                  sizes[todo], dirs[todo, 2] > 0, np.asarray(run_of)[todo], drawing))
     spans = list(_spans(raw, reasons, page))
     spans += dropped_by_mupdf(page, raw, rect, log)
     spans += layers_off(page, raw)
@@ -178,7 +186,8 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     (visible when it has none). In vertical writing (``wmode`` 1) MuPDF's boxes lie up to a glyph
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
-    from pagerecall.extract.rendering import box_ink, ink, integral, render_pair
+    from pagerecall.extract.boxsums import box_sums
+    from pagerecall.extract.rendering import ink, render_pair
 
     try:
         with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
@@ -200,13 +209,15 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     shrunk[:, 2] = np.where(horizontal, hi, px[:, 2])
     shrunk[:, 1] = np.where(horizontal, px[:, 1], lo)
     shrunk[:, 3] = np.where(horizontal, px[:, 3], hi)
-    changed, _ = box_ink(integral(ink(with_text, without_text)), shrunk)
+    changed, _ = box_sums(ink(with_text, without_text), shrunk)
     # faint text: the glyph's colour against the page beneath it (mean linear luminance of the
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
-    gone = (changed == 0) | own_faint | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
-                                              (changed > 0) & ~own_faint & ~degenerate)
+    # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
+    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
+    gone = (changed == 0) | own_faint | under | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text,
+                                                      zoom), (changed > 0) & ~own_faint & ~degenerate & ~under)
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
         placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
@@ -245,21 +256,6 @@ def _weak(page: Any, raw: dict, keys: list[Key], px: np.ndarray, shrunk: np.ndar
     if (strength < 1.0).any():
         out |= todo & faint(raw, keys, px, without_text, span_of, MIN_CONTRAST, strength)
     return out
-
-
-def _across(boxes: np.ndarray, dirs: np.ndarray, horizontal: np.ndarray) -> np.ndarray:
-    """Each glyph's extent across its line (points, ``(n,)``): its box's height on a horizontal
-    line, width on a vertical one; on a slanted line (direction ``(c, s)``) the thickness ``t`` of
-    the glyph's quad, from its axis-aligned box (``w = L|c| + t|s|``, ``h = L|s| + t|c|``:
-    ``t = (h|c| - w|s|) / (c^2 - s^2)``), where the line is far enough from 45 degrees
-    (``|c^2 - s^2|`` at least 0.3) for that to be well posed; else the box's extent as before.
-    A line squashed flat and slanted (a 0.3 pt sentence at 30 degrees) has a box a few points tall."""
-    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    plain = np.where(horizontal, h, w)
-    c, s = np.abs(dirs[:, 0]), np.abs(dirs[:, 1])
-    det = c * c - s * s
-    slanted = (np.minimum(c, s) > 1e-3) & (np.abs(det) >= 0.3)
-    return np.where(slanted, (h * c - w * s) / np.where(slanted, det, 1.0), plain)
 
 
 def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
