@@ -122,7 +122,8 @@ def print_evidence(res: dict) -> None:
     """``Searcher.evidence``'s passages on stdout; the token budget used on stderr."""
     out = con().out
     for i, p in enumerate(res["passages"], 1):
-        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens)\n")
+        ocr = "  [OCR]" if p.get("ocr") else ""  # as search marks it: not verbatim-citable
+        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens){ocr}\n")
         if p.get("section"):
             out.write(f"    § {' > '.join(p['section'])}\n")
         out.write(p["text"].rstrip() + "\n\n")
