@@ -320,7 +320,9 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             if d.get("label"):
                 where += f" (printed {d['label']})"
             wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
-            head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
+            printed = wrong and str(args.page) in {d.get("label"), d.get("label_end")}  # the printed book's page
+            head = (f"{d['match']} (cited {args.page} = printed page {args.page}, not physical)" if printed
+                    else f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"])
             found = d["match"] != "not_found"
             con().out.write(f"{head}: {args.file}" + (f" {where}" if found else "") + "\n")
             if d.get("context"):

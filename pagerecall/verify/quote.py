@@ -364,7 +364,14 @@ def verify_quote(
     if result.ocr:
         notes.append("the page text came from OCR: not verbatim-citable; check the page image")
     if result.page_correct is False:
-        notes.append(f"cited page {cited}, found on page {found.page}" + (f" (label {pa.label})" if pa.label else ""))
+        printed = next((p for p in (pa, pb) if p.label and p.label.strip() == str(cited)), None)
+        if printed is not None:  # the reader cited the printed book: right, but not the physical page (critic9)
+            notes.append(f"cited page {cited} is the printed label of physical page {printed.number}, where the "
+                         f"quote is: pages here are physical (1-based). Next: pass --page {printed.number} "
+                         f"(MCP page={printed.number}); cite it in your text as printed page {cited}")
+        else:
+            notes.append(f"cited page {cited}, found on page {found.page}"
+                         + (f" (label {pa.label})" if pa.label else ""))
     result.note = "; ".join(notes)
     return result
 
