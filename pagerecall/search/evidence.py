@@ -136,11 +136,12 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     if not taken and left_out:
         notes.append(f"no passage fits {max_tokens} tokens: the smallest candidate needs {smallest} "
                      f"(raise --max-tokens / max_tokens)")
-    ocr_files = sorted({p.file for p in taken if p.ocr})
-    if ocr_files:
-        notes.append(f"{sum(p.ocr for p in taken)} passage(s) of {', '.join(ocr_files)} are OCR text of a scan "
-                     "(ocr: true), as the index holds it: not verbatim-citable. Next: read the scan "
-                     f"(pagerecall page {ocr_files[0]} N --png OUT.png; MCP view_page) before quoting")
+    scans = [p for p in taken if p.ocr]
+    if scans:
+        files = ", ".join(dict.fromkeys(p.file for p in scans))
+        notes.append(f"{len(scans)} passage(s) of {files} are OCR text of a scan (ocr: true), as the index holds "
+                     f"it: not verbatim-citable. Next: read the scan (pagerecall page {scans[0].file} "
+                     f"{scans[0].page_start} --png OUT.png; MCP view_page) before quoting")
     if skipped_changed:
         notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
                      "(run pagerecall update)")
