@@ -64,6 +64,32 @@ def serve_ui(args: argparse.Namespace, settings: Settings) -> int:
 LAUNCHERS = {"mcp": serve_mcp, "ui": serve_ui, "resident": serve_resident}
 
 
+EXIT_INTERRUPTED = 130
+"""128 + SIGINT: what pagerecall returns after a Ctrl-C it handled (one line said what was left)."""
+
+
+def forget_handled_interrupt() -> None:
+    """Tell the interpreter that the Ctrl-C it saw was handled, so that the process exits with
+    :data:`EXIT_INTERRUPTED` instead of killing itself with SIGINT after its finalisation.
+
+    Why: CPython 3.11 marks a KeyboardInterrupt "unhandled" (``_Py_UnhandledKeyboardInterrupt``,
+    read by ``Py_RunMain`` after finalising) whenever one leaves code run by ``exec`` of a string,
+    even when a caller catches it afterwards; ``dataclasses`` and ``namedtuple`` build their
+    methods that way, so a Ctrl-C that lands while a module with a dataclass is imported (the
+    commands import lazily) made the process die by SIGINT after printing its one line (exit -2
+    to a parent in Python, found by CI and ``bench/interrupt_sweep.py``; a watchpoint on the flag
+    showed ``dataclasses``' ``exec``). pyproject pins Python 3.11, where the flag is an exported
+    global; elsewhere this does nothing (a shell reports a death by SIGINT as 130 too)."""
+    if sys.version_info[:2] != (3, 11):
+        return
+    try:
+        import ctypes
+
+        ctypes.c_int.in_dll(ctypes.pythonapi, "_Py_UnhandledKeyboardInterrupt").value = 0
+    except (ValueError, OSError, AttributeError):  # a build without the symbol: exit by SIGINT, as before
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``pagerecall`` console script and ``python -m pagerecall``: ``argv``
     (default ``sys.argv[1:]``) answered by the resident server when one serves its index, else in
@@ -73,11 +99,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         argv = sys.argv[1:] if argv is None else list(argv)
         code, asked = ask(argv)  # the one probe of the resident server's socket
-        if code is not None:
-            return code
-        from pagerecall.cli.commands import main as cli_main
+        if code is None:
+            from pagerecall.cli.commands import main as cli_main
 
-        return cli_main(argv, LAUNCHERS, asked=asked)
+            code = cli_main(argv, LAUNCHERS, asked=asked)
     except KeyboardInterrupt:  # Ctrl-C while the command line is parsed or its imports load (before: a traceback)
         sys.stderr.write("pagerecall: interrupted before the command began; nothing was changed\n")
-        return 130
+        code = EXIT_INTERRUPTED
+    if code == EXIT_INTERRUPTED:
+        forget_handled_interrupt()
+    return code

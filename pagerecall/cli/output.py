@@ -14,6 +14,7 @@ from pagerecall.cli.names import with_shown_names
 from pagerecall.cli.console import Console, ConsoleLogHandler, capture, con, print_json  # noqa: F401 - re-exported
 from pagerecall.cli.status import print_info, print_report  # noqa: F401 - re-exported
 from pagerecall.errors import UsageError
+from pagerecall.text.names import shown_name
 
 
 
@@ -185,8 +186,9 @@ def print_view(args: argparse.Namespace, res: dict) -> int:
         printed = f" (printed {res['label']})" if res.get("label") else ""
         n = sum(len(pb["boxes"]) for pb in (res.get("rects") or {}).get("pages", []))
         marked = f", {n} line box(es) highlighted" if res.get("highlight") else ""
-        con().out.write(f"{args.png}: {res['file']} page {res['page']} of {res['pages']}{printed}, "
-                         f"{res['width_px']}x{res['height_px']} px at {res['dpi']:g} dpi{marked}\n")
+        con().out.write(f"{shown_name(str(args.png))}: {shown_name(res['file'])} page {res['page']} of "
+                         f"{res['pages']}{printed}, {res['width_px']}x{res['height_px']} px at {res['dpi']:g} dpi"
+                         f"{marked}\n")
     if res.get("note"):
         con().err.write(f"note: {res['note']}\n")
     if res.get("highlight") == "quote":

@@ -12,8 +12,9 @@ ZWJ/ZWNJ are part of emoji and Persian spelling and stay).
 A page without hidden text gives exactly the text it gave before: the page's text dictionary is
 only rebuilt (from ``extractRAWDICT`` of the same text page, hidden glyphs dropped) when a glyph
 is hidden. Cost: :mod:`pagerecall.extract.visibility` (two renders at 72 dpi of a page with text, a
-third, of the text alone, on pages the span-level check does not prove visible; a page without
-text renders nothing).
+third, of the text alone, on pages the span-level check does not prove visible; a fourth, without
+the text drawn over other text, on pages where text lies over text with a painting between,
+:mod:`pagerecall.extract.overdrawn`; a page without text renders nothing).
 """
 
 from __future__ import annotations
@@ -117,9 +118,15 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         drop, spans = _classify(page, {"blocks": []}, drawing)
         return data, spans
     try:
+        from pagerecall.extract.overdrawn import overdrawn
         from pagerecall.extract.quickcheck import all_visible
 
-        visible, _ = all_visible(page, data, drawing)
+        visible, renders = all_visible(page, data, drawing)
+        # text drawn over other text with a painting between: the span level credits the earlier text
+        # with the later one's ink; the glyph level judges it without (overdrawn.py). Asked after the
+        # renders, which make the paint log in the same run as the render without text.
+        if visible and renders is not None and overdrawn(page, drawing).later:
+            visible = False
     except Exception:  # the glyph-level check decides
         visible = False
     if visible:  # every span shown visible: only text MuPDF dropped itself can be listed

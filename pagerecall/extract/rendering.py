@@ -227,6 +227,7 @@ class PageDrawing:
         self.page = page
         self._log: list | None = None
         self._renders: tuple | None = None
+        self.overdrawn: Any = None  # text drawn over other text (pagerecall.extract.overdrawn), made once
 
     def bboxlog(self) -> list:
         """``page.get_bboxlog()``: ``[(kind, (x0, y0, x1, y1)), ...]`` in paint order, unrotated

@@ -61,6 +61,9 @@ REVISIONS: dict[int, str] = {
     15: "PDF text drawn in a colour that never marks the page (a Separation colour space /None, a DeviceN of /None "
         "only) is hidden (unpainted), as conforming viewers show nothing there; a cover drawn in such a colour no "
         "longer hides the text under it",
+    16: "PDF text under a cover with other text written over it at the same place (a correction pasted over a "
+        "line, a FreeText annotation's or a Stamp's own words over hidden ones) is hidden (covered): a glyph is "
+        "judged without the text drawn later over it, where a painting lies between the two",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

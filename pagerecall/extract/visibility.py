@@ -16,7 +16,8 @@ A glyph that changes pixels but too little of it reaches the page is hidden too
 (:mod:`pagerecall.extract.shown`, from a third render: the text drawn on top of everything,
 through no clip, mask or blend): under :data:`pagerecall.extract.shown.MIN_SHOWN` of its own ink
 (a clip to a sliver), or shown at an opacity that leaves its colour faint past reading (a white
-veil, a faint soft mask: the contrast rule on the colour as seen).
+veil, a faint soft mask: the contrast rule on the colour as seen). A glyph that other text drawn
+later lies over, a painting between, is judged without that text too (:mod:`pagerecall.extract.overdrawn`).
 
 Where the rendering cannot decide, the rules of the first round remain:
 
@@ -53,6 +54,7 @@ import numpy as np
 
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
+from pagerecall.extract.overdrawn import hidden_under_text
 from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
 from pagerecall.extract.squeeze import letters_enough, squeezed
 from pagerecall.types import HiddenSpan
@@ -205,8 +207,10 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
-    gone = (changed == 0) | own_faint | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
-                                              (changed > 0) & ~own_faint & ~degenerate)
+    # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
+    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
+    gone = (changed == 0) | own_faint | under | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text,
+                                                      zoom), (changed > 0) & ~own_faint & ~degenerate & ~under)
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
         placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}

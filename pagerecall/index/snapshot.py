@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from pagerecall.index import fulltext
-from pagerecall.errors import IndexCorruptError, IndexMismatchError, IndexNotFoundError, PagerecallError
+from pagerecall.errors import (IndexCorruptError, IndexMismatchError, IndexNotFoundError, PagerecallError,
+                               wrapped_interrupt)
 
 from pagerecall.index.ann import REFINE_FACTOR
 from pagerecall.index.schema import CHUNK_COLUMNS, FILE_RECORD_COLUMNS, batched, check_index_dir, sql_in, sql_str
@@ -129,6 +130,8 @@ class Snapshot:
             tindex = fulltext.open_index(gdir / "tantivy")
             searcher = tindex.searcher()
         except (*_lance_errors(), ImportError) as exc:
+            if wrapped_interrupt(exc):  # Ctrl-C inside Lance: not a damaged generation
+                raise KeyboardInterrupt from exc
             if _cannot_write(exc):  # a sound index in a folder this user cannot write: rebuilding would not help
                 raise IndexCorruptError(
                     f"Cannot open generation {gdir}: its full-text index is opened by writing a lock file in it, and "
@@ -169,6 +172,8 @@ class Snapshot:
         try:
             return ds.to_table(**kwargs)
         except _lance_errors() as exc:
+            if wrapped_interrupt(exc):  # Ctrl-C inside Lance: not a damaged generation ("rebuild" would mislead)
+                raise KeyboardInterrupt from exc
             raise IndexCorruptError(
                 f"Reading generation {self.path} failed: {str(exc).rstrip('. ')}. Next: pagerecall info; "
                 "pagerecall rebuild if it persists."

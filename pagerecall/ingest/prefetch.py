@@ -35,13 +35,17 @@ once per file, and on 2 cores the second core embeds.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import deque
 from concurrent.futures import FIRST_COMPLETED, wait
 from typing import Any, Callable, Iterator, Sequence
 
+from pagerecall.ingest.import_lock import release_leaked_import_lock
 from pagerecall.ingest.preparing import PendingFile, Prepared
+
+log = logging.getLogger(__name__)
 
 PREFETCH_PASSAGES = 512
 """Passages of prepared files that may wait for the main thread (2 groups of
@@ -54,6 +58,11 @@ runs Tesseract on one core; a 2-core machine here). While files remain to be ext
 
 OCR_WAITING = 8
 """Files whose OCR has not started that may wait (their extracted text, some KB per page)."""
+
+JOIN_S = 30.0
+"""How long leaving the loop early (an error, Ctrl-C) waits for the worker to stop (seconds): it
+stops between files, so one long file's extraction may outlast the wait; it is then left to end on
+its own (a daemon thread; it only reads sources) instead of holding the Ctrl-C up for good."""
 
 _POLL_S = 0.5
 """How often a wait for OCR checks whether the build stopped (seconds)."""
@@ -84,6 +93,7 @@ class _Handoff:
             self._cond.notify_all()
 
     def get(self) -> Any:
+        release_leaked_import_lock()  # else a worker that imports would wait for it forever
         with self._cond:
             while not self._items:
                 self._cond.wait()
@@ -175,4 +185,8 @@ def prepare_ahead(items: Sequence, start: Callable[[Any], Prepared | PendingFile
     finally:
         stop.set()
         out.stop()
-        t.join()
+        release_leaked_import_lock()
+        t.join(JOIN_S)
+        if t.is_alive():  # a daemon: it ends with its file, or with the process
+            log.warning("the file being prepared was left to finish on its own (it did not stop within %g s)",
+                        JOIN_S)

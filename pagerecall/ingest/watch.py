@@ -117,6 +117,8 @@ class Watcher:
         """True while a build or update runs."""
         self.abandoned = False
         """True once a stop abandoned an update in progress (the next start resumes it)."""
+        self._rollback_said: tuple | None = None
+        """The rollback and delta the last ``rolled_back`` event named (said once, not per batch)."""
 
     # ------------------------------------------------------------------ the update
     def _progress(self, stage: str, done: int, total: int) -> None:
@@ -212,8 +214,11 @@ class Watcher:
         else:
             message = (f"{head}: watch leaves the rolled-back index alone. Next: pagerecall update once the corpus "
                        "is as it should be (watch then follows it again), or start watch with --after-rollback")
-        self.emit({"event": "rolled_back", "held": not self.opt.after_rollback, "live": rolled["live"],
-                   "left": rolled["left"], "at": rolled["at"], "delta": counts, "message": message})
+        said = (rolled["live"], rolled["left"], tuple(sorted(counts.items())))
+        if said != self._rollback_said:  # once per rollback and delta: not again for every settled batch
+            self._rollback_said = said
+            self.emit({"event": "rolled_back", "held": not self.opt.after_rollback, "live": rolled["live"],
+                       "left": rolled["left"], "at": rolled["at"], "delta": counts, "message": message})
         return self.opt.after_rollback
 
     # ------------------------------------------------------------------ settling

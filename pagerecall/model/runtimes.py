@@ -89,11 +89,14 @@ def import_openvino() -> Any:
 
     if "openvino" in sys.modules:
         return sys.modules["openvino"]
+    from pagerecall.model.deferred import interrupt_deferred
+
     blocked = "openvino.tools.ovc" not in sys.modules
     if blocked:
         sys.modules["openvino.tools.ovc"] = None  # type: ignore[assignment]  # import -> ImportError
     try:
-        import openvino
+        with interrupt_deferred():  # a Ctrl-C inside OpenVINO's import is swallowed there, leaving it half-loaded
+            import openvino
     finally:
         if blocked and sys.modules.get("openvino.tools.ovc", 0) is None:
             del sys.modules["openvino.tools.ovc"]  # a later explicit import is the caller's own choice

@@ -183,3 +183,28 @@ def collapse_same_page(ranked: Sequence[tuple[str, float]], rows: dict[str, dict
             seen.setdefault(f, []).append((ps, pe, cs))
         kept.append((cid, score))
     return kept
+
+
+
+LISTINGS_LAST = True
+"""Passages that are (part of) a table of contents or a back-of-book index
+(:func:`pagerecall.text.headings.is_listing`) rank after every other candidate of a hybrid search.
+Such a passage lists every topic of a book, so the vector lane finds it near any question about the
+book (maint-guide.de's contents page ranked first for "Wie prüfe ich ein Paket mit lintian?", above
+the section it lists); it points at pages, it does not say what they say. Measured (bench/eval.py,
+demo sets, queries split by section before any run): docs/decisions/lane-weights.md ("Listings")."""
+
+
+def listings_last(ranked: Sequence[tuple[str, float]], rows: dict[str, dict]) -> list[tuple[str, float]]:
+    """``ranked`` (``(chunk_id, fused score)``, best first) with the listing passages (tables of
+    contents, indexes: :func:`pagerecall.text.headings.is_listing` on ``rows[id]["text"]``) moved
+    after the others, each group in its order; a moved passage's score is capped at the score of
+    the last passage before it, so scores stay non-increasing. Ids without a row stay where they are."""
+    from pagerecall.text.headings import is_listing
+
+    listed = {cid for cid, _ in ranked if cid in rows and is_listing(rows[cid]["text"])}
+    if not listed:
+        return list(ranked)
+    out = [(cid, score) for cid, score in ranked if cid not in listed]
+    floor = out[-1][1] if out else float("inf")
+    return out + [(cid, min(score, floor)) for cid, score in ranked if cid in listed]

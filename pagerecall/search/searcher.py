@@ -311,6 +311,8 @@ class Searcher(IndexReads, SourceReads):
                 ranked = hybrid.keep_lexical_first(ranked, ft_ids[0], text_coverage.get(ft_ids[0], 0.0))
             if q.parsed.phrases and not missing_phrases:
                 ranked = phrase_first(ranked, set(ft_ids))
+            if hybrid.LISTINGS_LAST:  # tables of contents and indexes point at pages; they are not evidence
+                ranked = hybrid.listings_last(ranked, q.rows_for([cid for cid, _ in ranked]))
         else:
             (ranked,) = lanes.values()
         # overlapping passages of one page: the best one stands for them (pagerecall.search.hybrid)

@@ -98,3 +98,26 @@ def test_update_report_and_watch_lines_quote_the_names(tmp_path, capsys) -> None
     assert "\t" not in out
     line = describe({"event": "changes", "files": 1, "paths": [str(corpus / "room\nold.txt")]})
     assert line == "1 change(s): $'room\\nold.txt'"
+
+
+def test_page_png_says_what_it_wrote_on_one_line(tmp_path, capsys) -> None:
+    """``page FILE N --png OUT`` confirms on one line: a PDF named with a line feed, written to a
+    path with a tab, both shown as ``$'...'`` (before: the line broke in two at the name)."""
+    import pymupdf
+
+    from pagerecall.ingest.pipeline import build
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "The lamp map shows the coast.")
+    doc.save(corpus / "lamp\nmap.pdf")
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=corpus,
+                                   degraded_registry=None)
+    build(settings, corpus)
+    out_png = tmp_path / "out\tpage.png"
+    code = main(["page", "lamp\nmap.pdf", "1", "--png", str(out_png), "--index", str(settings.index_dir),
+                 "--in-process"])
+    out = capsys.readouterr().out
+    assert code == 0 and out_png.read_bytes()[:4] == b"\x89PNG", out
+    assert out.count("\n") == 1 and out.startswith(shown_name(str(out_png)) + ": $'lamp\\nmap.pdf' page 1 of 1"), out

@@ -61,6 +61,14 @@ def test_watch_holds_a_rolled_back_index_and_says_why(rolled_back) -> None:
         again = run.next("rolled_back", "update")
         assert again["event"] == "rolled_back" and again["held"] and again["delta"] == {"added": 2}
         assert IndexStore(index).current_name() == first  # the rollback stands
+        # the same file saved again: the same rollback and delta are not said again (before: once per batch)
+        _write(corpus / "drei.txt", "Die Lampe brennt bis zum Morgengrauen.")
+        quiet = run.quiet(4.0)
+        assert [e["event"] for e in quiet if e["event"] == "changes"] and not [
+            e for e in quiet if e["event"] == "rolled_back"], quiet
+        _write(corpus / "fünf.txt", "Der Leuchtturm steht auf dem Felsen.")  # a new delta is said
+        more = run.next("rolled_back", "update")
+        assert more["event"] == "rolled_back" and more["delta"] == {"added": 3}, more
         # the user decides: pagerecall update; watch then follows the corpus again
         settings = dataclasses.replace(run.watcher.settings, corpus_root=corpus)
         mine = pipeline.update(settings).to_dict()["generation"]

@@ -192,3 +192,34 @@ def test_a_packaging_question_stays_an_answer_in_any_language(demo, query):
     corpus, settings, _ = demo
     res = Searcher(settings).search(query, k=5)
     assert res.envelope["weak"] is False, query
+
+
+@pytest.mark.parametrize("query", ["Wie prüfe ich ein Paket mit lintian?", "Using lintian", "lintian を使う",
+                                   "What does the copyright file hold?"])
+def test_a_table_of_contents_ranks_after_the_pages_it_lists(demo, query):
+    """A table of contents or an index lists every topic of a book, so the vector lane finds it
+    near any question about the book: maint-guide.de's contents page ranked first for the German
+    lintian question, above the section it lists (a new user's report). Listings now rank after
+    every other passage of a hybrid search; with ``LISTINGS_LAST`` off this query's first hit is
+    the contents page again (the test's control)."""
+    from pagerecall.text.headings import is_listing
+
+    _, settings, _ = demo
+    searcher = Searcher(settings)
+    hits = searcher.search(query, k=10).hits
+    listed = [is_listing(h.text) for h in hits]
+    assert hits and not listed[0], (query, [(h.file, h.page_start) for h in hits])
+    assert listed == sorted(listed), query  # no listing above a passage that is not one
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_without_the_rule_the_contents_page_ranks_first(demo, monkeypatch):
+    """The control of the test above: the rule is what moves the contents page."""
+    from pagerecall.search import hybrid
+    from pagerecall.text.headings import is_listing
+
+    _, settings, _ = demo
+    monkeypatch.setattr(hybrid, "LISTINGS_LAST", False)
+    hits = Searcher(settings).search("Wie prüfe ich ein Paket mit lintian?", k=3).hits
+    assert is_listing(hits[0].text), [(h.file, h.page_start) for h in hits]
