@@ -223,6 +223,10 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
     if refs:
         note = references_note(refs) + " " + note
+    from pagerecall.verify.printed_cited import printed_page_hint
+
+    if hint := printed_page_hint(src, count, read, claim, numbers):  # cited by printed labels (critic9)
+        note = hint + " " + note
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:
         note = (f"Page(s) {', '.join(map(str, ocr_pages))} read by OCR: a number found there is OCR text, not "
