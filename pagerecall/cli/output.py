@@ -123,7 +123,8 @@ def print_evidence(res: dict) -> None:
     """``Searcher.evidence``'s passages on stdout; the token budget used on stderr."""
     out = con().out
     for i, p in enumerate(res["passages"], 1):
-        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens)\n")
+        ocr = "  [OCR]" if p.get("ocr") else ""  # as search marks it: not verbatim-citable
+        out.write(f"[{i}] {p['file']}  {_pages(p)}  ({p['tokens']} tokens){ocr}\n")
         if p.get("section"):
             out.write(f"    § {' > '.join(p['section'])}\n")
         out.write(p["text"].rstrip() + "\n\n")
@@ -321,7 +322,9 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
             if d.get("label"):
                 where += f" (printed {d['label']})"
             wrong = args.page is not None and d["match"] != "not_found" and d.get("page_correct") is False
-            head = f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"]
+            printed = wrong and str(args.page) in {d.get("label"), d.get("label_end")}  # the printed book's page
+            head = (f"{d['match']} (cited {args.page} = printed page {args.page}, not physical)" if printed
+                    else f"{d['match']} (WRONG PAGE: cited {args.page})" if wrong else d["match"])
             found = d["match"] != "not_found"
             con().out.write(f"{head}: {args.file}" + (f" {where}" if found else "") + "\n")
             if d.get("context"):

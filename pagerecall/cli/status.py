@@ -16,7 +16,7 @@ def print_report(rep: dict) -> None:
     out = con().out
     d = rep.get("delta", {})
     if rep.get("dry_run"):
-        out.write("Dry run: nothing changed.\n")
+        out.write("Dry run: nothing written (the index is as it was).\n")
         if rep["action"] in ("build", "rebuild"):
             out.write(f"{rep['action']} would index {d.get('added', 0)} file(s) from {rep['corpus_root']} into a new "
                       f"generation; the live one ({rep.get('previous') or 'none'}) would stay for rollback\n")

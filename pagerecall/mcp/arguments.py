@@ -91,7 +91,8 @@ def refusal(tool: str, exc: Any) -> str:
         want = {"string_type": "text", "list_type": "a list"}.get(kind, "true or false")
         what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"
     elif kind == "union_type":
-        want = " or ".join(ctx["wants"])
+        wants = ctx["wants"]
+        want = ", ".join(wants[:-1]) + " or " + wants[-1] if len(wants) > 1 else wants[0]
         what, step = f"{field} must be {want}, got {value!r}", f"call {tool} again with {field} as {want}"
     elif kind in ("literal_error", "enum"):
         what, step = (f"{field} {value!r} is not one of {ctx.get('expected')}",

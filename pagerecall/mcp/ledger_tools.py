@@ -121,9 +121,9 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
         claim: Annotated[str, Field(min_length=1, max_length=lm.MAX_CLAIM_CHARS,
                                     description="the claim the source is cited for")],
         file: FileArg,
-        pages: Annotated[list[Annotated[int, Field(ge=1)]] | str,
-                         Field(description="cited physical pages, 1-based: a list [12, 13, 14] or '12', '12-14', "
-                                           "'12,14', as check_numbers takes them")],
+        pages: Annotated[list[Annotated[int, Field(ge=1)]] | Annotated[int, Field(ge=1)] | str,
+                         Field(description="cited physical pages, 1-based: a list [12, 13, 14], 12 or '12', "
+                                           "'12-14', '12,14', as check_numbers takes them")],
         quote: Annotated[str, Field(max_length=lm.MAX_QUOTE_CHARS,
                                     description="the quoted source text ('' for none)")],
         verdict: Annotated[Literal["supported", "contradicted", "partial", "not_found"],

@@ -145,9 +145,9 @@ def register(server, settings, get_searcher: Callable[[], Any], guard: Callable,
                                           description="target file, relative to the corpus root")] = None,
         # a list or '12-14', as record_check and check_numbers take them (critic8: '12-14' was refused here)
         pages: Annotated[Annotated[list[Annotated[int, Field(ge=1)]], Field(max_length=nm.MAX_NOTE_PAGES)]
-                         | Annotated[str, Field(max_length=200)] | None,
-                         Field(description="target pages of file, physical, 1-based: a list [12, 13, 14] or '12', "
-                                           "'12-14', '12,14'")] = None,
+                         | Annotated[int, Field(ge=1)] | Annotated[str, Field(max_length=200)] | None,
+                         Field(description="target pages of file, physical, 1-based: a list [12, 13, 14], 12 or "
+                                           "'12', '12-14', '12,14'")] = None,
         section: Annotated[list[Annotated[str, Field(max_length=nm.MAX_SECTION_TITLE_CHARS)]]
                            | Annotated[str, Field(max_length=nm.MAX_SECTION_DEPTH * (nm.MAX_SECTION_TITLE_CHARS + 3))]
                            | None,

@@ -403,7 +403,11 @@ class EvidencePassage(BaseModel):
     score: float = Field(description="the best fused score of the hits it holds; orders this list only")
     tokens: int = Field(description="tokens of text, counted by the tokenizer the answer names")
     chunk_ids: list[str]
-    text: str = Field(description="read from the source pages (not the index): quotable after verify_quote")
+    text: str = Field(description="read from the source pages (not the index): quotable after verify_quote; "
+                                  "with ocr true, the index's OCR text of a scan")
+    ocr: bool = Field(False, description="true: OCR text of a scanned page, as the index holds it (re-running OCR "
+                                         "would give the same words): not verbatim-citable, read the scan "
+                                         "(view_page) before quoting")
     reference: dict[str, Any] | None = Field(
         None, description="the file's bibliographic reference (key, citation, title, doi), if known")
     instruction_like: bool = Field(False, description=INSTRUCTION_LIKE)

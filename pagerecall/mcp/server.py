@@ -306,8 +306,9 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         claim: Annotated[str, Field(**schema_bounds(minLength=1, maxLength=MAX_CLAIM_CHARS),
                                     description="the sentence whose numbers to check")],
         file: FilePath,
-        pages: Annotated[str | list[Annotated[int, Field(ge=1)]],
-                         Field(description="cited physical pages, 1-based: '12', '12-14', '12,14' or a list "
+        # one page as a JSON number too (critic9: `pages: 12` was refused, "must be text or a list")
+        pages: Annotated[Annotated[int, Field(ge=1)] | str | list[Annotated[int, Field(ge=1)]],
+                         Field(description="cited physical pages, 1-based: 12, '12', '12-14', '12,14' or a list "
                                            "[12, 13, 14], as record_check takes them")],
     ) -> NumbersOut:
         def run():

@@ -7,6 +7,11 @@ agent with a small budget the best evidence for a claim, instead of k hits to op
 2. Each passage's text is read **from the source pages** (``verify.read_page``: the same extraction
    the index was built from), sliced by the passage's character offsets; never the index's copy.
    A file changed on disk since the build is left out with a note (its offsets no longer hold).
+   A passage the build read by OCR (a scan: the source has no text to re-read) is the exception: its
+   text is the index's OCR output, marked ``ocr: true`` (not verbatim-citable), because reading it
+   "from the source" meant running Tesseract again at query time (one page 30 s at load 4 on a 2-core
+   Xeon) for the same text, and where OCR does not run at query time the page read empty and the
+   passage was silently dropped (critic9). Such a passage joins only a passage it lies inside.
 3. In score order, each hit either joins a passage already taken from the same file that it
    overlaps or touches (consecutive chunks share 40 tokens: the passage grows by the hit's new
    text only) or starts a new passage, if the budget allows; a passage whose text equals one
@@ -42,6 +47,7 @@ class _Piece:
     chunk_ids: list[str] = field(default_factory=list)
     text: str = ""
     tokens: int = 0
+    ocr: bool = False  # the index's OCR text of a scan (see the module docstring), not the source's words
 
 
 def _source_text(searcher: Any, file: str, start: tuple[int, int], end: tuple[int, int],
@@ -62,7 +68,9 @@ def _source_text(searcher: Any, file: str, start: tuple[int, int], end: tuple[in
 def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
     """The evidence answer (see the module docstring): ``{"query", "max_tokens", "tokens_used",
     "tokenizer", "passages": [{"file", "page_start", "page_end", "label_start", "label_end",
-    "section", "score", "tokens", "chunk_ids", "text"}], "left_out", "notes", "envelope"}``. Pages
+    "section", "score", "tokens", "chunk_ids", "text", "ocr", "reference", "instruction_like"}],
+    "left_out", "notes", "envelope"}``; ``ocr`` True: the text is the index's OCR output of a scan, not
+    verbatim-citable. Pages
     physical and 1-based. Raises ``QueryError`` for a budget outside 1..``MAX_EVIDENCE_TOKENS`` or
     an empty query; what ``Searcher.search`` raises."""
     if not isinstance(max_tokens, int) or not 1 <= max_tokens <= MAX_EVIDENCE_TOKENS:
@@ -91,13 +99,18 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
                 into.chunk_ids.append(h.chunk_id)
                 continue
             new_start, new_end = min(into.start, start), max(into.end, end)
+            if h.ocr or into.ocr:  # OCR text comes from the index, passage by passage: no re-read to join
+                into, new_start, new_end = None, start, end
         else:
             new_start, new_end = start, end
-        try:
-            text = _source_text(searcher, h.file, new_start, new_end, pages)
-        except SourceNotFoundError as exc:
-            notes.append(f"{h.file}: {exc}")
-            continue
+        if h.ocr:
+            text = h.text  # the build's OCR output: re-running OCR would only cost time (module docstring)
+        else:
+            try:
+                text = _source_text(searcher, h.file, new_start, new_end, pages)
+            except SourceNotFoundError as exc:
+                notes.append(f"{h.file}: {exc}")
+                continue
         key = " ".join(text.split())
         if not key or (into is None and key in seen):
             continue  # the same words already taken from another copy of the file
@@ -111,7 +124,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         seen.add(key)
         if into is None:
             taken.append(_Piece(h.file, start[0], end[0], start, end, h.score, h.label_start, h.label_end,
-                                h.section, [h.chunk_id], text, tokens))
+                                h.section, [h.chunk_id], text, tokens, bool(h.ocr)))
         else:
             if start < into.start:
                 into.label_start, into.section = h.label_start, h.section
@@ -123,6 +136,12 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
     if not taken and left_out:
         notes.append(f"no passage fits {max_tokens} tokens: the smallest candidate needs {smallest} "
                      f"(raise --max-tokens / max_tokens)")
+    scans = [p for p in taken if p.ocr]
+    if scans:
+        files = ", ".join(dict.fromkeys(p.file for p in scans))
+        notes.append(f"{len(scans)} passage(s) of {files} are OCR text of a scan (ocr: true), as the index holds "
+                     f"it: not verbatim-citable. Next: read the scan (pagerecall page {scans[0].file} "
+                     f"{scans[0].page_start} --png OUT.png; MCP view_page) before quoting")
     if skipped_changed:
         notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
                      "(run pagerecall update)")
@@ -140,6 +159,7 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
         "passages": [{"file": p.file, "page_start": p.page_start, "page_end": p.page_end,
                       "label_start": p.label_start, "label_end": p.label_end, "section": p.section,
                       "score": p.score, "tokens": p.tokens, "chunk_ids": p.chunk_ids, "text": p.text,
+                      "ocr": p.ocr,
                       "reference": references.get(p.file),
                       "instruction_like": _instruction_like(p.text, verdicts(p.file))}
                      for p in taken],

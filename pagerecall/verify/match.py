@@ -254,6 +254,22 @@ def _fuzzy(fq: str, hay: str, cutoff: float):
     return fuzz.partial_ratio_alignment(fq, hay, score_cutoff=cutoff * 100)
 
 
+def _case_only_page(quote: str, nq: str, src: _Source, number: int) -> _Found | None:
+    """The quote (as typed, else normalised: ``nq``) on page ``number`` with its letters case-folded, whole words: a
+    ``fuzzy`` match of similarity 1.0 (the words are the source's, the letter case is not), for
+    quotes too short for the fuzzy tier (critic9: "island" for "Island" was ``not_found``)."""
+    text = src.page(number).text  # as printed first (a hyphenated compound's edge), then normalised
+    pos = _find_bounded(_fold_case(text), _fold_case(quote))
+    if pos >= 0:
+        return _Found("fuzzy", number, number, pos, pos + len(quote), 1.0)
+    norm = src.norm(number)
+    pos = _find_bounded(_fold_case(norm.text), _fold_case(nq))
+    if pos < 0:
+        return None
+    s, e = norm.span(pos, pos + len(nq))
+    return _Found("fuzzy", number, number, s, e, 1.0)
+
+
 def _fuzzy_page(fq: str, src: _Source, number: int, cutoff: float) -> _Found | None:
     norm = src.norm(number)
     if not norm.text:

@@ -228,6 +228,10 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     spans = [(n.start, n.end) for n in find_numbers(claim, references=True) + find_numbers(claim)]
     if unread := unread_numerals(claim, spans):  # a notation this check cannot read: said, not a silent no-number
         note = f"Not read as numbers: {', '.join(unread)} ({UNREAD_HINT}). " + note
+    from pagerecall.verify.printed_cited import printed_page_hint
+
+    if hint := printed_page_hint(src, count, read, claim, numbers):  # cited by printed labels (critic9)
+        note = hint + " " + note
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:
         note = (f"Page(s) {', '.join(map(str, ocr_pages))} read by OCR: a number found there is OCR text, not "

@@ -15,6 +15,7 @@ from pagerecall.verify.match import (
     NEIGHBOURS,
     MatchKind,
     _Found,
+    _case_only_page,
     _fuzzy_junction,
     _fuzzy_page,
     _junctions,
@@ -245,6 +246,10 @@ def verify_quote(
                 best_score = best.similarity
                 if best.similarity >= fuzzy_threshold:
                     found = best
+        elif found is None:  # too short for fuzzy: only the letter case may differ (critic9)
+            found = next((f for p in scope if (f := _case_only_page(q, nq, src, p)) is not None), None)
+            searched.update(scope)
+            best_score = 1.0 if found else 0.0
     else:
         best_score = 0.0
 
@@ -340,6 +345,9 @@ def verify_quote(
     notes = []
     if found.kind == "normalised":
         notes.append(f"found after normalisation ({_LIGATURE_NOTE}); cite the source's wording (matched_text)")
+    elif found.kind == "fuzzy" and _fold_case(result.matched_text or "") == _fold_case(q):
+        notes.append("not verbatim: the source has these words with another letter case; quote matched_text "
+                     "instead")  # no meaning can differ (critic9): weigh's word pairs would see a name in a compound
     elif found.kind in ("fuzzy", "contradicted"):  # contradicted: nearest_turned read it as weigh does
         from pagerecall.verify.differences import weigh
 
@@ -364,7 +372,14 @@ def verify_quote(
     if result.ocr:
         notes.append("the page text came from OCR: not verbatim-citable; check the page image")
     if result.page_correct is False:
-        notes.append(f"cited page {cited}, found on page {found.page}" + (f" (label {pa.label})" if pa.label else ""))
+        printed = next((p for p in (pa, pb) if p.label and p.label.strip() == str(cited)), None)
+        if printed is not None:  # the reader cited the printed book: right, but not the physical page (critic9)
+            notes.append(f"cited page {cited} is the printed label of physical page {printed.number}, where the "
+                         f"quote is: pages here are physical (1-based). Next: pass --page {printed.number} "
+                         f"(MCP page={printed.number}); cite it in your text as printed page {cited}")
+        else:
+            notes.append(f"cited page {cited}, found on page {found.page}"
+                         + (f" (label {pa.label})" if pa.label else ""))
     result.note = "; ".join(notes)
     return result
 

@@ -45,3 +45,26 @@ def test_pages_as_a_string_or_a_list(tmp_path, examples_built):
         assert "Next:" in res.content[0].text and "Nothing was written" in res.content[0].text
     listed = _calls(server, [("find_notes", {"agent": "critic8"})])[0].structured_content
     assert listed["total"] == 3
+
+
+def test_a_single_page_as_a_json_number(tmp_path, examples_built):
+    """``pages: 5`` (a JSON number: what an agent writes for one page) is page 5 in every tool that takes
+    cited pages (critic9: "pages must be text or a list, got 5"); a number below 1 and a boolean are
+    still refused with a next step."""
+    from pagerecall.mcp.server import create_server
+
+    server = create_server(copy_of_index(examples_built.settings, tmp_path / "index"))
+    got = _calls(server, [
+        ("check_numbers", {"claim": "The light is 40 metres high", "file": MANUAL, "pages": 5}),
+        ("record_check", {"claim": "The fog signal sounds", "file": MANUAL, "pages": 5, "quote": "",
+                          "verdict": "supported", "notes": "", "agent": "critic9"}),
+        ("add_note", {"kind": "note", "file": MANUAL, "agent": "critic9", "text": "the fog signal page",
+                      "pages": 5}),
+        ("check_numbers", {"claim": "The light is 40 metres high", "file": MANUAL, "pages": 0}),
+        ("add_note", {"kind": "note", "file": MANUAL, "agent": "critic9", "text": "x", "pages": True}),
+    ])
+    for res in got[:3]:
+        assert not res.is_error, res.content[0].text
+        assert res.structured_content["pages"] == [5], res.structured_content
+    for res in got[3:]:
+        assert res.is_error and "Next:" in res.content[0].text, res.content[0].text

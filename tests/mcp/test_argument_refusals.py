@@ -1,6 +1,6 @@
 """An agent's wrong argument is refused with what the tool takes instead.
 
-Before: ``check_numbers(pages=5)`` was refused as "pages.str: must be text, got 5. Next: call
+Before: ``check_numbers(pages={"from": 5})`` (then ``pages=5``, a page since critic9) was refused as "pages.str: must be text, got 5. Next: call
 check_numbers again with pages as text." (``pages`` also takes a list, and ``pages.str`` is
 pydantic's name for the union's first member); ``pages=[0]`` got the same text although the list
 was the right type and page 0 the mistake; ``semantic_search(file="...")``, the CLI's ``--file``
@@ -27,11 +27,12 @@ def server(examples_built):
 
 
 @pytest.mark.parametrize("tool,args,says", [
-    ("check_numbers", {"claim": "five seconds", "file": PDF, "pages": 5},
-     "pages must be text or a list, got 5. Next: call check_numbers again with pages as text or a list."),
+    ("check_numbers", {"claim": "five seconds", "file": PDF, "pages": {"from": 5}},  # 5 alone is page 5 (critic9)
+     "pages must be a whole number, text or a list, got {'from': 5}. Next: call check_numbers again with pages as "
+     "a whole number, text or a list."),
     ("check_numbers", {"claim": "five seconds", "file": PDF, "pages": [0]},
      "pages must be 1 or more, got 0. Next: call check_numbers again with pages 1 or more."),
-    ("record_check", {"claim": "c", "file": PDF, "pages": 5, "verdict": "supported", "agent": "a"},
+    ("record_check", {"claim": "c", "file": PDF, "pages": {"from": 5}, "verdict": "supported", "agent": "a"},
      "pages must be "),
     ("semantic_search", {"query": "fog signal", "file": PDF},
      "unknown argument(s) 'file'; it takes files, k, mode, query, rects, tag, topics, with_notes. "

@@ -69,6 +69,6 @@ def test_check_reads_cjk_numerals_on_a_real_page():
 
 def test_check_says_which_numerals_it_cannot_read():
     res = check_numbers(shared_path("corpora/demo"), "三百の文書がある", "maint-guide.ja.pdf", 2)
-    assert res.numbers == [] and res.note.startswith("Not read as numbers: 三百 (")
+    assert res.numbers == [] and "Not read as numbers: 三百 (" in res.note
     assert unread_numerals("一般的な二十四文字", [(s, e) for s, e, _ in numerals_in("一般的な二十四文字")]) == []
     assert [n.value for n in find_numbers("第三章の二十四文字")] == [3, 24]
