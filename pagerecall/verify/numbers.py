@@ -230,7 +230,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
         note = f"Not read as numbers: {', '.join(unread)} ({UNREAD_HINT}). " + note
     from pagerecall.verify.printed_cited import printed_page_hint
 
-    if hint := printed_page_hint(src, count, read, claim, numbers):  # cited by printed labels (critic9)
+    if hint := printed_page_hint(src, count, read, claim, numbers, match_numbers):  # cited by printed labels
         note = hint + " " + note
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:

@@ -10,24 +10,24 @@ are not plain numbers (roman front matter), is left alone.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 __all__ = ["printed_page_hint"]
 
 
-def printed_page_hint(src: Any, count: int, read: Sequence[Any], claim: str, numbers: Sequence[dict]) -> str | None:
+def printed_page_hint(src: Any, count: int, read: Sequence[Any], claim: str, numbers: Sequence[dict],
+                      match: Callable[[str, list], list[dict]]) -> str | None:
     """The sentence to put before a check's note when the cited pages look like printed labels, else None.
 
     Args:
         src: the file's source (``pagerecall.verify.source._Source``: ``page(n)`` gives a ``Page``).
         count: the file's page count. read: the cited ``Page`` objects (physical ``number``, ``label``).
         claim: the claim. numbers: the check's ``numbers`` on the cited pages (``match_numbers``).
+        match: :func:`pagerecall.verify.numbers.match_numbers` (passed in: ``numbers`` imports this module).
 
     Returns:
         ``"... are on physical page(s) 26, printed 20 ... Next: ... --pages 26 ..."`` when at least one
         number not found on the cited pages is found on the pages printed with the cited numbers."""
-    from pagerecall.verify.numbers import match_numbers
-
     missing = {n["text"] for n in numbers if not n["found"]}
     if not missing or not read:
         return None
@@ -43,7 +43,7 @@ def printed_page_hint(src: Any, count: int, read: Sequence[Any], claim: str, num
         if (other.label or "").strip() != str(pg.number):
             return None
         targets.append(other)
-    again = match_numbers(claim, [(o.number, o.label, o.text) for o in targets])
+    again = match(claim, [(o.number, o.label, o.text) for o in targets])
     there = [n["text"] for n in again if n["found"] and n["text"] in missing]
     if not there:
         return None
