@@ -38,10 +38,11 @@ def dataset(tmp_path_factory):
     return lance.write_dataset(table, tmp_path_factory.mktemp("lance") / "ds")
 
 
-def ctrl_c_inside_lance(ds) -> None:
-    """Scan ``ds`` until a real SIGINT (sent 0.3 s in) stops a scan; raises what Lance raised.
-    Python's Ctrl-C handler is installed for the call (a suite started in the background of a
-    non-interactive shell runs with SIGINT ignored)."""
+def ctrl_c_inside_lance(ds, scan=None) -> None:
+    """Scan ``ds`` (with ``scan(ds)``, default ``ds.to_table`` with a filter) until a real SIGINT
+    (sent 0.3 s in) stops a scan; raises what Lance raised. Python's Ctrl-C handler is installed
+    for the call (a suite started in the background of a non-interactive shell runs with SIGINT ignored)."""
+    scan = scan or (lambda d: d.to_table(filter="s LIKE '%99999 %'"))
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     main = threading.main_thread().ident
     kick = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
@@ -49,7 +50,7 @@ def ctrl_c_inside_lance(ds) -> None:
     try:
         end = time.monotonic() + 30
         while time.monotonic() < end:
-            ds.to_table(filter="s LIKE '%99999 %'")
+            scan(ds)
         raise AssertionError("no Ctrl-C reached the scans in 30 s")
     finally:
         kick.join()
@@ -192,18 +193,8 @@ def test_a_ctrl_c_inside_a_read_of_the_index_is_a_ctrl_c_not_a_damaged_generatio
     snapshot = open_snapshot(examples_built.index_dir)
     kinds = []
     for _ in range(10):
-        try:
-            previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-            main = threading.main_thread().ident
-            kick = threading.Timer(0.3, lambda: signal.pthread_kill(main, signal.SIGINT))
-            kick.start()
-            try:
-                end = time.monotonic() + 30
-                while time.monotonic() < end:
-                    snapshot._read(dataset, filter="s LIKE '%99999 %'")  # the read every snapshot query goes through
-            finally:
-                kick.join()
-                signal.signal(signal.SIGINT, previous)
+        try:  # the read every snapshot query goes through
+            ctrl_c_inside_lance(dataset, lambda d: snapshot._read(d, filter="s LIKE '%99999 %'"))
         except KeyboardInterrupt as exc:
             kinds.append(type(exc.__cause__))
             if exc.__cause__ is not None:  # landed inside Lance (else between two scans: try again)
