@@ -24,6 +24,7 @@ from pagerecall.verify.match import (
     _match_single,
     _order,
 )
+from pagerecall.verify.found_notes import kind_note, wrong_page_note
 from pagerecall.verify.normalise import _fold_case, normalise
 from pagerecall.verify.source import KnownVisible, _Source, source_for
 
@@ -59,7 +60,6 @@ the search unless the caller asks for the whole file. Why: OCR costs 5-18 CPU-s 
 (docs/decisions/ocr-languages.md): a miss on a 200-page scan would OCR every page, most of an
 hour, before answering (docs/decisions/quote-verification-latency.md)."""
 
-_LIGATURE_NOTE = "ligatures, hyphenation, quotes/dashes or whitespace differ from the source"
 
 
 @dataclass(slots=True)
@@ -342,16 +342,7 @@ def verify_quote(
     result.verbatim_citable = found.kind in ("exact", "normalised") and not result.ocr
     if cited is not None:
         result.page_correct = found.page <= cited <= found.page_end
-    notes = []
-    if found.kind == "normalised":
-        notes.append(f"found after normalisation ({_LIGATURE_NOTE}); cite the source's wording (matched_text)")
-    elif found.kind == "fuzzy" and _fold_case(result.matched_text or "") == _fold_case(q):
-        notes.append("not verbatim: the source has these words with another letter case; quote matched_text "
-                     "instead")  # no meaning can differ (critic9): weigh's word pairs would see a name in a compound
-    elif found.kind in ("fuzzy", "contradicted"):  # contradicted: nearest_turned read it as weigh does
-        from pagerecall.verify.differences import weigh
-
-        notes.append(weigh(result, pa.text))  # fuzzy, or contradicted: a negation, antonym, number or name
+    notes = [n for n in [kind_note(found.kind, result, q, pa.text)] if n]
     if found.page != found.page_end:
         notes.append(f"spans the page break {found.page}-{found.page_end}")
     if found.skipped:
@@ -372,14 +363,7 @@ def verify_quote(
     if result.ocr:
         notes.append("the page text came from OCR: not verbatim-citable; check the page image")
     if result.page_correct is False:
-        printed = next((p for p in (pa, pb) if p.label and p.label.strip() == str(cited)), None)
-        if printed is not None:  # the reader cited the printed book: right, but not the physical page (critic9)
-            notes.append(f"cited page {cited} is the printed label of physical page {printed.number}, where the "
-                         f"quote is: pages here are physical (1-based). Next: pass --page {printed.number} "
-                         f"(MCP page={printed.number}); cite it in your text as printed page {cited}")
-        else:
-            notes.append(f"cited page {cited}, found on page {found.page}"
-                         + (f" (label {pa.label})" if pa.label else ""))
+        notes.append(wrong_page_note(cited, found.page, (pa, pb)))
     result.note = "; ".join(notes)
     return result
 
