@@ -1,6 +1,6 @@
-"""What the adversarial hidden-text sets share (``constructions_heldout``, ``_third``, ``_fourth`` and their
-tests): how a set's cases are split into a tuning and a held-out half, which cases are hidden, how a sentence is
-found in a text, and the end-to-end check over one build. Each set calls these with its own ``SENTENCES`` and
+"""What the adversarial hidden-text sets share (``constructions_heldout``, ``_third``, ``_fourth``, ``_fifth`` and
+their tests): how a set's cases are split into a tuning and a held-out half, which cases are hidden, how a sentence
+is found in a text, the end-to-end check over one build, the tests' case parameters and corpus. Each set calls these with its own ``SENTENCES`` and
 ``SEED``; its committed ``TUNING`` / ``HELD_OUT`` tuples must equal what the split draws."""
 
 from __future__ import annotations
@@ -67,3 +67,23 @@ def wrong_end_to_end(corpus: Path, index: Path, sentences: Mapping[str, str], kn
         if not is_hidden(name) and (squash(s) not in squash(stored.get(file, "")) or match not in printed_ok):
             wrong.append((name, "lost", match))
     return wrong
+
+
+def case_params(cases: Iterable[str], tuning: Iterable[str], known: Mapping[str, str]) -> list:
+    """One ``pytest.param`` per case, sorted, with id ``tuning-NAME`` or ``held_out-NAME``; a case in
+    ``known`` (name -> why) is a strict xfail."""
+    import pytest
+
+    tuning = set(tuning)
+    return [pytest.param(n, id=f"{'tuning' if n in tuning else 'held_out'}-{n}",
+                         marks=[pytest.mark.xfail(reason=known[n], strict=True)] if n in known else [])
+            for n in sorted(cases)]
+
+
+def build_corpus(tmp_path_factory, name: str, cases: Iterable[str], build_case) -> Path:
+    """A fresh folder ``<tmp>/<name>/corpus`` holding every case built by ``build_case(folder, case)``."""
+    folder = tmp_path_factory.mktemp(name) / "corpus"
+    folder.mkdir()
+    for case in cases:
+        build_case(folder, case)
+    return folder

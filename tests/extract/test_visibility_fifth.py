@@ -19,7 +19,7 @@ import pymupdf
 import pytest
 
 from pagerecall.extract.pdf import read_pdf
-from tests.extract.adversarial_sets import found_part, squash, wrong_end_to_end
+from tests.extract.adversarial_sets import build_corpus, case_params, found_part, squash, wrong_end_to_end
 from tests.extract.constructions_fifth import CASES, HELD_OUT, SENTENCES, TUNING, build_case, is_hidden
 from tests.extract.heldout_builders import _new_xref, add_resource, extgstate, raw, text_ops
 
@@ -33,17 +33,11 @@ KNOWN: dict[str, str] = {
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("fifth") / "corpus"
-    folder.mkdir()
-    for name in CASES:
-        build_case(folder, name)
-    return folder
+    return build_corpus(tmp_path_factory, "fifth", CASES, build_case)
 
 
 def _case_ids() -> list:
-    return [pytest.param(n, id=f"{'tuning' if n in TUNING else 'held_out'}-{n}",
-                         marks=[pytest.mark.xfail(reason=KNOWN[n], strict=True)] if n in KNOWN else [])
-            for n in sorted(CASES)]
+    return case_params(CASES, TUNING, KNOWN)
 
 
 def test_the_split_is_the_one_written_down() -> None:
