@@ -15,10 +15,10 @@ the vectors embedded so far in the resume cache (:mod:`pagerecall.ingest.resume_
 from __future__ import annotations
 
 import logging
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pagerecall.config import Settings
 from pagerecall.errors import wrapped_interrupt
@@ -71,8 +71,15 @@ def write_generation(settings: Settings, store: Any, root: Path,
     live one is untouched) and raises. ``action`` (``"build"``, ``"rebuild"``, ``"update"``) is
     recorded in the resume cache. ``reuse_from`` (an update): live files whose unchanged passages keep
     their vectors (:mod:`pagerecall.ingest.reuse`)."""
-    hook = crash_hook or (lambda point: None)
+    crash = crash_hook or (lambda point: None)
     with ExitStack() as held:
+        noted = held.enter_context(interrupts_noted())
+
+        def hook(point: str) -> None:  # a Ctrl-C a library swallowed still stops the write before its swap
+            if noted:
+                raise KeyboardInterrupt
+            crash(point)
+
         held.enter_context(store.lock(wait=wait))
         if expect_live is not None and store.current_name() != expect_live:
             return None
@@ -94,6 +101,35 @@ def write_generation(settings: Settings, store: Any, root: Path,
         records = _live_files(store)
     return Written(name=name, previous=previous, stats=stats, records=records, bibliography=bibliography,
                    fulltext_rebuilt=writer.fulltext_rebuilt)
+
+
+@contextmanager
+def interrupts_noted() -> Iterator[list[int]]:
+    """For the length of a write (main thread, Python's Ctrl-C handler in place): a SIGINT is noted
+    in the yielded list as well as raised as KeyboardInterrupt. The write's named points
+    (``before_embed``, ``before_finalize``, ``before_swap``) raise KeyboardInterrupt again once one
+    was noted, so a Ctrl-C that a library caught on its way (the library build's "never cost the
+    index" handlers took Lance's wrapped KeyboardInterrupt for a failure) does not end in a new live
+    generation and exit 0. Found by ``test_the_next_build_resumes_and_a_later_ctrl_c_keeps_the_live_index``
+    under load (exit 0 after SIGINT). Elsewhere it yields an empty list and changes nothing."""
+    import signal
+    import threading
+
+    noted: list[int] = []
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield noted
+        return
+
+    def on_sigint(signum, frame) -> None:  # noqa: ANN001 - the signal module's signature
+        noted.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield noted
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def open_store(settings: Settings):

@@ -21,19 +21,20 @@ __all__ = ["interrupt_deferred"]
 
 @contextmanager
 def interrupt_deferred() -> Iterator[None]:
-    """Run the ``with`` body with SIGINT recorded instead of raised; raise KeyboardInterrupt after
-    it when one came. Only in the main thread while Python's own handler is installed (elsewhere
-    it does nothing: a Ctrl-C reaches only the main thread, and a handler someone else installed
-    stays in charge)."""
-    if threading.current_thread() is not threading.main_thread() or \
-            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+    """Run the ``with`` body with SIGINT recorded instead of handled; after it, when one came, call
+    the handler that was in place (Python's raises KeyboardInterrupt; a write's own notes it too:
+    :func:`pagerecall.ingest.sequence.interrupts_noted`). Only in the main thread while a Python
+    handler is installed (elsewhere it does nothing: a Ctrl-C reaches only the main thread, and a
+    handler of the operating system's stays in charge)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(previous):
         yield
         return
     came: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
+    signal.signal(signal.SIGINT, lambda signum, frame: came.append(signum))
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
     if came:
-        raise KeyboardInterrupt
+        previous(signal.SIGINT, None)

@@ -226,3 +226,36 @@ def test_ctrl_c_during_an_import_that_swallows_it_is_raised_after_the_import(tmp
     finally:
         signal.signal(signal.SIGINT, previous)
         sys.modules.pop("swallowing_lib", None)
+
+
+def test_a_ctrl_c_a_library_swallows_during_a_write_still_stops_it_before_the_swap(tmp_path):
+    """Before: a library's "never cost the user the index" handler (topics, citations, metadata)
+    took Lance's wrapped KeyboardInterrupt for a failure, the build went on and made its
+    generation live, exit 0 after a Ctrl-C (``test_the_next_build_resumes_...`` under load). A real
+    SIGINT, caught by a broad ``except`` at the write's ``before_finalize`` point the way those
+    handlers catch it; the write must stop at its next point, before the swap."""
+    from pagerecall.index.layout import IndexStore
+    from pagerecall.ingest import pipeline
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(EXAMPLES / "corpus" / "de", corpus)
+    settings = dataclasses.replace(Settings.from_env(), index_dir=tmp_path / "index", corpus_root=corpus, ocr="off",
+                                   degraded_registry=None)
+    swallowed = []
+
+    def hook(point: str) -> None:
+        if point == "before_finalize":
+            try:
+                signal.raise_signal(signal.SIGINT)
+                time.sleep(0.01)
+            except BaseException as exc:  # noqa: BLE001 - what a library's broad handler does
+                swallowed.append(type(exc))
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            pipeline.build(settings, corpus, crash_hook=hook)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert swallowed == [KeyboardInterrupt]
+    assert not IndexStore(settings.index_dir).exists()
