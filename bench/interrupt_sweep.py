@@ -100,9 +100,11 @@ def one(command: str, delay: float, corpus: Path, work: Path) -> tuple[int, bool
         said = " ".join(lines[-2:] + out.splitlines()[-1:])  # the write's last lines, the report on stdout
         if code == -signal.SIGINT:  # only after the work was done (a new live generation, named)
             bad = bad or live is None or live == live_before or live not in said
-        elif code == 130 and live is not None:  # names the new generation, or says the old one is unchanged
-            bad = bad or not (live in said or (live == live_before and ("unchanged" in said
-                                                                         or "nothing was changed" in said)))
+        elif code == 130 and live is not None:
+            if live != live_before:  # a new generation went live: named, and never called "unchanged"
+                bad = bad or live not in err or "unchanged" in said
+            else:  # the old one stands: said so (watch: "stopped after N update(s)")
+                bad = bad or not any(w in said for w in ("unchanged", "nothing was changed", "stopped after"))
         if bad:
             err += f"\n[stdout tail] {out[-300:]!r}\n[live before] {live_before} [after] {live}"
         return code, bad, err
