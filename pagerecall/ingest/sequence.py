@@ -106,9 +106,9 @@ def write_generation(settings: Settings, store: Any, root: Path,
 @contextmanager
 def interrupts_noted() -> Iterator[list[int]]:
     """For the length of a write (main thread, Python's Ctrl-C handler in place): a SIGINT is noted
-    in the yielded list as well as raised as KeyboardInterrupt. The write's named points
-    (``before_embed``, ``before_finalize``, ``before_swap``) raise KeyboardInterrupt again once one
-    was noted, so a Ctrl-C that a library caught on its way (the library build's "never cost the
+    in the yielded list as well as raised as KeyboardInterrupt. The write's named points inside
+    :func:`write_generation` (``before_finalize``, ``before_swap``) raise KeyboardInterrupt again once
+    one was noted, so a Ctrl-C that a library caught on its way (the library build's "never cost the
     index" handlers took Lance's wrapped KeyboardInterrupt for a failure) does not end in a new live
     generation and exit 0. Found by ``test_the_next_build_resumes_and_a_later_ctrl_c_keeps_the_live_index``
     under load (exit 0 after SIGINT). Elsewhere it yields an empty list and changes nothing."""
