@@ -11,6 +11,31 @@ from pathlib import Path
 from pagerecall.search.coverage import detected, failed_files, iso
 
 
+def in_corpus(pattern: str, root: Path | None) -> tuple[str, str | None]:
+    """``(pattern, note)``: an absolute path inside the corpus folder ``root`` as the relative path
+    ``files`` lists (``/data/lib/papers/a.pdf`` -> ``papers/a.pdf``; the corpus folder itself ->
+    ``*``), in any Unicode normal form, so that a pasted path finds its file; any other pattern as
+    given. ``note`` is None, or for an absolute path outside ``root`` the sentence that says so
+    (no file there is indexed: the miss says nothing about the file)."""
+    pat = (pattern or "").strip()
+    if not pat or root is None or not Path(pat).is_absolute():
+        return pattern, None
+    try:
+        base = Path(root).resolve()
+        full = Path(pat).resolve()
+    except (OSError, RuntimeError):  # a symlink loop: compared as typed
+        base, full = Path(root), Path(pat)
+    from pagerecall.paths import nfc
+
+    try:
+        rel = Path(nfc(str(full))).relative_to(Path(nfc(str(base)))).as_posix()
+    except ValueError:
+        return pattern, (f"{pat} is outside the corpus folder {root}: the index holds files under that folder "
+                         "only, so this miss says nothing about that file. Next: pass a name as pagerecall "
+                         "files lists it, or index the folder that holds the file")
+    return (rel if rel not in ("", ".") else "*"), None
+
+
 class IndexReads:
     """``files``, ``resolve_reference`` and ``info`` of :class:`~pagerecall.search.Searcher`."""
 
@@ -28,6 +53,7 @@ class IndexReads:
 
         snapshot = self.snapshot()
         catalog = read_catalog(snapshot.path)
+        pattern, outside = in_corpus(pattern, self.corpus_root(snapshot))
         out = dict(files_inventory(snapshot, pattern, catalog=catalog))
         srcs = sources_read(catalog)
         # the corpus folder's state (the cached size+mtime check info and search use): a miss is
@@ -52,6 +78,8 @@ class IndexReads:
                 f"{', '.join(srcs)}); it says nothing about the text"
                 if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
             )
+        if outside and out.get("matched") == 0:
+            out["note"] = outside
         out["sources"] = srcs
         out["stale"] = stale
         return out
