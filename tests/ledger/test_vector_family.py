@@ -62,7 +62,12 @@ def _mcp(settings, calls):
 
     async def go():
         async with mcp.Client(create_server(settings)) as client:
-            return [(await client.call_tool(name, args)).structured_content for name, args in calls]
+            out = []
+            for name, args in calls:
+                res = await client.call_tool(name, args)
+                assert not res.is_error, (name, res.content[0].text)
+                out.append(res.structured_content)
+            return out
 
     return anyio.run(go)
 
@@ -92,7 +97,8 @@ def test_cli_and_mcp_give_a_note_one_score(built, capsys):
 def test_cli_and_mcp_give_a_check_one_score(built, capsys):
     settings, _ = built
     _mcp(settings, [("record_check", {"claim": "The soldier melts into a tin heart.", "file": "tale.txt",
-                                      "pages": [1], "verdict": "supported", "agent": "reader-1"})])
+                                      "pages": [1], "quote": "the soldier melted down into a little tin heart",
+                                      "verdict": "supported", "notes": "read page 1", "agent": "reader-1"})])
     q = "Was wird aus dem Zinnsoldaten?"
     by_mcp = _mcp(settings, [("find_checks", {"query": q})])[0]
     by_cli = _cli(capsys, settings, "ledger", "find", q)
