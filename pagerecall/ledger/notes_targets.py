@@ -61,7 +61,7 @@ def section_span(outline, path: list[str]) -> tuple[list[str], int, int | None, 
     from pagerecall.text.headings import heading_key
 
     entries = [e for e in (outline.entries if outline is not None else ()) if e.page is not None]
-    full = _find_entry(entries, path, _norm) or _find_entry(entries, path, heading_key)
+    full = _find_entry(entries, path, _norm) or _find_entry(entries, path, heading_key, exact_wins=False)
     if full is None:
         return None
     i, titles = full
@@ -74,9 +74,13 @@ def section_span(outline, path: list[str]) -> tuple[list[str], int, int | None, 
     return titles, e.page, e.offset, nxt.page, nxt.offset
 
 
-def _find_entry(entries: list, path: list[str], key: Callable[[str], str]) -> tuple[int, list[str]] | None:
+def _find_entry(entries: list, path: list[str], key: Callable[[str], str],
+                exact_wins: bool = True) -> tuple[int, list[str]] | None:
     """``(index into entries, the entry's full path of titles)`` of the entry whose path of titles,
-    each compared by ``key``, is ``path``, else of the only one whose path ends with it; None."""
+    each compared by ``key``, is ``path`` (unless ``exact_wins`` is False), else of the only one
+    whose path ends with it; None. Without ``exact_wins`` a whole path counts as one more ending:
+    ``Introduction`` names neither ``Chapter 1 Introduction`` nor ``11.1 Introduction`` when both
+    are there."""
     want = [key(t) for t in path]
     stack: list = []
     suffix = []
@@ -85,7 +89,7 @@ def _find_entry(entries: list, path: list[str], key: Callable[[str], str]) -> tu
             stack.pop()
         stack.append(e)
         titles = [key(s.title) for s in stack]
-        if titles == want:
+        if titles == want and exact_wins:
             return i, [s.title for s in stack]
         if titles[-len(want):] == want:
             suffix.append((i, [s.title for s in stack]))

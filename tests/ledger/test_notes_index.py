@@ -347,3 +347,7 @@ def test_a_section_named_without_its_number(indexed):
     assert section_span(book, ["Notes"])[1] == 42  # the exact title wins over the numbered ones
     assert section_span(book, ["III. Notes"]) is None
     assert section_span(Outline("bookmarks", book.entries[:-1]), ["Notes"]) is None  # two without numbers
+    guide = Outline("bookmarks", (OutlineEntry("Chapter 1 Introduction", 1, 1), OutlineEntry("Chapter 11 Graphics", 1, 9),
+                                  OutlineEntry("11.1 Introduction", 2, 9)))
+    assert section_span(guide, ["Introduction"]) is None  # a top-level title is no better than a nested one
+    assert section_span(guide, ["Graphics", "Introduction"])[1] == 9
