@@ -230,6 +230,19 @@ def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | N
                          f"Next: make it and {folder} readable and writable for you (permissions, a read-only "
                          f"mount, a full disk, a folder or file in the way){instead}")
     kind = type(exc)
+    if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE \
+            and getattr(args, "command", None) in (*WRITES, "watch"):
+        # a write keeps its embedded passages in the resume cache (and may refresh the ledger's
+        # checks and notes after the swap): sqlite names no file, so both are named
+        from pagerecall.ingest.resume_cache import CACHE_FILE
+        from pagerecall.ledger.location import LEDGER_FILE
+
+        folder = index_dir or Path("the index folder")
+        return sentences(f"cannot write a database of the index folder {folder} (the resume cache {CACHE_FILE}, "
+                         f"or the citation ledger {LEDGER_FILE}): {exc}",
+                         f"Next: free space on the disk that holds {folder} or make the folder writable for you, "
+                         "then run the same command again (it takes what the resume cache holds)"
+                         f"{instead}")
     if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE:
         from pagerecall.ledger.location import LEDGER_FILE
 
