@@ -373,3 +373,14 @@ def test_topic_representatives_carry_both_printed_labels(library, capsys):
     assert reps
     for r in reps:
         assert (r["label_start"], r["label_end"]) == labels[r["chunk_id"]], r
+
+
+@pytest.mark.parametrize("argv", [["cites", "nosuch.pdf"], ["cited-by", "nosuch.pdf"], ["topics", "--file", "nosuch.pdf"],
+                                  ["outline", "nosuch.pdf"]], ids=lambda a: a[0])
+def test_a_file_that_names_nothing_is_said_plainly(library, capsys, argv):
+    """Before: "The file scope ['nosuch.pdf'] matches no indexed file" (a search's word and a Python
+    list) for commands that take one file."""
+    _, settings, _ = library
+    code, out, err = _cli(capsys, *argv, "--index", str(settings.index_dir))
+    assert code == 2 and out == ""
+    assert err.startswith("pagerecall: 'nosuch.pdf' matches no indexed file. Next: pagerecall files"), err
