@@ -376,8 +376,11 @@ def rollback(settings: Settings, *, wait: bool = True) -> dict:
     (:meth:`pagerecall.index.layout.IndexStore.rollback`: a second rollback goes further back, never
     forward again). Returns ``{"generation", "previous", "older"}``: the generation now live, the one
     left (on disk until the next write), and where the next rollback would go (None: nothing older is
-    kept). Raises ``IndexNotFoundError`` when there is no older generation (nothing changed)."""
+    kept). Raises ``IndexNotFoundError`` when there is no index at all (nothing created: the message
+    says to build) or no older generation (nothing changed)."""
     store = open_store(settings)
+    if store.current_name() is None:  # no index: "nothing is the oldest one kept" would say nothing
+        raise IndexNotFoundError.at(settings.index_dir)
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()
