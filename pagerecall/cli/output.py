@@ -286,7 +286,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             for c in res["candidates"]:
                 ref = c.get("reference") or {}
-                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}-{p['page_end']} ({p['how']})"
+                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}"
+                                  f"{'' if p['page_end'] == p['page_start'] else '-' + str(p['page_end'])} ({p['how']})"
                                   if p.get("page_start") else f"printed {p['cited']}: physical page unknown"
                                   for p in c.get("pages") or [])
                 con().out.write(f"{c['file']}  [{c['why']} {c['confidence']:.2f}]  {ref.get('citation') or ''}"
