@@ -79,8 +79,9 @@ def payload(args: argparse.Namespace) -> dict:
         if args.tag:
             extra["tag"] = args.tag
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
-    if cmd == "files":
-        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
+    if cmd == "files":  # cwd: a path typed relative to the shell's folder (the resident server gets the client's)
+        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {}),
+                "cwd": str(getattr(args, "cwd", None) or Path.cwd())}
     if cmd == "page" and args.png is not None:
         png_target(args.png)
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}

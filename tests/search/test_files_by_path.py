@@ -94,3 +94,31 @@ def test_the_mcp_tool_answers_the_same(built):
 
     res = anyio.run(run)
     assert res["matched"] == 1 and res["files"][0]["path"] == "papers/tides.txt", res
+
+
+def test_a_path_relative_to_the_shells_folder(built, capsys, monkeypatch):
+    """`files library/papers/tides.txt` typed in the corpus folder's parent (tab completion): the file.
+    Before: a definitive negative. A pattern that matches as typed is not looked up on disk."""
+    settings, corpus = built
+    monkeypatch.chdir(corpus.parent)
+    code, res = _files(capsys, settings, "library/papers/tides.txt")
+    assert [f["path"] for f in res["files"]] == ["papers/tides.txt"], res
+    monkeypatch.chdir(corpus)
+    code, res = _files(capsys, settings, "papers")
+    assert res["matched"] == 2, res
+
+
+def test_the_resident_server_takes_the_clients_folder(built):
+    from pagerecall.cli.forwarded import run_forwarded
+    from pagerecall.cli.parser import build_parser
+    from pagerecall.cli.running import settings_from_args
+    from pagerecall.wire.protocol import answer_settings
+    from pagerecall.search.searcher import Searcher
+
+    settings, corpus = built
+    argv = ["files", "library/papers/tides.txt", "--json", "--index", str(settings.index_dir)]
+    expected = answer_settings(settings_from_args(build_parser().parse_args(argv)))
+    got = run_forwarded({"argv": argv, "env": {}, "cwd": str(corpus.parent), "tty": False}, Searcher(settings),
+                        expected)
+    assert got["ok"] and got["cli"]["code"] == 0, got
+    assert [f["path"] for f in json.loads(got["cli"]["stdout"])["files"]] == ["papers/tides.txt"], got
