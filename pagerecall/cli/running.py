@@ -68,6 +68,15 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.propagate = False
 
 
+def _cwd(args: argparse.Namespace) -> str | None:
+    """The folder the command was typed in (the client's, through the resident server); None when
+    the process has none any more (deleted under it)."""
+    try:
+        return str(getattr(args, "cwd", None) or Path.cwd())
+    except OSError:
+        return None
+
+
 def payload(args: argparse.Namespace) -> dict:
     """The arguments of a read command, as the resident server and :func:`pagerecall.search.commands.run_read` take them."""
     cmd = args.command
@@ -80,8 +89,7 @@ def payload(args: argparse.Namespace) -> dict:
             extra["tag"] = args.tag
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
     if cmd == "files":  # cwd: a path typed relative to the shell's folder (the resident server gets the client's)
-        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {}),
-                "cwd": str(getattr(args, "cwd", None) or Path.cwd())}
+        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {}), "cwd": _cwd(args)}
     if cmd == "page" and args.png is not None:
         png_target(args.png)
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
