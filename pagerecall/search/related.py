@@ -26,7 +26,8 @@ def related(searcher: Any, pointer: str, page: int | None = None, k: int = 8, sa
             topics: bool = False) -> dict:
     """Related passages of ``pointer`` (a ``chunk_id``, or a file with ``page``, 1-based physical):
     ``{"pointer", "kind": "passages", "same_file", "hits": [Hit dicts, best first, score = cosine],
-    "envelope"}``; a file without a page: related documents, ``{"pointer", "kind": "documents",
+    "left_out": {"listing", "noise"}, "envelope"}`` (and ``note`` when candidates were left out:
+    :func:`pagerecall.library.related.screen`); a file without a page: related documents, ``{"pointer", "kind": "documents",
     "method", "documents", "envelope"}``. With ``topics``, each hit's ``topic``. Raises
     ``SourceArgumentError`` (a pointer the index does not hold: what to pass instead), ``QueryError``
     (``k`` outside 1..50), ``IndexMismatchError`` (``topics`` on an index built before them)."""
