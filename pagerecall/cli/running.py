@@ -222,6 +222,15 @@ _SQLITE_WRITE = ("unable to open database file", "attempt to write a readonly da
 """sqlite3's ``OperationalError`` texts for the citation ledger's file that cannot be opened or written."""
 
 
+def _within(path: str, folder: Path) -> bool:
+    """True when ``path`` is ``folder`` or lies under it (as typed, and resolved)."""
+    try:
+        p, f = Path(path).absolute(), Path(folder).absolute()
+        return p == f or f in p.parents
+    except (OSError, ValueError):
+        return False
+
+
 def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | None:
     """One line (what, then ``Next:``) for ``exc`` when it says a file of the index folder (or
     another one pagerecall writes) cannot be opened or written: an ``OSError`` whose errno is in
@@ -232,6 +241,9 @@ def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | N
     except Exception:  # noqa: BLE001 - the settings' own error is not this one's
         index_dir = None
     instead = ", or pass --index a folder you can write" if index_dir else ""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOENT and index_dir is not None and exc.filename \
+            and _within(exc.filename, index_dir):  # a folder the index needs cannot be made there (/proc, /sys)
+        exc = OSError(errno.EACCES, exc.strerror or "No such file or directory", exc.filename)
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
         path = exc.filename or "a file"
         folder = Path(path).parent if exc.filename else index_dir

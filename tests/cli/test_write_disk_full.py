@@ -41,3 +41,16 @@ def test_a_build_that_cannot_write_its_resume_cache_says_so_in_one_line(tmp_path
                            "(the resume cache embedcache.sqlite, or the citation ledger ledger.sqlite)"), last
     assert "free space" in last and "run the same command again" in last, last
     assert not (index / "ledger.sqlite").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs Linux's /proc, where no folder can be made")
+def test_an_index_folder_that_cannot_be_made_is_one_line(capsys):
+    """Before: ``build --index /proc/x`` ended in a FileNotFoundError traceback from ``mkdir``."""
+    from pagerecall.cli.commands import main
+
+    index = Path(f"/proc/pagerecall-test-{os.getpid()}")
+    code = main(["build", str(ROOT / "examples" / "corpus"), "--index", str(index), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith(f"pagerecall: cannot open or write {index}: "), err
+    assert "pass --index a folder you can write" in err
