@@ -60,7 +60,7 @@ def drawn_at_size(raw: dict, keys: list, boxes: np.ndarray, dirs: np.ndarray, ca
     spans: dict[tuple, list[int]] = {}
     for i in np.nonzero(flat)[0]:
         spans.setdefault(keys[i][:3], []).append(int(i))
-    lines = _baselines(raw)  # every span with a letter: (x0, x1, baseline, number, text), points
+    lines = _baselines(raw)  # every span with a letter: box, baseline, number, text (points)
     number = {k: i for i, k in enumerate(_span_keys(raw))}
     for key, idx in spans.items():
         b, l, s = key
@@ -78,10 +78,13 @@ def drawn_at_size(raw: dict, keys: list, boxes: np.ndarray, dirs: np.ndarray, ca
         y0 = (base + 1 - band - m.f) / zoom
         reach = baseline + (baseline - y0)  # a glyph's height below the baseline
         me = lines[number[key]]
-        copy = (lines[:, 4] == me[4]) & (np.abs(lines[:, 2] - me[2]) < 0.5) & (np.abs(lines[:, 0] - me[0]) < 0.5)
-        near = (lines[:, 0] < x1 - 0.5) & (lines[:, 1] > x0 + 0.5) & (lines[:, 2] >= y0) & (lines[:, 2] <= reach) \
-            & ~copy  # the span itself, or its copy drawn again at its place (a fake bold), lends no other ink
-        if near.any():  # another line's text stands in the band or just under it: the ink may be its
+        copy = (lines[:, 6] == me[6]) & (np.abs(lines[:, 4] - me[4]) < 0.5) & (np.abs(lines[:, 0] - me[0]) < 0.5)
+        over = (lines[:, 0] < x1 - 0.5) & (lines[:, 2] > x0 + 0.5) & ~copy  # the span itself, or its copy
+        # drawn again at its place (a fake bold), lends no other ink; another span does where its box meets
+        # the band or its baseline lies in the band or a glyph's height under it
+        near = over & (((lines[:, 1] < (base + 1 - m.f) / zoom) & (lines[:, 3] > y0))
+                       | ((lines[:, 4] >= y0) & (lines[:, 4] <= reach)))
+        if near.any():  # the ink may be another line's
             continue
         drawn[idx] = True
         boxes[idx, 1], boxes[idx, 3] = y0, (base + 1 - m.f) / zoom
@@ -112,12 +115,12 @@ def _span_keys(raw: dict) -> list[tuple[int, int, int]]:
 
 
 def _baselines(raw: dict) -> np.ndarray:
-    """``(spans, 5)`` float: each span of :func:`_span_keys` as its box's ``x0, x1``, its baseline
-    (its first glyph's origin ``y``; points), its number and the number of its text (spans of one
-    text share it)."""
+    """``(spans, 7)`` float: each span of :func:`_span_keys` as its box ``x0, y0, x1, y1``, its
+    baseline (its first glyph's origin ``y``; points), its number and the number of its text (spans
+    of one text share it)."""
     out, texts = [], {}
     for i, (b, l, s) in enumerate(_span_keys(raw)):
         span = raw["blocks"][b]["lines"][l]["spans"][s]
         text = "".join(c["c"] for c in span["chars"])
-        out.append((span["bbox"][0], span["bbox"][2], span["chars"][0]["origin"][1], i, texts.setdefault(text, len(texts))))
-    return np.asarray(out, float).reshape(-1, 5)
+        out.append((*span["bbox"], span["chars"][0]["origin"][1], i, texts.setdefault(text, len(texts))))
+    return np.asarray(out, float).reshape(-1, 7)

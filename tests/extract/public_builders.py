@@ -84,7 +84,7 @@ def _helv(s: str, size: float = 11, colour: str = "0 g", extra: str = "", at: st
 # ------------------------------------------------------------------ printed: the reader sees each sentence
 
 def p_type3_small_size(page: pymupdf.Page, s: str) -> None:
-    raw(page, f"BT /T3 0.24 Tf 72 {Y} Td {type3_font(page, 'T3', s)} Tj ET\n")
+    raw(page, f"BT /T3 0.24 Tf 72 {Y} Td {type3_font(page, 'T3', s, 50, 30)} Tj ET\n")
 
 
 def p_type3_small_size_paragraph(page: pymupdf.Page, s: str) -> None:
@@ -191,3 +191,40 @@ def h_red_image_red_text(page: pymupdf.Page, s: str) -> None:
     page.insert_image(pymupdf.Rect(60, 104, 540, 130), pixmap=pix, keep_proportion=False)
     raw(page, _helv(s, colour="0.8 0.1 0.1 rg"))
 
+
+
+# ------------------------------------------------------------------ written after the first run (HELD_OUT_2)
+
+def h_tiny_at_cap_height(page: pymupdf.Page, s: str) -> None:
+    raw(page, _helv("Harbour fees rose again this spring.", size=14) + _helv(s, size=0.6, at=f"76 {Y + 9} Td"))
+
+
+def h_type3_tiny_on_visible_baseline(page: pymupdf.Page, s: str) -> None:
+    raw(page, _helv("The ferry timetable changes in May.", size=14)
+        + f"BT /T3 0.24 Tf 74 {Y} Td {type3_font(page, 'T3', s, 2, 20)} Tj ET\n")
+
+
+def h_flat_metrics_tiny_under_flat_line(page: pymupdf.Page, s: str) -> None:
+    flat_metrics(page)
+    page.insert_text((72, 120), "Gypsy yoga, jogging, quaying.", fontname="flat", fontsize=12)
+    page.insert_text((72, 123), s, fontname="flat", fontsize=0.6)
+
+
+def h_calrgb_white_on_white(page: pymupdf.Page, s: str) -> None:
+    _calrgb(page)
+    raw(page, _helv(s, colour="/Cal cs 1 1 1 sc"))
+
+
+def p_flat_metrics_tight(page: pymupdf.Page, s: str) -> None:
+    flat_metrics(page)
+    for i, line in enumerate(_lines(s, 3)):
+        page.insert_text((72, 120 + 12 * i), line, fontname="flat", fontsize=12)
+
+
+def p_type3_small_size_arabic(page: pymupdf.Page, s: str) -> None:
+    raw(page, f"BT /T3 0.3 Tf 72 {Y} Td {type3_font(page, 'T3', s, 40, 20)} Tj ET\n")
+
+
+def p_outlined_on_calrgb(page: pymupdf.Page, s: str) -> None:
+    _calrgb(page)
+    raw(page, f"q /Cal cs 0 0.55 0 sc 60 {Y - 8} 480 30 re f Q\n" + _helv(s, size=16, colour="1 g 0 G 0.8 w", extra="2 Tr"))
