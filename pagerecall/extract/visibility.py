@@ -406,7 +406,7 @@ class _Namer:
                 if (b, l) not in self._scan:
                     self._scan[(b, l)] = self._inked(b, l)
                 if self._scan[(b, l)]:
-                    lines.append(((b, l), tuple(line["bbox"]), text))
+                    lines.append(((b, l), tuple(line["bbox"]), text, tuple(line.get("dir") or (1.0, 0.0))))
         got = confirmed_lines(self.page, lines, images)
         return False if got is None else got
 
