@@ -56,9 +56,9 @@ def seen_in_colour(page: Any, boxes: np.ndarray, fills: np.ndarray, zoom: float,
         faithful = _faithful(page)
         with_text = _render(page, ctm, bbox, True, faithful=faithful, colour=True)
         without_text = _render(page, ctm, bbox, False, faithful=faithful, colour=True)
+        h, w = with_text.shape[:2]
     except Exception:  # a page MuPDF cannot draw in colour: the gray verdicts stand
         return out
-    h, w = with_text.shape[:2]
     x0, y0, x1, y1 = pixel_boxes(np.asarray(boxes, float), h, w)
     for i in range(len(boxes)):
         a = with_text[y0[i]:y1[i], x0[i]:x1[i]].astype(np.int16)
