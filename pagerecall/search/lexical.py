@@ -17,11 +17,9 @@ Relaxation: AND of all terms first, then drop the commonest term (highest docume
   until ``k`` are found. Terms that match nothing in scope are dropped before the first tier.
   Why: long natural-language queries never match as a whole AND; dropping the commonest
   words first is the minimum-should-match idea ordered by informativeness.
-Function words: the stop-words of the query's language (Tantivy's lists, kept only when the
-  query holds two of one language: :func:`pagerecall.search.query.soft_words`) are optional
-  clauses of every tier, never a tier's terms: the document frequency cannot tell "le" of a
-  French question over English manuals from a rare content word, as French passages are rare
-  there (docs/decisions/stopwords.md).
+Function words of the query's language (:func:`pagerecall.search.query.soft_words`) are optional
+  clauses of every tier, never its terms: the document frequency cannot tell "le" of a French
+  question over English manuals from a rare word (docs/decisions/stopwords.md).
 
 Measured (49,014 pieces of ~560 characters from all 85 bench PDFs; 2 cores shared with
 other jobs, load average ~5): indexing 8,190 docs/s including building the Documents in
