@@ -109,7 +109,8 @@ class SourceReads:
         root = self.source_root()
         rel = self.source_file(file, root)
         return read_page(root, rel, page, ocr=self.settings.ocr, passwords_file=self.settings.passwords_path(),
-                         known=self.known_visible(rel), verdicts=self.stored_verdicts(root, rel))
+                         known=self.known_visible(rel), verdicts=self.stored_verdicts(root, rel),
+                         ocr_texts=self.ocr_texts())
 
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
@@ -125,7 +126,8 @@ class SourceReads:
             # file gone from disk is raised as it is (exit 1: the index is stale)
         return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
                              passwords_file=self.settings.passwords_path(),
-                             known=self.known_visible(file) if isinstance(file, str) else None)
+                             known=self.known_visible(file) if isinstance(file, str) else None,
+                             ocr_texts=self.ocr_texts())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None, whole_file: bool = False):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
@@ -137,7 +139,7 @@ class SourceReads:
         rel = self.source_file(file, root)
         return verify_quote(root, quote, rel, page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path(), known=self.known_visible(rel),
-                            whole_file=bool(whole_file))
+                            whole_file=bool(whole_file), ocr_texts=self.ocr_texts())
 
     def stored_verdicts(self, root: Path, rel: str):
         """The build's instruction-classifier verdicts for ``rel``
@@ -158,6 +160,14 @@ class SourceReads:
             return file_verdicts(Path(self.settings.index_dir) / name, rel, Path(root) / rel, EXTRACTION_REVISION)
 
         return StoredVerdicts(load)
+
+    def ocr_texts(self):
+        """The index's OCR texts of scanned pages (:class:`pagerecall.index.ocr_text.OcrTextStore`,
+        ``INDEX/ocrtext.sqlite``): a page the build OCR'd is read from it, never OCR'd again. Opens
+        nothing until a page needs OCR; needs no snapshot (a cold ``page`` opens no table)."""
+        from pagerecall.index.ocr_text import OcrTextStore
+
+        return OcrTextStore(self.settings.index_dir)
 
     def known_visible(self, rel: str):
         """The index's record of which pages of ``rel`` held hidden text

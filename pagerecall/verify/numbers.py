@@ -174,7 +174,8 @@ NOTE = ("Numbers read from the source's cited pages (visible text only), not fro
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",
-                  passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> NumberCheck:
+                  passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
+                  ocr_texts: Any = None) -> NumberCheck:
     """Look up every number of ``claim`` on the cited ``pages`` of ``file``, read from the source.
 
     Besides the cited pages, up to :data:`RUNNING_NEIGHBOURS` pages on each side are read (their
@@ -183,7 +184,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     Args:
         root: the corpus root. claim: 1-:data:`MAX_CLAIM_CHARS` characters.
         file: relative to ``root``. pages: as :func:`parse_pages` takes them (physical, 1-based).
-        ocr, passwords_file, known: as :func:`pagerecall.verify.read_page`.
+        ocr, passwords_file, known, ocr_texts: as :func:`pagerecall.verify.read_page`.
 
     Returns:
         :class:`NumberCheck`; a claim without numbers gives ``numbers == []`` (and says so).
@@ -203,7 +204,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     page_ranges(pages)  # not page numbers at all: said before the file is opened
     try:  # bad input, all of it: exit 2 on the command line, nothing read past the first page count
         path, rel = resolve_in_corpus(root, file)
-        src = source_for(path, rel, ocr, passwords_file, known)
+        src = source_for(path, rel, ocr, passwords_file, known, ocr_texts)
         count = src.page_count()
         if not count:
             _check_page_number(1, count, rel)  # no page could be right: the file's problem
