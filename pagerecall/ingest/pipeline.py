@@ -40,6 +40,16 @@ from pagerecall.ingest.sequence import Hook, Progress, live_meta, open_store, wr
 log = logging.getLogger(__name__)
 
 
+def _reuse_from(delta) -> dict[str, str]:
+    """``{path: "changed" | "removed"}``: the live files whose passages an update may take the vectors of
+    (:mod:`pagerecall.ingest.reuse`). A removed file counts only when files are added (a file renamed and
+    edited is a removal plus an addition): an update that only removes files embeds nothing of theirs."""
+    kinds = dict.fromkeys(delta.changed, "changed")
+    if delta.added:
+        kinds.update(dict.fromkeys(delta.deleted, "removed"))
+    return kinds
+
+
 def _ocr_note(settings: Settings, records: list[dict]) -> dict | None:
     """:func:`pagerecall.extract.opening.ocr_unavailable` of the live files, logged once as a warning."""
     from pagerecall.extract.opening import ocr_unavailable
@@ -303,7 +313,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     done = write_generation(settings, store, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
                             progress, wait=wait, action="update", base_live=True, expect_live=live_name, edit=edit,
-                            crash_hook=crash_hook, reuse_from=delta.changed + delta.deleted)
+                            crash_hook=crash_hook, reuse_from=_reuse_from(delta))
     if done is None:
         # another writer swapped while we scanned: start over on the new live generation, after
         # releasing the lock (write_generation did): the restart takes it through its own
