@@ -16,6 +16,8 @@ What a change does:
    trailer modified in the last ``max_wait`` seconds (a copy that stalls). A file that keeps
    changing holds the update back ``max_wait`` seconds at most; it is then indexed as it is, and
    again once it settles.
+   A file that failed to index (a broken PDF) is read again only when it changes (size, mtime), not at
+   every unrelated change; ``pagerecall update`` retries it too. It stays listed as failed with its reason.
 3. The update runs with ``wait=False``: an index locked by another writer is retried every
    ``retry`` seconds. A delta that would delete every indexed file and add none (a corpus on an
    unmounted drive) is not applied; a corpus folder that vanished is waited for. Any error is one
@@ -160,7 +162,7 @@ class Watcher:
             if not self._index_exists():
                 rep = pipeline.build(settings, root, self._progress, wait=False)
             else:
-                d = pipeline.update(settings, dry_run=True).delta
+                d = pipeline.update(settings, dry_run=True, retry_failed=False).delta
                 if d.get("deleted") and not d.get("unchanged") and not any(
                         d.get(k) for k in ("added", "changed", "moved", "touched", "retry")):
                     self.emit({"event": "error", "kind": "all_deleted", "corpus": str(root),
@@ -170,7 +172,7 @@ class Watcher:
                     return True
                 if not self._rollback_allows(d):
                     return True
-                rep = pipeline.update(settings, self._progress, wait=False)
+                rep = pipeline.update(settings, self._progress, wait=False, retry_failed=False)
         except LockedError as exc:
             self.emit({"event": "error", "kind": "locked", "message": f"{exc}; retrying in {self.opt.retry:g} s"})
             return False
