@@ -143,9 +143,10 @@ def print_info(info: dict) -> None:
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]
+    step = "the watcher of this index applies it in a few seconds" if st.get("watched") else "run pagerecall update"
     for k in ("changed", "added", "deleted"):
         for p in st.get(k, []):
-            out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+            out.write(f"  stale     {k}: {p} ({step})\n")
     for f in st.get("skipped", []):
         out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
     if info.get("interrupted"):

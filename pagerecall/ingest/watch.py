@@ -254,7 +254,17 @@ class Watcher:
     def run(self) -> None:
         """Update once (catching up with what changed while nobody watched), then watch until
         ``stop`` is set (see the module docstring)."""
+        try:
+            self._run()
+        finally:
+            from pagerecall.index.watching import withdraw
+
+            withdraw(self.settings.index_dir)
+
+    def _run(self) -> None:
         import watchfiles
+
+        from pagerecall.index.watching import announce
 
         pending: set[Path] = set()
         first_seen = last_event = 0.0
@@ -274,7 +284,7 @@ class Watcher:
                 if root.is_dir():
                     catch_up = "corpus back"
                 continue
-            announce = True
+            told_readers = True
             try:
                 for changes in watchfiles.watch(
                         root, stop_event=self.stop, step=200, debounce=int(self.opt.settle * 1000),
@@ -284,8 +294,9 @@ class Watcher:
                     if catch_up is not None:
                         reason, catch_up = catch_up, None
                         retry_at = None if self.apply(reason) else time.monotonic() + self.opt.retry
-                    if announce:
-                        announce = False
+                    if told_readers:
+                        told_readers = False
+                        announce(self.settings.index_dir, root)  # readers: "the watcher applies it"
                         self.emit({"event": "watching", "corpus": str(root), "index": str(self.settings.index_dir),
                                    "mode": f"polling every {self.opt.poll:g} s" if self.opt.poll else "native"})
                     now = time.monotonic()

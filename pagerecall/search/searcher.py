@@ -86,7 +86,7 @@ class Searcher(IndexReads, SourceReads):
         self.live = LiveIndex(settings.index_dir)
         self._checked_generations: set[str] = set()
         self._lock = threading.RLock()
-        self._stale = StaleCheck()
+        self._stale = StaleCheck(settings.index_dir)
         self._probes = None
 
     # ------------------------------------------------------------------ plumbing
