@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 an error pagerecall could name (no index, model mismatc
 not found by ``verify``, a failed verification ...); 2 a usage mistake (bad arguments, and for
 every command a file that names no file of the corpus, a page outside the file, a malformed page
 range or an unknown search hit: ``SourceArgumentError``); 3 ``verify`` found the quote, but not
-on the cited page (a wrong citation); 4 only a similar passage; 5 only in hidden text; 141 the
+on the cited page (a wrong citation); 4 only a similar passage; 5 only in hidden text; for ``build``,
+``update`` and ``rebuild`` 1 also when every file the write tried failed (:func:`write_exit_code`); 141 the
 reader of stdout went away (``| head -1``: ended quietly, no traceback).
 stdout carries results only (``--json`` uses the same keys as the MCP tools); logs and
 progress bars go to stderr.
@@ -74,7 +75,7 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
                         "differences from it, re-applying what the rollback undid", rolled["live"], rolled["left"],
                         rolled["at"], "would re-apply" if args.dry_run else "applies")
         print_json(d) if args.json else print_report(d)
-        return 0
+        return write_exit_code(d)
     if cmd == "watch":
         from pagerecall.cli.watching import watch_command
 
@@ -111,6 +112,23 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
     if cmd == "ui":
         return _launcher(launchers, "ui")(args, settings)
     return read_command(args, settings, asked)
+
+
+def write_exit_code(rep: dict) -> int:
+    """The exit code of a build, update or rebuild from its report (``WriteReport.to_dict()``): 1 when
+    the write tried files and indexed none of them (every file failed: a corpus of broken PDFs, or an
+    update whose every added, changed or retried file failed), with one line on stderr saying so and
+    what to do; 0 otherwise, also when only some files failed (they are listed as ``FAILED`` lines and
+    in ``failed`` / ``files_failed`` of ``--json``). A dry run and a write with no file to try
+    (an empty folder, an update that changed nothing) are 0."""
+    failed = int(rep.get("files_failed") or 0)
+    if rep.get("dry_run") or failed == 0 or int(rep.get("files_ok") or 0) > 0:
+        return 0
+    what = (f"all {failed} file(s) it tried failed" if rep["action"] == "update"
+            else f"every file failed ({failed})")
+    log.error("%s: %s; nothing from them is searchable (generation %s is live). Next: repair or replace the "
+              "files listed as FAILED, then run pagerecall update", rep["action"], what, rep.get("generation"))
+    return 1
 
 
 def _launcher(launchers: Mapping[str, Launcher] | None, name: str) -> Launcher:

@@ -16,8 +16,10 @@ Relaxation: AND of all terms first, then drop the commonest term (highest docume
   they still raise the score; results are filled tier by tier (stricter tiers rank first)
   until ``k`` are found. Terms that match nothing in scope are dropped before the first tier.
   Why: long natural-language queries never match as a whole AND; dropping the commonest
-  words first is the minimum-should-match idea ordered by informativeness, with no stop-word
-  list (which would be language-specific).
+  words first is the minimum-should-match idea ordered by informativeness.
+Function words of the query's language (:func:`pagerecall.search.query.soft_words`) are optional
+  clauses of every tier, never its terms: the document frequency cannot tell "le" of a French
+  question over English manuals from a rare word (docs/decisions/stopwords.md).
 
 Measured (49,014 pieces of ~560 characters from all 85 bench PDFs; 2 cores shared with
 other jobs, load average ~5): indexing 8,190 docs/s including building the Documents in
@@ -138,10 +140,13 @@ def _tiered(
     fixed: list[tuple[Occur, Query]],
     k: int,
     stop_at_first: bool,
+    soft: Sequence[tuple[Occur, Query]] = (),
 ) -> list[tuple[Any, float]]:
     """Run the relaxation tiers; returns ``(DocAddress, score)`` best first, deduplicated.
 
-    ``terms`` must already be sorted rarest first and all match something in scope."""
+    ``terms`` must already be sorted rarest first and all match something in scope. ``soft``:
+    optional clauses added to every tier (a query's function words: they add to the score of a
+    passage the tier matched, never match one by themselves)."""
     out: list[tuple[Any, float]] = []
     seen: set[tuple[int, int]] = set()
     tiers = range(len(terms), 0, -1) if terms else [0]
@@ -149,6 +154,8 @@ def _tiered(
         clauses = list(fixed)
         clauses += [(Occur.Must, _term(index, f, t)) for f, t in terms[:keep]]
         clauses += [(Occur.Should, _term(index, f, t)) for f, t in terms[keep:]]
+        if clauses and soft:
+            clauses += soft
         if not clauses:
             break
         result = searcher.search(_and(clauses), limit=k + len(out))
@@ -163,7 +170,8 @@ def _tiered(
         # last tier: any one term (the rarest-first tiers above always keep the rarest term, so a
         # term found in a single chunk would cap the lane at one result)
         should = [(Occur.Should, _term(index, f, t)) for f, t in terms]
-        query = Query.boolean_query(list(fixed) + should, minimum_number_should_match=1)
+        anyone = [(Occur.Must, Query.boolean_query(should, minimum_number_should_match=1))]
+        query = Query.boolean_query(list(fixed) + anyone + list(soft))
         for score, addr in searcher.search(query, limit=k + len(out)).hits:
             key = (addr.segment_ord, addr.doc)
             if key not in seen:
@@ -262,14 +270,16 @@ def _search_parsed(
         return []
     phrases = _phrase_clauses(index, parsed.phrases)
     fixed = scope + phrases
+    hard = [t for t in parsed.terms if t not in parsed.soft]
     for exact in (False, True):
-        terms = _rank_terms(searcher, index, parsed.terms, fixed, exact)
+        terms = _rank_terms(searcher, index, hard, fixed, exact)
         if not any(f == "text_ngram" for f, _ in terms):
             unigrams = [("text_ngram", u) for u in parsed.unigrams]
             terms += _rank_terms(searcher, index, unigrams, fixed, exact)
         if not terms and not phrases:
-            return []
-        hits = _tiered(searcher, index, terms, fixed, k, stop_at_first=False)
+            return []  # function words alone qualify no passage (query.soft_words)
+        soft = [(Occur.Should, _term(index, f, t)) for f, t in parsed.soft]
+        hits = _tiered(searcher, index, terms, fixed, k, stop_at_first=False, soft=soft)
         if hits or fixed:  # with fixed clauses the counts were exact already
             return hits
     return hits

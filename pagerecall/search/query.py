@@ -15,8 +15,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from pagerecall.index.fulltext import ngram_runs, word_tokens
+from tantivy import Filter, TextAnalyzerBuilder, Tokenizer
+
+from pagerecall.index.fulltext import MAX_TOKEN_BYTES, ngram_runs, word_text, word_tokens
 from pagerecall.text.units import query_words
+
+STOP_LANGUAGES = ("danish", "dutch", "english", "finnish", "french", "german", "hungarian", "italian",
+                  "norwegian", "portuguese", "russian", "spanish", "swedish")
+"""The languages of Tantivy's built-in stop-word lists (Snowball's; Lucene's for English)."""
+
+MIN_STOPWORDS = 2
+"""A language's stop-words are soft only when the query holds at least this many distinct ones of
+it, English stop-words left out of the count for the other languages: one word is no sign of a
+language (``volt`` is Hungarian's, ``war`` German's, ``want`` Dutch's; "the war in the east" holds
+German's ``in`` and ``war``, and ``in`` is English's too)."""
 
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 
@@ -39,6 +51,9 @@ class ParsedQuery:
     """Every analysed token and gram of the query (phrases included), for highlighting."""
     unigrams: list[str] = field(default_factory=list)
     """Single characters of the no-space-script runs (used when no bigram occurs)."""
+    soft: frozenset[tuple[str, str]] = frozenset()
+    """The ``terms`` that are function words of the query's language (:func:`soft_words`): the
+    full-text lane lets them raise a passage's score, never qualify a passage by themselves."""
     _loose: "ParsedQuery | None" = field(default=None, repr=False, compare=False)
 
     @property
@@ -97,6 +112,74 @@ def dedup(items: Iterable) -> list:
     return list(dict.fromkeys(items))
 
 
+def _stop_analyzers() -> dict:
+    """The plain word analyzer (``""``) and one per stop-word language, built once."""
+    def base() -> TextAnalyzerBuilder:
+        return TextAnalyzerBuilder(Tokenizer.simple()).filter(Filter.remove_long(MAX_TOKEN_BYTES)).filter(
+            Filter.lowercase())
+    out = {"": base().build()}
+    out.update({lang: base().filter(Filter.stopword(lang)).build() for lang in STOP_LANGUAGES})
+    return out
+
+
+_STOP: dict | None = None
+
+
+def soft_words(text: str) -> set[int]:
+    """Positions (0-based, as :func:`pagerecall.index.fulltext.word_tokens` numbers the words of
+    ``text``) of the function words of ``text``'s language(s): stop-words of a language of
+    ``STOP_LANGUAGES`` of which ``text`` holds at least ``MIN_STOPWORDS`` distinct ones. Empty when
+    every word would be soft ("to be or not to be" is searched as it is).
+
+    Why: the full-text lane ranks its terms by document frequency, and the function words of a
+    language with few documents in the corpus are rare there ("le", "il" of a French question over
+    English manuals and one French log; "von" of a German one): they matched, and outranked, the
+    passages holding the question's real words. Tantivy's stop-word lists tell the language, and
+    with ``stopwordsiso``'s list of that language (:func:`_iso_stopwords`) name the soft words (no
+    list of our own); the threshold keeps a single word that happens to be a stop-word of some
+    language ("volt", "war", "men") a content word. Measured: docs/decisions/stopwords.md."""
+    global _STOP
+    if _STOP is None:
+        _STOP = _stop_analyzers()
+    text = word_text(text)
+    words = {t.position: t.text for t in _STOP[""].pre_tokenize(text).tokens}
+    stops = {lang: words.keys() - {t.position for t in _STOP[lang].pre_tokenize(text).tokens}
+             for lang in STOP_LANGUAGES}
+    soft: set[int] = set()
+    for lang, at in stops.items():
+        own = at if lang == "english" else at - stops["english"]  # "in", "an" are no sign of German
+        if len({words[p] for p in own}) >= MIN_STOPWORDS:
+            wide = _iso_stopwords(lang)
+            soft |= at | {p for p, w in words.items() if w in wide}
+    return set() if soft >= words.keys() else soft
+
+
+_ISO: dict[str, frozenset[str]] = {}
+
+
+def _iso_stopwords(lang: str) -> frozenset[str]:
+    """``stopwordsiso``'s list of ``lang`` (a name of ``STOP_LANGUAGES``), lowercased; empty for
+    English (Lucene's 33 words are enough where English is common, and the ISO list's 1,298 hold
+    content words) or when the package is missing. Why a second list: Tantivy's French list lacks
+    "est", "été", "où", "quand"; its German list "warum", "wer"."""
+    if lang == "english":
+        return frozenset()
+    if lang not in _ISO:
+        try:
+            import stopwordsiso
+        except ImportError:  # a dependency; the Snowball lists still hold
+            return frozenset()
+        code = _ISO_CODES[lang]
+        _ISO[lang] = frozenset(w.lower() for w in stopwordsiso.stopwords(code)) if stopwordsiso.has_lang(code) \
+            else frozenset()
+    return _ISO[lang]
+
+
+_ISO_CODES = {"danish": "da", "dutch": "nl", "english": "en", "finnish": "fi", "french": "fr", "german": "de",
+              "hungarian": "hu", "italian": "it", "norwegian": "no", "portuguese": "pt", "russian": "ru",
+              "spanish": "es", "swedish": "sv"}
+
+
 def parse_query(query: str) -> ParsedQuery:
     """Analyse a user query; never raises on odd syntax (quotes are split here, every other
     character goes through the index's own analyzers)."""
@@ -110,9 +193,14 @@ def parse_query(query: str) -> ParsedQuery:
             parsed.phrase_texts.append(phrase.strip())
             parsed.words.extend(w for _, w in words)
             parsed.words.extend(bi)
-    words = [w for _, w in _words(query_words(rest))]  # "%" is the word "percent" (text.units)
+    plain = query_words(rest)  # "%" is the word "percent" (text.units)
+    positioned = _words(plain)
+    words = [w for _, w in positioned]
     bi, uni = _grams(rest)
     parsed.terms = dedup([("text", w) for w in words] + [("text_ngram", g) for g in bi])
+    soft_at = soft_words(plain)
+    hard = {w for p, w in positioned if p not in soft_at}
+    parsed.soft = frozenset(("text", w) for p, w in positioned if p in soft_at and w not in hard)
     parsed.words.extend(words)
     parsed.words.extend(bi)
     parsed.words = dedup(parsed.words)
