@@ -128,7 +128,7 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         # text drawn over other text with a painting between: the span level credits the earlier text
         # with the later one's ink; the glyph level judges it without (overdrawn.py). Asked after the
         # renders, which make the paint log in the same run as the render without text.
-        if visible and renders is not None and overdrawn(page, drawing).later:
+        if visible and renders is not None and overdrawn(page, drawing, data).later:
             visible = False
     except Exception:  # the glyph-level check decides
         visible = False

@@ -43,13 +43,20 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
+__all__ = ["MIN_COVER", "MIN_OVERLAP", "MIN_SIDEWAYS", "Overdrawn", "hidden_under_text", "later_text", "overdrawn",
+           "spans_overlap"]
 
 MIN_OVERLAP = 0.3
 """Share of the smaller of two boxes their overlap must cover for the later one to lie over the
 earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (the decision). Why:
 a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
 glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
+
+MIN_SIDEWAYS = 0.1
+"""Overlap along the line, in font sizes (the smaller span's height), that two spans need for
+:func:`spans_overlap`. Why: a glyph over another by :data:`MIN_OVERLAP` of its box overlaps it by
+0.07 font sizes at least (Helvetica's ``i``, 0.22 wide); neighbouring spans of a line touch, or
+overlap by a kern."""
 
 MIN_COVER = 0.5
 """Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
@@ -71,23 +78,27 @@ class Overdrawn:
         self.later, self.glyphs = later, glyphs
 
 
-def overdrawn(page: Any, drawing: Any = None) -> Overdrawn:
+def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overdrawn:
     """The page's text drawn over other text (:class:`Overdrawn`), made once per
     :class:`pagerecall.extract.rendering.PageDrawing` (``drawing``; else read from ``page``).
     Two stages: :func:`later_text` on the paint log (boxes of whole text drawings: numpy over
     the log, no run of the page), and only where it lists some, the same test on glyph boxes from
     ``get_texttrace`` (one more run of the content stream): a text drawing counts when one of its
     glyphs lies over a glyph of an earlier drawing with a painting between that covers half their
-    overlap.
+    overlap. With ``data`` (the page's text dictionary, ``extractDICT`` or ``extractRAWDICT``: span boxes), text
+    over text with *nothing* painted between is listed too, on pages where two spans of ``data`` lie over each
+    other (:func:`spans_overlap`: a sentence clipped, masked or in its paper's colour with other words written
+    over it lends them nothing then); the same two stages without the painting, and the same render.
     Raises what MuPDF raises."""
     if drawing is not None and getattr(drawing, "overdrawn", None) is not None:
         return drawing.overdrawn
     log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     found = Overdrawn(frozenset(), None)
     coarse = later_text(log)
-    if coarse:
+    bare = later_text(log, between=False) - coarse if data is not None and spans_overlap(data) else frozenset()
+    if coarse or bare:
         trace = page.get_texttrace()
-        later = _glyph_level(trace, log, coarse)
+        later = _glyph_level(trace, log, coarse, bare)
         glyphs: dict[tuple, set[bool]] = {}
         for span in trace if later else ():
             is_later = span.get("seqno") in later
@@ -99,17 +110,19 @@ def overdrawn(page: Any, drawing: Any = None) -> Overdrawn:
     return found
 
 
-def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -> frozenset[int]:
+def later_text(log: list, boxes: list | None = None, seqs: list | None = None, between: bool = True) -> frozenset[int]:
     """Indexes into ``log`` (``page.get_bboxlog()``: ``[(kind, (x0, y0, x1, y1)), ...]`` in paint
     order) of the text drawings drawn over an earlier text drawing with a non-text painting
     between the two that covers half their overlap (module docstring), judged on the log's boxes of
     whole drawings. With ``boxes`` (glyph boxes) and ``seqs`` (each glyph's log index), judged on
-    the glyphs instead. Empty for most pages."""
-    if len(log) < 3:
+    the glyphs instead. ``between`` False: over an earlier text drawing at all, painting between or
+    not (the boxes of whole drawings then list most pages: only for pages :func:`spans_overlap`
+    lists). Empty for most pages."""
+    if len(log) < (3 if between else 2):
         return frozenset()
     kinds = np.asarray([k in _TEXT for k, _ in log])
     pi = np.flatnonzero(~kinds)
-    if not len(pi) or kinds.sum() < 2:
+    if (between and not len(pi)) or kinds.sum() < 2:
         return frozenset()
     rects = np.asarray([r for _, r in log], float)
     if boxes is None:
@@ -117,7 +130,11 @@ def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -
         own = rects[seq]
     else:
         seq, own = np.asarray(seqs, np.int64), np.asarray(boxes, float).reshape(-1, 4)
-    early, late = seq < pi[-1], seq > pi[0]  # drawn before some painting / after some painting
+    if not between:
+        pi = None
+        early, late = seq < seq.max(), seq > seq.min()
+    else:
+        early, late = seq < pi[-1], seq > pi[0]  # drawn before some painting / after some painting
     if not early.any() or not late.any():
         return frozenset()
     e, eseq = own[early], seq[early]
@@ -140,10 +157,11 @@ def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -
 
 
 def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea: np.ndarray, rects: np.ndarray,
-           pi: np.ndarray, out: set[int]) -> None:
+           pi: np.ndarray | None, out: set[int]) -> None:
     """Adds to ``out`` the log indexes of ``lseq`` whose box (``l_``, ``(m, 4)``) lies over an earlier box of
     ``ee`` (log indexes ``es``, areas ``ea``) with a painting between (``pi``: the log indexes of non-text
-    paintings, ``rects`` every entry's box) that covers :data:`MIN_COVER` of their overlap."""
+    paintings, ``rects`` every entry's box) that covers :data:`MIN_COVER` of their overlap; ``pi`` None:
+    painting between or not."""
     l_area = np.clip(l_[:, 2] - l_[:, 0], 0, None) * np.clip(l_[:, 3] - l_[:, 1], 0, None)
     ix0 = np.maximum(l_[:, None, 0], ee[None, :, 0])
     iy0 = np.maximum(l_[:, None, 1], ee[None, :, 1])
@@ -152,6 +170,9 @@ def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea:
     inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
     over = ((es[None, :] < lseq[:, None]) & (inter > 0)
             & (inter >= MIN_OVERLAP * np.minimum(l_area[:, None], ea[None, :])))
+    if pi is None:
+        out.update(int(j) for j in lseq[over.any(axis=1)])
+        return
     for a, b in zip(*np.nonzero(over)):
         j, i = int(lseq[a]), int(es[b])
         if j in out:
@@ -166,9 +187,10 @@ def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea:
             out.add(j)
 
 
-def _glyph_level(trace: list, log: list, coarse: frozenset[int]) -> frozenset[int]:
+def _glyph_level(trace: list, log: list, coarse: frozenset[int], bare: frozenset[int] = frozenset()) -> frozenset[int]:
     """:func:`later_text` on the glyphs of ``get_texttrace`` (``trace``; whitespace left out),
-    for the drawings ``coarse`` listed on whole drawings (only they can be listed here)."""
+    for the drawings ``coarse`` listed on whole drawings (only they can be listed here), and without
+    the painting between (``between=False``) for the drawings ``bare``."""
     boxes, seqs = [], []
     for span in trace:
         s = span.get("seqno")
@@ -180,7 +202,44 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int]) -> frozenset[in
                 seqs.append(s)
     if not boxes:
         return frozenset()
-    return later_text(log, boxes, seqs) & coarse
+    got = later_text(log, boxes, seqs) & coarse if coarse else frozenset()
+    return got | (later_text(log, boxes, seqs, between=False) & bare if bare else frozenset())
+
+
+def spans_overlap(data: dict) -> bool:
+    """True when two spans of the text dictionary ``data`` (``extractDICT`` or ``extractRAWDICT``; whitespace
+    spans left out) lie over each other: their boxes share :data:`MIN_OVERLAP` of the smaller one's height
+    and :data:`MIN_SIDEWAYS` of it along the line. A glyph over another glyph by :data:`MIN_OVERLAP` of the
+    smaller box lies in two such spans, so no page the glyph level would list is missed; the lines of a
+    paragraph or a table, and neighbouring spans of a line, do not meet so. Numpy over the spans sorted by
+    top, each compared with those whose top lies within the tallest span's height."""
+    boxes = [s["bbox"] for b in data.get("blocks", ()) for ln in b.get("lines", ()) for s in ln.get("spans", ())
+             if _has_ink(s)]
+    if len(boxes) < 2:
+        return False
+    a = np.asarray(boxes, float)
+    a = a[np.argsort(a[:, 1], kind="stable")]
+    h = np.clip(a[:, 3] - a[:, 1], 0, None)
+    tallest = float(h.max())
+    for start in range(0, len(a), _CHUNK):
+        c, ch = a[start:start + _CHUNK], h[start:start + _CHUNK]
+        hi = int(np.searchsorted(a[:, 1], c[:, 1].max() + tallest, "right"))
+        o, oh = a[start:hi], h[start:hi]
+        dy = np.minimum(c[:, None, 3], o[None, :, 3]) - np.maximum(c[:, None, 1], o[None, :, 1])
+        dx = np.minimum(c[:, None, 2], o[None, :, 2]) - np.maximum(c[:, None, 0], o[None, :, 0])
+        small = np.minimum(ch[:, None], oh[None, :])
+        hit = (dy >= MIN_OVERLAP * small) & (dx >= MIN_SIDEWAYS * small) & (small > 0)
+        hit &= np.arange(start, start + len(c))[:, None] < np.arange(start, hi)[None, :]  # each pair once, not itself
+        if hit.any():
+            return True
+    return False
+
+
+def _has_ink(span: dict) -> bool:
+    text = span.get("text")
+    if text is None:
+        text = "".join(c.get("c", "") for c in span.get("chars", ()))
+    return bool(text.strip())
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
@@ -196,7 +255,7 @@ def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, with
     if not len(keys):
         return out
     try:
-        found = overdrawn(page, drawing)
+        found = overdrawn(page, drawing, raw)
         if not found.later:
             return out
         earlier = _earlier_glyphs(raw, keys, found.glyphs or {})
