@@ -52,11 +52,10 @@ earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (t
 a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
 glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
 
-MIN_SIDEWAYS = 0.1
-"""Overlap along the line, in font sizes (the smaller span's height), that two spans need for
+MIN_SIDEWAYS = 0.06
+"""Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for
 :func:`spans_overlap`. Why: a glyph over another by :data:`MIN_OVERLAP` of its box overlaps it by
-0.07 font sizes at least (Helvetica's ``i``, 0.22 wide); neighbouring spans of a line touch, or
-overlap by a kern."""
+0.07 font sizes at least (Helvetica's ``i``, 0.22 wide)."""
 
 MIN_COVER = 0.5
 """Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
@@ -207,39 +206,45 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int], bare: frozenset
 
 
 def spans_overlap(data: dict) -> bool:
-    """True when two spans of the text dictionary ``data`` (``extractDICT`` or ``extractRAWDICT``; whitespace
-    spans left out) lie over each other: their boxes share :data:`MIN_OVERLAP` of the smaller one's height
-    and :data:`MIN_SIDEWAYS` of it along the line. A glyph over another glyph by :data:`MIN_OVERLAP` of the
-    smaller box lies in two such spans, so no page the glyph level would list is missed; the lines of a
-    paragraph or a table, and neighbouring spans of a line, do not meet so. Numpy over the spans sorted by
-    top, each compared with those whose top lies within the tallest span's height."""
-    boxes = [s["bbox"] for b in data.get("blocks", ()) for ln in b.get("lines", ()) for s in ln.get("spans", ())
-             if _has_ink(s)]
-    if len(boxes) < 2:
+    """True when a span of the text dictionary ``data`` (``extractDICT`` or ``extractRAWDICT``) lies over a span
+    of another line: their boxes share :data:`MIN_OVERLAP` of the smaller one's height, and :data:`MIN_SIDEWAYS`
+    of it along the line. A glyph drawn over a glyph of another line by :data:`MIN_OVERLAP` of the smaller box
+    puts their spans so; the lines of a paragraph or a table do not meet so. Text written back over a line
+    starts a line of its own in MuPDF's extraction (a pen moved back by an em or more; a smaller step back is
+    a kern, and its glyphs stay in the line: not looked for). Lines first (their boxes, with their smallest
+    span's height: one sweep over the lines sorted by top), then the spans of the pairs of lines found."""
+    lines = [ln for b in data.get("blocks", ()) for ln in b.get("lines", ()) if ln.get("spans")]
+    if len(lines) < 2:
         return False
-    a = np.asarray(boxes, float)
-    a = a[np.argsort(a[:, 1], kind="stable")]
-    h = np.clip(a[:, 3] - a[:, 1], 0, None)
-    tallest = float(h.max())
-    for start in range(0, len(a), _CHUNK):
-        c, ch = a[start:start + _CHUNK], h[start:start + _CHUNK]
-        hi = int(np.searchsorted(a[:, 1], c[:, 1].max() + tallest, "right"))
-        o, oh = a[start:hi], h[start:hi]
-        dy = np.minimum(c[:, None, 3], o[None, :, 3]) - np.maximum(c[:, None, 1], o[None, :, 1])
-        dx = np.minimum(c[:, None, 2], o[None, :, 2]) - np.maximum(c[:, None, 0], o[None, :, 0])
-        small = np.minimum(ch[:, None], oh[None, :])
-        hit = (dy >= MIN_OVERLAP * small) & (dx >= MIN_SIDEWAYS * small) & (small > 0)
-        hit &= np.arange(start, start + len(c))[:, None] < np.arange(start, hi)[None, :]  # each pair once, not itself
-        if hit.any():
+    a = np.asarray([ln["bbox"] for ln in lines], float)
+    small = np.fromiter((min(sp["bbox"][3] - sp["bbox"][1] for sp in ln["spans"]) for ln in lines), float, len(lines))
+    i, j = _meeting(a, small)
+    for x, y in zip(i.tolist(), j.tolist()):
+        sx = np.asarray([sp["bbox"] for sp in lines[x]["spans"]], float)
+        sy = np.asarray([sp["bbox"] for sp in lines[y]["spans"]], float)
+        h = np.minimum((sx[:, 3] - sx[:, 1])[:, None], (sy[:, 3] - sy[:, 1])[None, :])
+        dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
+        dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
+        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)).any():
             return True
     return False
 
 
-def _has_ink(span: dict) -> bool:
-    text = span.get("text")
-    if text is None:
-        text = "".join(c.get("c", "") for c in span.get("chars", ()))
-    return bool(text.strip())
+def _meeting(a: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(i, j)`` of boxes ``a`` (``(n, 4)``) that share :data:`MIN_OVERLAP` of ``small`` (per box, a
+    height: the lower of the two) across and :data:`MIN_SIDEWAYS` of it along: one sweep over the boxes sorted
+    by top, each against those whose top lies above its bottom."""
+    order = np.argsort(a[:, 1], kind="stable")
+    s, sm = a[order], small[order]
+    ends = np.searchsorted(s[:, 1], s[:, 3], "left")
+    count = np.clip(ends - np.arange(len(s)) - 1, 0, None)
+    i = np.repeat(np.arange(len(s)), count)
+    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count))
+    h = np.minimum(sm[i], sm[j])
+    dy = np.minimum(s[i, 3], s[j, 3]) - np.maximum(s[i, 1], s[j, 1])
+    dx = np.minimum(s[i, 2], s[j, 2]) - np.maximum(s[i, 0], s[j, 0])
+    hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
+    return order[i[hit]], order[j[hit]]
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
