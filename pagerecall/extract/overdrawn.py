@@ -43,19 +43,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_COVER", "MIN_OVERLAP", "MIN_SIDEWAYS", "Overdrawn", "hidden_under_text", "later_text", "overdrawn",
-           "spans_overlap"]
+__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
 
 MIN_OVERLAP = 0.3
 """Share of the smaller of two boxes their overlap must cover for the later one to lie over the
 earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (the decision). Why:
 a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
 glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
-
-MIN_SIDEWAYS = 0.06
-"""Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for
-:func:`spans_overlap`. Why: a glyph over another by :data:`MIN_OVERLAP` of its box overlaps it by
-0.07 font sizes at least (Helvetica's ``i``, 0.22 wide)."""
 
 MIN_COVER = 0.5
 """Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
@@ -69,12 +63,13 @@ _SLICE = 4096
 
 class Overdrawn:
     """What :func:`overdrawn` found on a page: ``later``, the paint-log indexes of the text
-    drawings drawn over earlier text with a painting between (empty for most pages), and
-    ``glyphs``, ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins
-    in tenths of a point; None when the trace was not read)."""
+    drawings drawn over earlier text with a painting between, or with nothing between on a page
+    :mod:`pagerecall.extract.overtext` sends on (empty for most pages), and ``glyphs``,
+    ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins in tenths of a
+    point; None when the trace was not read); ``under``: the render without ``later``, when made."""
 
-    def __init__(self, later: frozenset[int], glyphs: dict | None) -> None:
-        self.later, self.glyphs = later, glyphs
+    def __init__(self, later: frozenset[int], glyphs: dict | None, under: np.ndarray | None = None) -> None:
+        self.later, self.glyphs, self.under = later, glyphs, under
 
 
 def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overdrawn:
@@ -87,8 +82,12 @@ def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overd
     overlap. With ``data`` (the page's text dictionary, ``extractDICT`` or ``extractRAWDICT``: span boxes), text
     over text with *nothing* painted between is listed too, on pages where two spans of ``data`` lie over each
     other (:func:`spans_overlap`: a sentence clipped, masked or in its paper's colour with other words written
-    over it lends them nothing then); the same two stages without the painting, and the same render.
-    Raises what MuPDF raises."""
+    over it lends them nothing then); the same two stages without the painting, and the same render. A page
+    listed so alone, whose every other span the span-level check shows visible on that render
+    (:func:`pagerecall.extract.overtext.shown_alone`: a table cell's text running into the next cell), is
+    left as before (``later`` empty). Raises what MuPDF raises."""
+    from pagerecall.extract.overtext import shown_alone, spans_overlap
+
     if drawing is not None and getattr(drawing, "overdrawn", None) is not None:
         return drawing.overdrawn
     log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
@@ -97,13 +96,18 @@ def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overd
     bare = later_text(log, between=False) - coarse if data is not None and spans_overlap(data) else frozenset()
     if coarse or bare:
         trace = page.get_texttrace()
-        later = _glyph_level(trace, log, coarse, bare)
+        painted, unpainted = _glyph_level(trace, log, coarse, bare)
+        later = painted | unpainted
         glyphs: dict[tuple, set[bool]] = {}
         for span in trace if later else ():
             is_later = span.get("seqno") in later
             for ch in span.get("chars", ()):
                 glyphs.setdefault((ch[0], round(ch[2][0] * 10), round(ch[2][1] * 10)), set()).add(is_later)
         found = Overdrawn(later, glyphs if later else None)
+        if unpainted and not painted and drawing is not None:
+            shown, found.under = shown_alone(page, drawing, data, later, glyphs)
+            if shown:
+                found = Overdrawn(frozenset(), None)
     if drawing is not None:
         drawing.overdrawn = found
     return found
@@ -186,10 +190,12 @@ def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea:
             out.add(j)
 
 
-def _glyph_level(trace: list, log: list, coarse: frozenset[int], bare: frozenset[int] = frozenset()) -> frozenset[int]:
+def _glyph_level(trace: list, log: list, coarse: frozenset[int],
+                 bare: frozenset[int] = frozenset()) -> tuple[frozenset[int], frozenset[int]]:
     """:func:`later_text` on the glyphs of ``get_texttrace`` (``trace``; whitespace left out),
     for the drawings ``coarse`` listed on whole drawings (only they can be listed here), and without
-    the painting between (``between=False``) for the drawings ``bare``."""
+    the painting between (``between=False``) for the drawings ``bare``: ``(those listed with a
+    painting between, the others)``."""
     boxes, seqs = [], []
     for span in trace:
         s = span.get("seqno")
@@ -200,51 +206,9 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int], bare: frozenset
                 boxes.append(ch[3])
                 seqs.append(s)
     if not boxes:
-        return frozenset()
+        return frozenset(), frozenset()
     got = later_text(log, boxes, seqs) & coarse if coarse else frozenset()
-    return got | (later_text(log, boxes, seqs, between=False) & bare if bare else frozenset())
-
-
-def spans_overlap(data: dict) -> bool:
-    """True when a span of the text dictionary ``data`` (``extractDICT`` or ``extractRAWDICT``) lies over a span
-    of another line: their boxes share :data:`MIN_OVERLAP` of the smaller one's height, and :data:`MIN_SIDEWAYS`
-    of it along the line. A glyph drawn over a glyph of another line by :data:`MIN_OVERLAP` of the smaller box
-    puts their spans so; the lines of a paragraph or a table do not meet so. Text written back over a line
-    starts a line of its own in MuPDF's extraction (a pen moved back by an em or more; a smaller step back is
-    a kern, and its glyphs stay in the line: not looked for). Lines first (their boxes, with their smallest
-    span's height: one sweep over the lines sorted by top), then the spans of the pairs of lines found."""
-    lines = [ln for b in data.get("blocks", ()) for ln in b.get("lines", ()) if ln.get("spans")]
-    if len(lines) < 2:
-        return False
-    a = np.asarray([ln["bbox"] for ln in lines], float)
-    small = np.fromiter((min(sp["bbox"][3] - sp["bbox"][1] for sp in ln["spans"]) for ln in lines), float, len(lines))
-    i, j = _meeting(a, small)
-    for x, y in zip(i.tolist(), j.tolist()):
-        sx = np.asarray([sp["bbox"] for sp in lines[x]["spans"]], float)
-        sy = np.asarray([sp["bbox"] for sp in lines[y]["spans"]], float)
-        h = np.minimum((sx[:, 3] - sx[:, 1])[:, None], (sy[:, 3] - sy[:, 1])[None, :])
-        dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
-        dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
-        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)).any():
-            return True
-    return False
-
-
-def _meeting(a: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Index pairs ``(i, j)`` of boxes ``a`` (``(n, 4)``) that share :data:`MIN_OVERLAP` of ``small`` (per box, a
-    height: the lower of the two) across and :data:`MIN_SIDEWAYS` of it along: one sweep over the boxes sorted
-    by top, each against those whose top lies above its bottom."""
-    order = np.argsort(a[:, 1], kind="stable")
-    s, sm = a[order], small[order]
-    ends = np.searchsorted(s[:, 1], s[:, 3], "left")
-    count = np.clip(ends - np.arange(len(s)) - 1, 0, None)
-    i = np.repeat(np.arange(len(s)), count)
-    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count))
-    h = np.minimum(sm[i], sm[j])
-    dy = np.minimum(s[i, 3], s[j, 3]) - np.maximum(s[i, 1], s[j, 1])
-    dx = np.minimum(s[i, 2], s[j, 2]) - np.maximum(s[i, 0], s[j, 0])
-    hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
-    return order[i[hit]], order[j[hit]]
+    return got, (later_text(log, boxes, seqs, between=False) & bare if bare else frozenset()) - got
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
@@ -266,7 +230,7 @@ def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, with
         earlier = _earlier_glyphs(raw, keys, found.glyphs or {})
         if not earlier.any():
             return out
-        under = _render_without(page, found.later, zoom)
+        under = found.under if found.under is not None else _render_without(page, found.later, zoom)
     except Exception:  # the rendering cannot decide: nothing more is hidden
         return out
     if under is None or under.shape != without_text.shape:

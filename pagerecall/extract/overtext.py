@@ -1,0 +1,120 @@
+"""Text written over text with nothing painted between: which pages to look at, and when the earlier text shows.
+
+:mod:`pagerecall.extract.overdrawn` judges a glyph without the text drawn later over it, so that words written
+over a sentence do not lend it their ink. With a painting between (a white box and a correction on it) the
+paint log finds such pages cheaply. With *nothing* between, a sentence hidden by a clip, a soft mask or its
+own colour with other words written over it was served: the words' ink counted as its own (the fifth set's
+``h_clipped_then_text_over_cs``, the sixth set's ``h_softmask_then_words_over_da``). Text over text with
+nothing between is also fake bold, shadows, accents and a table cell's text running into the next cell, and
+the paint log's boxes of whole text drawings meet on most pages (173 of the demo corpus's 203), so two
+cheaper steps come first:
+
+* :func:`spans_overlap`, on the text dictionary the page's text is made of anyway: two lines whose spans lie
+  over each other (0.15 ms a page on maint-guide; lists 0 of the demo corpus's 203 pages, 234 of 3,051 pages
+  of the bench corpus, every fourth page). Only there is ``get_texttrace`` read (the glyph-level pairs, as
+  with a painting between).
+* :func:`shown_alone`: where the glyph level lists text over text with nothing between and nothing else, the
+  page is rendered without that text and the span-level check (:func:`pagerecall.extract.quickcheck.all_visible`)
+  judges every other span on that render: when it shows them all, no earlier glyph lacks ink of its own and
+  the page is left as before (a table cell running into the next, lshort's overlapping labels); else the
+  page goes to the glyph level, which reuses the render.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from pagerecall.extract.overdrawn import MIN_OVERLAP
+
+__all__ = ["MIN_SIDEWAYS", "shown_alone", "spans_overlap"]
+
+MIN_SIDEWAYS = 0.06
+"""Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for
+:func:`spans_overlap`. Why: a glyph over another by :data:`MIN_OVERLAP` of its box overlaps it by
+0.07 font sizes at least (Helvetica's ``i``, 0.22 wide)."""
+
+
+def spans_overlap(data: dict) -> bool:
+    """True when a span of the text dictionary ``data`` (``extractDICT`` or ``extractRAWDICT``) lies over a span
+    of another line: their boxes share :data:`MIN_OVERLAP` of the smaller one's height, and :data:`MIN_SIDEWAYS`
+    of it along the line. A glyph drawn over a glyph of another line by :data:`MIN_OVERLAP` of the smaller box
+    puts their spans so; the lines of a paragraph or a table do not meet so. Text written back over a line
+    starts a line of its own in MuPDF's extraction (a pen moved back by an em or more; a smaller step back is
+    a kern, and its glyphs stay in the line: not looked for). Lines first (their boxes, with their smallest
+    span's height: one sweep over the lines sorted by top), then the spans of the pairs of lines found."""
+    lines = [ln for b in data.get("blocks", ()) for ln in b.get("lines", ()) if ln.get("spans")]
+    if len(lines) < 2:
+        return False
+    a = np.asarray([ln["bbox"] for ln in lines], float)
+    small = np.fromiter((min(sp["bbox"][3] - sp["bbox"][1] for sp in ln["spans"]) for ln in lines), float, len(lines))
+    i, j = _meeting(a, small)
+    for x, y in zip(i.tolist(), j.tolist()):
+        sx = np.asarray([sp["bbox"] for sp in lines[x]["spans"]], float)
+        sy = np.asarray([sp["bbox"] for sp in lines[y]["spans"]], float)
+        h = np.minimum((sx[:, 3] - sx[:, 1])[:, None], (sy[:, 3] - sy[:, 1])[None, :])
+        dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
+        dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
+        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)).any():
+            return True
+    return False
+
+
+def _meeting(a: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Index pairs ``(i, j)`` of boxes ``a`` (``(n, 4)``) that share :data:`MIN_OVERLAP` of ``small`` (per box, a
+    height: the lower of the two) across and :data:`MIN_SIDEWAYS` of it along: one sweep over the boxes sorted
+    by top, each against those whose top lies above its bottom."""
+    order = np.argsort(a[:, 1], kind="stable")
+    s, sm = a[order], small[order]
+    ends = np.searchsorted(s[:, 1], s[:, 3], "left")
+    count = np.clip(ends - np.arange(len(s)) - 1, 0, None)
+    i = np.repeat(np.arange(len(s)), count)
+    j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count))
+    h = np.minimum(sm[i], sm[j])
+    dy = np.minimum(s[i, 3], s[j, 3]) - np.maximum(s[i, 1], s[j, 1])
+    dx = np.minimum(s[i, 2], s[j, 2]) - np.maximum(s[i, 0], s[j, 0])
+    hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
+    return order[i[hit]], order[j[hit]]
+
+
+def shown_alone(page: Any, drawing: Any, data: dict, later: frozenset[int], glyphs: dict) -> tuple[bool, np.ndarray | None]:
+    """``(shown, under)``: ``under``, the page rendered without the text drawings ``later`` (paint-log indexes;
+    :func:`pagerecall.extract.overdrawn._render_without`, uint8 gray as the renders of ``drawing``, a
+    :class:`pagerecall.extract.rendering.PageDrawing` whose renders are made), or None; ``shown`` True when the
+    span-level check shows every span of ``data`` (``extractDICT``) but those of ``later`` visible on it, the
+    render without text as the ground. A span is of ``later`` when its first glyph is (``glyphs``:
+    :class:`pagerecall.extract.overdrawn.Overdrawn`'s). False when the renders are not made, ``data`` has no
+    span text (``extractRAWDICT``: the glyph level runs anyway) or the render cannot be made."""
+    from pagerecall.extract.overdrawn import _render_without
+    from pagerecall.extract.quickcheck import all_visible
+
+    renders = getattr(drawing, "_renders", None)
+    blocks = data.get("blocks", ())
+    if renders is None or any("chars" in sp for b in blocks for ln in b.get("lines", ()) for sp in ln.get("spans", ())):
+        return False, None
+    _, without_text, m = renders
+    under = _render_without(page, later, abs(m.a or m.b))
+    if under is None or under.shape != without_text.shape:
+        return False, None
+    kept = {"blocks": [{**b, "lines": [{**ln, "spans": [sp for sp in ln.get("spans", ()) if not _is_later(sp, glyphs)]}
+                                       for ln in b.get("lines", ())]} for b in blocks]}
+    shown, _ = all_visible(page, kept, _Renders((under, without_text, m)))
+    return shown, under
+
+
+def _is_later(span: dict, glyphs: dict) -> bool:
+    text, origin = span.get("text") or "", span.get("origin")
+    if not text or origin is None:
+        return False
+    return glyphs.get((ord(text[0]), round(origin[0] * 10), round(origin[1] * 10))) == {True}
+
+
+class _Renders:
+    """A stand-in for a :class:`pagerecall.extract.rendering.PageDrawing` whose renders are given."""
+
+    def __init__(self, renders: tuple) -> None:
+        self._r = renders
+
+    def renders(self) -> tuple:
+        return self._r
