@@ -28,12 +28,20 @@ import numpy as np
 
 from pagerecall.extract.overdrawn import MIN_OVERLAP
 
-__all__ = ["MIN_SIDEWAYS", "shown_alone", "spans_overlap"]
+__all__ = ["CORE_EM", "MIN_SIDEWAYS", "shown_alone", "spans_overlap"]
 
 MIN_SIDEWAYS = 0.06
 """Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for
 :func:`spans_overlap`. Why: a glyph over another by :data:`MIN_OVERLAP` of its box overlaps it by
 0.07 font sizes at least (Helvetica's ``i``, 0.22 wide)."""
+
+
+CORE_EM = 0.7
+"""Font sizes above its baseline that a span's glyphs are taken to ink for :func:`spans_overlap` on a
+horizontal line (x-height to cap height: the ink two lines written over each other share). MuPDF's boxes
+run from the font's ascender to its descender, which a Type 3 font's ``FontBBox`` can stretch over the
+lines above and below (lshort-ru's 10 pt periods are 19 pt tall: with those boxes the screen listed 119 of
+its 153 pages, with the cores 4); on other lines the box is taken."""
 
 
 def spans_overlap(data: dict) -> bool:
@@ -47,18 +55,56 @@ def spans_overlap(data: dict) -> bool:
     lines = [ln for b in data.get("blocks", ()) for ln in b.get("lines", ()) if ln.get("spans")]
     if len(lines) < 2:
         return False
-    a = np.asarray([ln["bbox"] for ln in lines], float)
-    small = np.fromiter((min(sp["bbox"][3] - sp["bbox"][1] for sp in ln["spans"]) for ln in lines), float, len(lines))
+    spans = [sp for ln in lines for sp in ln["spans"]]
+    counts = [len(ln["spans"]) for ln in lines]
+    box = np.asarray([sp["bbox"] for sp in spans], float)
+    base = np.fromiter(((sp.get("origin") or (0.0, np.nan))[1] for sp in spans), float, len(spans))
+    size = np.fromiter((sp.get("size") or 0.0 for sp in spans), float, len(spans))
+    flat = np.repeat(np.fromiter(map(_flat, lines), bool, len(lines)), counts) & (size > 0) & ~np.isnan(base)
+    core = box.copy()  # the glyphs' ink, on a horizontal line: the baseline up CORE_EM font sizes
+    core[:, 1] = np.where(flat, np.maximum(box[:, 1], base - CORE_EM * size), box[:, 1])
+    core[:, 3] = np.where(flat, np.maximum(core[:, 1], np.minimum(box[:, 3], base)), box[:, 3])
+    starts = np.cumsum([0] + counts[:-1])
+    a = np.stack([np.minimum.reduceat(core[:, 0], starts), np.minimum.reduceat(core[:, 1], starts),
+                  np.maximum.reduceat(core[:, 2], starts), np.maximum.reduceat(core[:, 3], starts)], 1)
+    small = np.minimum.reduceat(core[:, 3] - core[:, 1], starts)
     i, j = _meeting(a, small)
     for x, y in zip(i.tolist(), j.tolist()):
-        sx = np.asarray([sp["bbox"] for sp in lines[x]["spans"]], float)
-        sy = np.asarray([sp["bbox"] for sp in lines[y]["spans"]], float)
+        px, py = _inked(lines[x], core[starts[x]:]), _inked(lines[y], core[starts[y]:])
+        if not px or not py:
+            continue
+        sx = np.asarray([c for c, _ in px], float)
+        sy = np.asarray([c for c, _ in py], float)
         h = np.minimum((sx[:, 3] - sx[:, 1])[:, None], (sy[:, 3] - sy[:, 1])[None, :])
         dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
         dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
-        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)).any():
+        letters = np.asarray([w for _, w in px])[:, None] | np.asarray([w for _, w in py])[None, :]
+        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h) & letters).any():
             return True
     return False
+
+
+def _flat(line: dict) -> bool:
+    """A horizontal line written left to right, not vertically."""
+    d = line.get("dir") or (1.0, 0.0)
+    return abs(d[1]) <= 1e-3 and d[0] > 0 and not line.get("wmode", 0)
+
+
+def _inked(line: dict, cores: np.ndarray) -> list[tuple[tuple, bool]]:
+    """The cores (``cores``: the line's first, in order; :func:`spans_overlap`) of the spans of ``line`` with a glyph other than whitespace, each with
+    whether it holds a letter or digit (a hidden run without one stays page text,
+    :mod:`pagerecall.extract.visibility`: of two spans over each other, one must hold a letter or digit; the
+    other may lend its ink whatever it draws)."""
+    from pagerecall.extract.visibility import LETTER_OR_DIGIT
+
+    out = []
+    for sp, core in zip(line["spans"], cores):
+        text = sp.get("text")
+        if text is None:
+            text = "".join(c.get("c", "") for c in sp.get("chars", ()))
+        if text.strip():
+            out.append((tuple(core), LETTER_OR_DIGIT.search(text) is not None))
+    return out
 
 
 def _meeting(a: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
