@@ -13,8 +13,9 @@ A page without hidden text gives exactly the text it gave before: the page's tex
 only rebuilt (from ``extractRAWDICT`` of the same text page, hidden glyphs dropped) when a glyph
 is hidden. Cost: :mod:`pagerecall.extract.visibility` (two renders at 72 dpi of a page with text, a
 third, of the text alone, on pages the span-level check does not prove visible; a fourth, without
-the text drawn over other text, on pages where text lies over text with a painting between,
-:mod:`pagerecall.extract.overdrawn`; a page without text renders nothing). Before that fourth
+the text drawn over other text, on pages where text lies over text with a painting between, or
+with nothing between where the earlier text shows no ink of its own, :mod:`pagerecall.extract.overdrawn`;
+a page without text renders nothing). Before that fourth
 render (``c074a12``): 13.0 ms CPU a page on maint-guide, 17.8 ms on tracemonkey, GeoTopo and
 TAMReview (Intel Xeon, load ~13; 18.1 and 23.7 ms before the pixel sums were made cheaper,
 docs/decisions/visibility-from-rendering.md).
@@ -125,9 +126,10 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         from pagerecall.extract.quickcheck import all_visible
 
         visible, renders = all_visible(page, data, drawing)
-        # text drawn over other text with a painting between: the span level credits the earlier text
-        # with the later one's ink; the glyph level judges it without (overdrawn.py). Asked after the
-        # renders, which make the paint log in the same run as the render without text.
+        # text drawn over other text (a painting between, or nothing between on pages whose spans lie over
+        # each other): the span level credits the earlier text with the later one's ink; the glyph level
+        # judges it without (overdrawn.py, overtext.py). Asked after the renders, which make the paint log
+        # in the same run as the render without text.
         if visible and renders is not None and overdrawn(page, drawing, data).later:
             visible = False
     except Exception:  # the glyph-level check decides

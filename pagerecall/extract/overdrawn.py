@@ -22,17 +22,20 @@ stay. One render, not one per glyph:
   a drawing, the same test on glyph boxes from ``get_texttrace`` (whose sequence numbers are the
   paint log's indexes): boxes of whole drawings list pages whose one text drawing spans the page.
   Of the 12,065 pages of the bench corpus the first stage lists 6, the second 2.
+* Text over text with *nothing* painted between (a sentence clipped away, masked or in its paper's
+  colour, other words written over it: they lent it their ink) is listed by the same two stages
+  without the painting, on pages :mod:`pagerecall.extract.overtext` sends on: two lines of the page's
+  text dictionary whose spans lie over each other; a page listed so alone is left as before when the
+  span-level check shows every other span on the render without that text.
 * :func:`hidden_under_text` renders the page once more with its text but for those drawings (a
   device that counts the drawing calls as the paint log and ``get_texttrace`` number them), and
   hides a glyph of an earlier drawing (matched to ``get_texttrace``'s glyphs by its character and
   origin) whose shrunk box shows no pixel changed between that render and the render without
   text. Glyphs of the later drawings, and glyphs it cannot match, keep the verdicts of the other
-  tests: this test only adds hidden glyphs, and only where text lies over text with a painting
-  between.
+  tests: this test only adds hidden glyphs, and only where text lies over text.
 
-What it misses: a glyph hidden by a clip, a mask or its colour (no painting between) with other
-text over it keeps the later text's ink (the fifth set's ``h_clipped_then_text_over_cs``); text
-drawn over text drawn over text (a correction of a correction) judges the middle drawing as
+What it misses: text written back over its own line by less than MuPDF's step to a new line (a
+kern: :mod:`pagerecall.extract.overtext`); text drawn over text drawn over text (a correction of a correction) judges the middle drawing as
 before; text inside a soft mask's or a tile's content is never left out (leaving it out would
 change the mask); a page whose tiles the draw device caches is left as before.
 """
