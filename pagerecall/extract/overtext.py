@@ -50,38 +50,51 @@ def spans_overlap(data: dict) -> bool:
     of it along the line. A glyph drawn over a glyph of another line by :data:`MIN_OVERLAP` of the smaller box
     puts their spans so; the lines of a paragraph or a table do not meet so. Text written back over a line
     starts a line of its own in MuPDF's extraction (a pen moved back by an em or more; a smaller step back is
-    a kern, and its glyphs stay in the line: not looked for). Lines first (their boxes, with their smallest
-    span's height: one sweep over the lines sorted by top), then the spans of the pairs of lines found."""
+    a kern, and its glyphs stay in the line: not looked for). Spans are taken as their inked cores
+    (:data:`CORE_EM`). MuPDF's line boxes first (one sweep over the lines sorted by top: lines whose boxes meet
+    at all, none on most pages), then the cores of the spans of the pairs of lines found."""
     lines = [ln for b in data.get("blocks", ()) for ln in b.get("lines", ()) if ln.get("spans")]
     if len(lines) < 2:
         return False
-    spans = [sp for ln in lines for sp in ln["spans"]]
-    counts = [len(ln["spans"]) for ln in lines]
-    box = np.asarray([sp["bbox"] for sp in spans], float)
-    base = np.fromiter(((sp.get("origin") or (0.0, np.nan))[1] for sp in spans), float, len(spans))
-    size = np.fromiter((sp.get("size") or 0.0 for sp in spans), float, len(spans))
-    flat = np.repeat(np.fromiter(map(_flat, lines), bool, len(lines)), counts) & (size > 0) & ~np.isnan(base)
-    core = box.copy()  # the glyphs' ink, on a horizontal line: the baseline up CORE_EM font sizes
-    core[:, 1] = np.where(flat, np.maximum(box[:, 1], base - CORE_EM * size), box[:, 1])
-    core[:, 3] = np.where(flat, np.maximum(core[:, 1], np.minimum(box[:, 3], base)), box[:, 3])
-    starts = np.cumsum([0] + counts[:-1])
-    a = np.stack([np.minimum.reduceat(core[:, 0], starts), np.minimum.reduceat(core[:, 1], starts),
-                  np.maximum.reduceat(core[:, 2], starts), np.maximum.reduceat(core[:, 3], starts)], 1)
-    small = np.minimum.reduceat(core[:, 3] - core[:, 1], starts)
-    i, j = _meeting(a, small)
+    i, j = _meeting(np.asarray([ln["bbox"] for ln in lines], float), None)  # MuPDF's line boxes that meet at all
+    if not len(i):
+        return False
+    from pagerecall.extract.visibility import LETTER_OR_DIGIT
+
+    cores = {n: _cores(lines[n]) for n in set(i.tolist()) | set(j.tolist())}
     for x, y in zip(i.tolist(), j.tolist()):
-        px, py = _inked(lines[x], core[starts[x]:]), _inked(lines[y], core[starts[y]:])
-        if not px or not py:
+        (sx, tx), (sy, ty) = cores[x], cores[y]
+        if not len(sx) or not len(sy):
             continue
-        sx = np.asarray([c for c, _ in px], float)
-        sy = np.asarray([c for c, _ in py], float)
         h = np.minimum((sx[:, 3] - sx[:, 1])[:, None], (sy[:, 3] - sy[:, 1])[None, :])
         dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
         dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
-        letters = np.asarray([w for _, w in px])[:, None] | np.asarray([w for _, w in py])[None, :]
-        if ((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h) & letters).any():
-            return True
+        for a, b in zip(*np.nonzero((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h))):
+            if LETTER_OR_DIGIT.search(tx[a]) or LETTER_OR_DIGIT.search(ty[b]):
+                return True
     return False
+
+
+def _cores(line: dict) -> tuple[np.ndarray, list[str]]:
+    """The inked cores ``(n, 4)`` of the spans of ``line`` with a glyph other than whitespace (on a horizontal
+    line the baseline up :data:`CORE_EM` font sizes, within the span's box; on any other line the box), and
+    their texts (of two spans over each other one must hold a letter or digit: a hidden run without one stays
+    page text, :mod:`pagerecall.extract.visibility`; the other may lend its ink whatever it draws)."""
+    flat, boxes, texts = _flat(line), [], []
+    for sp in line["spans"]:
+        text = sp.get("text")
+        if text is None:
+            text = "".join(c.get("c", "") for c in sp.get("chars", ()))
+        if not text.strip():
+            continue
+        x0, y0, x1, y1 = sp["bbox"]
+        origin, size = sp.get("origin"), sp.get("size") or 0.0
+        if flat and origin is not None and size > 0:
+            y0 = max(y0, origin[1] - CORE_EM * size)
+            y1 = max(y0, min(y1, origin[1]))
+        boxes.append((x0, y0, x1, y1))
+        texts.append(text)
+    return np.asarray(boxes, float).reshape(-1, 4), texts
 
 
 def _flat(line: dict) -> bool:
@@ -90,37 +103,23 @@ def _flat(line: dict) -> bool:
     return abs(d[1]) <= 1e-3 and d[0] > 0 and not line.get("wmode", 0)
 
 
-def _inked(line: dict, cores: np.ndarray) -> list[tuple[tuple, bool]]:
-    """The cores (``cores``: the line's first, in order; :func:`spans_overlap`) of the spans of ``line`` with a glyph other than whitespace, each with
-    whether it holds a letter or digit (a hidden run without one stays page text,
-    :mod:`pagerecall.extract.visibility`: of two spans over each other, one must hold a letter or digit; the
-    other may lend its ink whatever it draws)."""
-    from pagerecall.extract.visibility import LETTER_OR_DIGIT
-
-    out = []
-    for sp, core in zip(line["spans"], cores):
-        text = sp.get("text")
-        if text is None:
-            text = "".join(c.get("c", "") for c in sp.get("chars", ()))
-        if text.strip():
-            out.append((tuple(core), LETTER_OR_DIGIT.search(text) is not None))
-    return out
-
-
-def _meeting(a: np.ndarray, small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _meeting(a: np.ndarray, small: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Index pairs ``(i, j)`` of boxes ``a`` (``(n, 4)``) that share :data:`MIN_OVERLAP` of ``small`` (per box, a
-    height: the lower of the two) across and :data:`MIN_SIDEWAYS` of it along: one sweep over the boxes sorted
-    by top, each against those whose top lies above its bottom."""
+    height: the lower of the two) across and :data:`MIN_SIDEWAYS` of it along, or (``small`` None) meet at all:
+    one sweep over the boxes sorted by top, each against those whose top lies above its bottom."""
     order = np.argsort(a[:, 1], kind="stable")
-    s, sm = a[order], small[order]
+    s = a[order]
     ends = np.searchsorted(s[:, 1], s[:, 3], "left")
     count = np.clip(ends - np.arange(len(s)) - 1, 0, None)
     i = np.repeat(np.arange(len(s)), count)
     j = i + 1 + (np.arange(len(i)) - np.repeat(np.cumsum(count) - count, count))
-    h = np.minimum(sm[i], sm[j])
     dy = np.minimum(s[i, 3], s[j, 3]) - np.maximum(s[i, 1], s[j, 1])
     dx = np.minimum(s[i, 2], s[j, 2]) - np.maximum(s[i, 0], s[j, 0])
-    hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
+    if small is None:
+        hit = (dy > 0) & (dx > 0)
+    else:
+        h = np.minimum(small[order][i], small[order][j])
+        hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
     return order[i[hit]], order[j[hit]]
 
 
