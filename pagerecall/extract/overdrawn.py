@@ -69,37 +69,35 @@ class Overdrawn:
     drawings drawn over earlier text with a painting between, or with nothing between on a page
     :mod:`pagerecall.extract.overtext` sends on (empty for most pages), and ``glyphs``,
     ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins in tenths of a
-    point; None when the trace was not read); ``under``: the render without ``later``, when made."""
+    point; None when the trace was not read); ``under``: the render without ``later``, when made;
+    ``bare_only``: every drawing of ``later`` lies over earlier text with nothing painted between."""
 
     def __init__(self, later: frozenset[int], glyphs: dict | None, under: np.ndarray | None = None) -> None:
         self.later, self.glyphs, self.under = later, glyphs, under
+        self.bare_only = False  # every drawing of ``later`` lies over earlier text with nothing painted between
 
 
-def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overdrawn:
+def overdrawn(page: Any, drawing: Any = None, bare: bool = False) -> Overdrawn:
     """The page's text drawn over other text (:class:`Overdrawn`), made once per
     :class:`pagerecall.extract.rendering.PageDrawing` (``drawing``; else read from ``page``).
     Two stages: :func:`later_text` on the paint log (boxes of whole text drawings: numpy over
     the log, no run of the page), and only where it lists some, the same test on glyph boxes from
     ``get_texttrace`` (one more run of the content stream): a text drawing counts when one of its
     glyphs lies over a glyph of an earlier drawing with a painting between that covers half their
-    overlap. With ``data`` (the page's text dictionary, ``extractDICT`` or ``extractRAWDICT``: span boxes), text
-    over text with *nothing* painted between is listed too, on pages where two spans of ``data`` lie over each
-    other (:func:`spans_overlap`: a sentence clipped, masked or in its paper's colour with other words written
-    over it lends them nothing then); the same two stages without the painting, and the same render. A page
-    listed so alone, whose every other span the span-level check shows visible on that render
-    (:func:`pagerecall.extract.overtext.shown_alone`: a table cell's text running into the next cell), is
-    left as before (``later`` empty). Raises what MuPDF raises."""
-    from pagerecall.extract.overtext import shown_alone, spans_overlap
-
+    overlap. With ``bare`` (the caller found two lines of the page's text over each other:
+    :func:`pagerecall.extract.overtext.spans_overlap`), text over text with *nothing* painted between is
+    listed too (a sentence clipped, masked or in its paper's colour with other words written over it lends them
+    nothing then): the same two stages without the painting, and the same render; ``bare_only`` says when
+    only such drawings are listed. Raises what MuPDF raises."""
     if drawing is not None and getattr(drawing, "overdrawn", None) is not None:
         return drawing.overdrawn
     log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     found = Overdrawn(frozenset(), None)
     coarse = later_text(log)
-    bare = later_text(log, between=False) - coarse if data is not None and spans_overlap(data) else frozenset()
-    if coarse or bare:
+    loose = later_text(log, between=False) - coarse if bare else frozenset()
+    if coarse or loose:
         trace = page.get_texttrace()
-        painted, unpainted = _glyph_level(trace, log, coarse, bare)
+        painted, unpainted = _glyph_level(trace, log, coarse, loose)
         later = painted | unpainted
         glyphs: dict[tuple, set[bool]] = {}
         for span in trace if later else ():
@@ -107,10 +105,7 @@ def overdrawn(page: Any, drawing: Any = None, data: dict | None = None) -> Overd
             for ch in span.get("chars", ()):
                 glyphs.setdefault((ch[0], round(ch[2][0] * 10), round(ch[2][1] * 10)), set()).add(is_later)
         found = Overdrawn(later, glyphs if later else None)
-        if unpainted and not painted and drawing is not None:
-            shown, found.under = shown_alone(page, drawing, data, later, glyphs)
-            if shown:
-                found = Overdrawn(frozenset(), None)
+        found.bare_only = bool(unpainted) and not painted
     if drawing is not None:
         drawing.overdrawn = found
     return found
@@ -215,19 +210,19 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int],
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
-                      zoom: float, drawing: Any = None) -> np.ndarray:
+                      zoom: float, drawing: Any = None, bare: bool = False) -> np.ndarray:
     """Bool ``(n,)``: glyphs ``keys`` (``extractRAWDICT`` indexes of ``raw``; ``shrunk``: their
     boxes in render pixels, float ``(n, 4)``, as the glyph-level check counts them) of an earlier
     text drawing that show no pixel changed (:data:`pagerecall.extract.rendering.MIN_PIXEL_CHANGE`)
     between the page rendered without the text drawn later over them (:func:`overdrawn`) and
     ``without_text`` (the render without any text, :func:`pagerecall.extract.rendering.render_pair`,
     at ``zoom`` pixels per point). All False on a page without such text drawings, or when the
-    render or the match cannot be made (the other tests' verdicts stand)."""
+    render or the match cannot be made (the other tests' verdicts stand). ``bare``: as :func:`overdrawn`'s."""
     out = np.zeros(len(keys), bool)
     if not len(keys):
         return out
     try:
-        found = overdrawn(page, drawing, raw)
+        found = overdrawn(page, drawing, bare)
         if not found.later:
             return out
         earlier = _earlier_glyphs(raw, keys, found.glyphs or {})

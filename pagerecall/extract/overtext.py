@@ -13,22 +13,24 @@ cheaper steps come first:
   over each other (0.15 ms a page on maint-guide; lists 0 of the demo corpus's 203 pages, 234 of 3,051 pages
   of the bench corpus, every fourth page). Only there is ``get_texttrace`` read (the glyph-level pairs, as
   with a painting between).
-* :func:`shown_alone`: where the glyph level lists text over text with nothing between and nothing else, the
-  page is rendered without that text and the span-level check (:func:`pagerecall.extract.quickcheck.all_visible`)
-  judges every other span on that render: when it shows them all, no earlier glyph lacks ink of its own and
-  the page is left as before (a table cell running into the next, lshort's overlapping labels); else the
-  page goes to the glyph level, which reuses the render.
+* :func:`pagerecall.extract.hidden.split_pdf_hidden`: where the glyph level lists text over text with nothing
+  between and nothing else, the page is rendered without that text and the span-level check
+  (:func:`pagerecall.extract.quickcheck.all_visible`) judges every other span on that render: when it shows
+  them all, no earlier glyph lacks ink of its own and the page is left as before (a table cell running into
+  the next); else the page goes to the glyph level, which reuses the render.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
 
 import numpy as np
 
 from pagerecall.extract.overdrawn import MIN_OVERLAP
 
-__all__ = ["CORE_EM", "MIN_SIDEWAYS", "shown_alone", "spans_overlap"]
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")  # pagerecall.extract.visibility.LETTER_OR_DIGIT (which imports this module)
+
+__all__ = ["CORE_EM", "MIN_SIDEWAYS", "spans_overlap"]
 
 MIN_SIDEWAYS = 0.06
 """Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for
@@ -59,8 +61,6 @@ def spans_overlap(data: dict) -> bool:
     i, j = _meeting(np.asarray([ln["bbox"] for ln in lines], float), None)  # MuPDF's line boxes that meet at all
     if not len(i):
         return False
-    from pagerecall.extract.visibility import LETTER_OR_DIGIT
-
     cores = {n: _cores(lines[n]) for n in set(i.tolist()) | set(j.tolist())}
     for x, y in zip(i.tolist(), j.tolist()):
         (sx, tx), (sy, ty) = cores[x], cores[y]
@@ -70,7 +70,7 @@ def spans_overlap(data: dict) -> bool:
         dy = np.minimum(sx[:, None, 3], sy[None, :, 3]) - np.maximum(sx[:, None, 1], sy[None, :, 1])
         dx = np.minimum(sx[:, None, 2], sy[None, :, 2]) - np.maximum(sx[:, None, 0], sy[None, :, 0])
         for a, b in zip(*np.nonzero((h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h))):
-            if LETTER_OR_DIGIT.search(tx[a]) or LETTER_OR_DIGIT.search(ty[b]):
+            if _LETTER_OR_DIGIT.search(tx[a]) or _LETTER_OR_DIGIT.search(ty[b]):
                 return True
     return False
 
@@ -121,45 +121,3 @@ def _meeting(a: np.ndarray, small: np.ndarray | None) -> tuple[np.ndarray, np.nd
         h = np.minimum(small[order][i], small[order][j])
         hit = (h > 0) & (dy >= MIN_OVERLAP * h) & (dx >= MIN_SIDEWAYS * h)
     return order[i[hit]], order[j[hit]]
-
-
-def shown_alone(page: Any, drawing: Any, data: dict, later: frozenset[int], glyphs: dict) -> tuple[bool, np.ndarray | None]:
-    """``(shown, under)``: ``under``, the page rendered without the text drawings ``later`` (paint-log indexes;
-    :func:`pagerecall.extract.overdrawn._render_without`, uint8 gray as the renders of ``drawing``, a
-    :class:`pagerecall.extract.rendering.PageDrawing` whose renders are made), or None; ``shown`` True when the
-    span-level check shows every span of ``data`` (``extractDICT``) but those of ``later`` visible on it, the
-    render without text as the ground. A span is of ``later`` when its first glyph is (``glyphs``:
-    :class:`pagerecall.extract.overdrawn.Overdrawn`'s). False when the renders are not made, ``data`` has no
-    span text (``extractRAWDICT``: the glyph level runs anyway) or the render cannot be made."""
-    from pagerecall.extract.overdrawn import _render_without
-    from pagerecall.extract.quickcheck import all_visible
-
-    renders = getattr(drawing, "_renders", None)
-    blocks = data.get("blocks", ())
-    if renders is None or any("chars" in sp for b in blocks for ln in b.get("lines", ()) for sp in ln.get("spans", ())):
-        return False, None
-    _, without_text, m = renders
-    under = _render_without(page, later, abs(m.a or m.b))
-    if under is None or under.shape != without_text.shape:
-        return False, None
-    kept = {"blocks": [{**b, "lines": [{**ln, "spans": [sp for sp in ln.get("spans", ()) if not _is_later(sp, glyphs)]}
-                                       for ln in b.get("lines", ())]} for b in blocks]}
-    shown, _ = all_visible(page, kept, _Renders((under, without_text, m)))
-    return shown, under
-
-
-def _is_later(span: dict, glyphs: dict) -> bool:
-    text, origin = span.get("text") or "", span.get("origin")
-    if not text or origin is None:
-        return False
-    return glyphs.get((ord(text[0]), round(origin[0] * 10), round(origin[1] * 10))) == {True}
-
-
-class _Renders:
-    """A stand-in for a :class:`pagerecall.extract.rendering.PageDrawing` whose renders are given."""
-
-    def __init__(self, renders: tuple) -> None:
-        self._r = renders
-
-    def renders(self) -> tuple:
-        return self._r
