@@ -35,8 +35,8 @@ stay. One render, not one per glyph:
   tests: this test only adds hidden glyphs, and only where text lies over text.
 
 What it misses: text written back over its own line by less than MuPDF's step to a new line (a
-kern: :mod:`pagerecall.extract.overtext`); text drawn over text drawn over text (a correction of a correction) judges the middle drawing as
-before; text inside a soft mask's or a tile's content is never left out (leaving it out would
+kern: :mod:`pagerecall.extract.overtext`); text drawn over text drawn over text (a correction of a
+correction) judges the middle drawing as before; text inside a soft mask's or a tile's content is never left out (leaving it out would
 change the mask); a page whose tiles the draw device caches is left as before.
 """
 

@@ -22,7 +22,8 @@ from tests.extract.constructions_sixth import CASES, HELD_OUT, SENTENCES, TUNING
 from tests.extract.heldout_builders import extgstate, raw, text_ops
 
 KNOWN: dict[str, str] = {}
-KNOWN_END_TO_END = {"p_letterspaced_heading_cs": "verify finds no letter-spaced quote (test_a_letterspaced_heading_verifies)"}
+KNOWN_END_TO_END = {"p_letterspaced_heading_cs": "verify finds no letter-spaced quote "
+                                                 "(test_a_letterspaced_heading_verifies)"}
 
 
 @pytest.fixture(scope="module")
