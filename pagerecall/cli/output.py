@@ -137,11 +137,20 @@ def print_evidence(res: dict) -> None:
         con().err.write(f"note: {n}\n")
 
 
+def outline_source(res: dict) -> str:
+    """Where an outline came from, in words (``--json`` keeps ``source``: ``bookmarks``, ``detected``,
+    ``headings``): an EPUB's "bookmarks" are its table of contents (navigation document or NCX)."""
+    source = res.get("source") or "none"
+    if source == "bookmarks" and str(res.get("file", "")).lower().endswith(".epub"):
+        return "its table of contents"
+    return {"detected": "headings detected in the text"}.get(source, source)
+
+
 def print_outline(res: dict) -> None:
     """A file's outline, indented by level, with physical pages and printed labels."""
     out = con().out
     pages = res["pages"]
-    out.write(f"{res['file']}: {pages} page{'' if pages == 1 else 's'}, outline from {res['source']}\n")
+    out.write(f"{res['file']}: {pages} page{'' if pages == 1 else 's'}, outline from {outline_source(res)}\n")
 
     def walk(nodes: list[dict]) -> None:
         for n in nodes:
@@ -286,7 +295,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             for c in res["candidates"]:
                 ref = c.get("reference") or {}
-                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}-{p['page_end']} ({p['how']})"
+                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}"
+                                  f"{'' if p['page_end'] == p['page_start'] else '-' + str(p['page_end'])} ({p['how']})"
                                   if p.get("page_start") else f"printed {p['cited']}: physical page unknown"
                                   for p in c.get("pages") or [])
                 con().out.write(f"{c['file']}  [{c['why']} {c['confidence']:.2f}]  {ref.get('citation') or ''}"

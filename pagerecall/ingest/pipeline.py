@@ -371,13 +371,19 @@ def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wa
     return rep
 
 
-def rollback(settings: Settings, *, wait: bool = True) -> dict:
+def rollback(settings: Settings, *, wait: bool = True, dry_run: bool = False) -> dict:
     """Make the previous generation live again, one step back in the index's history
     (:meth:`pagerecall.index.layout.IndexStore.rollback`: a second rollback goes further back, never
     forward again). Returns ``{"generation", "previous", "older"}``: the generation now live, the one
     left (on disk until the next write), and where the next rollback would go (None: nothing older is
-    kept). Raises ``IndexNotFoundError`` when there is no older generation (nothing changed)."""
+    kept). ``dry_run``: the same dict, with ``"dry_run": True``, and nothing changed (no lock taken).
+    Raises ``IndexNotFoundError`` when there is no index at all (nothing created: the message
+    says to build) or no older generation (nothing changed)."""
     store = open_store(settings)
+    if store.current_name() is None:  # no index: "nothing is the oldest one kept" would say nothing
+        raise IndexNotFoundError.at(settings.index_dir)
+    if dry_run:
+        return {**store.rollback_plan(), "dry_run": True}
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()

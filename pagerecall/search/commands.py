@@ -78,7 +78,7 @@ def _library(name: str) -> Callable[..., dict]:
 
 READS: dict[str, ReadCommand] = {
     "search": ReadCommand(_search, loads_model=lambda args: args.get("mode", "hybrid") != "fulltext"),
-    "files": ReadCommand(lambda s, a: s.files(a.get("pattern", "*"))),
+    "files": ReadCommand(lambda s, a: s.files(a.get("pattern", "*"), cwd=a.get("cwd"))),
     "info": ReadCommand(lambda s, a: s.info()),
     "page": ReadCommand(lambda s, a: s.read_page(a["file"], int(a["page"])).to_dict(), reads_tables=False),
     "verify": ReadCommand(lambda s, a: s.verify_quote(a["quote"], a["file"], a.get("page"),

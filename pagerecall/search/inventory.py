@@ -70,10 +70,9 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
             chosen += by_name or _by_identifier(catalog, pat, indexed) or ignoring_case(pat, norm)
     chosen = sorted(set(chosen))
     if not chosen:
-        raise UsageError(
-            f"The file scope {list(files)!r} matches no indexed file. "
-            "Next: pagerecall files PATTERN lists the indexed names"
-        )
+        named = (repr(files[0]) if len(files) == 1
+                 else "The file scope " + ", ".join(repr(f) for f in files))  # a search's --file list
+        raise UsageError(f"{named} matches no indexed file. Next: pagerecall files PATTERN lists the indexed names")
     return chosen
 
 

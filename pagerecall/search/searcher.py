@@ -356,10 +356,10 @@ class Searcher(IndexReads, SourceReads):
 
         with self._lock:
             if self._probes is None:
-                emb = self.embedder(snapshot)
                 fp = snapshot.meta.get("fingerprint") or {"model": self.settings.model}
+                # the model loads only when the vectors are not on disk yet (``related`` needs no model else)
                 self._probes = cached_vectors(self.settings.cache_dir, fp, list(NOISE_PROBES + OFF_TOPIC_TEXTS),
-                                              emb.embed_queries)
+                                              lambda texts: self.embedder(snapshot).embed_queries(texts))
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:
