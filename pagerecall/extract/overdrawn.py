@@ -46,13 +46,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
+from pagerecall.extract.overtext import MIN_OVERLAP, spans_overlap
 
-MIN_OVERLAP = 0.3
-"""Share of the smaller of two boxes their overlap must cover for the later one to lie over the
-earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (the decision). Why:
-a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
-glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
+__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
 
 MIN_COVER = 0.5
 """Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
@@ -210,19 +206,20 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int],
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
-                      zoom: float, drawing: Any = None, bare: bool = False) -> np.ndarray:
+                      zoom: float, drawing: Any = None) -> np.ndarray:
     """Bool ``(n,)``: glyphs ``keys`` (``extractRAWDICT`` indexes of ``raw``; ``shrunk``: their
     boxes in render pixels, float ``(n, 4)``, as the glyph-level check counts them) of an earlier
     text drawing that show no pixel changed (:data:`pagerecall.extract.rendering.MIN_PIXEL_CHANGE`)
     between the page rendered without the text drawn later over them (:func:`overdrawn`) and
     ``without_text`` (the render without any text, :func:`pagerecall.extract.rendering.render_pair`,
     at ``zoom`` pixels per point). All False on a page without such text drawings, or when the
-    render or the match cannot be made (the other tests' verdicts stand). ``bare``: as :func:`overdrawn`'s."""
+    render or the match cannot be made (the other tests' verdicts stand). Text over text with nothing
+    between is looked for where two lines of ``raw`` lie over each other (:func:`overtext.spans_overlap`)."""
     out = np.zeros(len(keys), bool)
     if not len(keys):
         return out
     try:
-        found = overdrawn(page, drawing, bare)
+        found = overdrawn(page, drawing, spans_overlap(raw))
         if not found.later:
             return out
         earlier = _earlier_glyphs(raw, keys, found.glyphs or {})

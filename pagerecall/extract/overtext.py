@@ -26,11 +26,17 @@ import re
 
 import numpy as np
 
-from pagerecall.extract.overdrawn import MIN_OVERLAP
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")  # pagerecall.extract.visibility.LETTER_OR_DIGIT (which imports this module, through overdrawn)
 
-_LETTER_OR_DIGIT = re.compile(r"[^\W_]")  # pagerecall.extract.visibility.LETTER_OR_DIGIT (which imports this module)
+__all__ = ["CORE_EM", "MIN_OVERLAP", "MIN_SIDEWAYS", "spans_overlap"]
 
-__all__ = ["CORE_EM", "MIN_SIDEWAYS", "spans_overlap"]
+MIN_OVERLAP = 0.3
+"""Share of the smaller of two boxes their overlap must cover for the later one to lie over the
+earlier: text drawings' boxes in the paint log (:func:`pagerecall.extract.overdrawn.later_text`), then
+glyph boxes (the decision); here, of the smaller span's height (:func:`spans_overlap`). Why: a glyph
+pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the glyph boxes of
+two lines of a paragraph or a table do not meet or meet by under 0.2. Defined here, where the screen
+reads it, so that this module imports nothing of :mod:`pagerecall.extract.overdrawn`."""
 
 MIN_SIDEWAYS = 0.06
 """Overlap along the line, in font sizes (the lower of the two spans' heights), that two spans need for

@@ -56,7 +56,6 @@ from pagerecall.extract.colour_seen import contrast_ratio, contrast_to_page, lin
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.extract.overdrawn import hidden_under_text
-from pagerecall.extract.overtext import spans_overlap
 from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
 from pagerecall.extract.squeeze import across, letters_enough, squeezed
 from pagerecall.types import HiddenSpan
@@ -221,7 +220,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
     # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
-    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing, spans_overlap(raw)) & ~degenerate
+    under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
     weak = _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
                  (changed > 0) & ~own_faint & ~degenerate & ~under)
     gone = (changed == 0) | own_faint | under | weak
