@@ -54,9 +54,12 @@ def envelope_notes(env: dict, answered: bool, what: str = "hits") -> list[str]:
     if env.get("files_failed"):
         notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
     stale = env.get("stale", {})
-    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
-    if n_stale:
-        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
+    kinds = [f"{len(stale[k])} {k}" for k in ("changed", "added", "deleted") if stale.get(k)]
+    if kinds:  # "1 file(s) deleted", "2 file(s) changed, 1 added"
+        counts = ", ".join([kinds[0].replace(" ", " file(s) ", 1), *kinds[1:]])
+        notes.append(f"{counts} on disk since the build (" + (
+            "the watcher of this index applies it in a few seconds" if stale.get("watched") else "pagerecall update")
+            + ")")
     if env.get("degraded_in_hits"):
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
     if env.get("extraction_outdated"):

@@ -160,6 +160,7 @@ def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
     if cmd == "page" and args.png is not None:
         cmd = "view"
     entry = table_entry(cmd)
+    entry.check(payload_)  # an over-long query: refused at once, before the index or the model opens
     loading = None
     one_shot = searcher is None
     if one_shot:

@@ -217,7 +217,8 @@ def stale_matches(pattern: str, stale: dict) -> dict:
     if not said:
         total = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         said.append(f"the index is not current ({total} since the build; none named like this)")
-    out["note"] = "; ".join(said) + ": run pagerecall update"
+    out["note"] = "; ".join(said) + (": the watcher of this index applies it in a few seconds"
+                                     if stale.get("watched") else ": run pagerecall update")
     return out
 
 
