@@ -13,8 +13,9 @@ A page without hidden text gives exactly the text it gave before: the page's tex
 only rebuilt (from ``extractRAWDICT`` of the same text page, hidden glyphs dropped) when a glyph
 is hidden. Cost: :mod:`pagerecall.extract.visibility` (two renders at 72 dpi of a page with text, a
 third, of the text alone, on pages the span-level check does not prove visible; a fourth, without
-the text drawn over other text, on pages where text lies over text with a painting between,
-:mod:`pagerecall.extract.overdrawn`; a page without text renders nothing). Before that fourth
+the text drawn over other text, on pages where text lies over text with a painting between, or
+with nothing between where the earlier text shows no ink of its own, :mod:`pagerecall.extract.overdrawn`;
+a page without text renders nothing). Before that fourth
 render (``c074a12``): 13.0 ms CPU a page on maint-guide, 17.8 ms on tracemonkey, GeoTopo and
 TAMReview (Intel Xeon, load ~13; 18.1 and 23.7 ms before the pixel sums were made cheaper,
 docs/decisions/visibility-from-rendering.md).
@@ -122,14 +123,18 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
         return data, spans
     try:
         from pagerecall.extract.overdrawn import overdrawn
+        from pagerecall.extract.overtext import spans_overlap
         from pagerecall.extract.quickcheck import all_visible
 
         visible, renders = all_visible(page, data, drawing)
-        # text drawn over other text with a painting between: the span level credits the earlier text
-        # with the later one's ink; the glyph level judges it without (overdrawn.py). Asked after the
-        # renders, which make the paint log in the same run as the render without text.
-        if visible and renders is not None and overdrawn(page, drawing).later:
-            visible = False
+        # text drawn over other text (a painting between, or nothing between on pages whose spans lie over
+        # each other): the span level credits the earlier text with the later one's ink; the glyph level
+        # judges it without (overdrawn.py, overtext.py). Asked after the renders, which make the paint log
+        # in the same run as the render without text.
+        if visible and renders is not None:
+            found = overdrawn(page, drawing, spans_overlap(data))
+            if found.later and not (found.bare_only and _shown_alone(page, drawing, data, found)):
+                visible = False
     except Exception:  # the glyph-level check decides
         visible = False
     if visible:  # every span shown visible: only text MuPDF dropped itself can be listed
@@ -139,6 +144,46 @@ def split_pdf_hidden(page: Any, textpage: Any, data: dict, drawing: Any = None) 
     if not drop:
         return data, spans
     return _without(raw, drop, keep_chars=False), spans
+
+
+def _shown_alone(page: Any, drawing: Any, data: dict, found: Any) -> bool:
+    """True when the span-level check shows every span of ``data`` (``extractDICT``) but those of the text drawn
+    over earlier text with nothing between (``found``, :class:`pagerecall.extract.overdrawn.Overdrawn`; a span
+    is theirs when its first glyph is) visible on the page rendered without that text, the render without text
+    as the ground: no earlier glyph lacks ink of its own (a table cell's text running into the next cell), and
+    the page keeps its verdicts as before (``drawing.overdrawn`` emptied). The render is kept in ``found`` for
+    the glyph level otherwise (:mod:`pagerecall.extract.overtext`)."""
+    from pagerecall.extract.overdrawn import Overdrawn, _render_without
+    from pagerecall.extract.quickcheck import all_visible
+
+    _, without_text, m = drawing.renders()
+    found.under = _render_without(page, found.later, abs(m.a or m.b))
+    if found.under is None or found.under.shape != without_text.shape:
+        found.under = None
+        return False
+    glyphs = found.glyphs or {}
+
+    def later(span: dict) -> bool:
+        text, origin = span.get("text") or "", span.get("origin")
+        key = (ord(text[0]), round(origin[0] * 10), round(origin[1] * 10)) if text and origin else None
+        return glyphs.get(key) == {True}
+
+    kept = {"blocks": [{**b, "lines": [{**ln, "spans": [sp for sp in ln.get("spans", ()) if not later(sp)]}
+                                       for ln in b.get("lines", ())]} for b in data.get("blocks", ())]}
+    shown, _ = all_visible(page, kept, _Renders((found.under, without_text, m)))
+    if shown:
+        drawing.overdrawn = Overdrawn(frozenset(), None)
+    return shown
+
+
+class _Renders:
+    """A stand-in for a :class:`pagerecall.extract.rendering.PageDrawing` whose renders are given."""
+
+    def __init__(self, renders: tuple) -> None:
+        self._r = renders
+
+    def renders(self) -> tuple:
+        return self._r
 
 
 def visible_rawdict(page: Any, raw: dict) -> dict:

@@ -22,18 +22,21 @@ stay. One render, not one per glyph:
   a drawing, the same test on glyph boxes from ``get_texttrace`` (whose sequence numbers are the
   paint log's indexes): boxes of whole drawings list pages whose one text drawing spans the page.
   Of the 12,065 pages of the bench corpus the first stage lists 6, the second 2.
+* Text over text with *nothing* painted between (a sentence clipped away, masked or in its paper's
+  colour, other words written over it: they lent it their ink) is listed by the same two stages
+  without the painting, on pages :mod:`pagerecall.extract.overtext` sends on: two lines of the page's
+  text dictionary whose spans lie over each other; a page listed so alone is left as before when the
+  span-level check shows every other span on the render without that text.
 * :func:`hidden_under_text` renders the page once more with its text but for those drawings (a
   device that counts the drawing calls as the paint log and ``get_texttrace`` number them), and
   hides a glyph of an earlier drawing (matched to ``get_texttrace``'s glyphs by its character and
   origin) whose shrunk box shows no pixel changed between that render and the render without
   text. Glyphs of the later drawings, and glyphs it cannot match, keep the verdicts of the other
-  tests: this test only adds hidden glyphs, and only where text lies over text with a painting
-  between.
+  tests: this test only adds hidden glyphs, and only where text lies over text.
 
-What it misses: a glyph hidden by a clip, a mask or its colour (no painting between) with other
-text over it keeps the later text's ink (the fifth set's ``h_clipped_then_text_over_cs``); text
-drawn over text drawn over text (a correction of a correction) judges the middle drawing as
-before; text inside a soft mask's or a tile's content is never left out (leaving it out would
+What it misses: text written back over its own line by less than MuPDF's step to a new line (a
+kern: :mod:`pagerecall.extract.overtext`); text drawn over text drawn over text (a correction of a
+correction) judges the middle drawing as before; text inside a soft mask's or a tile's content is never left out (leaving it out would
 change the mask); a page whose tiles the draw device caches is left as before.
 """
 
@@ -43,13 +46,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
+from pagerecall.extract.overtext import MIN_OVERLAP, spans_overlap
 
-MIN_OVERLAP = 0.3
-"""Share of the smaller of two boxes their overlap must cover for the later one to lie over the
-earlier: text drawings' boxes in the paint log (the screen), then glyph boxes (the decision). Why:
-a glyph pasted over a glyph overlaps it by 0.6-1.0 (a fake bold's copy 0.35 pt off: ~0.95); the
-glyph boxes of two lines of a paragraph or a table do not meet or meet by under 0.2."""
+__all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
 
 MIN_COVER = 0.5
 """Share of the two boxes' overlap that one painting between them must cover (its box). Why: a
@@ -63,53 +62,64 @@ _SLICE = 4096
 
 class Overdrawn:
     """What :func:`overdrawn` found on a page: ``later``, the paint-log indexes of the text
-    drawings drawn over earlier text with a painting between (empty for most pages), and
-    ``glyphs``, ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins
-    in tenths of a point; None when the trace was not read)."""
+    drawings drawn over earlier text with a painting between, or with nothing between on a page
+    :mod:`pagerecall.extract.overtext` sends on (empty for most pages), and ``glyphs``,
+    ``get_texttrace``'s glyphs as ``{(unicode, x, y): set of "drawn later"}`` (origins in tenths of a
+    point; None when the trace was not read); ``under``: the render without ``later``, when made;
+    ``bare_only``: every drawing of ``later`` lies over earlier text with nothing painted between."""
 
-    def __init__(self, later: frozenset[int], glyphs: dict | None) -> None:
-        self.later, self.glyphs = later, glyphs
+    def __init__(self, later: frozenset[int], glyphs: dict | None, under: np.ndarray | None = None) -> None:
+        self.later, self.glyphs, self.under = later, glyphs, under
+        self.bare_only = False  # every drawing of ``later`` lies over earlier text with nothing painted between
 
 
-def overdrawn(page: Any, drawing: Any = None) -> Overdrawn:
+def overdrawn(page: Any, drawing: Any = None, bare: bool = False) -> Overdrawn:
     """The page's text drawn over other text (:class:`Overdrawn`), made once per
     :class:`pagerecall.extract.rendering.PageDrawing` (``drawing``; else read from ``page``).
     Two stages: :func:`later_text` on the paint log (boxes of whole text drawings: numpy over
     the log, no run of the page), and only where it lists some, the same test on glyph boxes from
     ``get_texttrace`` (one more run of the content stream): a text drawing counts when one of its
     glyphs lies over a glyph of an earlier drawing with a painting between that covers half their
-    overlap.
-    Raises what MuPDF raises."""
+    overlap. With ``bare`` (the caller found two lines of the page's text over each other:
+    :func:`pagerecall.extract.overtext.spans_overlap`), text over text with *nothing* painted between is
+    listed too (a sentence clipped, masked or in its paper's colour with other words written over it lends them
+    nothing then): the same two stages without the painting, and the same render; ``bare_only`` says when
+    only such drawings are listed. Raises what MuPDF raises."""
     if drawing is not None and getattr(drawing, "overdrawn", None) is not None:
         return drawing.overdrawn
     log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
     found = Overdrawn(frozenset(), None)
     coarse = later_text(log)
-    if coarse:
+    loose = later_text(log, between=False) - coarse if bare else frozenset()
+    if coarse or loose:
         trace = page.get_texttrace()
-        later = _glyph_level(trace, log, coarse)
+        painted, unpainted = _glyph_level(trace, log, coarse, loose)
+        later = painted | unpainted
         glyphs: dict[tuple, set[bool]] = {}
         for span in trace if later else ():
             is_later = span.get("seqno") in later
             for ch in span.get("chars", ()):
                 glyphs.setdefault((ch[0], round(ch[2][0] * 10), round(ch[2][1] * 10)), set()).add(is_later)
         found = Overdrawn(later, glyphs if later else None)
+        found.bare_only = bool(unpainted) and not painted
     if drawing is not None:
         drawing.overdrawn = found
     return found
 
 
-def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -> frozenset[int]:
+def later_text(log: list, boxes: list | None = None, seqs: list | None = None, between: bool = True) -> frozenset[int]:
     """Indexes into ``log`` (``page.get_bboxlog()``: ``[(kind, (x0, y0, x1, y1)), ...]`` in paint
     order) of the text drawings drawn over an earlier text drawing with a non-text painting
     between the two that covers half their overlap (module docstring), judged on the log's boxes of
     whole drawings. With ``boxes`` (glyph boxes) and ``seqs`` (each glyph's log index), judged on
-    the glyphs instead. Empty for most pages."""
-    if len(log) < 3:
+    the glyphs instead. ``between`` False: over an earlier text drawing at all, painting between or
+    not (the boxes of whole drawings then list most pages: only for pages :func:`spans_overlap`
+    lists). Empty for most pages."""
+    if len(log) < (3 if between else 2):
         return frozenset()
     kinds = np.asarray([k in _TEXT for k, _ in log])
     pi = np.flatnonzero(~kinds)
-    if not len(pi) or kinds.sum() < 2:
+    if (between and not len(pi)) or kinds.sum() < 2:
         return frozenset()
     rects = np.asarray([r for _, r in log], float)
     if boxes is None:
@@ -117,7 +127,11 @@ def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -
         own = rects[seq]
     else:
         seq, own = np.asarray(seqs, np.int64), np.asarray(boxes, float).reshape(-1, 4)
-    early, late = seq < pi[-1], seq > pi[0]  # drawn before some painting / after some painting
+    if not between:
+        pi = None
+        early, late = seq < seq.max(), seq > seq.min()
+    else:
+        early, late = seq < pi[-1], seq > pi[0]  # drawn before some painting / after some painting
     if not early.any() or not late.any():
         return frozenset()
     e, eseq = own[early], seq[early]
@@ -140,10 +154,11 @@ def later_text(log: list, boxes: list | None = None, seqs: list | None = None) -
 
 
 def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea: np.ndarray, rects: np.ndarray,
-           pi: np.ndarray, out: set[int]) -> None:
+           pi: np.ndarray | None, out: set[int]) -> None:
     """Adds to ``out`` the log indexes of ``lseq`` whose box (``l_``, ``(m, 4)``) lies over an earlier box of
     ``ee`` (log indexes ``es``, areas ``ea``) with a painting between (``pi``: the log indexes of non-text
-    paintings, ``rects`` every entry's box) that covers :data:`MIN_COVER` of their overlap."""
+    paintings, ``rects`` every entry's box) that covers :data:`MIN_COVER` of their overlap; ``pi`` None:
+    painting between or not."""
     l_area = np.clip(l_[:, 2] - l_[:, 0], 0, None) * np.clip(l_[:, 3] - l_[:, 1], 0, None)
     ix0 = np.maximum(l_[:, None, 0], ee[None, :, 0])
     iy0 = np.maximum(l_[:, None, 1], ee[None, :, 1])
@@ -152,6 +167,9 @@ def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea:
     inter = np.clip(ix1 - ix0, 0, None) * np.clip(iy1 - iy0, 0, None)
     over = ((es[None, :] < lseq[:, None]) & (inter > 0)
             & (inter >= MIN_OVERLAP * np.minimum(l_area[:, None], ea[None, :])))
+    if pi is None:
+        out.update(int(j) for j in lseq[over.any(axis=1)])
+        return
     for a, b in zip(*np.nonzero(over)):
         j, i = int(lseq[a]), int(es[b])
         if j in out:
@@ -166,9 +184,12 @@ def _pairs(l_: np.ndarray, lseq: np.ndarray, ee: np.ndarray, es: np.ndarray, ea:
             out.add(j)
 
 
-def _glyph_level(trace: list, log: list, coarse: frozenset[int]) -> frozenset[int]:
+def _glyph_level(trace: list, log: list, coarse: frozenset[int],
+                 bare: frozenset[int] = frozenset()) -> tuple[frozenset[int], frozenset[int]]:
     """:func:`later_text` on the glyphs of ``get_texttrace`` (``trace``; whitespace left out),
-    for the drawings ``coarse`` listed on whole drawings (only they can be listed here)."""
+    for the drawings ``coarse`` listed on whole drawings (only they can be listed here), and without
+    the painting between (``between=False``) for the drawings ``bare``: ``(those listed with a
+    painting between, the others)``."""
     boxes, seqs = [], []
     for span in trace:
         s = span.get("seqno")
@@ -179,8 +200,9 @@ def _glyph_level(trace: list, log: list, coarse: frozenset[int]) -> frozenset[in
                 boxes.append(ch[3])
                 seqs.append(s)
     if not boxes:
-        return frozenset()
-    return later_text(log, boxes, seqs) & coarse
+        return frozenset(), frozenset()
+    got = later_text(log, boxes, seqs) & coarse if coarse else frozenset()
+    return got, (later_text(log, boxes, seqs, between=False) & bare if bare else frozenset()) - got
 
 
 def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, without_text: np.ndarray,
@@ -191,18 +213,19 @@ def hidden_under_text(page: Any, raw: dict, keys: list, shrunk: np.ndarray, with
     between the page rendered without the text drawn later over them (:func:`overdrawn`) and
     ``without_text`` (the render without any text, :func:`pagerecall.extract.rendering.render_pair`,
     at ``zoom`` pixels per point). All False on a page without such text drawings, or when the
-    render or the match cannot be made (the other tests' verdicts stand)."""
+    render or the match cannot be made (the other tests' verdicts stand). Text over text with nothing
+    between is looked for where two lines of ``raw`` lie over each other (:func:`overtext.spans_overlap`)."""
     out = np.zeros(len(keys), bool)
     if not len(keys):
         return out
     try:
-        found = overdrawn(page, drawing)
+        found = overdrawn(page, drawing, spans_overlap(raw))
         if not found.later:
             return out
         earlier = _earlier_glyphs(raw, keys, found.glyphs or {})
         if not earlier.any():
             return out
-        under = _render_without(page, found.later, zoom)
+        under = found.under if found.under is not None else _render_without(page, found.later, zoom)
     except Exception:  # the rendering cannot decide: nothing more is hidden
         return out
     if under is None or under.shape != without_text.shape:

@@ -68,6 +68,8 @@ REVISIONS: dict[int, str] = {
         "font whose descriptor gives no ascent) is kept where the rendered page shows it at a size a reader reads; "
         "text a gray render loses (labels on CalRGB colours, white letters outlined in a dark colour) is looked at "
         "again in colour and kept where a reader sees it",
+    18: "PDF text hidden by a clip, a soft mask or its own colour with other words written over it at the same "
+        "place, nothing painted between, is hidden (unpainted): the words on top no longer lend it their ink",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

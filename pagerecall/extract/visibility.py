@@ -17,7 +17,7 @@ A glyph that changes pixels but too little of it reaches the page is hidden too
 through no clip, mask or blend): under :data:`pagerecall.extract.shown.MIN_SHOWN` of its own ink
 (a clip to a sliver), or shown at an opacity that leaves its colour faint past reading (a white
 veil, a faint soft mask: the contrast rule on the colour as seen). A glyph that other text drawn
-later lies over, a painting between, is judged without that text too (:mod:`pagerecall.extract.overdrawn`).
+later lies over is judged without that text too (:mod:`pagerecall.extract.overdrawn`).
 
 Where the rendering cannot decide, the rules of the first round remain:
 

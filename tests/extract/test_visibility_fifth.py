@@ -24,8 +24,6 @@ from tests.extract.constructions_fifth import CASES, HELD_OUT, SENTENCES, TUNING
 from tests.extract.heldout_builders import _new_xref, add_resource, extgstate, raw, text_ops
 
 KNOWN: dict[str, str] = {
-    "h_clipped_then_text_over_cs": "hidden by a clip, not a cover: no painting lies between the sentence and the "
-                                   "words over it, so it is not judged without them (overdrawn.py, 'What it misses')",
     "p_fake_bold_arabic": "the HTML layout's Arabic text layer does not give the sentence back (no text is hidden)",
     "p_drop_shadow_form_devanagari": "the HTML layout's Devanagari text layer does not give the sentence back",
 }
