@@ -1,7 +1,8 @@
 """`verify` and `check` on five gaps left by verify9 (2026-12-05, verify10), cases built by rule from real pages.
 
-No quote is written by hand: each is a window (4-7 words; 8-16 characters in CJK) or a sentence of a real
-text layer (``../shared``), changed by one rule of this bench. The gaps:
+No quote is written by hand: each is a window (4 words or more; 8-16 characters in CJK) or a sentence of a
+real text layer (``../shared``), changed by one rule of this bench; no quote ends on a word cut at a line-end
+hyphen. The gaps:
 
 * ``ne_pas``: French ``ne ... pas`` put around a verb of a short window (``fr_ne_pas_add``) or taken out
   of a window that prints it (``fr_ne_pas_drop``); Spanish ``no`` and Italian ``non`` put before a verb
@@ -305,10 +306,12 @@ def _numword_cases(half: str, rng: random.Random, add) -> None:
             for n in find_numbers(s):
                 if n.kind != "word" or not isinstance(n.value, int) or not 2 <= n.value <= 999 or n.text.isdigit():
                     continue
+                end = n.end - (len(n.unit) if n.unit and n.text.endswith(n.unit) else 0)  # the unit stays
+                end = n.start + len(s[n.start:end].rstrip())
                 lo = s.rfind(" ", 0, max(0, n.start - rng.randint(8, 25))) + 1
                 hi = s.find(" ", n.end + rng.randint(8, 25))
                 win = s[lo:len(s) if hi < 0 else hi].rstrip(",.;:")
-                a, b = n.start - lo, n.end - lo
+                a, b = n.start - lo, end - lo
                 if b > len(win):
                     continue
                 o = _other(n.value, text, rng)
@@ -458,6 +461,9 @@ def build_cases() -> list[dict]:
             def add(case, expect, file, page, quote, value=None):
                 if not quote or len(got[case]) >= PER_CASE or quote in {c["quote"] for c in got[case]}:
                     return False
+                if quote.endswith(("-", "‐")) or quote.startswith("-") or (
+                        len(quote.split()) < 4 and not gap == "korean"):
+                    return False  # a word cut at a line-end hyphen; fewer than 4 words: no place to tell
                 got[case].append({"half": half, "gap": gap, "case": case, "expect": expect, "file": file,
                                   "page": page, "quote": quote, "value": value})
                 return True
