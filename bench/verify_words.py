@@ -30,7 +30,8 @@ case belongs to the half of its page. Quotes are cut from the text as printed (l
 not normalised). The cases are written once (by main's code, before any change) (``--write-cases``) to
 :data:`CASES` and committed; a run reads them from there.
 
-    nice -n 19 python bench/verify_words.py [--half tuning|held_out|both] [--gap NAME] [--show-failures]
+    nice -n 19 python bench/verify_words.py [--half tuning|held_out|both] [--gap NAME] [--per-case N]
+        [--show-failures] [--json FILE]
 """
 
 from __future__ import annotations
@@ -495,6 +496,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--half", choices=("tuning", "held_out", "both"), default="tuning")
     ap.add_argument("--gap", choices=tuple(GAPS), action="append")
     ap.add_argument("--show-failures", action="store_true")
+    ap.add_argument("--per-case", type=int, default=PER_CASE,
+                    help="run only the first N cases of each kind and half (as drawn; a shorter run)")
     ap.add_argument("--write-cases", action="store_true", help=f"draw the cases and write {CASES.name}, run nothing")
     ap.add_argument("--json", type=Path, help="write every verdict here (one JSON object a line)")
     args = ap.parse_args(argv)
@@ -509,7 +512,12 @@ def main(argv: list[str] | None = None) -> int:
     from pagerecall.verify import verify_quote
     from pagerecall.verify.numbers import check_numbers
 
-    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines()]
+    cases, taken = [], Counter()
+    for line in CASES.read_text(encoding="utf-8").splitlines():
+        c = json.loads(line)
+        taken[c["half"], c["case"]] += 1
+        if taken[c["half"], c["case"]] <= args.per_case:
+            cases.append(c)
     sink = args.json.open("w", encoding="utf-8") if args.json else None
     for half in (("tuning", "held_out") if args.half == "both" else (args.half,)):
         table: dict[str, Counter] = defaultdict(Counter)

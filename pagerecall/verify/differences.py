@@ -170,7 +170,7 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     :data:`MAX_REPORTED`. ``page_text``: the page the source text lies on, to tell a language that
     capitalises nouns (default: the two texts). Case and typography (``normalise``) are not
     differences. Pure; cost: quote words x source words."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import Indel, Levenshtein
 
     nq, ns = normalise(quote).text, normalise(source).text
     q, s = _tokens(nq), _tokens(ns)
@@ -180,25 +180,9 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     from collections import Counter
 
     in_quote, in_source = Counter(t.key for t in q), Counter(t.key for t in s)
-    spans: list[list[int]] = []  # runs of differing words: [quote start, end, source start, end]
-    for op in Levenshtein.opcodes([t.key for t in q], [t.key for t in s]):
-        if op.tag == "equal":
-            continue
-        if spans and spans[-1][1] == op.src_start and spans[-1][3] == op.dest_start:
-            spans[-1][1], spans[-1][3] = op.src_end, op.dest_end  # one place: "す" / "せん", not two
-        else:
-            spans.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
-    spans = _framed(q, s, spans)
-    if spans and spans[-1][0] == spans[-1][1] and [t.key for t in q[spans[-1][0]:]] == [
-            t.key for t in s[spans[-1][2]:spans[-1][2] + len(q) - spans[-1][0]]]:
-        spans.pop()  # source words inserted before the quote's last words, which they repeat: after them
-    if spans and spans[0][0] == spans[0][1] and spans[0][3] >= spans[0][0] and [t.key for t in q[:spans[0][0]]] == [
-            t.key for t in s[spans[0][3] - spans[0][0]:spans[0][3]]]:
-        spans.pop(0)  # and before its first words: before them ("texmf a été" for "a été" ... "texmf, texmf")
-    if spans and spans[0][1] == 0:
-        spans.pop(0)  # source words before the quote's first word: outside the quote
-    if spans and spans[-1][0] == len(q):
-        spans.pop()  # and after its last
+    qkeys, skeys = [t.key for t in q], [t.key for t in s]
+    spans = min((_spans(q, s, aligner.opcodes(qkeys, skeys)) for aligner in (Levenshtein, Indel)),
+                key=lambda sp: sum(i2 - i1 + j2 - j1 for i1, i2, j1, j2 in sp))  # Levenshtein on a tie
     if spans and spans[0][0] == 0 and spans[0][3] - spans[0][2] > 1:
         spans[0][2] = _counterparts(ns, s, spans[0][2], spans[0][3], spans[0][1], True)
     if spans and spans[-1][1] == len(q) and spans[-1][3] - spans[-1][2] > 1:
@@ -228,6 +212,35 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
         out.append(Difference(kind, _words(nq, q, i1, i2, j1 == j2), _words(ns, s, j1, j2, i1 == i2)))
     out.sort(key=lambda d: d.kind not in MEANING)
     return out[:MAX_REPORTED]
+
+
+def _spans(q: list[_Tok], s: list[_Tok], opcodes) -> list[list[int]]:
+    """The places where the words ``q`` (the quote's) and ``s`` (the source's) differ, ``[quote start, end,
+    source start, end]`` each, from an alignment's ``opcodes``; none outside the quote's first and last word.
+    :func:`differences` keeps, of Levenshtein's and Indel's alignment, the one that differs in fewer words:
+    Levenshtein's replacements tie "il ne peut pas facilement" with "il peut facilement le" as "pas facilement"
+    for "facilement le", Indel's longest common subsequence reads "ne" and "pas" added; Indel alone may take
+    "de" from "Lors de" for the "de" of "de nouvelles"."""
+    spans: list[list[int]] = []  # runs of differing words: [quote start, end, source start, end]
+    for op in opcodes:
+        if op.tag == "equal":
+            continue
+        if spans and spans[-1][1] == op.src_start and spans[-1][3] == op.dest_start:
+            spans[-1][1], spans[-1][3] = op.src_end, op.dest_end  # one place: "す" / "せん", not two
+        else:
+            spans.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    spans = _framed(q, s, spans)
+    if spans and spans[-1][0] == spans[-1][1] and [t.key for t in q[spans[-1][0]:]] == [
+            t.key for t in s[spans[-1][2]:spans[-1][2] + len(q) - spans[-1][0]]]:
+        spans.pop()  # source words inserted before the quote's last words, which they repeat: after them
+    if spans and spans[0][0] == spans[0][1] and spans[0][3] >= spans[0][0] and [t.key for t in q[:spans[0][0]]] == [
+            t.key for t in s[spans[0][3] - spans[0][0]:spans[0][3]]]:
+        spans.pop(0)  # and before its first words: before them ("texmf a été" for "a été" ... "texmf, texmf")
+    if spans and spans[0][1] == 0:
+        spans.pop(0)  # source words before the quote's first word: outside the quote
+    if spans and spans[-1][0] == len(q):
+        spans.pop()  # and after its last
+    return spans
 
 
 def _framed(q: list[_Tok], s: list[_Tok], spans: list[list[int]]) -> list[list[int]]:

@@ -24,7 +24,8 @@ values:
 * **Sino-Korean numerals**: a run of numeral syllables (``이십사`` = 24, ``삼백`` = 300, ``이천이십육``)
   of two syllables or more holding a unit syllable (``십 백 천 만 억``), not in :data:`KO_NOT_NUMBERS`
   (``만일`` "in case", ``천만`` "by no means"). One syllable alone (``이`` "this", ``사``, ``일`` "work")
-  is no number: ``이단`` is "heresy" before it is "two steps".
+  is no number (``이단`` is "heresy" before it is "two steps") but between the ordinal ``제`` and a counter
+  (``제오 장``, chapter five).
 
 Why and the cases measured: docs/decisions/quote-verification-trust.md, section 6.
 """
@@ -37,7 +38,7 @@ import re
 from pagerecall.verify.cjk_numerals import _value as _cjk_value
 from pagerecall.verify.spelled import GUARDED, SPELLED
 
-__all__ = ["FRACTION_WORDS", "KO_NOT_NUMBERS", "MAX_WORDS", "fraction_value", "korean_value", "mixed_value",
+__all__ = ["FRACTION_WORDS", "KO_NOT_NUMBERS", "KO_NUMERALS", "MAX_WORDS", "fraction_value", "korean_value", "mixed_value",
            "phrases_in", "phrase_value"]
 
 MAX_WORDS = 7
@@ -56,7 +57,11 @@ KO_NOT_NUMBERS = ("만일", "천만", "일일", "십이분", "백일", "이백�
 ``일일이`` "one by one")."""
 
 _KO = dict(zip("일이삼사오육칠팔구십백천만억", "一二三四五六七八九十百千万億"))
-_KO_RUN = re.compile("[일이삼사오육칠팔구십백천만억]{2,}")
+KO_NUMERALS = frozenset(_KO)
+"""The Sino-Korean numeral syllables."""
+_KO_RUN = re.compile("[일이삼사오육칠팔구십백천만억]+")
+_KO_ORDINAL_AFTER = tuple("장절부편조항권회차번과")
+"""Counters after an ordinal ``제N``: ``제오 장`` (chapter five), ``제삼 절``."""
 _MIXED = re.compile(r"(?<![\d.,])\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천])*\d{0,4}(?![\d.,]?\d)")
 _UNIT = {"兆": 10**12, "조": 10**12, "億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4,
          "千": 10**3, "천": 10**3}
@@ -196,7 +201,8 @@ def phrases_in(text: str, words: list[tuple[int, int]]) -> list[tuple[int, int, 
                 out.append((m.start(), m.end(), v))
     if any("\uac00" <= c <= "\ud7a3" for c in text):
         for m in _KO_RUN.finditer(text):
-            if (v := korean_value(m.group(0))) is not None:
+            ordinal = text[m.start() - 1:m.start()] == "제" and text[m.end():].lstrip().startswith(_KO_ORDINAL_AFTER)
+            if (v := korean_value(m.group(0), ordinal)) is not None:
                 out.append((m.start(), m.end(), v))
     out.sort()
     kept: list[tuple[int, int, float]] = []
@@ -245,9 +251,10 @@ def mixed_value(written: str, korean_man: bool = True) -> float | None:
     return float(total)
 
 
-def korean_value(run: str) -> float | None:
-    """The value of a run of Sino-Korean numeral syllables (module docstring), or None."""
-    if not any(c in "십백천만억" for c in run) or any(w in run for w in KO_NOT_NUMBERS):
+def korean_value(run: str, ordinal: bool = False) -> float | None:
+    """The value of a run of Sino-Korean numeral syllables (module docstring), or None. ``ordinal``: the run
+    stands between ``제`` and a counter (``제오 장``): one syllable is a number there too."""
+    if not ordinal and (len(run) < 2 or not any(c in "십백천만억" for c in run) or any(w in run for w in KO_NOT_NUMBERS)):
         return None
     v = _cjk_value("".join(_KO[c] for c in run))
     return None if v is None or v == 0 else float(v)

@@ -246,6 +246,11 @@ def verify_quote(
                 best_score = best.similarity
                 if best.similarity >= fuzzy_threshold:
                     found = best
+                    from pagerecall.verify.turned import agreeing  # a number differs: a place that says it?
+
+                    if best.page == best.page_end and best.cut is None \
+                            and (same := agreeing(q, src, scope, best.page, best.start, best.end)) is not None:
+                        found = _Found("fuzzy", same.page, same.page, same.start, same.end, same.similarity)
         elif found is None:  # too short for fuzzy: only the letter case may differ (critic9)
             found = next((f for p in scope if (f := _case_only_page(q, nq, src, p)) is not None), None)
             searched.update(scope)

@@ -49,6 +49,7 @@ from pagerecall.verify.differences import (
     differences,
 )
 from pagerecall.verify.antonyms import _cjk_pairs
+from pagerecall.verify.number_phrases import KO_NUMERALS
 from pagerecall.verify.word_keys import as_number
 from pagerecall.verify.cjk_numerals import NUMERALS
 from pagerecall.verify.normalise import _fold_case, _is_wide, normalise
@@ -115,7 +116,7 @@ def _clean(d: Difference) -> bool:
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
     if d.kind == "number":
         other = lambda toks, them: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:")
-                                           and not set(t.text) <= NUMERALS  # 四 (of 四つ), read without its counter
+                                           and not set(t.text) <= NUMERALS | KO_NUMERALS  # 四 (of 四つ), 팔 (of 제팔 장)
                                            and as_number(t, them) == t.key)  # "neuf" for "6"
         return other(q, s) == other(s, q)
     if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
@@ -216,6 +217,19 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
                 continue
             best = got
     return best
+
+
+def agreeing(quote: str, src, pages: list[int], page: int, start: int, end: int) -> Turned | None:
+    """For a fuzzy match at ``[start, end)`` of ``page`` (physical, 1-based; code-point offsets) that
+    differs from ``quote`` in a number: the place on ``pages`` that says what the quote says, word for word
+    by value (:attr:`Turned.agrees`), or None. A table of contents' "200 11 Conversion de données" quoted
+    as "200 onze Conversion de données" is a fuzzy match of the chapter's heading "11 Conversion de
+    données" (page 245, "200" no number there), and the contents line says it (debian-reference.fr p. 15)."""
+    text = src.page(page).text
+    if not any(d.kind == "number" for d in differences(quote, text[slice(*_widen(text, start, end))], text)):
+        return None
+    got = nearest_turned(quote, src, pages)
+    return got if got is not None and got.agrees else None
 
 
 def _rank(t: Turned) -> tuple:
