@@ -68,7 +68,12 @@ def main(argv: list[str] | None = None) -> int:
             if doc.needs_pass and not any(doc.authenticate(pw) for pw in PASSWORDS):
                 skipped.append(f"{path.name}: encrypted")
                 continue
-            for i in range(doc.page_count):
+            try:
+                count = doc.page_count
+            except Exception as exc:  # a damaged page tree: the file is skipped, named
+                skipped.append(f"{path.name}: {type(exc).__name__}")
+                continue
+            for i in range(count):
                 pages += 1
                 try:
                     before, after, hidden = page_texts(doc.load_page(i))

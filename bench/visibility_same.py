@@ -50,7 +50,12 @@ for path in files:
         if doc.needs_pass and not any(doc.authenticate(pw) for pw in PASSWORDS):
             out.write(json.dumps({"file": str(path), "error": "encrypted"}) + "\n")
             continue
-        for i in range(doc.page_count):
+        try:
+            count = doc.page_count
+        except Exception as exc:  # a damaged page tree
+            out.write(json.dumps({"file": str(path), "error": type(exc).__name__}) + "\n")
+            continue
+        for i in range(count):
             rec = {"file": str(path), "page": i + 1}
             try:
                 page = doc.load_page(i)

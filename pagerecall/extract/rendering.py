@@ -276,8 +276,7 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | Non
 
     if not _DEVICE:
         _DEVICE.append(_no_text_device(mupdf))
-    ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
-    bbox = mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
+    ctm, bbox = frame(page, zoom)
     faithful = _faithful(page)
     with_text = _render(page, ctm, bbox, True, faithful=faithful)
     if faithful:  # colour that never marks: both renders through the conforming device, the log read apart
@@ -291,6 +290,16 @@ def render_pair(page: Any, zoom: float = RENDER_ZOOM, drawing: PageDrawing | Non
         without_text = _render(page, ctm, bbox, False)
     # boxes are unrotated already, as the render: only the zoom and the render's origin remain
     return with_text, without_text, pymupdf.Matrix(zoom, 0, 0, zoom, -bbox.x0, -bbox.y0)
+
+
+def frame(page: Any, zoom: float) -> tuple[Any, Any]:
+    """``(ctm, bbox)`` of :func:`render_pair`'s renders: MuPDF's matrix (page unrotated, ``zoom``
+    pixels per point) and the pixel box (``FzIrect``) of the page's visible box through it."""
+    import pymupdf
+    from pymupdf import mupdf
+
+    ctm = mupdf.FzMatrix(*tuple(page.derotation_matrix * pymupdf.Matrix(zoom, zoom)))
+    return ctm, mupdf.fz_round_rect(mupdf.fz_transform_rect(mupdf.fz_bound_page(page.this), ctm))
 
 
 def render_without_text(page: Any, clip: tuple[float, float, float, float], zoom: float) -> np.ndarray:
@@ -327,13 +336,15 @@ def _logs_as_bboxlog(page: Any, ctm: Any) -> bool:
             and (ctm.a, ctm.b, ctm.c, ctm.d, ctm.e, ctm.f) == (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))
 
 
-def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faithful: bool = False) -> Any:
+def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faithful: bool = False,
+            colour: bool = False) -> Any:
     """One gray render of ``page`` through ``ctm`` into the pixel box ``bbox`` (an ``FzIrect``),
     with or without its text (:class:`_NoTextDevice`). ``log`` (without text only): returns
     ``(render, paint log)``, the log that of ``get_bboxlog`` made in the same run (see
     :func:`_logs_as_bboxlog`; None when a cached tile left part of the page unlogged).
     ``faithful``: through :func:`pagerecall.extract.marking.faithful_device` (painting in a colour
-    space that never marks left out), with or without text; no log."""
+    space that never marks left out), with or without text; no log. ``colour``: an sRGB render,
+    uint8 ``(height, width, 3)`` (:mod:`pagerecall.extract.colour_seen`), no log."""
     from pymupdf import mupdf
 
     if not _DEVICE:
@@ -342,7 +353,8 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faith
         from pagerecall.extract.marking import faithful_device
 
         _FAITHFUL.append(faithful_device(mupdf, _DEVICE[0]))
-    pix = mupdf.fz_new_pixmap_with_bbox(mupdf.fz_device_gray(), bbox, mupdf.FzSeparations(), 0)
+    space = mupdf.fz_device_rgb() if colour else mupdf.fz_device_gray()
+    pix = mupdf.fz_new_pixmap_with_bbox(space, bbox, mupdf.FzSeparations(), 0)
     mupdf.fz_clear_pixmap_with_value(pix, 255)
     draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
     try:
@@ -356,7 +368,7 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faith
         draw = None
     w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
     view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
-    pixels = view.reshape(h, w, n)[..., 0].copy()  # gray, no alpha: n == 1; the copy outlives pix
+    pixels = (view.reshape(h, w, n) if colour else view.reshape(h, w, n)[..., 0]).copy()  # no alpha; outlives pix
     if log:
         return pixels, None if dev.cached_tile else dev.result
     return pixels

@@ -64,6 +64,10 @@ REVISIONS: dict[int, str] = {
     16: "PDF text under a cover with other text written over it at the same place (a correction pasted over a "
         "line, a FreeText annotation's or a Stamp's own words over hidden ones) is hidden (covered): a glyph is "
         "judged without the text drawn later over it, where a painting lies between the two",
+    17: "PDF text in a font whose metrics say it is under 1 pt (a Type 3 font scaled by its own matrix, a TrueType "
+        "font whose descriptor gives no ascent) is kept where the rendered page shows it at a size a reader reads; "
+        "text a gray render loses (labels on CalRGB colours, white letters outlined in a dark colour) is looked at "
+        "again in colour and kept where a reader sees it",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

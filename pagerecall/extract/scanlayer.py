@@ -69,8 +69,10 @@ _WORD = re.compile(r"\w+")
 
 
 def confirmed_lines(page: Any, lines: Sequence[tuple[Any, tuple, str]], images: Sequence[tuple]) -> dict | None:
-    """``{key: True/False}`` for ``lines`` (``(key, bbox, text)``: invisible lines over an image,
-    in reading order, boxes in unrotated page points), ``images`` the image boxes of the page;
+    """``{key: True/False}`` for ``lines`` (``(key, bbox, text)`` or ``(key, bbox, text, direction)``:
+    invisible lines over an image, in reading order, boxes in unrotated page points, the line's unit
+    direction there, ``(1, 0)`` when not given: a strip is turned so that its line reads left to
+    right, as on a page rotated by ``/Rotate``), ``images`` the image boxes of the page;
     None when OCR cannot run here (no Tesseract language data): the caller decides without it.
     Never raises for a page PyMuPDF can read (an OCR failure: None)."""
     from pagerecall.extract.opening import resolve_ocr
@@ -79,14 +81,15 @@ def confirmed_lines(page: Any, lines: Sequence[tuple[Any, tuple, str]], images: 
     if cfg is None or not lines:
         return None
     groups: dict[int, list[int]] = {}
-    for i, (_, box, _) in enumerate(lines):
-        j = next((j for j, r in enumerate(images) if _meets(box, r)), -1)
+    for i, line in enumerate(lines):
+        j = next((j for j, r in enumerate(images) if _meets(line[1], r)), -1)
         groups.setdefault(j, []).append(i)
     out: dict = {}
     for members in groups.values():
         picked = _spread(members, SAMPLE_LINES)
         try:
-            seen = _ocr_strips(page, [lines[i][1] for i in picked], _languages(cfg, [lines[i][2] for i in picked]))
+            seen = _ocr_strips(page, [lines[i][1] for i in picked], _languages(cfg, [lines[i][2] for i in picked]),
+                               [lines[i][3] if len(lines[i]) > 3 else (1.0, 0.0) for i in picked])
         except Exception:  # OCR failed: the caller's rule decides
             return None
         verdicts = {i: _confirmed(lines[i][2], words) for i, words in zip(picked, seen)}
@@ -121,14 +124,21 @@ def _meets(a: Sequence[float], b: Sequence[float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def _ocr_strips(page: Any, boxes: list[tuple], cfg: Any) -> list[list[str]]:
-    """OCR words of each strip (a line's box, padded, rendered without text), one Tesseract call."""
+def _ocr_strips(page: Any, boxes: list[tuple], cfg: Any, dirs: list[tuple] | None = None) -> list[list[str]]:
+    """OCR words of each strip (a line's box, padded, rendered without text, turned by a multiple of
+    90 degrees so that its line ``dirs[i]`` reads left to right), one Tesseract call."""
     import pymupdf
 
     strips = []
-    for x0, y0, x1, y1 in boxes:
-        pad = PAD * (y1 - y0)
-        strips.append(_render(page, (x0 - 2 * pad, y0 - pad, x1 + 2 * pad, y1 + pad)))
+    for (x0, y0, x1, y1), (dx, dy) in zip(boxes, dirs or [(1.0, 0.0)] * len(boxes)):
+        if abs(dy) > abs(dx):  # a vertical line: the pads swap axes, the strip turns a quarter
+            pad = PAD * (x1 - x0)
+            strip = _render(page, (x0 - pad, y0 - 2 * pad, x1 + pad, y1 + 2 * pad))
+            strips.append(np.ascontiguousarray(np.rot90(strip, 1 if dy > 0 else -1)))
+        else:
+            pad = PAD * (y1 - y0)
+            strip = _render(page, (x0 - 2 * pad, y0 - pad, x1 + 2 * pad, y1 + pad))
+            strips.append(strip if dx > 0 else np.ascontiguousarray(strip[::-1, ::-1]))
     gap = 8
     width = max(s.shape[1] for s in strips)
     height = sum(s.shape[0] for s in strips) + gap * (len(strips) + 1)

@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from pagerecall.extract.colour_seen import contrast_ratio, contrast_to_page, lin_level
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.extract.overdrawn import hidden_under_text
@@ -113,6 +114,9 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
         horizontal = np.abs(dirs[:, 0]) >= np.abs(dirs[:, 1])
         extent = across(boxes, dirs, horizontal)
         tiny = (extent < MIN_GLYPH_EXTENT) | (sizes < 1.0) | flat
+        if tiny.any():  # MuPDF's metrics against the ink the glyphs drew (inkband.py)
+            drawn, boxes = _drawn_at_size(page, raw, keys, boxes, dirs, tiny & ~flat, drawing)
+            tiny &= ~drawn
         inside = _share_inside(boxes, rect) >= 0.5
         for i in np.nonzero(tiny)[0]:
             reasons[keys[i]] = "tiny_font"
@@ -187,7 +191,8 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
     from pagerecall.extract.boxsums import box_sums
-    from pagerecall.extract.rendering import ink, render_pair
+    from pagerecall.extract.colour_seen import seen_in_colour
+    from pagerecall.extract.rendering import MIN_PIXEL_CHANGE, ink, render_pair
 
     try:
         with_text, without_text, m = drawing.renders() if drawing is not None else render_pair(page)
@@ -216,8 +221,14 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
     # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
     under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
-    gone = (changed == 0) | own_faint | under | _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text,
-                                                      zoom), (changed > 0) & ~own_faint & ~degenerate & ~under)
+    weak = _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
+                 (changed > 0) & ~own_faint & ~degenerate & ~under)
+    gone = (changed == 0) | own_faint | under | weak
+    again = np.nonzero(gone & ~under & ~weak & ~degenerate)[0]  # inkless or faint in gray: a look in colour
+    if len(again):
+        spans = [_span_of(raw, keys[i]) for i in again]
+        fills = np.asarray([sp.get("color", 0) if sp.get("alpha", 255) == 255 else -1 for sp in spans], np.int64)
+        gone[again[seen_in_colour(page, shrunk[again], fills, zoom, MIN_PIXEL_CHANGE, MIN_CONTRAST)]] = False
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
         placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
@@ -256,6 +267,20 @@ def _weak(page: Any, raw: dict, keys: list[Key], px: np.ndarray, shrunk: np.ndar
     if (strength < 1.0).any():
         out |= todo & faint(raw, keys, px, without_text, span_of, MIN_CONTRAST, strength)
     return out
+
+
+def _drawn_at_size(page: Any, raw: dict, keys: list, boxes: np.ndarray, dirs: np.ndarray, candidates: np.ndarray,
+                   drawing: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pagerecall.extract.inkband.drawn_at_size` on the page's renders; nothing drawn (the
+    rule stands) when MuPDF cannot render the page."""
+    from pagerecall.extract.inkband import drawn_at_size
+    from pagerecall.extract.rendering import render_pair
+
+    try:
+        renders = drawing.renders() if drawing is not None else render_pair(page)
+    except Exception:
+        return np.zeros(len(keys), bool), boxes
+    return drawn_at_size(raw, keys, boxes, dirs, candidates, renders)
 
 
 def _share_inside(boxes: np.ndarray, rect: tuple) -> np.ndarray:
@@ -316,7 +341,7 @@ class _Namer:
         span = _span_of(self.raw, key)
         if span.get("alpha", 255) == 255 or span.get("char_flags", 16) & 64:
             return "same_colour"
-        return "same_colour" if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST else "transparent"
+        return "same_colour" if contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST else "transparent"
 
     def reason(self, key: Key, box: np.ndarray, px: np.ndarray) -> str | None:
         b, l, s, _ = key
@@ -335,9 +360,9 @@ class _Namer:
                     if k in TEXT_OPS and r[0] <= cx <= r[2] and r[1] <= cy <= r[3]), None)
         if seq is not None and any(k not in TEXT_OPS and meets(box, r) for k, r in self.log[seq + 1:]):
             return "covered"
-        if _contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
+        if contrast_to_page(span.get("color", 0), self.bg, px) < MIN_CONTRAST:
             return "same_colour"
-        if alpha < 255 and _contrast_to_page(span.get("color", 0), self.bg, px, alpha / 255) < MIN_CONTRAST:
+        if alpha < 255 and contrast_to_page(span.get("color", 0), self.bg, px, alpha / 255) < MIN_CONTRAST:
             return "transparent"
         return "unpainted"
 
@@ -363,7 +388,7 @@ class _Namer:
         if region.size < 4:
             return False
         lo, hi = np.percentile(region, (5, 95))
-        return _contrast(_lin(lo), _lin(hi)) >= SCAN_MIN_CONTRAST
+        return contrast_ratio(lin_level(lo), lin_level(hi)) >= SCAN_MIN_CONTRAST
 
     def _read_layer(self) -> dict | bool:
         """OCR verdicts for every invisible line over an image whose ground shows print (once a
@@ -381,29 +406,9 @@ class _Namer:
                 if (b, l) not in self._scan:
                     self._scan[(b, l)] = self._inked(b, l)
                 if self._scan[(b, l)]:
-                    lines.append(((b, l), tuple(line["bbox"]), text))
+                    lines.append(((b, l), tuple(line["bbox"]), text, tuple(line.get("dir") or (1.0, 0.0))))
         got = confirmed_lines(self.page, lines, images)
         return False if got is None else got
-
-
-def _lin(v: float) -> float:
-    v = min(255.0, max(0.0, float(v))) / 255.0
-    return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
-
-
-def _contrast(a: float, b: float) -> float:
-    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
-
-
-def _contrast_to_page(colour: int, bg: np.ndarray, px: np.ndarray, alpha: float = 1.0) -> float:
-    """Contrast of an sRGB colour (``0xRRGGBB``), drawn with opacity ``alpha``, against the median
-    gray of the page beneath ``px`` (blended on the encoded gray, as MuPDF's draw device does)."""
-    r, g, b = ((colour >> 16) & 255) / 255.0, ((colour >> 8) & 255) / 255.0, (colour & 255) / 255.0
-    gray = 255.0 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
-    x0, y0, x1, y1 = (int(v) for v in np.round(px))
-    region = bg[max(0, y0):max(y0 + 1, y1), max(0, x0):max(x0 + 1, x1)]
-    beneath = float(np.median(region)) if region.size else 255.0
-    return _contrast(_lin(alpha * gray + (1 - alpha) * beneath), _lin(beneath))
 
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:

@@ -97,3 +97,27 @@ def test_a_page_without_images_runs_no_ocr(tmp_path: Path, monkeypatch) -> None:
     page.insert_text((72, 120), PLANTED, fontsize=11, render_mode=3)
     got = _read(tmp_path, doc)
     assert [h.reason for h in got.hidden] == ["invisible_render_mode"] and calls == []
+
+
+@pytest.mark.parametrize("turn", [90, 270])
+@pytest.mark.parametrize("kind", ["scan", "logo"])
+def test_a_layer_on_a_page_turned_by_rotate_is_read_upright(tmp_path: Path, turn: int, kind: str) -> None:
+    """A scan stored sideways and shown upright by the page's ``/Rotate`` (pdf.js's ``issue5747.pdf``: every line
+    of its OCR layer runs down the unrotated page): its strips are turned before OCR, so the layer stays text; a
+    sentence over a logo on such a page stays hidden."""
+    doc, page = new_page()
+    rect = pymupdf.Rect(60, 100, 420, 160)
+    _image(page, rect, _scan_of(SCANNED) if kind == "scan" else _logo)
+    layer = SCANNED if kind == "scan" else [PLANTED]
+    for i, line in enumerate(layer):
+        page.insert_text((72, 120 + 16 * i), line, fontsize=11, render_mode=3)
+    sideways = pymupdf.open()
+    turned = sideways.new_page(width=792, height=612)
+    turned.show_pdf_page(turned.rect, pymupdf.open("pdf", doc.tobytes()), 0, rotate=-turn)
+    turned.set_rotation(turn)
+    got = _read(tmp_path, sideways)
+    text = " ".join(got.text.split())
+    if kind == "scan":
+        assert got.hidden == () and all(line in text for line in SCANNED), (got.hidden, text)
+    else:
+        assert "AI assistants" not in text and [h.reason for h in got.hidden] == ["invisible_render_mode"]
