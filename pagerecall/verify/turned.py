@@ -212,7 +212,7 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
             if sum(1 for p in pieces if (p in words if p[:1].isascii() or not _is_wide(p[0]) else p in near)) \
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
-            got = _place(quote, nq, keys, need, src, number, norm, lo, hi)
+            got = _place(quote, nq, keys, need, src, number, norm, lo, hi, share == SAME_SHARE_CJK)
             if got is None or best is not None and _rank(best) >= _rank(got):
                 continue
             best = got
@@ -263,9 +263,11 @@ def _find_all(text: str, piece: str):
         at = text.find(piece, at + 1)
 
 
-def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int) -> Turned | None:
+def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int,
+           cjk: bool = False) -> Turned | None:
     """The best word alignment of the quote inside ``norm.text[lo:hi]`` (page ``number``), as a
-    :class:`Turned`, or None (too few words the same, no clean turn of the meaning)."""
+    :class:`Turned`, or None (too few words the same, no clean turn of the meaning). ``cjk``: a quote
+    mostly in CJK, each character a word: one window, Levenshtein only (as before verify10)."""
     text = norm.text
     while lo > 0 and text[lo - 1].isalnum() and not _is_wide(text[lo - 1]):
         lo -= 1  # whole words at both ends
@@ -276,8 +278,9 @@ def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, no
     best: Turned | None = None
     from rapidfuzz.distance import Indel, Levenshtein
 
-    for off, window in _windows(keys, skeys, need):
-        for aligner in (Levenshtein, Indel):  # Indel (the most words in common) when Levenshtein found no turn
+    # a quote mostly in CJK: one window, Levenshtein (the other windows found "一个微不足道的软件" for "一个已存的软件")
+    for off, window in _windows(keys, skeys, need, 1 if cjk else WINDOWS):
+        for aligner in (Levenshtein,) if cjk else (Levenshtein, Indel):  # Indel when Levenshtein found no turn
             got = _at(quote, nq, keys, need, src, number, norm, lo, hi, s, off, window, aligner)
             if got is not None and (best is None or _rank(got) > _rank(best)):
                 best = got
@@ -286,7 +289,7 @@ def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, no
     return best
 
 
-def _windows(keys: list[str], skeys: list[str], need: int):
+def _windows(keys: list[str], skeys: list[str], need: int, most: int = WINDOWS):
     """The source windows (``(offset, keys)``) a place of the quote's ``keys`` may lie in: all of
     ``skeys`` when it is no longer than the quote, else the best partial alignment of the quote's length
     (rapidfuzz ``partial_ratio_alignment``), then the best in what lies before and after it, up to
@@ -299,7 +302,7 @@ def _windows(keys: list[str], skeys: list[str], need: int):
         return
     cutoff = 100 * (need - 1) / len(keys) - 1e-6
     segments, seen = [(0, len(skeys))], 0
-    while segments and seen < WINDOWS:
+    while segments and seen < most:
         a, b = segments.pop(0)
         if b - a < need:
             continue
