@@ -82,9 +82,14 @@ def run(args: argparse.Namespace, launchers: Mapping[str, Launcher] | None = Non
     if cmd == "rollback":
         from pagerecall.ingest.pipeline import rollback
 
-        res = rollback(settings)
+        res = rollback(settings, dry_run=args.dry_run)
         if args.json:
             print_json(res)
+        elif args.dry_run:
+            older = (f"another rollback would go back to {res['older']}" if res["older"]
+                     else "no older generation is kept: another rollback would have nowhere to go")
+            sys.stdout.write(f"Dry run: nothing changed. A rollback would make generation {res['generation']} live "
+                             f"again ({res['previous']} would be left on disk until the next write; {older})\n")
         else:
             older = (f"another rollback goes back to {res['older']}" if res["older"]
                      else "no older generation is kept: another rollback has nowhere to go")

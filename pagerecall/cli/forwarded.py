@@ -68,6 +68,7 @@ def run_forwarded(msg: dict, searcher, expected: dict) -> dict:
             value = getattr(args, name, None)
             if value is not None and not value.expanduser().is_absolute():
                 setattr(args, name, cwd / value)
+        args.cwd = cwd  # a relative path typed at the client's shell (``files``)
         if args.command == "page" and args.png is not None:
             return {"ok": False, "refused": "page --png writes a file of the client"}
         try:

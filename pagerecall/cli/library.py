@@ -49,6 +49,8 @@ def print_related(res: dict, console) -> None:
             out.write(f"   {' '.join(h['text'].split())[:240]}\n\n")
         if not res["hits"]:
             out.write("No related passage.\n")
+        if res.get("note"):
+            console.err.write(f"note: {res['note']}\n")
     _envelope_notes(res.get("envelope") or {}, console)
 
 

@@ -25,7 +25,7 @@ NAME_KEYS = frozenset(("file", "path", "files", "changed", "added", "deleted", "
 """Keys of a command's answer whose string values (or list items, or, for ``hidden_in_hits``, dict keys)
 are file names."""
 
-_KEYED_BY_NAME = frozenset(("hidden_in_hits",))
+_KEYED_BY_NAME = frozenset(("hidden_in_hits", "degraded_detected", "unreadable_pages", "blank_pages"))
 
 
 def with_shown_names(obj: Any, _names: bool = False, _keyed: bool = False) -> Any:

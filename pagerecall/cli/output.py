@@ -54,9 +54,12 @@ def envelope_notes(env: dict, answered: bool, what: str = "hits") -> list[str]:
     if env.get("files_failed"):
         notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
     stale = env.get("stale", {})
-    n_stale = sum(len(stale.get(k, [])) for k in ("changed", "added", "deleted"))
-    if n_stale:
-        notes.append(f"{n_stale} file(s) changed on disk since the build (pagerecall update)")
+    kinds = [f"{len(stale[k])} {k}" for k in ("changed", "added", "deleted") if stale.get(k)]
+    if kinds:  # "1 file(s) deleted", "2 file(s) changed, 1 added"
+        counts = ", ".join([kinds[0].replace(" ", " file(s) ", 1), *kinds[1:]])
+        notes.append(f"{counts} on disk since the build (" + (
+            "the watcher of this index applies it in a few seconds" if stale.get("watched") else "pagerecall update")
+            + ")")
     if env.get("degraded_in_hits"):
         notes.append("degraded files among the hits: " + ", ".join(env["degraded_in_hits"]))
     if env.get("extraction_outdated"):
@@ -137,11 +140,20 @@ def print_evidence(res: dict) -> None:
         con().err.write(f"note: {n}\n")
 
 
+def outline_source(res: dict) -> str:
+    """Where an outline came from, in words (``--json`` keeps ``source``: ``bookmarks``, ``detected``,
+    ``headings``): an EPUB's "bookmarks" are its table of contents (navigation document or NCX)."""
+    source = res.get("source") or "none"
+    if source == "bookmarks" and str(res.get("file", "")).lower().endswith(".epub"):
+        return "its table of contents"
+    return {"detected": "headings detected in the text"}.get(source, source)
+
+
 def print_outline(res: dict) -> None:
     """A file's outline, indented by level, with physical pages and printed labels."""
     out = con().out
     pages = res["pages"]
-    out.write(f"{res['file']}: {pages} page{'' if pages == 1 else 's'}, outline from {res['source']}\n")
+    out.write(f"{res['file']}: {pages} page{'' if pages == 1 else 's'}, outline from {outline_source(res)}\n")
 
     def walk(nodes: list[dict]) -> None:
         for n in nodes:
@@ -286,7 +298,8 @@ def print_read(args: argparse.Namespace, res: dict) -> int:
         if not args.json:
             for c in res["candidates"]:
                 ref = c.get("reference") or {}
-                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}-{p['page_end']} ({p['how']})"
+                pages = "; ".join(f"printed {p['cited']} = physical {p['page_start']}"
+                                  f"{'' if p['page_end'] == p['page_start'] else '-' + str(p['page_end'])} ({p['how']})"
                                   if p.get("page_start") else f"printed {p['cited']}: physical page unknown"
                                   for p in c.get("pages") or [])
                 con().out.write(f"{c['file']}  [{c['why']} {c['confidence']:.2f}]  {ref.get('citation') or ''}"

@@ -183,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     _writer_opts(p)
 
     p = sub.add_parser("rollback", parents=[common], help="make the previous generation live again")
+    p.add_argument("--dry-run", action="store_true", help="say which generation would be live, change nothing")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
     reader = argparse.ArgumentParser(add_help=False)

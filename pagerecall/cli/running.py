@@ -68,6 +68,15 @@ def setup_logging(args: argparse.Namespace) -> None:
     root.propagate = False
 
 
+def _cwd(args: argparse.Namespace) -> str | None:
+    """The folder the command was typed in (the client's, through the resident server); None when
+    the process has none any more (deleted under it)."""
+    try:
+        return str(getattr(args, "cwd", None) or Path.cwd())
+    except OSError:
+        return None
+
+
 def payload(args: argparse.Namespace) -> dict:
     """The arguments of a read command, as the resident server and :func:`pagerecall.search.commands.run_read` take them."""
     cmd = args.command
@@ -79,8 +88,8 @@ def payload(args: argparse.Namespace) -> dict:
         if args.tag:
             extra["tag"] = args.tag
         return {"query": args.query, "k": args.k, "mode": args.mode, "files": args.files, "deep": args.deep, **extra}
-    if cmd == "files":
-        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {})}
+    if cmd == "files":  # cwd: a path typed relative to the shell's folder (the resident server gets the client's)
+        return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {}), "cwd": _cwd(args)}
     if cmd == "page" and args.png is not None:
         png_target(args.png)
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
@@ -151,6 +160,7 @@ def answer_read(args: argparse.Namespace, settings: Settings, searcher) -> int:
     if cmd == "page" and args.png is not None:
         cmd = "view"
     entry = table_entry(cmd)
+    entry.check(payload_)  # an over-long query: refused at once, before the index or the model opens
     loading = None
     one_shot = searcher is None
     if one_shot:
@@ -213,6 +223,15 @@ _SQLITE_WRITE = ("unable to open database file", "attempt to write a readonly da
 """sqlite3's ``OperationalError`` texts for the citation ledger's file that cannot be opened or written."""
 
 
+def _within(path: str, folder: Path) -> bool:
+    """True when ``path`` is ``folder`` or lies under it (as typed, and resolved)."""
+    try:
+        p, f = Path(path).absolute(), Path(folder).absolute()
+        return p == f or f in p.parents
+    except (OSError, ValueError):
+        return False
+
+
 def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | None:
     """One line (what, then ``Next:``) for ``exc`` when it says a file of the index folder (or
     another one pagerecall writes) cannot be opened or written: an ``OSError`` whose errno is in
@@ -223,6 +242,9 @@ def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | N
     except Exception:  # noqa: BLE001 - the settings' own error is not this one's
         index_dir = None
     instead = ", or pass --index a folder you can write" if index_dir else ""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOENT and index_dir is not None and exc.filename \
+            and _within(exc.filename, index_dir):  # a folder the index needs cannot be made there (/proc, /sys)
+        exc = OSError(errno.EACCES, exc.strerror or "No such file or directory", exc.filename)
     if isinstance(exc, OSError) and exc.errno in _DISK_ERRNOS:
         path = exc.filename or "a file"
         folder = Path(path).parent if exc.filename else index_dir
@@ -230,6 +252,19 @@ def disk_refusal(exc: BaseException, args: argparse.Namespace | None) -> str | N
                          f"Next: make it and {folder} readable and writable for you (permissions, a read-only "
                          f"mount, a full disk, a folder or file in the way){instead}")
     kind = type(exc)
+    if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE \
+            and getattr(args, "command", None) in (*WRITES, "watch"):
+        # a write keeps its embedded passages in the resume cache (and may refresh the ledger's
+        # checks and notes after the swap): sqlite names no file, so both are named
+        from pagerecall.ingest.resume_cache import CACHE_FILE
+        from pagerecall.ledger.location import LEDGER_FILE
+
+        folder = index_dir or Path("the index folder")
+        return sentences(f"cannot write a database of the index folder {folder} (the resume cache {CACHE_FILE}, "
+                         f"or the citation ledger {LEDGER_FILE}): {exc}",
+                         f"Next: free space on the disk that holds {folder} or make the folder writable for you, "
+                         "then run the same command again (it takes what the resume cache holds)"
+                         f"{instead}")
     if kind.__module__ == "sqlite3" and kind.__name__ == "OperationalError" and str(exc) in _SQLITE_WRITE:
         from pagerecall.ledger.location import LEDGER_FILE
 

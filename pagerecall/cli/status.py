@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 
 from pagerecall.cli.names import with_shown_names
 from pagerecall.cli.console import con
@@ -117,8 +116,13 @@ def print_info(info: dict) -> None:
               f"{info['pages_indexed']} pages, {info['chunks']} passages\n")
     for f in info["files_failed"]:
         out.write(f"  failed    {f['path']}: {f['error']}\n")
+    ocr_missing = info.get("ocr_unavailable")
     for path, why in info["degraded_detected"].items():
-        out.write(f"  degraded  {path}: {json.dumps(why)}\n")
+        line = degraded_line(path, why, bool(ocr_missing))
+        if line:
+            out.write(f"  degraded  {line}\n")
+    if ocr_missing:
+        out.write(f"ocr         {ocr_missing['note']}\n")
     for path, pages in (info.get("unreadable_pages") or {}).items():
         out.write(f"  unreadable {path}: page(s) {', '.join(map(str, pages))} could not be read (the PDF is damaged "
                   "there): their text is unknown, not blank, and a miss there proves nothing. Next: look at them in a "
@@ -139,9 +143,10 @@ def print_info(info: dict) -> None:
     reg = info["registry"]
     out.write(f"registry    {reg.get('status')}" + (f": {reg.get('reason')}" if reg.get("reason") else "") + "\n")
     st = info["stale"]
+    step = "the watcher of this index applies it in a few seconds" if st.get("watched") else "run pagerecall update"
     for k in ("changed", "added", "deleted"):
         for p in st.get(k, []):
-            out.write(f"  stale     {k}: {p} (run pagerecall update)\n")
+            out.write(f"  stale     {k}: {p} ({step})\n")
     for f in st.get("skipped", []):
         out.write(f"  skipped   {f['path']}: {f['reason']} (not indexed; fix or remove it)\n")
     if info.get("interrupted"):
@@ -167,6 +172,43 @@ def print_info(info: dict) -> None:
             out.write(f"  fields    {src}: " + ", ".join(f"{k} {v}" for k, v in counts.items()) + "\n")
         if bib.get("dangling_total"):
             out.write(f"  dangling  {bib['dangling_total']} entr(y/ies) name a file not in the corpus (--json lists them)\n")
+
+
+def page_ranges(pages: list[int]) -> str:
+    """``[1, 2, 3, 7]`` -> ``"pages 1-3, 7"`` (``"page 4"`` for one)."""
+    runs: list[list[int]] = []
+    for p in sorted(set(pages)):
+        if runs and p == runs[-1][1] + 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    text = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)
+    return f"page{'s' if len(set(pages)) != 1 else ''} {text}"
+
+
+def degraded_line(path: str, why: dict, ocr_missing: bool = False) -> str:
+    """One line for ``info`` about a degraded file (``why``: :func:`pagerecall.search.coverage.detected`,
+    ``{status: [pages], "repaired": True}``): the file, its pages, what is wrong with them and what to
+    do; ``""`` when only unreadable pages are recorded (``info`` gives those a line of their own).
+    ``ocr_missing``: OCR cannot run on this machine (the next step is to install it)."""
+    first = next((pages[0] for k, pages in why.items() if k in ("ocr", "image_only", "garbled") and pages), 1)
+    parts, steps = [], []
+    if why.get("ocr"):
+        parts.append(f"{page_ranges(why['ocr'])} read by OCR (a scan): searchable, not verbatim-citable")
+        steps.append(f"check a quote against the page image (pagerecall page {path} {first} --png OUT.png)")
+    if why.get("image_only"):
+        parts.append(f"{page_ranges(why['image_only'])} image-only with no OCR text: not searchable")
+    if why.get("garbled"):
+        parts.append(f"{page_ranges(why['garbled'])} with a garbled text layer: not indexed")
+    if why.get("image_only") or why.get("garbled"):
+        steps.append("install Tesseract, then pagerecall rebuild" if ocr_missing
+                     else f"read the page image (pagerecall page {path} {first} --png OUT.png)")
+    if why.get("repaired"):
+        parts.append("damaged, repaired on reading: pages may miss text")
+        steps.append("save it again from a PDF tool, then pagerecall update")
+    if not parts:
+        return ""
+    return f"{path}: {'; '.join(parts)}. Next: {'; '.join(dict.fromkeys(steps))}"
 
 
 def _read_by_format(src: dict) -> str:

@@ -26,6 +26,7 @@ line): ``{"path": str, "password": str | null, "indexes": [int, ...] (0-based),
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import pickle
@@ -47,7 +48,7 @@ from pagerecall.types import Document, Page
 
 __all__ = [
     "OCR_BASE_SECONDS", "OCR_SECONDS_PER_PAGE", "OCR_WALL_FACTOR", "OcrRun", "PdfDraft", "apply_ocr", "main",
-    "ocr_dicts", "ocr_in_child", "ocr_result",
+    "ocr_dicts", "ocr_in_child", "ocr_result", "with_known_ocr",
 ]
 
 OCR_BASE_SECONDS = 120.0
@@ -131,6 +132,31 @@ class PdfDraft:
             doc.close()
         return self.document()
 
+    def take_known(self, known: Any) -> int:
+        """Put in the OCR text an earlier read recorded (``known.get(page, cfg)``: a
+        :class:`pagerecall.index.ocr_text.FileOcr`) for the pages of :attr:`ocr_pages` it has, as
+        :func:`ocr_result` gave it then, and take them off :attr:`ocr_pages` (no OCR runs for them).
+        Returns how many pages were filled."""
+        filled = []
+        for index in self.ocr_pages:
+            text = known.get(index + 1, self.ocr_cfg)
+            if text is None:
+                continue
+            filled.append(index)
+            fallback = self.pages[index]
+            if text:
+                self.pages[index] = Page(number=fallback.number, text=text, label=fallback.label, status="ocr")
+            self.notes[index] = None  # as after an OCR that read this text (or nothing)
+        self.ocr_pages = [i for i in self.ocr_pages if i not in set(filled)]
+        return len(filled)
+
+    def read_by_ocr(self) -> dict[int, str]:
+        """After :meth:`finish`: ``{page (1-based): text}`` of the pages of :attr:`ocr_pages` that OCR
+        read (``""`` where it read nothing); a page whose OCR failed is left out. What
+        :class:`pagerecall.index.ocr_text.OcrTextStore` records."""
+        return {i + 1: (self.pages[i].text if self.pages[i].status == "ocr" else "")
+                for i in self.ocr_pages if self.notes[i] is None}
+
     def document(self) -> Document:
         """The :class:`~pagerecall.types.Document` of the pages as they are now."""
         warnings = [note for note in self.notes if note]
@@ -140,6 +166,19 @@ class PdfDraft:
             warnings.insert(0, "the PDF is damaged and was repaired by PyMuPDF: pages may be missing text")
         return Document(path=self.rel, kind="pdf", pages=tuple(self.pages), repaired=self.repaired,
                         warnings=tuple(warnings), outline=self.outline)
+
+
+def with_known_ocr(doc: Document, known: Any) -> Document:
+    """``doc`` (read without OCR: ``ocr="off"`` or no Tesseract) with the OCR text an earlier read
+    recorded (``known.get(page, None)``: a :class:`pagerecall.index.ocr_text.FileOcr`, any OCR
+    settings) put in for its image-only and garbled pages (status ``ocr``)."""
+    pages = list(doc.pages)
+    for i, p in enumerate(pages):
+        if p.status in ("image_only", "garbled"):
+            text = known.get(p.number, None)
+            if text:
+                pages[i] = Page(number=p.number, text=text, label=p.label, status="ocr")
+    return dataclasses.replace(doc, pages=tuple(pages))
 
 
 def ocr_result(page: Any, label: str | None, fallback: Page, data: dict | str) -> tuple[Page, str | None]:

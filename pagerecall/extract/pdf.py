@@ -111,6 +111,7 @@ def read_pdf(
     *,
     ocr_language: str | None = None,
     ocr_dpi: int = OCR_DPI,
+    known_ocr: Any = None,
 ) -> Document:
     """Read every page of a PDF into a :class:`~pagerecall.types.Document` (``kind="pdf"``).
 
@@ -127,8 +128,13 @@ def read_pdf(
     ``"extraction_error"`` (anything unexpected, with the exception text), and
     :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode or ``ocr="on"`` without
     Tesseract.
+
+    ``known_ocr``: the OCR text recorded for this file's pages (a
+    :class:`pagerecall.index.ocr_text.FileOcr`, ``get(page, cfg)``/``put(page, cfg, text)``): a page it
+    holds is not OCR'd again (with ``ocr="off"`` too, the recorded text is taken), a page OCR'd now is
+    recorded. None: every page that needs OCR is OCR'd.
     """
-    return _guarded(rel, _read_pdf, Path(path), rel, resolve_ocr(ocr, ocr_language, ocr_dpi), password)
+    return _guarded(rel, _read_pdf, Path(path), rel, resolve_ocr(ocr, ocr_language, ocr_dpi), password, known_ocr)
 
 
 def _guarded(rel: str, fn: Any, *args: Any) -> Any:
@@ -141,11 +147,21 @@ def _guarded(rel: str, fn: Any, *args: Any) -> Any:
         raise ExtractionError(rel, "extraction_error", f"{type(exc).__name__}: {exc}") from exc
 
 
-def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None) -> Document:
+def _read_pdf(path: Path, rel: str, ocr_cfg: OcrConfig | None, password: str | None, known_ocr: Any = None) -> Document:
     draft = _draft_pdf(path, rel, ocr_cfg, password)
     if isinstance(draft, Document):
-        return draft
-    return draft.finish(draft.start().result())
+        if known_ocr is None:
+            return draft
+        from pagerecall.extract.ocr import with_known_ocr
+
+        return with_known_ocr(draft, known_ocr)
+    if known_ocr is not None and draft.take_known(known_ocr) and not draft.ocr_pages:
+        return draft.document()
+    doc = draft.finish(draft.start().result())
+    if known_ocr is not None:
+        known_ocr.put_pages(ocr_cfg, draft.read_by_ocr())
+    return doc
+
 
 
 def read_pdf_draft(path: Path, rel: str, ocr: str = "auto", password: str | None = None) -> Any:
@@ -257,6 +273,7 @@ def read_pdf_page(
     ocr_language: str | None = None,
     rel: str | None = None,
     known_visible: bool = False,
+    known_ocr: Any = None,
 ) -> Page:
     """One physical page (1-based) of a PDF, extracted exactly as :func:`read_pdf` does.
 
@@ -268,6 +285,9 @@ def read_pdf_page(
 
     A page that needs OCR is OCR'd in a child interpreter (:func:`pagerecall.extract.ocr.ocr_page_cancellable`:
     the same text as in process, without holding the GIL, so a server answers its other clients meanwhile).
+    ``known_ocr``: the OCR text recorded for this file's pages (as :func:`read_pdf` takes it): when it
+    holds this page's, that text is the page's (status ``ocr``) and no OCR runs, with ``ocr="off"`` too;
+    a page OCR'd now is recorded there.
 
     A page that does not load is returned as :func:`unreadable_page`, as :func:`read_pdf` keeps it.
     MuPDF's messages meanwhile are captured (:func:`pagerecall.extract.opening.mupdf_told`): in the
@@ -282,11 +302,11 @@ def read_pdf_page(
     rel = rel or str(path)
     ocr_cfg = resolve_ocr(ocr, ocr_language)
     with mupdf_told(rel):
-        return _read_pdf_page(path, page, ocr_cfg, password, rel, known_visible)
+        return _read_pdf_page(path, page, ocr_cfg, password, rel, known_visible, known_ocr)
 
 
 def _read_pdf_page(path: Path, page: int, ocr_cfg: OcrConfig | None, password: str | None, rel: str,
-                   known_visible: bool) -> Page:
+                   known_visible: bool, known_ocr: Any = None) -> Page:
     """:func:`read_pdf_page`'s work."""
     try:
         doc = open_pdf(Path(path), rel, password)
@@ -302,11 +322,17 @@ def _read_pdf_page(path: Path, page: int, ocr_cfg: OcrConfig | None, password: s
             except Exception as exc:  # the page does not load (a cycle in the page tree): as read_pdf keeps it
                 _log.debug("%s: page %d could not be read (%s: %s)", rel, page, type(exc).__name__, exc)
                 return unreadable_page(page)
+            if known_ocr is not None and result.status in ("image_only", "garbled"):
+                text = known_ocr.get(page, ocr_cfg)  # the build's OCR of this page: never OCR'd twice
+                if text is not None:
+                    return Page(number=page, text=text, label=result.label, status="ocr") if text else result
             if ocr_later and ocr_cfg is not None:  # OCR in a child: this thread leaves the GIL to others
                 from pagerecall.extract.ocr import ocr_page_cancellable, ocr_result
 
                 data = ocr_page_cancellable(Path(path), password, page - 1, ocr_cfg)
-                result, _note = ocr_result(doc.load_page(page - 1), result.label, result, data)
+                result, note = ocr_result(doc.load_page(page - 1), result.label, result, data)
+                if known_ocr is not None and note is None:  # read (or read nothing): the next read takes it
+                    known_ocr.put(page, ocr_cfg, result.text if result.status == "ocr" else "")
             return result
         finally:
             doc.close()

@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["IMAGE_SHARE", "LINE_SHARE", "MIN_WORD", "OCR_ZOOM", "SAMPLE_LINES", "WORD_SAME", "confirmed_lines"]
+__all__ = ["IMAGE_SHARE", "LINE_SHARE", "MIN_RUN", "MIN_WORD", "RUN_SAME", "OCR_ZOOM", "SAMPLE_LINES", "WORD_SAME", "confirmed_lines"]
 
 SAMPLE_LINES = 8
 """Lines per image read by OCR. Why: 8 strips of a scanned page read in one Tesseract call at
@@ -58,6 +58,15 @@ LINE_SHARE = 0.5
 """Share of a line's judged words that must be confirmed. Why: on sandwich.pdf every sampled line
 of the real layer scores 0.6-1.0 (strip edges cut a word, "state—of—the-art" reads as one word);
 a sentence over a logo, a photo or other printed words scores 0-0.2."""
+
+MIN_RUN = 10
+"""Letters and digits a line needs for its run to be compared (:data:`RUN_SAME`): a short run finds a
+near match by chance in a strip of other words."""
+
+RUN_SAME = 0.85
+"""rapidfuzz ``partial_ratio`` / 100 from which a line's run of letters confirms it in the strip's run
+(two misread letters in "rechtsmittelbeiehrung" keep 0.95; a sentence over a scan of other words
+scores 0.3-0.6)."""
 
 IMAGE_SHARE = 0.5
 """Share of an image's sampled lines that must be confirmed for its layer to stay text."""
@@ -172,7 +181,10 @@ def _render(page: Any, clip: tuple) -> np.ndarray:
 
 
 def _confirmed(text: str, seen: list[str]) -> bool:
-    """True when :data:`LINE_SHARE` of ``text``'s words of :data:`MIN_WORD`+ letters are in ``seen`` (fuzzily)."""
+    """True when :data:`LINE_SHARE` of ``text``'s words of :data:`MIN_WORD`+ letters are in ``seen``
+    (fuzzily), or when the line's letters and digits, run together, are found in the strip's run together
+    (:data:`RUN_SAME`; a line of :data:`MIN_RUN` or more): the layer and Tesseract cut words apart in
+    different places ("Rechtsmittel beiehrung" in a layer, "rechtsmittelbelehrung" read from the scan)."""
     from rapidfuzz import fuzz, process
 
     judged = [w.casefold() for w in _WORD.findall(text) if len(w) >= MIN_WORD]
@@ -181,4 +193,7 @@ def _confirmed(text: str, seen: list[str]) -> bool:
     if not seen:
         return False
     hits = sum(1 for w in judged if (m := process.extractOne(w, seen, scorer=fuzz.ratio)) and m[1] / 100 >= WORD_SAME)
-    return hits >= LINE_SHARE * len(judged)
+    if hits >= LINE_SHARE * len(judged):
+        return True
+    run = "".join(_WORD.findall(text.casefold())).replace("_", "")
+    return len(run) >= MIN_RUN and fuzz.partial_ratio(run, "".join(seen).replace("_", "")) / 100 >= RUN_SAME

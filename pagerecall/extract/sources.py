@@ -32,7 +32,8 @@ def is_supported(path: Path | str) -> bool:
     return Path(path).suffix.lower() in SUPPORTED_SUFFIXES
 
 
-def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None) -> Document:
+def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None = None,
+                  known_ocr=None) -> Document:
     """Read the source file at ``path`` into a :class:`~pagerecall.types.Document`.
 
     ``rel`` is its path relative to the corpus root (``/`` separators), used in the Document and
@@ -43,13 +44,13 @@ def read_document(path: Path, rel: str, ocr: str = "auto", password: str | None 
     ``"unsupported"`` for an unknown suffix; other reasons from each format's reader, e.g.
     ``"drm"`` and ``"broken"`` for an EPUB) and
     :class:`~pagerecall.errors.UsageError` for a bad ``ocr`` mode (or ``ocr="on"`` without
-    Tesseract).
+    Tesseract). ``known_ocr``: a PDF's recorded OCR text (:func:`pagerecall.extract.pdf.read_pdf`).
     """
     suffix = Path(path).suffix.lower()
     if suffix == ".pdf":
         from pagerecall.extract.pdf import read_pdf
 
-        return read_pdf(Path(path), rel, ocr=ocr, password=password)
+        return read_pdf(Path(path), rel, ocr=ocr, password=password, known_ocr=known_ocr)
     if suffix in READERS:
         return _reader(READERS[suffix])(Path(path), rel)
     raise ExtractionError(
@@ -86,13 +87,14 @@ def draft_document(path: Path, rel: str, ocr: str = "auto", password: str | None
 
 
 def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None = None,
-                     password: str | None = None, known_visible: bool = False) -> Page:
+                     password: str | None = None, known_visible: bool = False, known_ocr=None) -> Page:
     """One physical page (1-based) of a source file, extracted as :func:`read_document` does.
 
     A PDF page is read alone (:func:`pagerecall.extract.pdf.read_pdf_page`); any other format is
     read whole and the page picked. Raises :class:`~pagerecall.errors.SourceArgumentError` when
     ``page`` is out of range and :class:`~pagerecall.errors.ExtractionError` when the file
-    cannot be read. ``known_visible``: as :func:`pagerecall.extract.pdf.read_pdf_page` (PDF only).
+    cannot be read. ``known_visible``, ``known_ocr``: as :func:`pagerecall.extract.pdf.read_pdf_page`
+    (PDF only).
     """
     from pagerecall.errors import SourceArgumentError
 
@@ -101,7 +103,8 @@ def read_source_page(path: Path, page: int, ocr: str = "auto", rel: str | None =
     if suffix == ".pdf":
         from pagerecall.extract.pdf import read_pdf_page
 
-        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password, known_visible=known_visible)
+        return read_pdf_page(Path(path), page, ocr=ocr, rel=rel, password=password, known_visible=known_visible,
+                             known_ocr=known_ocr)
     doc = read_document(Path(path), rel, ocr=ocr)
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(doc.pages):
         n = len(doc.pages)

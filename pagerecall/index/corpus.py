@@ -186,8 +186,13 @@ class Delta:
         return d
 
 
-def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict], checksum: bool = False) -> Delta:
-    """Compare files on disk with the index's file records (see the module docstring)."""
+def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict], checksum: bool = False,
+                  retry_failed: bool = True) -> Delta:
+    """Compare files on disk with the index's file records (see the module docstring). A file that
+    failed before is retried (``retry``) always with ``retry_failed`` (an explicit ``update``), else only
+    when it changed since it failed (size or mtime; with ``checksum``, its bytes): ``watch`` does not read
+    a broken file again at every unrelated change. Not retried, it keeps its failed record (still listed,
+    with its reason) and counts as unchanged."""
     delta = Delta()
     vanished = {p: r for p, r in records.items() if p not in disk}
     vanished_by_hash: dict[str, list[str]] = {}
@@ -203,7 +208,7 @@ def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict
     for rel, f in sorted(disk.items()):
         rec = records.get(rel)
         try:
-            _classify(delta, rel, f, rec, sha, vanished, vanished_by_hash, checksum)
+            _classify(delta, rel, f, rec, sha, vanished, vanished_by_hash, checksum, retry_failed)
         except OSError as exc:  # unreadable (permissions, vanished meanwhile): skip, keep the record
             log.warning("skipping %s: %s", rel, _why(exc))
             delta.skipped.append({"path": rel, "reason": _why(exc)})
@@ -212,7 +217,7 @@ def compute_delta(root: Path, disk: dict[str, DiskFile], records: dict[str, dict
 
 
 def _classify(delta: Delta, rel: str, f: DiskFile, rec: dict | None, sha, vanished: dict,
-              vanished_by_hash: dict, checksum: bool) -> None:
+              vanished_by_hash: dict, checksum: bool, retry_failed: bool = True) -> None:
     """Put one file on disk into its ``delta`` list (see :func:`compute_delta`)."""
     if rec is None:
         h = sha(rel)
@@ -224,11 +229,14 @@ def _classify(delta: Delta, rel: str, f: DiskFile, rec: dict | None, sha, vanish
         else:
             delta.added.append(rel)
         return
+    same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
     if rec.get("status") != "ok":
+        if not retry_failed and same_stat and not (checksum and rec.get("sha256") and sha(rel) != rec["sha256"]):
+            delta.unchanged += 1  # failed, and not changed since: kept as failed, not read again
+            return
         sha(rel)
         delta.retry.append(rel)
         return
-    same_stat = rec.get("size") == f.size and abs(float(rec.get("mtime") or 0) - f.mtime) < 1e-6
     if same_stat and not checksum:
         delta.unchanged += 1
         return

@@ -302,6 +302,21 @@ class IndexStore:
         if writer is not None:
             writer.close()
 
+    def rollback_plan(self) -> dict:
+        """What :meth:`rollback` would do, changing nothing: ``{"generation"`` (made live again),
+        ``"previous"`` (the live one, which would be left), ``"older"`` (where a further rollback would
+        go, None: nowhere)}``. Raises ``IndexNotFoundError`` when there is no complete older generation."""
+        prev, cur = self.previous_name(), self.current_name()
+        if not self._complete(prev) or prev == cur:
+            raise IndexNotFoundError(
+                f"No older generation to roll back to in {self.path}: {cur or 'nothing'} is the oldest one "
+                "kept (each write keeps the live generation and the one before it). Nothing was changed. "
+                "Next: pagerecall update brings the index up to date with the corpus."
+            )
+        before = self.went_live_after(prev)
+        return {"generation": prev, "previous": cur,
+                "older": before if self._complete(before) and before != cur else None}
+
     def rollback(self) -> str:
         """Make PREVIOUS live again, one step back in the index's history: PREVIOUS then becomes the
         generation that was live before it (:meth:`went_live_after`) when that one is still kept, else
@@ -310,13 +325,8 @@ class IndexStore:
         Returns the now-live name. Raises ``IndexNotFoundError`` (nothing changed) when there is no
         complete older generation. Why: docs/decisions/rollback.md."""
         with self.lock(wait=False):
-            prev, cur = self.previous_name(), self.current_name()
-            if not self._complete(prev) or prev == cur:
-                raise IndexNotFoundError(
-                    f"No older generation to roll back to in {self.path}: {cur or 'nothing'} is the oldest one "
-                    "kept (each write keeps the live generation and the one before it). Nothing was changed. "
-                    "Next: pagerecall update brings the index up to date with the corpus."
-                )
+            plan = self.rollback_plan()
+            prev, cur = plan["generation"], plan["previous"]
             before = self.went_live_after(prev)
             if cur:  # the generation left is no leftover of an interrupted write (index.leftovers)
                 from pagerecall.index.leftovers import LEFT_BY_ROLLBACK

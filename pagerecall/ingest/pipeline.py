@@ -40,6 +40,16 @@ from pagerecall.ingest.sequence import Hook, Progress, live_meta, open_store, wr
 log = logging.getLogger(__name__)
 
 
+def _reuse_from(delta) -> dict[str, str]:
+    """``{path: "changed" | "removed"}``: the live files whose passages an update may take the vectors of
+    (:mod:`pagerecall.ingest.reuse`). A removed file counts only when files are added (a file renamed and
+    edited is a removal plus an addition): an update that only removes files embeds nothing of theirs."""
+    kinds = dict.fromkeys(delta.changed, "changed")
+    if delta.added:
+        kinds.update(dict.fromkeys(delta.deleted, "removed"))
+    return kinds
+
+
 def _ocr_note(settings: Settings, records: list[dict]) -> dict | None:
     """:func:`pagerecall.extract.opening.ocr_unavailable` of the live files, logged once as a warning."""
     from pagerecall.extract.opening import ocr_unavailable
@@ -185,7 +195,7 @@ def check_same_corpus(settings: Settings, root: Path) -> None:
 
 
 def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bool = False, wait: bool = True,
-           checksum: bool = False, crash_hook=None) -> WriteReport:
+           checksum: bool = False, crash_hook=None, retry_failed: bool = True) -> WriteReport:
     """Apply what changed on disk since the live generation (see the module docstring).
 
     ``dry_run`` computes and returns the delta and changes nothing (no lock, no model load).
@@ -202,6 +212,8 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     built with another model or chunking (the message says to rebuild), ``UsageError`` when
     ``settings.corpus_root`` is another folder than the recorded one and none of the indexed files
     is there (another corpus: the update would delete them all; a moved corpus folder is fine).
+    ``retry_failed`` False (``watch``): a file that failed is read again only when it changed since
+    (:func:`pagerecall.index.corpus.compute_delta`); it stays listed as failed with its reason.
     """
     t0 = time.perf_counter()
     store = open_store(settings)
@@ -236,7 +248,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     records = {r["path"]: r for r in live.files_table()}
     skipped: list[dict] = []
     disk = scan_corpus(root, skipped=skipped)
-    delta = compute_delta(root, disk, records, checksum=checksum)
+    delta = compute_delta(root, disk, records, checksum=checksum, retry_failed=retry_failed)
     delta.skipped[:0] = skipped
     live_name = store.current_name()
     base_report = dict(
@@ -303,12 +315,13 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     done = write_generation(settings, store, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
                             progress, wait=wait, action="update", base_live=True, expect_live=live_name, edit=edit,
-                            crash_hook=crash_hook, reuse_from=delta.changed + delta.deleted)
+                            crash_hook=crash_hook, reuse_from=_reuse_from(delta))
     if done is None:
         # another writer swapped while we scanned: start over on the new live generation, after
         # releasing the lock (write_generation did): the restart takes it through its own
         # IndexStore, and while held here filelock refused it ("Deadlock" RuntimeError; test_concurrency)
-        return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook)
+        return update(settings, progress, dry_run=dry_run, wait=wait, checksum=checksum, crash_hook=crash_hook,
+                      retry_failed=retry_failed)
     _ledger_after_write(settings, root, dict(delta.moved))
     base_report["failed"] = failed_entries(done.records)
     if interrupted is not None:
@@ -371,13 +384,19 @@ def _resume(settings: Settings, store, interrupted: dict, progress: Progress, wa
     return rep
 
 
-def rollback(settings: Settings, *, wait: bool = True) -> dict:
+def rollback(settings: Settings, *, wait: bool = True, dry_run: bool = False) -> dict:
     """Make the previous generation live again, one step back in the index's history
     (:meth:`pagerecall.index.layout.IndexStore.rollback`: a second rollback goes further back, never
     forward again). Returns ``{"generation", "previous", "older"}``: the generation now live, the one
     left (on disk until the next write), and where the next rollback would go (None: nothing older is
-    kept). Raises ``IndexNotFoundError`` when there is no older generation (nothing changed)."""
+    kept). ``dry_run``: the same dict, with ``"dry_run": True``, and nothing changed (no lock taken).
+    Raises ``IndexNotFoundError`` when there is no index at all (nothing created: the message
+    says to build) or no older generation (nothing changed)."""
     store = open_store(settings)
+    if store.current_name() is None:  # no index: "nothing is the oldest one kept" would say nothing
+        raise IndexNotFoundError.at(settings.index_dir)
+    if dry_run:
+        return {**store.rollback_plan(), "dry_run": True}
     with store.lock(wait=wait):
         previous = store.current_name()
         name = store.rollback()

@@ -155,7 +155,18 @@ class PendingFile:
         doc = _guarded(self.file, self.sha, self.prefix, lambda: self.draft.finish(results), own_group=True)
         if isinstance(doc, Prepared):
             return doc
+        record_ocr(self.settings, self.sha, self.draft)
         return _chunked(self.file, self.sha, self.prefix, doc, self.tokenizer, self.settings, own_group=True)
+
+
+def record_ocr(settings: Settings, sha: str, draft: Any) -> int:
+    """Record the OCR text of the pages ``draft`` (a finished :class:`pagerecall.extract.ocr.PdfDraft`)
+    OCR'd, under the index (:class:`pagerecall.index.ocr_text.OcrTextStore`), keyed by the file's
+    ``sha`` (hex SHA-256): ``page``/``verify``/``check`` take them instead of running OCR again.
+    Returns how many pages were recorded (0 when the index folder cannot be written: nothing fails)."""
+    from pagerecall.index.ocr_text import OcrTextStore, settings_key
+
+    return OcrTextStore(settings.index_dir).put(sha, settings_key(draft.ocr_cfg), draft.read_by_ocr())
 
 
 def _chunked(f: DiskFile, sha: str, prefix: str, doc: Document, tokenizer, settings: Settings,

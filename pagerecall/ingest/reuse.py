@@ -128,13 +128,16 @@ class LiveReuse:
         return getattr(self.cache, name)
 
 
-def with_live_vectors(cache: Any, index_dir: Path, files: Sequence[str], embedder: Any, batch: int) -> Any:
+def with_live_vectors(cache: Any, index_dir: Path, files: Sequence[str] | dict[str, str], embedder: Any,
+                      batch: int) -> Any:
     """``cache`` wrapped in a :class:`LiveReuse` holding the live units of ``files`` (the files an
-    update replaces), or ``cache`` itself when there is nothing to reuse. ``cache`` None (the resume
+    update changes or removes: a list, or ``{path: "changed" | "removed"}``, which the log line counts
+    apart), or ``cache`` itself when there is nothing to reuse. ``cache`` None (the resume
     cache could not be opened: a read-only index folder) gets an in-memory one for the keys.
     ``batch``: the int8 batch size (``embed_loop.EMBED_BATCH``)."""
     invariant = bool(getattr(embedder, "batch_invariant", False))
-    units = live_units(index_dir, files, invariant, batch)
+    kinds = files if isinstance(files, dict) else dict.fromkeys(files, "changed")
+    units = live_units(index_dir, list(kinds), invariant, batch)
     if not units:
         return cache
     if cache is None:
@@ -143,7 +146,8 @@ def with_live_vectors(cache: Any, index_dir: Path, files: Sequence[str], embedde
         cache = embedcache.EmbedCache(Path(":memory:"), embedcache.model_id(embedder, embedder.fingerprint()),
                                       embedder.dim)
     reuse = LiveReuse(cache, units)
-    log.info("update: %d passage(s) of %d replaced file(s) are in the live generation; those whose %s did "
-             "not change are reused, not embedded", reuse.rows_available, len(files),
-             "text" if invariant else "batch")
+    counts = [f"{n} {kind} file(s)" for kind in ("changed", "removed")
+              if (n := sum(1 for k in kinds.values() if k == kind))]
+    log.info("update: %d passage(s) of %s are in the live generation; those whose %s comes again are reused, "
+             "not embedded", reuse.rows_available, " and ".join(counts), "text" if invariant else "batch")
     return reuse

@@ -57,7 +57,7 @@ def write_generation(settings: Settings, store: Any, root: Path,
                      files: list[DiskFile] | Callable[[], list[DiskFile]], hashes: dict[str, str],
                      embedder: Any, progress: Progress, *, wait: bool, action: str, base_live: bool = False,
                      expect_live: str | None = None, edit: Callable[[Any, Hook], None] | None = None,
-                     crash_hook: Hook | None = None, reuse_from: list[str] | None = None) -> Written | None:
+                     crash_hook: Hook | None = None, reuse_from: dict[str, str] | None = None) -> Written | None:
     """The write sequence (see the module docstring) on ``store`` (an ``IndexStore``).
 
     Takes the writer lock (``wait``: else ``LockedError`` at once when another writer holds it);
@@ -70,7 +70,7 @@ def write_generation(settings: Settings, store: Any, root: Path,
     (``settings.keep_generations``). Any failure before the swap aborts the new generation (the
     live one is untouched) and raises. ``action`` (``"build"``, ``"rebuild"``, ``"update"``) is
     recorded in the resume cache. ``reuse_from`` (an update): live files whose unchanged passages keep
-    their vectors (:mod:`pagerecall.ingest.reuse`)."""
+    their vectors, ``{path: "changed" | "removed"}`` (:mod:`pagerecall.ingest.reuse`)."""
     crash = crash_hook or (lambda point: None)
     with ExitStack() as held:
         noted = held.enter_context(interrupts_noted())
@@ -199,13 +199,14 @@ def _finalize_verify_swap(store, writer, embedder, settings: Settings, root: Pat
 
 def _write_files(store, writer, root: Path, files: list[DiskFile], hashes: dict[str, str], embedder,
                  settings: Settings, progress: Progress, hook, action: str = "update",
-                 reuse_from: list[str] | None = None) -> tuple[WriteStats, str, dict | None]:
+                 reuse_from: dict[str, str] | None = None) -> tuple[WriteStats, str, dict | None]:
     """Embed ``files`` into ``writer`` through the resume cache, then finalize, verify and swap.
     The cache (:mod:`pagerecall.ingest.resume_cache`) is deleted after the swap (its vectors are live
     now) and kept when anything fails before it (the next write resumes from it); it records
     ``action`` (``"build"``, ``"rebuild"``, ``"update"``) so that ``info`` and ``update`` can tell
     what died. What was reused from it is logged after the embed loop, not what it holds.
-    ``reuse_from``: live files whose unchanged passages keep their vectors (:mod:`pagerecall.ingest.reuse`)."""
+    ``reuse_from``: live files whose unchanged passages keep their vectors, ``{path: "changed" | "removed"}``
+    (:mod:`pagerecall.ingest.reuse`)."""
     import os
     import socket
 

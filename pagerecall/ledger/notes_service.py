@@ -21,6 +21,7 @@ import numpy as np
 
 from pagerecall.config import Settings
 
+from pagerecall.ledger.meaning import vector_model
 from pagerecall.ledger.models import MAX_CLAIM_CHARS, agent_key, reading
 from pagerecall.ledger.notes_models import (
     KINDS,
@@ -118,7 +119,7 @@ def add_note(settings: Settings, *, kind: Any, text: Any, agent: Any, chunk_id: 
     blob = None
     if embedder is not None:
         blob = _passage_vectors(embedder, [text])[0].tobytes()
-    store.insert(note, blob, settings.model if blob is not None else None)
+    store.insert(note, blob, vector_model(settings, embedder) if blob is not None else None)
     return note
 
 
@@ -205,7 +206,8 @@ def _ranked(settings: Settings, store: NotesStore, query: str, k: int, filters: 
     if not rows:
         return [], 0, {}
     embedder = embedder_factory() if embedder_factory else _default_embedder(settings)
-    save = None if store.read_only else (lambda pairs: store.set_embeddings(pairs, settings.model))
+    key = vector_model(settings, embedder)
+    save = None if store.read_only else (lambda pairs: store.set_embeddings(pairs, key))
     blobs: dict[str, bytes] = {}
 
     def keep(pairs):
@@ -213,7 +215,7 @@ def _ranked(settings: Settings, store: NotesStore, query: str, k: int, filters: 
         if save:
             save(pairs)
 
-    order, scores = rank(rows, query, embedder, settings.model, _passage_vectors, keep)
+    order, scores = rank(rows, query, embedder, key, _passage_vectors, keep)
     top = [int(i) for i in order[:k]]
     by_id = {n.id: n for n in store.select(ids=[rows[i][0] for i in top])[0]}
     out, vecs = [], {}
@@ -333,9 +335,9 @@ def _passage_vectors(embedder, texts: list[str]) -> np.ndarray:
 
 
 def _default_embedder(settings: Settings):
-    from pagerecall.model.embedding import load_embedder
+    from pagerecall.ledger.meaning import query_embedder
 
-    return load_embedder(settings)
+    return query_embedder(settings)
 
 
 __all__ = ["add_note", "agent_activity", "check_file", "consensus", "find_notes", "list_notes", "open_notes",

@@ -52,27 +52,18 @@ def _norm(title: str) -> str:
 def section_span(outline, path: list[str]) -> tuple[list[str], int, int | None, int | None, int | None] | None:
     """``(full path, first page, offset on it, last page, end offset on it)`` of the outline entry
     whose path of titles is ``path`` (case and spacing ignored), or whose path ends with ``path``
-    when exactly one does; None when no entry (or several) match. Pages physical, 1-based; the
-    last page is None for a section that runs to the end of the document; offsets are code points
-    into the page's text, None where unknown."""
+    when exactly one does; failing both, the same with each title's section number left out and
+    typographic quotes and dashes folded (:func:`pagerecall.text.headings.heading_key`: ``THE HARDY
+    TIN SOLDIER`` names ``197 THE HARDY TIN SOLDIER``, ``Fog signals`` names ``3.2 Fog signals``).
+    None when no entry (or several) match. Pages physical, 1-based; the last page is None for a
+    section that runs to the end of the document; offsets are code points into the page's text,
+    None where unknown."""
+    from pagerecall.text.headings import heading_key
+
     entries = [e for e in (outline.entries if outline is not None else ()) if e.page is not None]
-    want = [_norm(t) for t in path]
-    stack: list = []
-    full, suffix = None, []
-    for i, e in enumerate(entries):
-        while stack and stack[-1].level >= e.level:
-            stack.pop()
-        stack.append(e)
-        titles = [_norm(s.title) for s in stack]
-        if titles == want:
-            full = (i, [s.title for s in stack])
-            break
-        if titles[-len(want):] == want:
-            suffix.append((i, [s.title for s in stack]))
+    full = _find_entry(entries, path, _norm) or _find_entry(entries, path, heading_key, exact_wins=False)
     if full is None:
-        if len(suffix) != 1:
-            return None
-        full = suffix[0]
+        return None
     i, titles = full
     e = entries[i]
     nxt = next((n for n in entries[i + 1:] if n.level <= e.level), None)
@@ -81,6 +72,28 @@ def section_span(outline, path: list[str]) -> tuple[list[str], int, int | None, 
     if nxt.page > e.page and not nxt.offset:
         return titles, e.page, e.offset, nxt.page - 1, None
     return titles, e.page, e.offset, nxt.page, nxt.offset
+
+
+def _find_entry(entries: list, path: list[str], key: Callable[[str], str],
+                exact_wins: bool = True) -> tuple[int, list[str]] | None:
+    """``(index into entries, the entry's full path of titles)`` of the entry whose path of titles,
+    each compared by ``key``, is ``path`` (unless ``exact_wins`` is False), else of the only one
+    whose path ends with it; None. Without ``exact_wins`` a whole path counts as one more ending:
+    ``Introduction`` names neither ``Chapter 1 Introduction`` nor ``11.1 Introduction`` when both
+    are there."""
+    want = [key(t) for t in path]
+    stack: list = []
+    suffix = []
+    for i, e in enumerate(entries):
+        while stack and stack[-1].level >= e.level:
+            stack.pop()
+        stack.append(e)
+        titles = [key(s.title) for s in stack]
+        if titles == want and exact_wins:
+            return i, [s.title for s in stack]
+        if titles[-len(want):] == want:
+            suffix.append((i, [s.title for s in stack]))
+    return suffix[0] if len(suffix) == 1 else None
 
 
 def _read_pages(settings: Settings, root: Path, rel: str, pages: list[int]):

@@ -27,6 +27,7 @@ from pagerecall.config import Settings
 from pagerecall.errors import IndexNotFoundError, SourceNotFoundError
 from pagerecall.paths import file_sha256
 
+from pagerecall.ledger.meaning import vector_model
 from pagerecall.ledger.models import (
     MAX_CLAIM_CHARS,
     REVIEW_VERDICTS,
@@ -212,7 +213,7 @@ def record_check(settings: Settings, *, claim: Any, file: Any, pages: Any, quote
     blob = None
     if embedder is not None:
         blob = _vectors(embedder, [claim])[0].tobytes()
-    store.insert(check, blob, settings.model if blob is not None else None)
+    store.insert(check, blob, vector_model(settings, embedder) if blob is not None else None)
     add_references(settings.index_dir, [check])
     return check
 
@@ -334,8 +335,9 @@ def find_checks(settings: Settings, *, query: Any = None, file: Any = None, page
     from pagerecall.ledger.meaning import rank
 
     embedder = embedder_factory() if embedder_factory else _default_embedder(settings)
-    ranked, scores = rank(rows, query, embedder, settings.model, _vectors,
-                          None if store.read_only else lambda pairs: store.set_embeddings(pairs, settings.model))
+    key = vector_model(settings, embedder)
+    ranked, scores = rank(rows, query, embedder, key, _vectors,
+                          None if store.read_only else lambda pairs: store.set_embeddings(pairs, key))
     order = [int(i) for i in ranked[:k]]
     top_ids = [rows[i][0] for i in order]
     by_id = {c.id: c for c in store.select(ids=top_ids)[0]}
@@ -354,6 +356,6 @@ def _vectors(embedder, texts: list[str]) -> np.ndarray:
 
 
 def _default_embedder(settings: Settings):
-    from pagerecall.model.embedding import load_embedder
+    from pagerecall.ledger.meaning import query_embedder
 
-    return load_embedder(settings)
+    return query_embedder(settings)

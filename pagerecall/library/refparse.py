@@ -44,6 +44,15 @@ PAREN = re.compile(r"\(([^()]{4,300})\)")
 AUTHOR_YEAR = re.compile(r"([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&|und|et|y)\s+[A-Z][\w'’-]+)?,?\s+"
                          r"((?:1[89]|20)\d\d)[a-z]?")
 NARRATIVE = re.compile(r"([A-Z][\w'’-]+)(?:\s+et\s+al\.?|\s+(?:and|&)\s+[A-Z][\w'’-]+)?\s+\(((?:1[89]|20)\d\d)[a-z]?\)")
+AFTER_LIST = (
+    re.compile(r"\n[ \t]*\n[ \t]*(?:[A-Z](?:\.\d+)*\.?[ \t]+)?(?:appendix|appendices|anhang|annexe|anexo|"
+               r"acknowledge?ments?|supplementary material)\b", re.IGNORECASE),
+    re.compile(r"\n[ \t]*\n[ \t]*[A-Z](?:\.\d+)*\.?[ \t]*(?:\n[ \t]*)?[A-Z][A-Z \t-]{3,}[ \t]*\n"),
+)
+"""Where the text after a reference list begins, cut from its last entry: after a blank line, an
+appendix or acknowledgements heading, or an appendix's lettered heading in capitals (``A`` /
+``RESEARCH METHODS``, as ACM's template prints it). Without it the last entry ran on into the
+appendix (sample-sigconf.pdf's [38] held 800 characters of "Lorem ipsum")."""
 MAX_ENTRY = 800
 """Characters kept of one entry (a longer one ran into the text after the list)."""
 MIN_ENTRIES = 2
@@ -132,6 +141,10 @@ def reference_list(pages: Sequence[tuple[int, str]]) -> tuple[int | None, str, l
         if style == "none":
             continue
         refs = []
+        if raw:  # the last entry ends where the text after the list begins
+            pos, label, text = raw[-1]
+            cut = min((m.start() for rx in AFTER_LIST for m in [rx.search(text)] if m), default=len(text))
+            raw[-1] = (pos, label, text[:cut])
         for pos, label, text in raw:
             page = next(pg for off, pg in reversed(segs) if off <= pos)
             joined = _join(text)

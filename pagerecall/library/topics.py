@@ -27,7 +27,7 @@ REPRESENTATIVES = 3
 WHAT = "topics"
 
 
-COLUMNS = ("chunk_id", "file", "page_start", "page_end", "label_start", "text")
+COLUMNS = ("chunk_id", "file", "page_start", "page_end", "label_start", "label_end", "text")
 """The passage columns :func:`build_topics` reads (with the vectors)."""
 
 
@@ -73,7 +73,8 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
             "languages": dict(sorted(lang_counts.items(), key=lambda x: (-x[1], x[0]))),
             "label": {lang: words.get((t, lang), []) for lang in sorted(lang_counts, key=lambda x: -lang_counts[x])},
             "representatives": [{"chunk_id": ids[i], "file": cols["file"][i], "page_start": cols["page_start"][i],
-                                 "page_end": cols["page_end"][i], "label_start": cols["label_start"][i]}
+                                 "page_end": cols["page_end"][i], "label_start": cols["label_start"][i],
+                                 "label_end": cols["label_end"][i]}
                                 for i in reps],
         })
     topics.sort(key=lambda x: (-x["size"], x["id"]))

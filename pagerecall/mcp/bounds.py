@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from pagerecall.errors import sentences
-from pagerecall.mcp.budget import MAX_PATH_CHARS, MAX_QUERY_CHARS, MAX_QUOTE_CHARS, MAX_SCOPE_ITEMS
+from pagerecall.mcp.budget import MAX_PATH_CHARS, MAX_QUERY_CHARS, MAX_QUOTE_CHARS, MAX_SCOPE_ITEMS, Refusal
 from pagerecall.search.limits import MAX_FILES_LISTED, MAX_K
 from pagerecall.types import MAX_CLAIM_CHARS
 
@@ -39,13 +39,17 @@ FilePath = Annotated[str, Field(**schema_bounds(minLength=1, maxLength=MAX_PATH_
 def check_args(**args: Any) -> None:
     """Check a tool's arguments against the bounds of its input schema (:func:`schema_bounds`).
 
-    Raises ``ToolError`` with one sentence and one next step for the first argument out of
-    bounds: ``query`` 1..MAX_QUERY_CHARS characters, ``k`` 1..50, ``files`` at most
+    Raises ``ToolError`` (:class:`Refusal` while the stdio front runs the tool) with one sentence and
+    one next step for the first argument out of bounds: ``query`` 1..MAX_QUERY_CHARS characters, ``k`` 1..50, ``files`` at most
     MAX_SCOPE_ITEMS paths of 1..MAX_PATH_CHARS characters, ``file`` and ``pattern``
     1..MAX_PATH_CHARS characters, ``quote`` 1..MAX_QUOTE_CHARS characters, ``page`` >= 1,
     ``offset`` >= 0, ``limit`` 1..2000. Arguments passed as None are not checked."""
 
     def fail(what: str, step: str) -> None:
+        from pagerecall.mcp.budget import PLAIN_RESULTS
+
+        if PLAIN_RESULTS.get():  # the stdio front runs the tool: refused at once, without the SDK
+            raise Refusal(sentences(what, f"Next: {step}"))
         from pagerecall.mcp.sdk import SDK_IMPORT
 
         with SDK_IMPORT:

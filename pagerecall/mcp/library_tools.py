@@ -20,7 +20,9 @@ a file (relative path or file name) with `page` (that physical page, 1-based): t
 OTHER documents (`same_file: true` includes the file's own), with the usual pointers (file, physical
 pages, printed labels, section) and `score` = cosine similarity, plus the coverage envelope (stale and
 failed files named). A file WITHOUT `page`: the nearest documents as a whole (`documents`, with how
-their vectors are built in `method`). Pointers, not quotations: read_page / verify_quote before citing.
+their vectors are built in `method`). Tables of contents, indexes and passages no nearer to the pointer
+than to meaningless text are left out (`left_out` counts them, `note` says so): fewer than `k` hits means
+nothing else is near enough. Pointers, not quotations: read_page / verify_quote before citing.
 """
 TOPICS_DESC = """\
 The library's passages grouped into topics (computed when the index was built or updated): each with

@@ -40,6 +40,11 @@ tool result            a clean result is ``content`` (the compact JSON text),   
                        PARTS`); in the stateless era the SDK adds more keys          calls_are_answered_...``
                        (``resultType``, ``_meta``), learned from its answer to a
                        call of a tool that does not exist (:data:`PROBE_TOOL`)
+tool error             a tool that raises ``ToolError(message)`` is answered          ``Tool.run`` (``mcp.server.
+                       ``content`` ``[{"type": "text", "text": "Error executing       mcpserver.tools.base``),
+                       tool NAME: message"}]``, ``isError: true``, nothing else      ``MCPServer._handle_call_
+                       (:func:`tool_error`); the stateless era adds its envelope     tool``; ``test_an_over_long_
+                                                                                     query_is_refused_by_the_front``
 cancellation           ``notifications/cancelled`` names ``params.requestId``; no     ``mcp.shared.dispatcher``;
                        answer is sent for a cancelled request (:data:`CANCELLED`)    ``test_cancelled_and_...``
 end of input           at the end of its input the SDK stops, and a request still in  ``stdio_server``'s reader;
@@ -68,7 +73,7 @@ checked against. On an upgrade: re-read the SDK source named in each row, run
 ``tests/mcp/test_mcp_startup.py`` and ``bench/mcp_first_answer.py``, then change these versions."""
 
 MIRRORED = ("stream claim", "framing", "request shape", "eras", "stateless envelope", "handshake answers",
-            "ping", "tool result", "cancellation", "end of input", "SIGINT", "entry point")
+            "ping", "tool result", "tool error", "cancellation", "end of input", "SIGINT", "entry point")
 """The rows of the table above: what to re-validate when :data:`VALIDATED` no longer matches."""
 
 VERSION_META = "io.modelcontextprotocol/protocolVersion"
@@ -90,6 +95,12 @@ CANCELLED = "notifications/cancelled"
 CALL_PARTS = ("content", "structuredContent", "isError")
 """The parts of a ``tools/call`` result that are the tool's answer; the rest of a stateless-era
 result is the envelope the SDK stamps on it."""
+
+def tool_error(name: str, message: str) -> dict:
+    """The result the SDK gives a call of tool ``name`` that raised ``ToolError(message)`` (the row "tool
+    error" of the table above): the front's refusal of an argument out of bounds."""
+    return {"content": [{"type": "text", "text": f"Error executing tool {name}: {message}"}], "isError": True}
+
 
 PRIVATE_ID = "pagerecall-front-tools-list"
 """The id of the ``tools/list`` the front sends the SDK itself to learn the tool list."""

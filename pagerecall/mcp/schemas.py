@@ -205,10 +205,12 @@ class NumbersOut(BaseModel):
     numbers: list[NumberFound]
     found: int
     not_found: int
-    note: str
+    note: str = Field(description="this answer in a sentence or two: what was not found, OCR pages, what to do")
     references: list[str] = Field(default_factory=list, description=(
         "the claim's references to parts of the document (Figure 5, Table 2, § 3, p. 12), left out of "
         "`numbers`: they are not quantities"))
+    details: str = Field("", description="how the check reads pages, what each status means, which number forms "
+                                         "it knows (the same for every answer)")
 
 
 class InfoOut(BaseModel):

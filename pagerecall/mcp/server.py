@@ -342,6 +342,7 @@ def create_server(settings: Settings, *, searcher=None, warm_up: bool = False,
         files: Files = None,
     ) -> EvidenceOut:
         def run():
+            check_args(query=query, files=files)  # an over-long query refused before the searcher loads the model
             d = run_read(get_searcher(), "evidence", {"query": query, "max_tokens": max_tokens, "files": files or None})
             d["envelope"], _ = cap_lists(slim_envelope(d["envelope"]))
             out = EvidenceOut(**d)

@@ -23,6 +23,7 @@ from pagerecall.errors import (
 from pagerecall.mcp.budget import (
     MAX_HIT_TEXT_CHARS,
     MAX_LIST_ITEMS,
+    Refusal,
     cap_lists,
     compact_json,
     cut_text,
@@ -85,6 +86,8 @@ def guard(settings: Settings, fn: Callable[[], T]) -> T:
     The SDK is imported only on an error (``pagerecall.mcp.front`` runs tools before it loads)."""
     try:
         return fn()
+    except Refusal:
+        raise  # the stdio front answers it (pagerecall.mcp.tooltable)
     except PagerecallError as exc:
         log.info("tool error: %s", exc)
         raise tool_error(exc, settings) from exc

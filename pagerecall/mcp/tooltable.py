@@ -4,9 +4,11 @@
 (the same bodies, signatures and bounds) on a :class:`ToolTable` instead of an ``MCPServer``;
 :meth:`ToolTable.call` validates a call's arguments against the function's signature (pydantic,
 lax mode, as the SDK does) and runs it with :data:`pagerecall.mcp.budget.PLAIN_RESULTS` set, so a
-successful call's result is the wire's JSON object. Anything else (unknown tool, arguments that
-do not validate, a tool error) returns None: the front then hands the call to the SDK, which
-answers it as it always did, so every refusal keeps the SDK's wording. The ledger's tools and
+successful call's result is the wire's JSON object. An argument out of the bounds of
+:func:`pagerecall.mcp.bounds.check_args` (an over-long query, ``k`` 0) is refused here, in the SDK's
+words (:func:`pagerecall.mcp.protocol_mirror.tool_error`), without loading it. Anything else (unknown
+tool, arguments that do not validate, a tool error) returns None: the front then hands the call to
+the SDK, which answers it as it always did. The ledger's tools and
 ``view_page`` are not in the table.
 """
 
@@ -38,7 +40,8 @@ class ToolTable:
         the SDK must answer instead (see the module docstring). Runs in the calling thread."""
         from pydantic import ValidationError, validate_call
 
-        from pagerecall.mcp.budget import PLAIN_RESULTS
+        from pagerecall.mcp.budget import PLAIN_RESULTS, Refusal
+        from pagerecall.mcp.protocol_mirror import tool_error
 
         fn = self.tools.get(name)
         if fn is None or not isinstance(arguments, (dict, type(None))):
@@ -53,6 +56,8 @@ class ToolTable:
             result = run(**(arguments or {}))
         except (ValidationError, TypeError):
             return None
+        except Refusal as exc:  # an argument out of bounds: refused at once, as the SDK words it
+            return tool_error(name, str(exc))
         except Exception as exc:  # noqa: BLE001 - a tool error: the SDK answers it in its words
             log.debug("%s left to the SDK: %s", name, exc)
             return None

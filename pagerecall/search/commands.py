@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from pagerecall.errors import UsageError
-from pagerecall.search.limits import DEFAULT_K, DEFAULT_RESOLVE_TOP
+from pagerecall.search.limits import DEFAULT_K, DEFAULT_RESOLVE_TOP, checked_query
 
 if TYPE_CHECKING:  # pragma: no cover
     from pagerecall.search.searcher import Searcher
@@ -30,11 +30,14 @@ class ReadCommand:
     """One read command: ``run(searcher, args) -> dict`` (``args`` the JSON-able arguments the
     resident protocol carries), ``reads_tables`` False when it reads only the source files (a
     one-shot process then skips opening the tables' libraries), ``loads_model(args)`` True when
-    the answer needs the embedding model (a one-shot process loads it while the index opens)."""
+    the answer needs the embedding model (a one-shot process loads it while the index opens),
+    ``check(args)`` raises the usage mistakes that need neither index nor model (an over-long query),
+    called before either is opened (:func:`check_args`)."""
 
     run: Callable[[Any, dict], dict]
     reads_tables: bool = True
     loads_model: Callable[[dict], bool] = lambda args: False
+    check: Callable[[dict], None] = lambda args: None
 
 
 def _search(searcher: Searcher, args: dict) -> dict:
@@ -77,8 +80,9 @@ def _library(name: str) -> Callable[..., dict]:
 
 
 READS: dict[str, ReadCommand] = {
-    "search": ReadCommand(_search, loads_model=lambda args: args.get("mode", "hybrid") != "fulltext"),
-    "files": ReadCommand(lambda s, a: s.files(a.get("pattern", "*"))),
+    "search": ReadCommand(_search, loads_model=lambda args: args.get("mode", "hybrid") != "fulltext",
+                          check=lambda args: checked_query(args.get("query"))),
+    "files": ReadCommand(lambda s, a: s.files(a.get("pattern", "*"), cwd=a.get("cwd"))),
     "info": ReadCommand(lambda s, a: s.info()),
     "page": ReadCommand(lambda s, a: s.read_page(a["file"], int(a["page"])).to_dict(), reads_tables=False),
     "verify": ReadCommand(lambda s, a: s.verify_quote(a["quote"], a["file"], a.get("page"),
@@ -87,7 +91,8 @@ READS: dict[str, ReadCommand] = {
     "check": ReadCommand(lambda s, a: s.check_numbers(a["claim"], a["file"], a["pages"]).to_dict(),
                          reads_tables=False),
     "outline": ReadCommand(lambda s, a: s.outline(a["file"])),
-    "evidence": ReadCommand(lambda s, a: s.evidence(a["query"], int(a["max_tokens"]), files=a.get("files"))),
+    "evidence": ReadCommand(lambda s, a: s.evidence(a["query"], int(a["max_tokens"]), files=a.get("files")),
+                            check=lambda args: checked_query(args.get("query"))),
     "resolve": ReadCommand(lambda s, a: s.resolve_reference(a["text"], int(a.get("top") or DEFAULT_RESOLVE_TOP))),
     "related": ReadCommand(_related),
     "topics": ReadCommand(lambda s, a: _library("list_topics")(s, limit=a.get("limit"), file=a.get("file"))),
@@ -104,6 +109,13 @@ def read_command(command: str) -> ReadCommand:
         return READS[command]
     except KeyError:
         raise UsageError(f"unknown command {command!r}. Next: one of {', '.join(READS)}") from None
+
+
+def check_args(command: str, args: dict) -> None:
+    """Refuse ``command``'s arguments that are wrong whatever the index holds (an empty or over-long
+    query: :func:`pagerecall.search.limits.checked_query`), before an index or a model is opened.
+    Raises ``UsageError`` for an unknown command and ``QueryError`` for such arguments."""
+    read_command(command).check(args)
 
 
 def run_read(searcher: Searcher, command: str, args: dict) -> dict:

@@ -86,14 +86,17 @@ class StaleCheck:
     """Files changed on disk since a snapshot's build (size + mtime only; nothing is read),
     cached for :data:`STALE_CACHE_SECONDS` per generation. Thread-safe."""
 
-    def __init__(self) -> None:
+    def __init__(self, index_dir: Path | None = None) -> None:
+        self.index_dir = index_dir  # whose watcher (pagerecall.index.watching) the answer names
         self._cache: tuple[float, str, str, dict] | None = None
         self._lock = threading.Lock()
 
     def __call__(self, snapshot: Any, corpus_root: Path) -> dict:
         """``{"checked", "changed", "added", "deleted", "skipped"}`` (relative paths; ``reason``
         when the corpus root could not be scanned; ``skipped``: ``[{"path", "reason"}]`` of bad
-        entries such as a symlink loop, which never fail a read)."""
+        entries such as a symlink loop, which never fail a read); ``watched``, when files changed and a
+        watcher keeps the index current (:func:`pagerecall.index.watching.live_watcher`: ``{"pid", ...}``):
+        it applies them by itself, so the next step is to wait, not to run ``pagerecall update``."""
         from pagerecall.index.corpus import scan_corpus
 
         now = time.monotonic()
@@ -121,6 +124,11 @@ class StaleCheck:
                 "deleted": sorted(p for p in records if p not in disk),
                 "skipped": skipped,
             }
+            if self.index_dir is not None and (result["changed"] or result["added"] or result["deleted"]):
+                from pagerecall.index.watching import live_watcher
+
+                if (watcher := live_watcher(self.index_dir)) is not None:
+                    result["watched"] = watcher
         with self._lock:
             self._cache = (now, snapshot.name, str(corpus_root), result)
         return result
@@ -205,7 +213,9 @@ def _miss(env: dict, by_path: dict[str, dict], scope: Sequence[str] | None, outd
         caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "
                        "(approximate text)")
     if stale.get("changed") or stale.get("added") or stale.get("deleted"):
-        caveats.append("the corpus changed on disk since the build (run pagerecall update)")
+        caveats.append("the corpus changed on disk since the build (" + (
+            "the watcher of this index applies it in a few seconds" if stale.get("watched")
+            else "run pagerecall update") + ")")
     if outdated is not None:
         caveats.append(f"{outdated['files']} file(s) were read by an older pagerecall, whose passages may "
                        "differ from this version's (run pagerecall rebuild)")

@@ -143,8 +143,9 @@ def compose(searcher: Any, query: str, max_tokens: int, files: Sequence[str] | N
                      f"it: not verbatim-citable. Next: read the scan (pagerecall page {scans[0].file} "
                      f"{scans[0].page_start} --png OUT.png; MCP view_page) before quoting")
     if skipped_changed:
-        notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out "
-                     "(run pagerecall update)")
+        notes.append(f"{skipped_changed} passage(s) of files changed on disk since the build were left out ("
+                     + ("the watcher of this index applies the change in a few seconds" if snapshot_stale.get("watched")
+                        else "run pagerecall update") + ")")
     from pagerecall.biblio.catalog import references_of
 
     from pagerecall.search.results import build_verdicts

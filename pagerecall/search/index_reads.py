@@ -11,24 +11,60 @@ from pathlib import Path
 from pagerecall.search.coverage import detected, failed_files, iso
 
 
+def in_corpus(pattern: str, root: Path | None) -> tuple[str, str | None]:
+    """``(pattern, note)``: an absolute path inside the corpus folder ``root`` as the relative path
+    ``files`` lists (``/data/lib/papers/a.pdf`` -> ``papers/a.pdf``; the corpus folder itself ->
+    ``*``), in any Unicode normal form, so that a pasted path finds its file; any other pattern as
+    given. ``note`` is None, or for an absolute path outside ``root`` the sentence that says so
+    (no file there is indexed: the miss says nothing about the file)."""
+    pat = (pattern or "").strip()
+    if not pat or root is None or not Path(pat).is_absolute():
+        return pattern, None
+    try:
+        base = Path(root).resolve()
+        full = Path(pat).resolve()
+    except (OSError, RuntimeError):  # a symlink loop: compared as typed
+        base, full = Path(root), Path(pat)
+    from pagerecall.paths import nfc
+
+    try:
+        rel = Path(nfc(str(full))).relative_to(Path(nfc(str(base)))).as_posix()
+    except ValueError:
+        return pattern, (f"{pat} is outside the corpus folder {root}: the index holds files under that folder "
+                         "only (a copy of that file may be indexed under another path). Next: look it up by its "
+                         "name (pagerecall files NAME), or index the folder that holds it")
+    return (rel if rel not in ("", ".") else "*"), None
+
+
 class IndexReads:
     """``files``, ``resolve_reference`` and ``info`` of :class:`~pagerecall.search.Searcher`."""
 
-    def files(self, pattern: str) -> dict:
+    def files(self, pattern: str, cwd: str | None = None) -> dict:
         """``{"total", "matched", "files", "note"}`` by file name (stemmed terms or a glob).
+
+        ``pattern`` may be an absolute path inside the corpus folder (:func:`in_corpus`), and, with
+        ``cwd`` (the folder of the shell it was typed in: the CLI passes it, MCP does not), a path
+        relative to ``cwd`` of a file on disk, tried when the pattern as typed matches nothing
+        (``lib/papers/a.pdf`` typed in the corpus folder's parent).
 
         ``matched: 0`` is a definitive negative *by file name* only, and only when the index is
         current: ``stale`` (:func:`pagerecall.search.inventory.stale_matches`) names the files
         matching ``pattern`` that were added, changed or deleted on disk since the build, and
         ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``.
         """
-        from pagerecall.search.inventory import files_inventory, stale_matches
+        from pagerecall.search.inventory import files_inventory, is_glob, stale_matches
 
         from pagerecall.biblio.catalog import read_catalog, sources_read
 
         snapshot = self.snapshot()
         catalog = read_catalog(snapshot.path)
+        pattern, outside = in_corpus(pattern, self.corpus_root(snapshot))
         out = dict(files_inventory(snapshot, pattern, catalog=catalog))
+        typed = (pattern or "").strip()
+        if (out["matched"] == 0 and cwd and typed and not outside and not Path(typed).is_absolute()
+                and not is_glob(typed) and (Path(cwd) / typed).exists()):
+            pattern, outside = in_corpus(str(Path(cwd) / typed), self.corpus_root(snapshot))
+            out = dict(files_inventory(snapshot, pattern, catalog=catalog))
         srcs = sources_read(catalog)
         # the corpus folder's state (the cached size+mtime check info and search use): a miss is
         # definitive only for a current index; files added, changed or deleted since are named
@@ -52,6 +88,8 @@ class IndexReads:
                 f"{', '.join(srcs)}); it says nothing about the text"
                 if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
             )
+        if outside and out.get("matched") == 0:
+            out["note"] = outside
         out["sources"] = srcs
         out["stale"] = stale
         return out

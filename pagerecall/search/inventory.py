@@ -70,10 +70,9 @@ def resolve_scope(files: Sequence[str] | None, indexed: Sequence[str], corpus_ro
             chosen += by_name or _by_identifier(catalog, pat, indexed) or ignoring_case(pat, norm)
     chosen = sorted(set(chosen))
     if not chosen:
-        raise UsageError(
-            f"The file scope {list(files)!r} matches no indexed file. "
-            "Next: pagerecall files PATTERN lists the indexed names"
-        )
+        named = (repr(files[0]) if len(files) == 1
+                 else "The file scope " + ", ".join(repr(f) for f in files))  # a search's --file list
+        raise UsageError(f"{named} matches no indexed file. Next: pagerecall files PATTERN lists the indexed names")
     return chosen
 
 
@@ -218,7 +217,8 @@ def stale_matches(pattern: str, stale: dict) -> dict:
     if not said:
         total = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
         said.append(f"the index is not current ({total} since the build; none named like this)")
-    out["note"] = "; ".join(said) + ": run pagerecall update"
+    out["note"] = "; ".join(said) + (": the watcher of this index applies it in a few seconds"
+                                     if stale.get("watched") else ": run pagerecall update")
     return out
 
 

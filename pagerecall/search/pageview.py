@@ -44,7 +44,7 @@ def view(searcher: Searcher, file: str, page: int, *, highlight: str | None = No
         if fit_edge:
             dpi = min(dpi, _edge_dpi(root, file, page, fit_edge, searcher))
     return view_page(root, file, page, highlight=highlight, hit=row, dpi=dpi, ocr=searcher.settings.ocr,
-                     passwords_file=searcher.settings.passwords_path(), tint=tint)
+                     passwords_file=searcher.settings.passwords_path(), tint=tint, ocr_texts=searcher.ocr_texts())
 
 
 def _edge_dpi(root: Any, file: str, page: int, edge: int, searcher: Any) -> float:

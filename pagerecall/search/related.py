@@ -26,7 +26,8 @@ def related(searcher: Any, pointer: str, page: int | None = None, k: int = 8, sa
             topics: bool = False) -> dict:
     """Related passages of ``pointer`` (a ``chunk_id``, or a file with ``page``, 1-based physical):
     ``{"pointer", "kind": "passages", "same_file", "hits": [Hit dicts, best first, score = cosine],
-    "envelope"}``; a file without a page: related documents, ``{"pointer", "kind": "documents",
+    "left_out": {"listing", "noise"}, "envelope"}`` (and ``note`` when candidates were left out:
+    :func:`pagerecall.library.related.screen`); a file without a page: related documents, ``{"pointer", "kind": "documents",
     "method", "documents", "envelope"}``. With ``topics``, each hit's ``topic``. Raises
     ``SourceArgumentError`` (a pointer the index does not hold: what to pass instead), ``QueryError``
     (``k`` outside 1..50), ``IndexMismatchError`` (``topics`` on an index built before them)."""
@@ -41,16 +42,48 @@ def related(searcher: Any, pointer: str, page: int | None = None, k: int = 8, sa
     ptr = resolve(searcher, snapshot, pointer, page)
     if ptr.page is None and ptr.chunk_id is None:
         return {**related_documents(searcher, snapshot, ptr, k), "envelope": _envelope(searcher, snapshot, [])}
-    ranked, rows = nearest_passages(searcher, snapshot, ptr, k, same_file)
+    from pagerecall.search.weak import NOISE_PROBES
+
+    probes = searcher._probe_vectors(snapshot)[:len(NOISE_PROBES)]
+    want = k
+    while True:  # passages of one page collapse and screened ones go: fetch more until k pages or none left
+        ranked, rows, info = nearest_passages(searcher, snapshot, ptr, want, same_file, probes)
+        chosen = collapse_same_page(ranked, rows, k)
+        if len(chosen) >= k or info["exhausted"] or want >= k * REFETCH_MAX:
+            break
+        want *= 4
+    left_out = {"listing": info["listing"], "noise": info["noise"]}
     verdicts = build_verdicts(snapshot)
-    hits = [_hit(rows[cid], score, {}, verdicts(rows[cid]["file"])) for cid, score in collapse_same_page(ranked, rows, k)]
+    hits = [_hit(rows[cid], score, {}, verdicts(rows[cid]["file"])) for cid, score in chosen]
     _add_sections(snapshot, hits)
     add_references(snapshot.path, hits)
     out = {"pointer": ptr.to_dict(), "kind": "passages", "same_file": bool(same_file),
-           "hits": [h.to_dict() for h in hits], "envelope": _envelope(searcher, snapshot, hits)}
+           "hits": [h.to_dict() for h in hits], "left_out": left_out, "envelope": _envelope(searcher, snapshot, hits)}
+    if left_out["listing"] or left_out["noise"]:
+        out["note"] = left_out_note(left_out, len(hits), k, None if info["exhausted"] else info["fetched"])
     if topics:
         add_topics(snapshot, out["hits"])
     return out
+
+
+REFETCH_MAX = 64
+"""A related-passages answer reads at most ``k`` times this many candidate passages times
+``FETCH_FACTOR`` (8 hits: 2,048 passages) to find ``k`` pages worth showing."""
+
+
+def left_out_note(left_out: dict[str, int], shown: int, k: int, fetched: int | None = None) -> str:
+    """The sentence a related-passages answer carries when candidates were left out
+    (:func:`pagerecall.library.related.screen`); ``fetched``: how many passages were read when the
+    index holds more (None: all were)."""
+    parts = []
+    if left_out["listing"]:
+        parts.append(f"{left_out['listing']} from tables of contents or indexes (they list every title)")
+    if left_out["noise"]:
+        parts.append(f"{left_out['noise']} no nearer to this pointer than to meaningless text (symbol runs, "
+                     "garbled or OCR text, dot leaders)")
+    where = "in the library" if fetched is None else f"among the {fetched:,} nearest passages"
+    tail = f"; fewer than {k} left: nothing else {where} is near enough to say the same" if shown < k else ""
+    return f"left out among the nearest passages: {' and '.join(parts)}{tail}"
 
 
 def add_topics(snapshot: Any, hits: list[dict]) -> None:

@@ -38,7 +38,7 @@ from pagerecall.search.hybrid import (
     phrase_first,
 )
 from pagerecall.search.index_reads import IndexReads
-from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS
+from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS, checked_query  # noqa: F401 - MAX_QUERY_CHARS re-exported
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit, build_verdicts
 from pagerecall.search.source_reads import SourceReads
@@ -86,7 +86,7 @@ class Searcher(IndexReads, SourceReads):
         self.live = LiveIndex(settings.index_dir)
         self._checked_generations: set[str] = set()
         self._lock = threading.RLock()
-        self._stale = StaleCheck()
+        self._stale = StaleCheck(settings.index_dir)
         self._probes = None
 
     # ------------------------------------------------------------------ plumbing
@@ -253,12 +253,7 @@ class Searcher(IndexReads, SourceReads):
         from pagerecall.search.fusion import RRF_K, weighted_rrf
         from pagerecall.text.headings import has_heading, query_heading_key
 
-        query = (query or "").strip()
-        if not query:
-            raise QueryError("The query is empty. Next: pass the words or a sentence to look for")
-        if len(query) > MAX_QUERY_CHARS:
-            raise QueryError(f"The query has {len(query)} characters; the limit is {MAX_QUERY_CHARS}. "
-                             "Next: shorten it to the words that matter")
+        query = checked_query(query)
         if not 1 <= int(k) <= MAX_K:
             raise QueryError(f"k must be between 1 and {MAX_K}, got {k}. Next: ask for 1-{MAX_K} hits")
         if mode not in MODES:
@@ -356,10 +351,10 @@ class Searcher(IndexReads, SourceReads):
 
         with self._lock:
             if self._probes is None:
-                emb = self.embedder(snapshot)
                 fp = snapshot.meta.get("fingerprint") or {"model": self.settings.model}
+                # the model loads only when the vectors are not on disk yet (``related`` needs no model else)
                 self._probes = cached_vectors(self.settings.cache_dir, fp, list(NOISE_PROBES + OFF_TOPIC_TEXTS),
-                                              emb.embed_queries)
+                                              lambda texts: self.embedder(snapshot).embed_queries(texts))
             return self._probes
 
     def evidence(self, query: str, max_tokens: int, files: Sequence[str] | None = None) -> dict:

@@ -38,7 +38,7 @@ class SourceReads:
             return {"file": path, "pages": rec.get("pages"), "source": "unknown", "entries": [],
                     "notes": ["this file was indexed before outlines were stored: pagerecall rebuild reads them"]}
         notes = list(outline.notes)
-        on_disk = _on_disk_note(self.corpus_root(snapshot), rec)
+        on_disk = _on_disk_note(self.corpus_root(snapshot), rec, self.settings.index_dir)
         if on_disk:  # the outline is the index's: say when the file is gone or changed (README)
             notes.append(on_disk)
         return {"file": path, "pages": rec.get("pages"), "source": outline.source, "notes": notes,
@@ -95,10 +95,12 @@ class SourceReads:
             try:
                 resolve_in_corpus(root, chosen[0])
             except SourceNotFoundError:
+                from pagerecall.index.watching import update_step
+
                 raise SourceNotFoundError(
                     f"{chosen[0]!r} is in the index but no longer under the corpus root {str(root)!r} "
-                    "(deleted or moved since the index was built). Next: restore it, or run "
-                    "`pagerecall update` so the index drops it") from None
+                    f"(deleted or moved since the index was built). Next: restore it, or "
+                    f"{update_step(self.settings.index_dir, 'drops it from the index')}") from None
             return chosen[0]
 
     def read_page(self, file: str, page: int):
@@ -109,7 +111,8 @@ class SourceReads:
         root = self.source_root()
         rel = self.source_file(file, root)
         return read_page(root, rel, page, ocr=self.settings.ocr, passwords_file=self.settings.passwords_path(),
-                         known=self.known_visible(rel), verdicts=self.stored_verdicts(root, rel))
+                         known=self.known_visible(rel), verdicts=self.stored_verdicts(root, rel),
+                         ocr_texts=self.ocr_texts())
 
     def check_numbers(self, claim: str, file: str, pages: Any):
         """The numbers of ``claim`` on the cited ``pages`` of ``file``, read from the source
@@ -125,7 +128,8 @@ class SourceReads:
             # file gone from disk is raised as it is (exit 1: the index is stale)
         return check_numbers(root, claim, file, pages, ocr=self.settings.ocr,
                              passwords_file=self.settings.passwords_path(),
-                             known=self.known_visible(file) if isinstance(file, str) else None)
+                             known=self.known_visible(file) if isinstance(file, str) else None,
+                             ocr_texts=self.ocr_texts())
 
     def verify_quote(self, quote: str, file: str, page: int | None = None, whole_file: bool = False):
         """Is ``quote`` in ``file`` (on ``page``)? (:func:`pagerecall.verify.verify_quote`; ``file``
@@ -137,7 +141,7 @@ class SourceReads:
         rel = self.source_file(file, root)
         return verify_quote(root, quote, rel, page, ocr=self.settings.ocr,
                             passwords_file=self.settings.passwords_path(), known=self.known_visible(rel),
-                            whole_file=bool(whole_file))
+                            whole_file=bool(whole_file), ocr_texts=self.ocr_texts())
 
     def stored_verdicts(self, root: Path, rel: str):
         """The build's instruction-classifier verdicts for ``rel``
@@ -158,6 +162,14 @@ class SourceReads:
             return file_verdicts(Path(self.settings.index_dir) / name, rel, Path(root) / rel, EXTRACTION_REVISION)
 
         return StoredVerdicts(load)
+
+    def ocr_texts(self):
+        """The index's OCR texts of scanned pages (:class:`pagerecall.index.ocr_text.OcrTextStore`,
+        ``INDEX/ocrtext.sqlite``): a page the build OCR'd is read from it, never OCR'd again. Opens
+        nothing until a page needs OCR; needs no snapshot (a cold ``page`` opens no table)."""
+        from pagerecall.index.ocr_text import OcrTextStore
+
+        return OcrTextStore(self.settings.index_dir)
 
     def known_visible(self, rel: str):
         """The index's record of which pages of ``rel`` held hidden text
@@ -180,14 +192,17 @@ class SourceReads:
             return None
 
 
-def _on_disk_note(root: Path, rec: dict) -> str | None:
+def _on_disk_note(root: Path, rec: dict, index_dir: Path) -> str | None:
     """A note when an indexed file is gone from the corpus root or changed since the build (size or
-    mtime, as ``StaleCheck``), None when it is as indexed."""
+    mtime, as ``StaleCheck``), None when it is as indexed; the next step names the watcher when one keeps
+    the index current (:func:`pagerecall.index.watching.update_step`)."""
+    from pagerecall.index.watching import update_step
+
     try:
         st = (Path(root) / rec["path"]).stat()
     except OSError:
         return ("the file is no longer under the corpus root (deleted or moved since the index was built): this "
-                "outline is the index's. Next: restore it, or pagerecall update to drop it")
+                f"outline is the index's. Next: restore it, or {update_step(index_dir, 'drops it from the index')}")
     if rec.get("size") != st.st_size or abs(float(rec.get("mtime") or 0) - st.st_mtime) > 1e-6:
-        return "the file changed on disk since the build: this outline is the index's. Next: pagerecall update"
+        return f"the file changed on disk since the build: this outline is the index's. Next: {update_step(index_dir)}"
     return None

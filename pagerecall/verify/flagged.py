@@ -24,10 +24,11 @@ __all__ = ["read_page"]
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
               passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
-              verdicts: Any = None) -> PageText:
+              verdicts: Any = None, ocr_texts: Any = None) -> PageText:
     """:func:`pagerecall.verify.source.read_page` (same arguments, result and errors), with
     ``rects`` (a list of ``[x0, y0, x1, y1]``) on every entry of ``instruction_like``."""
-    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known, verdicts=verdicts)
+    res = _source.read_page(root, file, page, ocr=ocr, passwords_file=passwords_file, known=known, verdicts=verdicts,
+                            ocr_texts=ocr_texts)
     if not res.instruction_like:
         return res
     from pagerecall.paths import resolve_in_corpus

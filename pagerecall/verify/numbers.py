@@ -61,8 +61,11 @@ pages of a book set running heads that alternate)."""
 class NumberCheck:
     """What :func:`check_numbers` found: ``numbers`` (one dict per number of the claim, as
     :func:`match_numbers` gives them), ``found`` / ``not_found`` counts (``found``: status
-    ``found`` only), a ``note``, and ``ocr_pages``: the cited pages (physical, 1-based) whose text
-    came from OCR (a number found there is not verbatim-citable: the scan is the source)."""
+    ``found`` only), a ``note`` (short, about this answer: what was not found, OCR pages, pages
+    cited by their printed labels, references and numerals left out), ``details`` (:data:`NOTE`: how
+    the check reads, what each status means, which number forms it knows), and ``ocr_pages``: the
+    cited pages (physical, 1-based) whose text came from OCR (a number found there is not
+    verbatim-citable: the scan is the source)."""
 
     claim: str
     file: str
@@ -76,11 +79,12 @@ class NumberCheck:
     """The claim's references to parts of a document (``Figure 5``, ``Table 2``, ``§ 3``, ``p. 12``), as
     written: left out of ``numbers`` (they are not quantities; the pages' references are left out too)."""
     ocr_pages: list[int] = field(default_factory=list)
+    details: str = ""
 
     def to_dict(self) -> dict:
         return {"claim": self.claim, "file": self.file, "pages": self.pages, "labels": self.labels,
                 "numbers": self.numbers, "found": self.found, "not_found": self.not_found, "note": self.note,
-                "references": self.references, "ocr_pages": self.ocr_pages}
+                "references": self.references, "ocr_pages": self.ocr_pages, "details": self.details}
 
 
 NOTE = ("Numbers read from the source's cited pages (visible text only), not from the index. found=false: the "
@@ -92,10 +96,12 @@ NOTE = ("Numbers read from the source's cited pages (visible text only), not fro
         "unit); halves and quarters (two and a half, zweieinhalb, deux et demi, 2½, a quarter); scale words "
         "(million, Mio., Mrd., bn, k, 万 ...) in ten languages and myriad units (1億2000万, 1억2000만); Japanese "
         "and Chinese numerals before a counter or after 第 (二十四文字, 三つ, 两个, 第三章); full-width digits.")
+"""How a check reads (``details`` of every answer; ``--json`` and the MCP tool carry it, the note does not)."""
 
 
 def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: str = "auto",
-                  passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None) -> NumberCheck:
+                  passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
+                  ocr_texts: Any = None) -> NumberCheck:
     """Look up every number of ``claim`` on the cited ``pages`` of ``file``, read from the source.
 
     Besides the cited pages, up to :data:`RUNNING_NEIGHBOURS` pages on each side are read (their
@@ -104,7 +110,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     Args:
         root: the corpus root. claim: 1-:data:`MAX_CLAIM_CHARS` characters.
         file: relative to ``root``. pages: as :func:`parse_pages` takes them (physical, 1-based).
-        ocr, passwords_file, known: as :func:`pagerecall.verify.read_page`.
+        ocr, passwords_file, known, ocr_texts: as :func:`pagerecall.verify.read_page`.
 
     Returns:
         :class:`NumberCheck`; a claim without numbers gives ``numbers == []`` (and says so).
@@ -124,7 +130,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     page_ranges(pages)  # not page numbers at all: said before the file is opened
     try:  # bad input, all of it: exit 2 on the command line, nothing read past the first page count
         path, rel = resolve_in_corpus(root, file)
-        src = source_for(path, rel, ocr, passwords_file, known)
+        src = source_for(path, rel, ocr, passwords_file, known, ocr_texts)
         count = src.page_count()
         if not count:
             _check_page_number(1, count, rel)  # no page could be right: the file's problem
@@ -143,7 +149,7 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     numbers = match_numbers(claim, cited)
     found = sum(1 for n in numbers if n["found"])
     refs = references_in(claim)
-    note = NOTE if numbers else "The claim holds no number this check recognises. " + NOTE
+    note = result_note(numbers)
     if refs:
         note = references_note(refs) + " " + note
     spans = [(n.start, n.end) for n in find_numbers(claim, references=True) + find_numbers(claim)]
@@ -156,9 +162,24 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     ocr_pages = [pg.number for pg in read if pg.ocr]
     if ocr_pages:
         note = (f"Page(s) {', '.join(map(str, ocr_pages))} read by OCR: a number found there is OCR text, not "
-                "verbatim-citable; read the scan (pagerecall page FILE N --png OUT.png, MCP view_page). " + note)
+                f"verbatim-citable; read the scan (pagerecall page {rel} {ocr_pages[0]} --png OUT.png, MCP "
+                "view_page). " + note)
     return NumberCheck(claim, rel, wanted, [pg.label for pg in read], numbers, found, len(numbers) - found, note,
-                       refs, ocr_pages)
+                       refs, ocr_pages, NOTE)
+
+
+def result_note(numbers: Sequence[dict]) -> str:
+    """The part of a check's note about its numbers (``numbers``: :func:`match_numbers`'s dicts): none
+    recognised, those not found (as written, with what the pages show instead), or all found."""
+    if not numbers:
+        return ("The claim holds no number this check recognises (which forms it reads: `details`, --json). "
+                "Next: check its words with pagerecall verify.")
+    missing = [n for n in numbers if not n["found"]]
+    if not missing:
+        return "Every number was found on the cited pages, read from the source (visible text)."
+    shown = ", ".join(f"{n['text']} ({n['status'].replace('_', ' ')})" for n in missing[:6])
+    more = f" and {len(missing) - 6} more" if len(missing) > 6 else ""
+    return f"Not found as claimed: {shown}{more}. Next: check the claim or the cited pages."
 
 
 def references_note(refs: Sequence[str]) -> str:

@@ -131,6 +131,7 @@ def verify_quote(
     passwords_file: tuple[Path, bool] | Path | None = None,
     known: KnownVisible | None = None,
     whole_file: bool = False,
+    ocr_texts: object = None,
 ) -> QuoteCheck:
     """Check a quote against the source file (not the index).
 
@@ -158,6 +159,7 @@ def verify_quote(
             ends the search there (``whole_file=False`` in the result, the note says how many
             pages were OCR'd and how to search the rest) unless this is True. Pages with a
             text layer are always searched whole (a page costs ~25 ms).
+        ocr_texts: the index's :class:`pagerecall.index.ocr_text.OcrTextStore` (as :func:`read_page`).
 
     Returns:
         :class:`QuoteCheck` (``to_dict()`` for JSON / MCP).
@@ -173,7 +175,7 @@ def verify_quote(
     path, rel = resolve_in_corpus(root, file)
     q = quote.strip()
     nq = normalise(q).text
-    src = source_for(path, rel, ocr, passwords_file, known)
+    src = source_for(path, rel, ocr, passwords_file, known, ocr_texts)
     count = src.page_count()
     cited = page if isinstance(page, int) and not isinstance(page, bool) else None
     if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused

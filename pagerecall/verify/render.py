@@ -161,7 +161,7 @@ def _check_dpi(dpi: Any) -> None:
 
 def view_page(root: Path | str, file: str, page: int, *, highlight: str | None = None, hit: dict | None = None,
               dpi: float = DEFAULT_DPI, max_pixels: int | None = None, ocr: str = "auto",
-              passwords_file: Any = None, tint: bool = True) -> PageView:
+              passwords_file: Any = None, tint: bool = True, ocr_texts: Any = None) -> PageView:
     """Render one page of a source PDF, with a quote or a search hit highlighted.
 
     Args:
@@ -177,6 +177,7 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
             the response budget this way).
         ocr, passwords_file: as for :func:`pagerecall.verify.verify_quote`.
         tint: draw the boxes into the image (False: a plain page, for a client that draws them).
+        ocr_texts: the index's OCR texts (as :func:`pagerecall.verify.read_page`), for ``highlight`` on a scan.
 
     Returns:
         :class:`PageView`. A quote not on this page, a hit of other pages, an image-only page:
@@ -212,7 +213,7 @@ def view_page(root: Path | str, file: str, page: int, *, highlight: str | None =
         if not isinstance(highlight, str) or not highlight.strip():
             raise QueryError("The quote to highlight is empty. Next: pass the sentence to find on the page")
         view.highlight = "quote"
-        check = verify_quote(root, highlight, rel, page, ocr=ocr, passwords_file=passwords_file)
+        check = verify_quote(root, highlight, rel, page, ocr=ocr, passwords_file=passwords_file, ocr_texts=ocr_texts)
         view.match = check.match
         if check.match == "not_found":
             notes.append("the quote is not in the source text of this file" + (f" ({check.note})" if check.note else ""))

@@ -88,9 +88,11 @@ def _doc_key(path: Path, ocr: str) -> tuple:
     return (str(path), st.st_mtime_ns, st.st_size, ocr)
 
 
-def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> tuple[Document, dict[int, Normalised]]:
+def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None,
+                known_ocr: Any = None) -> tuple[Document, dict[int, Normalised]]:
     """The whole document and its normalised pages (filled lazily), from a 4-entry LRU keyed
-    on (path, mtime, size, ocr): an agent checks several quotes of one file in a row."""
+    on (path, mtime, size, ocr): an agent checks several quotes of one file in a row. ``known_ocr``:
+    the OCR text recorded under the index (:class:`pagerecall.index.ocr_text.FileOcr`), or None."""
     from pagerecall.extract.sources import read_document
 
     key = _doc_key(path, ocr)
@@ -99,7 +101,7 @@ def _read_entry(path: Path, rel: str, ocr: str, password: str | None = None) -> 
         if entry is not None:
             _cache.move_to_end(key)
             return entry
-    entry = (read_document(path, rel, ocr=ocr, password=password), {})
+    entry = (read_document(path, rel, ocr=ocr, password=password, known_ocr=known_ocr), {})
     with _cache_lock:
         _cache[key] = entry
         while len(_cache) > _CACHE_SIZE:
@@ -129,8 +131,11 @@ class _Source:
     """Pages of one file, read one at a time until the whole document is needed."""
 
     def __init__(self, path: Path, rel: str, ocr: str, password: str | None = None,
-                 known: KnownVisible | None = None, passwords_file: Path | None = None) -> None:
+                 known: KnownVisible | None = None, passwords_file: Path | None = None,
+                 ocr_texts: Any = None) -> None:
         self.path, self.rel, self.ocr = path, rel, ocr
+        # the OCR text the build (or an earlier read) recorded: a scan's page is never OCR'd twice
+        self.known_ocr = ocr_texts.for_file(path) if ocr_texts is not None and self.is_pdf else None
         self.known = known  # the index's word on which pages hold no hidden text
         self.password = password  # of an encrypted PDF (passwords file); never logged
         self.passwords_file = passwords_file  # named in the error of a PDF that needs a password
@@ -145,7 +150,7 @@ class _Source:
 
     def document(self) -> Document:
         if self._doc is None:
-            self._doc, norms = _read_entry(self.path, self.rel, self.ocr, self.password)
+            self._doc, norms = _read_entry(self.path, self.rel, self.ocr, self.password, self.known_ocr)
             self._pages.update({p.number: p for p in self._doc.pages})
             norms.update(self._norm)
             self._norm = norms  # shared with the cache: later calls skip normalising
@@ -184,7 +189,8 @@ class _Source:
                     got = _page_cache.get(key)
                 if got is None:
                     got = read_source_page(self.path, number, ocr=self.ocr, rel=self.rel, password=self.password,
-                                           known_visible=self.known is not None and self.known.covers(self.path, number))
+                                           known_visible=self.known is not None and self.known.covers(self.path, number),
+                                           known_ocr=self.known_ocr)
                     with _cache_lock:
                         _page_cache[key] = got
                         while len(_page_cache) > _PAGE_CACHE_SIZE:
@@ -233,9 +239,11 @@ UNREADABLE_NOTE = ("Unreadable page: MuPDF cannot load it (the PDF is damaged th
 
 
 def source_for(path: Path, rel: str, ocr: str, passwords_file: tuple[Path, bool] | Path | None,
-               known: KnownVisible | None = None) -> "_Source":
+               known: KnownVisible | None = None, ocr_texts: Any = None) -> "_Source":
     """The :class:`_Source` of ``rel`` with its password from ``passwords_file`` (as :func:`password_for`
-    takes it), which an encrypted PDF's error names.
+    takes it), which an encrypted PDF's error names; ``ocr_texts``: the index's
+    :class:`pagerecall.index.ocr_text.OcrTextStore` (a scanned page's OCR text taken from it, a page
+    OCR'd now recorded there), or None (every page that needs OCR is OCR'd).
 
     Raises :class:`~pagerecall.errors.SourceArgumentError` (a usage mistake, CLI exit 2) when
     ``rel`` is not of a source format (``qrels.tsv`` beside the PDFs): no build indexes it, so it
@@ -249,7 +257,7 @@ def source_for(path: Path, rel: str, ocr: str, passwords_file: tuple[Path, bool]
             "library_files) and pass one of the names it lists.")
     where = None if passwords_file is None else Path(passwords_file[0] if isinstance(passwords_file, tuple)
                                                      else passwords_file)
-    return _Source(path, rel, ocr, password_for(passwords_file, rel), known, where)
+    return _Source(path, rel, ocr, password_for(passwords_file, rel), known, where, ocr_texts)
 
 
 def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> str | None:
@@ -265,7 +273,7 @@ def password_for(passwords_file: tuple[Path, bool] | Path | None, rel: str) -> s
 
 def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
               passwords_file: tuple[Path, bool] | Path | None = None, known: KnownVisible | None = None,
-              verdicts: Any = None) -> PageText:
+              verdicts: Any = None, ocr_texts: Any = None) -> PageText:
     """Read one page of a source file, verbatim as extracted (not from the index).
 
     Args:
@@ -280,6 +288,8 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         verdicts: the build's instruction-classifier verdicts for ``file``
             (:class:`pagerecall.text.instructions.StoredVerdicts`), so that ``instruction_like`` lists
             the sentences the index counted; None: the patterns alone.
+        ocr_texts: the index's :class:`pagerecall.index.ocr_text.OcrTextStore`: a scanned page the build
+            OCR'd is taken from it (status ``ocr``, no OCR now, with ``ocr="off"`` too). None: OCR'd here.
 
     Returns:
         :class:`PageText`.
@@ -291,7 +301,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
         ExtractionError: the file cannot be read (encrypted, broken).
     """
     path, rel = resolve_in_corpus(root, file)
-    src = source_for(path, rel, ocr, passwords_file, known)
+    src = source_for(path, rel, ocr, passwords_file, known, ocr_texts)
     count = src.page_count()
     _check_page_number(page, count, rel)
     p = src.page(page)

@@ -24,4 +24,4 @@ def test_evidence_says_the_corpus_changed_since_the_build(examples_built, tmp_pa
     (corpus / "en" / "late-addition.txt").write_text("The fog signal now sounds every twenty seconds.\n")
     assert main(["evidence", "How often does the fog signal sound?", "--max-tokens", "400", "--in-process",
                  "--index", str(settings.index_dir)]) == 0
-    assert "note: 1 file(s) changed on disk since the build (pagerecall update)" in capsys.readouterr().err
+    assert "note: 1 file(s) added on disk since the build (pagerecall update)" in capsys.readouterr().err

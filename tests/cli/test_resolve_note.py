@@ -65,3 +65,14 @@ def test_a_bibliography_that_names_no_indexed_file_is_named_in_the_note(tmp_path
                              str(idx), "--in-process")
     miss = json.loads(out)
     assert code == 0 and miss["matched"] == 0 and "Next:" not in miss["note"], miss
+
+
+def test_one_printed_page_is_one_physical_page(index, capsys):
+    """Before: "printed 3 = physical 5-5 (label)"."""
+    settings, _ = index
+    ref = "The Keeper's Manual of Harrow Point Light, p. 3"
+    code, out, err = run_cli(capsys, "resolve", ref, "--index", str(settings.index_dir), "--in-process")
+    assert code == 0 and "printed 3 = physical 5 (label)" in out, out
+    code, out, err = run_cli(capsys, "resolve", ref.replace("p. 3", "pp. 3-4"), "--index", str(settings.index_dir),
+                             "--in-process")
+    assert "= physical 5-6 (label)" in out, out

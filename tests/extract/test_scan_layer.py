@@ -121,3 +121,17 @@ def test_a_layer_on_a_page_turned_by_rotate_is_read_upright(tmp_path: Path, turn
         assert got.hidden == () and all(line in text for line in SCANNED), (got.hidden, text)
     else:
         assert "AI assistants" not in text and [h.reason for h in got.hidden] == ["invisible_render_mode"]
+
+
+def test_a_layer_line_cut_into_other_words_than_the_scan_reads_stays(tmp_path: Path) -> None:
+    """An OCR layer splits a word the scan prints whole and misreads a letter ("Rechtsmittel beiehrung", pymupdf's
+    ``test2093.pdf``): no word of the line matches a word Tesseract reads ("rechtsmittelbelehrung"), but the
+    line's letters run together do (``RUN_SAME``). Before: that line alone was hidden."""
+    lines = SCANNED[:2] + ["Rechtsmittelbelehrung"]
+    layer = SCANNED[:2] + ["Rechtsmittel beiehrung"]
+    doc, page = new_page()
+    _image(page, pymupdf.Rect(60, 100, 420, 160), _scan_of(lines))
+    for i, line in enumerate(layer):
+        page.insert_text((72, 120 + 16 * i), line, fontsize=11, render_mode=3)
+    got = _read(tmp_path, doc)
+    assert got.hidden == () and "Rechtsmittel beiehrung" in got.text, (got.hidden, got.text)

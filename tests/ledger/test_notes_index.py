@@ -319,3 +319,35 @@ def test_cli_search_with_notes_tag_and_files_tags(indexed, capsys):
     assert main(["files", "--tag", "baking", "--json", *base]) == 0
     assert [f["path"] for f in json.loads(capsys.readouterr().out)["files"]] == ["recipes.txt"]
     assert main(["search", "keeper", "--tag", "a, b", *base]) == 2
+
+
+def test_a_section_named_without_its_number(indexed):
+    """The title as a reader says it names the section: its number left out (``The Fog Signal`` for
+    ``2 The Fog Signal``; the Children's Literature EPUB's ``THE HARDY TIN SOLDIER`` for ``197 THE HARDY
+    TIN SOLDIER``), any case; before, it was refused as "not a section". An exact path still wins,
+    and a title several sections share without their numbers is refused, as before."""
+    from pagerecall.extract.outline import Outline, OutlineEntry
+    from pagerecall.ledger.notes_targets import section_span
+
+    s, _ = indexed
+    sec = ns.add_note(s, kind="summary", text="Fog signal: two blasts a minute.", agent="a", file="manual.txt",
+                      section="the fog signal")
+    assert sec.section == ["2 The Fog Signal"] and sec.pages == [2, 3]
+    assert ns.add_note(s, kind="tag", text="stores", agent="a", file="manual.txt", section=["Stores"]).pages == [4]
+    with pytest.raises(LedgerInputError, match="not a section"):
+        ns.add_note(s, kind="note", text="x", agent="a", file="manual.txt", section="Fog")
+    book = Outline("bookmarks", (
+        OutlineEntry("SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES", 1, 2),
+        OutlineEntry("196 THE TINDER-BOX", 2, 28), OutlineEntry("197 THE HARDY TIN SOLDIER", 2, 33),
+        OutlineEntry("198 THE UGLY DUCKLING", 2, 36),
+        OutlineEntry("I. Notes", 2, 40), OutlineEntry("II. Notes", 2, 41), OutlineEntry("Notes", 2, 42)))
+    assert section_span(book, ["THE HARDY TIN SOLDIER"])[:2] == (
+        ["SECTION IV FAIRY STORIES—MODERN FANTASTIC TALES", "197 THE HARDY TIN SOLDIER"], 33)
+    assert section_span(book, ["Fairy stories-modern fantastic tales", "The Tinder-Box"])[1] == 28
+    assert section_span(book, ["Notes"])[1] == 42  # the exact title wins over the numbered ones
+    assert section_span(book, ["III. Notes"]) is None
+    assert section_span(Outline("bookmarks", book.entries[:-1]), ["Notes"]) is None  # two without numbers
+    guide = Outline("bookmarks", (OutlineEntry("Chapter 1 Introduction", 1, 1), OutlineEntry("Chapter 11 Graphics", 1, 9),
+                                  OutlineEntry("11.1 Introduction", 2, 9)))
+    assert section_span(guide, ["Introduction"]) is None  # a top-level title is no better than a nested one
+    assert section_span(guide, ["Graphics", "Introduction"])[1] == 9

@@ -358,3 +358,29 @@ def test_watch_of_another_corpus_refuses_at_start(library, capsys, tmp_path):
     with pytest.raises(UsageError, match=f"is under {other.resolve()}: this looks like another corpus.*Next:"):
         _corpus(argparse.Namespace(corpus_dir=other), settings)
     assert _corpus(argparse.Namespace(corpus_dir=settings.index_dir.parent / "corpus"), settings) is not None
+
+
+def test_topic_representatives_carry_both_printed_labels(library, capsys):
+    """A representative across two printed pages shows both labels, as a search hit does (before: only
+    ``label_start``, so ``pp. 63-64 (printed 57)`` for a passage on the pages printed 57 and 58)."""
+    from pagerecall.library.vectors import read_vectors
+
+    searcher, settings, _ = library
+    cols, _ = read_vectors(searcher.snapshot(), ("chunk_id", "label_start", "label_end"))
+    labels = {c: (s, e) for c, s, e in zip(cols["chunk_id"], cols["label_start"], cols["label_end"])}
+    _, out, _ = _cli(capsys, "topics", "--json", "--index", str(settings.index_dir))
+    reps = [r for t in json.loads(out)["topics"] for r in t["representatives"]]
+    assert reps
+    for r in reps:
+        assert (r["label_start"], r["label_end"]) == labels[r["chunk_id"]], r
+
+
+@pytest.mark.parametrize("argv", [["cites", "nosuch.pdf"], ["cited-by", "nosuch.pdf"], ["topics", "--file", "nosuch.pdf"],
+                                  ["outline", "nosuch.pdf"]], ids=lambda a: a[0])
+def test_a_file_that_names_nothing_is_said_plainly(library, capsys, argv):
+    """Before: "The file scope ['nosuch.pdf'] matches no indexed file" (a search's word and a Python
+    list) for commands that take one file."""
+    _, settings, _ = library
+    code, out, err = _cli(capsys, *argv, "--index", str(settings.index_dir))
+    assert code == 2 and out == ""
+    assert err.startswith("pagerecall: 'nosuch.pdf' matches no indexed file. Next: pagerecall files"), err

@@ -55,3 +55,25 @@ def test_shared_papers(name, entries, cited):
     assert out["style"] == "numeric" and len(out["references"]) == entries
     assert [r["label"] for r in out["references"]] == [str(i) for i in range(1, entries + 1)]
     assert sum(1 for r in out["references"] if r["cited_on"]) >= cited
+
+
+@pytest.mark.parametrize("after", ["\n\nA\nRESEARCH METHODS\nA.1\nPart One\nLorem ipsum dolor sit amet.",
+                                   "\n\nAppendix A: Proofs\nLemma 1 holds for every n.",
+                                   "\n\nACKNOWLEDGMENTS\nWe thank the keepers of Harrow Point."])
+def test_the_last_entry_ends_where_the_text_after_the_list_begins(after):
+    """Before: the last entry ran on into an appendix or the acknowledgements (up to 800 characters)."""
+    pages = [(1, "See [1] and [2]."),
+             (2, "References\n[1] A. Moreau. Fog signals. 2019.\n[2] B. Tanaka. Lighthouse lamps. Retrieved May 27,\n"
+                 "2017 from http://example.org/lamps" + after)]
+    _, _, refs = reference_list(pages)
+    assert refs[-1].text == "B. Tanaka. Lighthouse lamps. Retrieved May 27, 2017 from http://example.org/lamps"
+
+
+def test_sample_sigconf_last_entry_stops_before_its_appendix():
+    from pathlib import Path
+
+    from pagerecall.library.citations import parse_file
+
+    path = shared_path("corpora", "bench", "multicolumn", "sample-sigconf.pdf")
+    last = parse_file(Path(path).parent, path.name)["references"][-1]["text"]
+    assert last.endswith("from http://www.ctan.org/pkg/acmart") and "RESEARCH METHODS" not in last, last

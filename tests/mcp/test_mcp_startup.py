@@ -147,7 +147,8 @@ def _sdk_answers(index: Path, calls: list[tuple[str, dict]]) -> list[dict]:
 def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(index):
     """Issue 34: until the SDK is loaded the front runs the tools itself (same functions, no SDK
     import) and its answers equal the SDK's; a call it cannot answer cleanly (here ``k`` out of
-    bounds) is left to the SDK, which refuses it in its own words."""
+    bounds: since fixes10 the front refuses that itself, see test_an_over_long_query_is_refused_by_the_front;
+    here a file that does not exist) is left to the SDK, which refuses it in its own words."""
     first = _sdk_answers(index, [("library_files", {"pattern": "*"})])[0]["structuredContent"]["files"][0]["path"]
     page = _sdk_answers(index, [("read_page", {"file": first, "page": 1})])[0]["structuredContent"]["text"]
     quote = " ".join(page.split()[:8])
@@ -157,7 +158,7 @@ def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(ind
              ("library_files", {"pattern": "*"}),
              ("document_outline", {"file": first}),
              ("semantic_search_info", {})]
-    refused = ("semantic_search", {"query": "storm", "k": 0})
+    refused = ("read_page", {"file": "nosuch.pdf", "page": 1})
     script = textwrap.dedent("""
         import json, sys
         from pagerecall.config import Settings
@@ -187,7 +188,7 @@ def test_first_tool_calls_are_answered_before_the_sdk_loads_as_the_sdk_would(ind
 
     _, report = front_only([refused])
     assert report["answered"]["tools/call"] == 0
-    assert any('"k": 0' in q for q in report["queued"])  # the refusal is the SDK's to give
+    assert any("nosuch.pdf" in q for q in report["queued"])  # the refusal is the SDK's to give
     proc, report = front_only(calls)
     assert report["mcp"] is False  # answered without importing the SDK
     assert report["answered"]["tools/call"] == len(calls)
@@ -221,6 +222,28 @@ def test_a_refusal_right_after_a_first_call_is_answered_while_the_sdk_loads(inde
             assert "Next:" in refused["result"]["content"][0]["text"]
 
 
+def test_an_over_long_query_is_refused_by_the_front_as_the_sdk_would(index, tmp_path):
+    """An argument out of bounds (a 55,000-character query, ``k`` 0) is refused at once by the front, in
+    the SDK's words, without loading the SDK or the model. Before: the refusal went to the SDK, which then
+    had to load (13-15 s at load 5-6 on 2 cores, 22.9 s at load 13), for a call that is answered in 2-6 s
+    when it is valid."""
+    _session(index, tmp_path / "stderr-learn", [INIT, INITIALIZED, TOOLS_LIST])  # the handshake is remembered
+    long_query = ("lighthouse keeper " * 4000)[:55_000]
+    calls = [("compose_evidence", {"query": long_query, "max_tokens": 500}),
+             ("semantic_search", {"query": long_query}),
+             ("semantic_search", {"query": "fog signal", "k": 0})]
+    msgs = [INIT, INITIALIZED, TOOLS_LIST] + [
+        {"jsonrpc": "2.0", "id": 20 + i, "method": "tools/call", "params": {"name": n, "arguments": a}}
+        for i, (n, a) in enumerate(calls)]
+    answers, report = _serve_session(index, msgs)
+    assert report == {"code": 0, "mcp": False, "mcp_server": True}, report  # the SDK never loaded
+    for i, want in enumerate(_sdk_answers(index, calls)):
+        have = answers[20 + i]["result"]
+        assert want["isError"] is True and have == {"content": [{"type": "text", "text": want["text"]}],
+                                                     "isError": True}, (calls[i][0], have, want)
+    assert "55,000 characters; the limit is 2,000" in answers[20]["result"]["content"][0]["text"]
+
+
 SERVE = """
 import json, sys
 from pagerecall.app import main
@@ -243,8 +266,8 @@ def _serve_session(index: Path, messages: list[dict], timeout: float = 300) -> t
 
 def test_a_session_the_front_can_answer_never_loads_the_sdk(index, tmp_path):
     """The front answers the handshake and the tools' successful calls for the whole session; the
-    SDK (0.5 s of CPU to import) is loaded only when a message needs it, here a refusal, which it
-    words as always."""
+    SDK (0.5 s of CPU to import) is loaded only when a message needs it, here a refusal the front does not
+    word itself (a file that does not exist), which it words as always."""
     _session(index, tmp_path / "stderr-learn", [INIT, INITIALIZED, TOOLS_LIST])  # the handshake is remembered
     calls = [{"jsonrpc": "2.0", "id": 10, "method": "tools/call",
               "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 2}}},
@@ -257,7 +280,7 @@ def test_a_session_the_front_can_answer_never_loads_the_sdk(index, tmp_path):
     assert answers[11]["result"]["structuredContent"]["total"] == 5
     assert answers[12]["result"] == {}
     refusal = {"jsonrpc": "2.0", "id": 13, "method": "tools/call",
-               "params": {"name": "semantic_search", "arguments": {"query": "fog signal", "k": 0}}}
+               "params": {"name": "read_page", "arguments": {"file": "nosuch.pdf", "page": 1}}}
     answers, report = _serve_session(index, [INIT, INITIALIZED, TOOLS_LIST, calls[0], refusal])
     assert report["mcp"] is True  # loaded for the refusal only
     assert answers[10]["result"]["isError"] is False
