@@ -84,8 +84,9 @@ VERIFY_DESC = """\
 Check a quote against the SOURCE file (not the index) before citing it. Returns `match`: exact,
 normalised (same words; whitespace, hyphenation, ligatures or quote marks differ; or a figure's
 captions and labels between the sentence's halves skipped, the note says so), fuzzy (close but not
-verbatim: quote `matched_text` instead; `differences` names the words), contradicted (the source
-says otherwise: a negation, an antonym, a number or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
+verbatim, or the same words and values written otherwise, "cent vingt" for "120": quote `matched_text`
+instead; `differences` names the words), contradicted (the source says otherwise: a negation, an
+antonym, a number (digits or words) or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
 white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
 `verbatim_citable`. `page` is optional: without it the whole document is searched. On a
@@ -97,7 +98,8 @@ not_found is about this file only.
 NUMBERS_DESC = """\
 Check a claim's NUMBERS against the cited pages of the SOURCE (not the index) before you accept
 it: every integer, decimal (either separator), thousands group, percentage, range, year, date and
-number in words (English; 0-99 in German, French, Spanish, Italian) of `claim`, each with its
+number in words (English; 0-999 in German, French, Spanish, Italian; halves and quarters: "two and a
+half", "zweieinhalb", 2½), and 1億2000万-style myriad number of `claim`, each with its
 normalised `value`, `found` true/false and the `page` / `label` that shows it. `pages`: physical,
 1-based, e.g. "12-14" (at most 20). found=false means the cited pages do not show that value.
 References to parts of a document (Figure 5, Table 2, § 3, p. 12) are not quantities: they are left

@@ -40,10 +40,8 @@ import re
 from dataclasses import asdict, dataclass
 
 from pagerecall.verify.antonyms import antonymous, cjk_antonymous
-from pagerecall.verify.cjk_numerals import NUMERALS, numeral_at
 from pagerecall.verify.normalise import _is_wide, normalise
-from pagerecall.verify.number_words import OTHER_WORDS, UNIT_CLASS, words_value
-from pagerecall.verify.spelled import GUARDED
+from pagerecall.verify.word_keys import _ELISION, _Tok, _is_number, _key, _tokens, as_number  # noqa: F401
 
 MEANING = ("negation", "antonym", "number", "name")
 """The kinds of difference that turn a quote's meaning (module docstring)."""
@@ -69,12 +67,6 @@ _NEG_PREFIXES = (("un", 4), ("non", 4), ("in", 5), ("im", 5), ("il", 5), ("ir", 
 """A negating prefix and the shortest word it is taken on (``form`` / ``inform`` is no negation;
 Russian ``не``: ``необязательно`` / ``обязательно``)."""
 
-_ELISION = re.compile(r"(?:[ldsjmtc]|qu|jusqu|lorsqu|puisqu|quelqu|dell|nell|dall|sull|all|un)['’](?=[^\W\d_])",
-                      re.IGNORECASE)
-"""An elided French or Italian article, pronoun or preposition at a word's start (``l'``, ``d'``, ``qu'``,
-``dell'``): a word of its own, so ``d'nouvelles`` for ``d'anciennes`` is an antonym swapped. Not ``n'``: the
-negation rule reads ``n'est`` as one word."""
-
 NOUN_CAPITALS = 0.2
 """Share of capitalised words inside sentences above which a page's language capitalises nouns
 (measured on pages 10, 20, 30, 40, 50: maint-guide.de 0.24-0.34; maint-guide.en 0.04-0.08;
@@ -83,8 +75,6 @@ tracemonkey.pdf page 10: 0.01): there a capitalised word is no sign of a name.""
 MAX_REPORTED = 6
 """Differences named at most (those that turn the meaning first)."""
 
-_WORD = re.compile(r"\w+(?:['.,’]\w+)*")
-_GROUPED = re.compile(r"\d{1,3}(?:[,.\u00a0\u202f]\d{3})+")
 _SENTENCE_END = tuple(".!?。！？:\"“”«»(")
 
 
@@ -100,76 +90,6 @@ class Difference:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-@dataclass(frozen=True, slots=True)
-class _Tok:
-    key: str  # compared: lower case; a number's value
-    text: str  # as written (normalised)
-    start: int
-    end: int
-    wide: bool
-
-
-def _tokens(text: str) -> list[_Tok]:
-    """Words of ``text``: runs of letters and digits (a number with its separators, a word with an
-    apostrophe), each character of a script written without spaces a word of its own but a number in CJK
-    numerals (``二十四`` before ``文字``: :mod:`pagerecall.verify.cjk_numerals`), keyed by its value."""
-    out: list[_Tok] = []
-    for m in _WORD.finditer(text):
-        word, base = m.group(0).rstrip(".,"), m.start()
-        i = 0
-        while i < len(word):
-            if _is_wide(word[i]):
-                got = numeral_at(text, base + i) if word[i] in NUMERALS else None  # 二十四 (文字): one number
-                e = got[0] - base if got else i + 1
-                out.append(_Tok(repr(float(got[1])) if got else word[i], word[i:e], base + i, base + e, True))
-                i = e
-                continue
-            j = i
-            while j < len(word) and not _is_wide(word[j]):
-                j += 1
-            el = _ELISION.match(word, i, j) if "'" in word or "’" in word else None
-            if el is not None:  # d'anciennes: "d'" and "anciennes", two words (a swap inside is seen)
-                out.append(_Tok(el.group(0).lower().replace("’", "'"), el.group(0), base + i, base + el.end(), False))
-                i = el.end()
-            piece = word[i:j]
-            out.append(_Tok(_key(piece), piece, base + i, base + j, False))
-            i = j
-    return out
-
-
-_NOT_NUMBER_WORDS = frozenset(("one", "otto", "sept", "elf")) | GUARDED
-"""Number words that are also common words of another language here ("one of", "due to")."""
-
-_NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", "pages", "files", "words", "people",
-                        "users"))
-"""Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _key(word: str) -> str:
-    low = word.lower()
-    if any(c.isdigit() for c in word):
-        s = word.replace("\u00a0", "").replace("\u202f", "")
-        s = re.sub(r"[,.]", "", s) if _GROUPED.fullmatch(word) else s.replace(",", ".")
-        try:
-            return repr(float(s))
-        except ValueError:
-            return low
-    if low in _NOT_NUMBER_WORDS:
-        return low
-    unit = UNIT_CLASS.get(low) if len(low) > 1 and low not in _NOT_UNITS else None
-    if unit is not None:
-        return "unit:" + unit  # "MB" and "megabytes" are one word here
-    value = OTHER_WORDS.get(low)
-    if value is None:
-        value = words_value(low) if low.isalpha() else None
-    return repr(float(value)) if value is not None else low
-
-
-def _is_number(t: _Tok) -> bool:
-    return any(c.isdigit() for c in t.text) or t.key[:1].isdigit()  # digits, or a number word's value
 
 
 def _initial(text: str, t: _Tok) -> bool:
@@ -250,7 +170,7 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     :data:`MAX_REPORTED`. ``page_text``: the page the source text lies on, to tell a language that
     capitalises nouns (default: the two texts). Case and typography (``normalise``) are not
     differences. Pure; cost: quote words x source words."""
-    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.distance import Indel, Levenshtein
 
     nq, ns = normalise(quote).text, normalise(source).text
     q, s = _tokens(nq), _tokens(ns)
@@ -260,18 +180,9 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     from collections import Counter
 
     in_quote, in_source = Counter(t.key for t in q), Counter(t.key for t in s)
-    spans: list[list[int]] = []  # runs of differing words: [quote start, end, source start, end]
-    for op in Levenshtein.opcodes([t.key for t in q], [t.key for t in s]):
-        if op.tag == "equal":
-            continue
-        if spans and spans[-1][1] == op.src_start and spans[-1][3] == op.dest_start:
-            spans[-1][1], spans[-1][3] = op.src_end, op.dest_end  # one place: "す" / "せん", not two
-        else:
-            spans.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
-    if spans and spans[0][1] == 0:
-        spans.pop(0)  # source words before the quote's first word: outside the quote
-    if spans and spans[-1][0] == len(q):
-        spans.pop()  # and after its last
+    qkeys, skeys = [t.key for t in q], [t.key for t in s]
+    spans = min((_spans(q, s, aligner.opcodes(qkeys, skeys)) for aligner in (Levenshtein, Indel)),
+                key=lambda sp: sum(i2 - i1 + j2 - j1 for i1, i2, j1, j2 in sp))  # Levenshtein on a tie
     if spans and spans[0][0] == 0 and spans[0][3] - spans[0][2] > 1:
         spans[0][2] = _counterparts(ns, s, spans[0][2], spans[0][3], spans[0][1], True)
     if spans and spans[-1][1] == len(q) and spans[-1][3] - spans[-1][2] > 1:
@@ -279,13 +190,17 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
     out: list[Difference] = []
     for i1, i2, j1, j2 in spans:
         qs, ss = q[i1:i2], s[j1:j2]
+        qk, sk = [as_number(t, ss) for t in qs], [as_number(t, qs) for t in ss]  # "due file" for "2 file"
+        if qk != [t.key for t in qs] or sk != [t.key for t in ss]:
+            if "".join(qk) == "".join(sk):
+                continue  # one number, written in a word read as a word elsewhere and in digits
         if "".join(t.key for t in qs) == "".join(t.key for t in ss):
             kind = "word"  # only the spacing differs ("makeinstall" for "make install")
         elif _negations(nq, q, i1, i2) != _negations(ns, s, j1, j2) or _prefixed(qs, ss):
             kind = "negation"
         elif _antonyms(nq, q, i1, i2, ns, s, j1, j2):
             kind = "antonym"
-        elif {t.key for t in qs if _is_number(t)} - {t.key for t in ss} or (
+        elif {k for t, k in zip(qs, qk) if _is_number(t) or k != t.key} - set(sk) or (
                 {t.key for t in qs if t.key.startswith("unit:")} - {t.key for t in ss}
                 and any(t.key.startswith("unit:") for t in ss)):
             kind = "number"  # another value, or another unit (MB for GB)
@@ -297,6 +212,53 @@ def differences(quote: str, source: str, page_text: str | None = None) -> list[D
         out.append(Difference(kind, _words(nq, q, i1, i2, j1 == j2), _words(ns, s, j1, j2, i1 == i2)))
     out.sort(key=lambda d: d.kind not in MEANING)
     return out[:MAX_REPORTED]
+
+
+def _spans(q: list[_Tok], s: list[_Tok], opcodes) -> list[list[int]]:
+    """The places where the words ``q`` (the quote's) and ``s`` (the source's) differ, ``[quote start, end,
+    source start, end]`` each, from an alignment's ``opcodes``; none outside the quote's first and last word.
+    :func:`differences` keeps, of Levenshtein's and Indel's alignment, the one that differs in fewer words:
+    Levenshtein's replacements tie "il ne peut pas facilement" with "il peut facilement le" as "pas facilement"
+    for "facilement le", Indel's longest common subsequence reads "ne" and "pas" added; Indel alone may take
+    "de" from "Lors de" for the "de" of "de nouvelles"."""
+    spans: list[list[int]] = []  # runs of differing words: [quote start, end, source start, end]
+    for op in opcodes:
+        if op.tag == "equal":
+            continue
+        if spans and spans[-1][1] == op.src_start and spans[-1][3] == op.dest_start:
+            spans[-1][1], spans[-1][3] = op.src_end, op.dest_end  # one place: "す" / "せん", not two
+        else:
+            spans.append([op.src_start, op.src_end, op.dest_start, op.dest_end])
+    spans = _framed(q, s, spans)
+    if spans and spans[-1][0] == spans[-1][1] and [t.key for t in q[spans[-1][0]:]] == [
+            t.key for t in s[spans[-1][2]:spans[-1][2] + len(q) - spans[-1][0]]]:
+        spans.pop()  # source words inserted before the quote's last words, which they repeat: after them
+    if spans and spans[0][0] == spans[0][1] and spans[0][3] >= spans[0][0] and [t.key for t in q[:spans[0][0]]] == [
+            t.key for t in s[spans[0][3] - spans[0][0]:spans[0][3]]]:
+        spans.pop(0)  # and before its first words: before them ("texmf a été" for "a été" ... "texmf, texmf")
+    if spans and spans[0][1] == 0:
+        spans.pop(0)  # source words before the quote's first word: outside the quote
+    if spans and spans[-1][0] == len(q):
+        spans.pop()  # and after its last
+    return spans
+
+
+def _framed(q: list[_Tok], s: list[_Tok], spans: list[list[int]]) -> list[list[int]]:
+    """Two places that each add or drop only negating words, one word apart (French ``ne ... pas`` around
+    a verb, ``n'est ... pas``), made one place: "ne quitte pas" where the quote has "quitte", not "ne"
+    and "pas" apart."""
+    out: list[list[int]] = []
+    for sp in spans:
+        if out and sp[0] - out[-1][1] == 1 and sp[2] - out[-1][3] == 1 and all(
+                _negating_only(q[a[0]:a[1]] + s[a[2]:a[3]]) and (a[0] == a[1] or a[2] == a[3]) for a in (out[-1], sp)):
+            out[-1] = [out[-1][0], sp[1], out[-1][2], sp[3]]
+        else:
+            out.append(sp)
+    return out
+
+
+def _negating_only(toks: list[_Tok]) -> bool:
+    return bool(toks) and all(t.key in NEGATIONS or t.key.startswith(("n'", "n’")) for t in toks)
 
 
 _STOPS = frozenset(".!?。！？:;•")

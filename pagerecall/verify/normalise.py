@@ -60,8 +60,10 @@ def normalise(text: str) -> Normalised:
     breaks included) -> one space, or nothing next to a CJK character and at both ends; a
     hyphen or dash right after a letter/digit and before a letter/digit, directly or across
     whitespace, is dropped with that whitespace (``hyphen-\\nated`` == ``hyphen- ated`` ==
-    ``hyphenated``; ``1-\\nIndicar`` == ``1- Indicar``). Arabic and Hebrew vowel marks and the
-    tatweel are removed (``text.fold.MARKS_FOLD``). Case is kept.
+    ``hyphenated``; ``1-\\nIndicar`` == ``1- Indicar``), but between two digits it is kept and only the
+    whitespace dropped (``0-9`` is a range, never the number ``09``; ``12-\\n14`` == ``12-14``); a vulgar
+    fraction right after a digit is set apart by a space (``2½`` -> ``2 1⁄2``, never ``21⁄2``). Arabic
+    and Hebrew vowel marks and the tatweel are removed (``text.fold.MARKS_FOLD``). Case is kept.
 
     Why drop every intra-word hyphen, not only line-end ones: a line-end hyphen cannot be told
     from a hard hyphen that fell at a line end (``two-\\ncolumn``) without a dictionary; doing
@@ -82,11 +84,13 @@ def normalise(text: str) -> Normalised:
     starts: list[int] = []
     ends: list[int] = []
     last = ""  # last emitted character
+    prev = ""  # last character handed to emit (whitespace and a pending hyphen too)
     ws: list | None = None  # pending whitespace run: [start, end, contains_line_break]
     hyphen: tuple[int, int] | None = None  # pending "-" after a letter/digit: its span
 
     def emit(c: str, s: int, e: int) -> None:
-        nonlocal last, ws, hyphen
+        nonlocal last, ws, hyphen, prev
+        prev = c
         if c.isspace():
             if ws is None:
                 ws = [s, e, c in breaks]
@@ -97,7 +101,13 @@ def normalise(text: str) -> Normalised:
         if hyphen is not None:
             hs, he = hyphen
             hyphen = None
-            if c.isalnum():
+            if c.isdecimal() and last.isdecimal():  # 0-9, 12-\n14: the hyphen kept, the whitespace dropped
+                ws = None
+                out.append("-")
+                starts.append(hs)
+                ends.append(he)
+                last = "-"
+            elif c.isalnum():
                 ws = None  # drop the hyphen and the whitespace after it
             else:
                 pend = ws
@@ -136,7 +146,7 @@ def normalise(text: str) -> Normalised:
                     out.append(text[i + 1:j])
                     starts.extend(range(i + 1, j))
                     ends.extend(range(i + 2, j + 1))
-                    last = text[j - 1]
+                    last = prev = text[j - 1]
                 i = j
                 continue
         ch = text[i]
@@ -162,6 +172,8 @@ def normalise(text: str) -> Normalised:
                 continue
             break
         piece = cluster if cluster.isascii() else unicodedata.normalize("NFKC", cluster).translate(_FOLD)
+        if "\u2044" in piece and prev.isdecimal() and piece[:1].isdecimal():
+            emit(" ", i, j)  # 2½ -> "2 1⁄2", not "21⁄2" (twenty-one halves)
         for c in piece:
             emit(c, i, j)
         i = j

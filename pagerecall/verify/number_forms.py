@@ -46,6 +46,7 @@ from typing import Any
 from pagerecall.text.fold import is_no_space
 from pagerecall.verify.cjk_numerals import NUMERALS, numerals_in
 from pagerecall.verify.hundreds import HUNDREDS_PATTERN, hundreds_value, portuguese_dos
+from pagerecall.verify.number_phrases import FRACTION_WORDS, fraction_value, mixed_value
 from pagerecall.verify.number_words import EN_PHRASE, MONTHS, SCALE_PATTERN, SCALES, UNITS, words_value
 from pagerecall.verify.spelled import GUARDED, SPELLED_PATTERN, spelled_value
 
@@ -69,6 +70,8 @@ _TOKEN = re.compile(
     rf"|(?P<mdy>\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?!\d))"
     rf"|(?P<my>\b{_MONTH}\s+\d{{4}}(?!\d))"
     rf"|(?P<between>\b(?:between|zwischen|entre|tra)\s+(?P<b1>{_NUM})\s+(?:and|und|et|y|e)\s+(?P<b2>{_NUM}))"
+    r"|(?P<mixed>(?<![\d.,])\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천]?)+(?![\d.,]?\d))"
+    rf"|(?P<frac>\b{FRACTION_WORDS}\b|(?<![\d.,])\d{{1,3}}\s?[½¼¾]|(?<![\d.,\w])[½¼¾])(?:\s(?P<funit>{_UNIT})(?!\w))?"
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
     rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
     rf"(?P<pct>{_PERCENT})?(?:\s?(?P<unit>{_UNIT})(?![\w]))?)"
@@ -78,6 +81,9 @@ _TOKEN = re.compile(
     re.IGNORECASE,
 )
 
+_HALF_AFTER = re.compile(rf"(?P<half>\s+(?:and\s+a\s+half|et\s+demie?|y\s+medi[oa]|e\s+mezz[oa])\b)(?:\s(?P<unit>{_UNIT})(?!\w))?",
+                         re.IGNORECASE)
+"""A half after a number in words ("two and a half", "deux et demi", "dos y medio", "due e mezzo")."""
 
 _REFERENCE_BEFORE = re.compile(
     r"(?:(?<![^\W\d_])(?:(?:figures?|tables?|tabellen?|tableaux?|abbildung(?:en)?|sections?|chapters?|kapitel|chapitre"
@@ -212,8 +218,8 @@ def find_numbers(text: str, *, references: bool = False) -> list[Number]:
     for m in _TOKEN.finditer(text):
         g = m.groupdict()
         t, s, e = m.group(0), m.start(), m.end()
-        if is_reference(text, s) != references:
-            continue
+        if is_reference(text, s) != references or out and s < out[-1].end:
+            continue  # (inside "two and a half": read with its number)
         if g["iso"] or g["dotted"] or g["slashed"] or g["dmy"] or g["mdy"] or g["my"]:
             dates = _dates_of(g)
             if not dates:
@@ -231,6 +237,20 @@ def find_numbers(text: str, *, references: bool = False) -> list[Number]:
             got = _num(g, t, s, e)
             if got is not None:
                 out.append(got)
+        elif g["mixed"]:  # 1億2000万, 6万5536, 1만2000: one number
+            v = mixed_value(t)
+            if v is not None:
+                out.append(Number(t, s, e, "word", int(v), wants=frozenset({_n(v)}), gives=frozenset({_n(v)})))
+        elif g["frac"]:  # two and a half is not 2: zweieinhalb, deux et demi, 2½, a quarter
+            v = fraction_value(g["frac"])
+            if v is not None:
+                out.append(Number(t, s, e, "word", v, unit=g["funit"], wants=frozenset({_n(v)}),
+                                  gives=frozenset({_n(v)})))
+        elif (half := _HALF_AFTER.match(text, e if not (g["wunit"] or g["hunit"] or g["ounit"]) else len(text))) \
+                and (v := fraction_value(text[s:half.end("half")])) is not None:  # "two and a half (kg)": 2.5
+            u = half.group("unit")
+            out.append(Number(text[s:half.end()], s, half.end(), "word", v, unit=u, wants=frozenset({_n(v)}),
+                              gives=frozenset({_n(v)})))
         elif g["words"]:
             v = words_value(g["words"])
             if v is not None:

@@ -50,14 +50,17 @@ SCALES: dict[str, int] = {
     "миллиард": 10**9, "миллиарда": 10**9, "миллиардов": 10**9,
     # Japanese, Chinese (myriad-based)
     "千": 10**3, "万": 10**4, "萬": 10**4, "百万": 10**6, "億": 10**8, "亿": 10**8, "兆": 10**12,
+    # Korean (만 alone is also the particle "only": read only inside 1만2000, number_phrases.mixed_value)
+    "억": 10**8, "조": 10**12,
 }
 """Scale words after a number (lower case) -> factor: "1.5 million" = 1,500,000, "2,4 Mio." =
 2,400,000, "3 Mrd." = 3,000,000,000, "5万" = 50,000. English "billion" is 10^9 (short scale),
 German "Billion" 10^12 is left out (it would read an English "billion" wrongly). "k" only right
 after the digits ("5k")."""
 
-_SPACED = sorted((w for w in SCALES if w not in ("k", "千", "万", "萬", "百万", "億", "亿", "兆")), key=len, reverse=True)
-SCALE_PATTERN = (r"(?:(?<=\d)k(?![^\W\d_])|(?<=\d)(?:百万|千|万|萬|億|亿|兆)|\s?(?:"
+_SPACED = sorted((w for w in SCALES if w not in ("k", "千", "万", "萬", "百万", "億", "亿", "兆", "억", "조")), key=len,
+                 reverse=True)
+SCALE_PATTERN = (r"(?:(?<=\d)k(?![^\W\d_])|(?<=\d)(?:百万|千|万|萬|億|亿|兆|억|조)|\s?(?:"
                  + "|".join(re.escape(w) if w.endswith(".") else re.escape(w) + r"(?![^\W\d_])" for w in _SPACED)
                  + "))")
 """A scale word right after a number (case-insensitive), as a regular expression."""

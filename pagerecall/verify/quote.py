@@ -24,7 +24,7 @@ from pagerecall.verify.match import (
     _match_single,
     _order,
 )
-from pagerecall.verify.found_notes import kind_note, wrong_page_note
+from pagerecall.verify.found_notes import kind_note, miss_note, wrong_page_note
 from pagerecall.verify.normalise import _fold_case, normalise
 from pagerecall.verify.source import KnownVisible, _Source, source_for
 
@@ -248,6 +248,11 @@ def verify_quote(
                 best_score = best.similarity
                 if best.similarity >= fuzzy_threshold:
                     found = best
+                    from pagerecall.verify.turned import agreeing  # a number differs: a place that says it?
+
+                    if best.page == best.page_end and best.cut is None \
+                            and (same := agreeing(q, src, scope, best.page, best.start, best.end)) is not None:
+                        found = _Found("fuzzy", same.page, same.page, same.start, same.end, same.similarity)
         elif found is None:  # too short for fuzzy: only the letter case may differ (critic9)
             found = next((f for p in scope if (f := _case_only_page(q, nq, src, p)) is not None), None)
             searched.update(scope)
@@ -278,50 +283,11 @@ def verify_quote(
         from pagerecall.verify.turned import nearest_turned
 
         turned = nearest_turned(q, src, scope if count else [])
-        if turned is not None and turned.turned_only:
-            found = _Found("contradicted", turned.page, turned.page, turned.start, turned.end, turned.similarity)
+        if turned is not None and (turned.turned_only or turned.agrees):  # agrees: "cent vingt" for "120"
+            found = _Found("contradicted" if turned.turned_only else "fuzzy", turned.page, turned.page,
+                           turned.start, turned.end, turned.similarity)
     if found is None:
-        notes = []
-        if turned is not None:
-            from pagerecall.verify.turned import miss_note
-
-            notes.append(miss_note(src, turned))
-        if len(nq) < FUZZY_MIN_CHARS:
-            notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
-        read = [src.page(p) for p in sorted(scope)] if count else []
-        degraded = [p.number for p in read if p.status in ("image_only", "garbled")]
-        if degraded:
-            notes.append(
-                f"{len(degraded)} page(s) have no usable text ({_fmt_pages(degraded)}): a miss there proves nothing"
-            )
-        unreadable = [p.number for p in read if p.status == "unreadable"]
-        if unreadable:  # the page does not load: not blank, unknown
-            notes.append(f"{len(unreadable)} page(s) could not be read ({_fmt_pages(unreadable)}: unreadable, the PDF "
-                         "is damaged there): a miss there proves nothing")
-        blanks = [p.number for p in read if p.status == "empty"]
-        if blanks:  # no text and no image: nothing printed there to quote
-            notes.append(f"{len(blanks)} page(s) are blank ({_fmt_pages(blanks)})")
-        ocred = [p.number for p in read if p.status == "ocr"]
-        if limited:
-            notes.append(
-                f"a scan: only pages {_fmt_pages(sorted(scope))} around the cited page were searched "
-                f"({len(ocred)} read by OCR), the other {count - len(scope)} page(s) were not read; a miss here "
-                "proves nothing. Next: search the whole file (`pagerecall verify --whole-file`, MCP "
-                f"whole_file=true), which OCRs every page (5-18 CPU-s a page)"
-            )
-        elif ocred:
-            notes.append(
-                f"{len(ocred)} page(s) were read by OCR ({_fmt_pages(ocred)}): their text is approximate, "
-                "a miss there proves nothing"
-            )
-        if cited is not None and not 1 <= cited <= count:
-            notes.append(f"cited page {cited} is outside 1-{count}")
-        if best is not None and best.similarity >= 0.6:
-            notes.append(
-                f"closest text: page {best.page} (similarity {best.similarity:.2f}, below "
-                f"{fuzzy_threshold:.2f}); read that page (`pagerecall page`, MCP read_page)"
-            )
-        result.note = "; ".join(["not in the source text"] + notes)
+        result.note = miss_note(src, nq, scope, count, cited, turned, best, fuzzy_threshold, limited)
         return result
 
     pa, pb = src.page(found.page), src.page(found.page_end)
@@ -442,8 +408,3 @@ def _in_hidden(src: _Source, nq: str, order: list[int]) -> tuple[Page, object] |
                 if at < ends:
                     return pg, span
     return None
-
-
-def _fmt_pages(pages: list[int], limit: int = 10) -> str:
-    shown = ", ".join(map(str, pages[:limit]))
-    return shown + (f", ... (+{len(pages) - limit})" if len(pages) > limit else "")

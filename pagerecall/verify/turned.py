@@ -6,14 +6,22 @@ The fuzzy tier measures characters (``partial_ratio`` >= ``FUZZY_THRESHOLD``, qu
 "The light is not visible" (24 characters) for "The light is visible", "8 metres above high water"
 for "58 metres above high water" (whole words only, so not ``exact`` either). An agent reads that as
 "the text is elsewhere". Here the quote's *words* are aligned with each page's (rapidfuzz
-``partial_ratio_alignment`` over the lists of word keys of :mod:`pagerecall.verify.differences`:
+``partial_ratio_alignment`` over the lists of word keys of :mod:`pagerecall.verify.word_keys`:
 a number by its value, a unit by its class, each CJK character a word), and the place found is kept
 when at least :data:`MIN_SAME` words and :data:`SAME_SHARE` of the quote's words are the source's
 own, and some difference there turns the meaning (:data:`~pagerecall.verify.differences.MEANING`):
 
 * every difference turns it (the rest is word for word): ``contradicted``, as a fuzzy match would be;
 * other words differ too: the miss stays ``not_found``, and its note names the place and the
-  difference that turns the meaning.
+  difference that turns the meaning;
+* no word differs at all, read by value (``cent vingt fichiers`` for ``120 fichiers``, ``2½`` for
+  ``2.5``: :mod:`pagerecall.verify.word_keys`): the quote says what the page says in other characters,
+  ``fuzzy`` (:attr:`Turned.agrees`; verify10), where characters alone missed it (similarity 0.71-0.81).
+
+A place is sought in up to :data:`WINDOWS` windows of a stretch of the page, its words aligned by
+Levenshtein and, where that finds no turn, by a longest common subsequence (verify10: French ``ne ... pas``
+added to a short quote, two words more, was lost to another window or to Levenshtein's tie-breaking in 13
+of 24 cases).
 
 Runs only after every tier missed, on the pages already read (a scan's limited scope included),
 and only on pages holding :data:`SAME_SHARE` of the quote's distinct words (a substring test).
@@ -41,6 +49,8 @@ from pagerecall.verify.differences import (
     differences,
 )
 from pagerecall.verify.antonyms import _cjk_pairs
+from pagerecall.verify.number_phrases import KO_NUMERALS
+from pagerecall.verify.word_keys import as_number
 from pagerecall.verify.cjk_numerals import NUMERALS
 from pagerecall.verify.normalise import _fold_case, _is_wide, normalise
 
@@ -71,6 +81,9 @@ SAME_SHARE_CJK = 0.5
 """:data:`SAME_SHARE` of a quote mostly in CJK, each character a word: "ではありません" for "です" turns
 seven characters of a twelve-character quote ("力が推進力ではありません。", maint-guide.ja p. 8)."""
 
+WINDOWS = 4
+"""Source windows :func:`_place` weighs in one stretch of a page (:func:`_windows`)."""
+
 _PAD = 3
 """Source words added on each side of the word alignment before the ends are set (the quote may
 hold fewer or more words than the place)."""
@@ -90,6 +103,9 @@ class Turned:
     diffs: list[Difference]
     same: int
     turned_only: bool
+    agrees: bool = False
+    """Every word the source's own, read as :mod:`pagerecall.verify.word_keys` keys them (``cent vingt``
+    for ``120``, ``2½`` for ``2.5``): no difference at all, the quote says what the page says."""
 
 
 def _clean(d: Difference) -> bool:
@@ -99,9 +115,10 @@ def _clean(d: Difference) -> bool:
     not "not visible" for "seen at a", which is another sentence."""
     q, s = _tokens(normalise(d.quote).text), _tokens(normalise(d.source).text)
     if d.kind == "number":
-        other = lambda toks: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:")
-                                     and not set(t.text) <= NUMERALS)  # 四 (of 四つ), read without its counter
-        return other(q) == other(s)
+        other = lambda toks, them: Counter(t.key for t in toks if not _is_number(t) and not t.key.startswith("unit:")
+                                           and not set(t.text) <= NUMERALS | KO_NUMERALS  # 四 (of 四つ), 팔 (of 제팔 장)
+                                           and as_number(t, them) == t.key)  # "neuf" for "6"
+        return other(q, s) == other(s, q)
     if any(t.wide for t in q + s):  # CJK: a turn within a few characters ("ではありません" / "です")
         if len(q) > CJK_SPAN or len(s) > CJK_SPAN:
             return False
@@ -195,32 +212,47 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
             if sum(1 for p in pieces if (p in words if p[:1].isascii() or not _is_wide(p[0]) else p in near)) \
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
-            got = _place(quote, nq, keys, need, src, number, norm, lo, hi)
+            got = _place(quote, nq, keys, need, src, number, norm, lo, hi, share == SAME_SHARE_CJK)
             if got is None or best is not None and _rank(best) >= _rank(got):
                 continue
             best = got
     return best
 
 
+def agreeing(quote: str, src, pages: list[int], page: int, start: int, end: int) -> Turned | None:
+    """For a fuzzy match at ``[start, end)`` of ``page`` (physical, 1-based; code-point offsets) that
+    differs from ``quote`` in a number: the place on ``pages`` that says what the quote says, word for word
+    by value (:attr:`Turned.agrees`), or None. A table of contents' "200 11 Conversion de données" quoted
+    as "200 onze Conversion de données" is a fuzzy match of the chapter's heading "11 Conversion de
+    données" (page 245, "200" no number there), and the contents line says it (debian-reference.fr p. 15)."""
+    text = src.page(page).text
+    if not any(d.kind == "number" for d in differences(quote, text[slice(*_widen(text, start, end))], text)):
+        return None
+    got = nearest_turned(quote, src, pages)
+    return got if got is not None and got.agrees else None
+
+
 def _rank(t: Turned) -> tuple:
-    """Of two places, the one where every difference turns the meaning, then the one with more words
+    """Of two places, the one that says what the quote says (:attr:`Turned.agrees`), then the one where
+    every difference turns the meaning, then the one with more words
     the same, then the one whose negation changes fewer other words ("après" for "avant" beats
     "après" for "sans" on maint-guide.fr p. 26)."""
-    return t.turned_only, t.same, -sum(_loose(d) for d in t.diffs)
+    return t.agrees, t.turned_only, t.same, -sum(_loose(d) for d in t.diffs)
 
 
 def _pieces(nq: str, q: list) -> list[str]:
     """What a page is searched for: the quote's distinct words (lower case), and its CJK text in
     pieces of two characters."""
-    words = {t.text.lower() for t in q if not t.wide and not t.text.endswith(("'", "’"))}  # not "d'" of d'anciennes
-    run: list[str] = []
+    mixed = [t for t in q if t.wide and t.text[:1].isdigit()]  # 1億2000万: one piece, as a page's word holds it
+    words = {t.text.lower() for t in q if (not t.wide or t in mixed) and not t.text.endswith(("'", "’"))}
+    run: list[str] = []  # not "d'" of d'anciennes (above)
     for t in q + [None]:  # each run of CJK characters (a bracket or a Latin word parts two) in twos
-        if t is not None and t.wide and (not run or nq[t.start - 1:t.start] == run[-1][-1:]):
+        if t is not None and t.wide and t not in mixed and (not run or nq[t.start - 1:t.start] == run[-1][-1:]):
             run.append(t.text)
             continue
         wide = "".join(run)
         words.update(wide[i:i + 2] for i in range(0, len(wide), 2))
-        run = [t.text] if t is not None and t.wide else []
+        run = [t.text] if t is not None and t.wide and t not in mixed else []
     return sorted(words)
 
 
@@ -231,12 +263,11 @@ def _find_all(text: str, piece: str):
         at = text.find(piece, at + 1)
 
 
-def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int) -> Turned | None:
+def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int,
+           cjk: bool = False) -> Turned | None:
     """The best word alignment of the quote inside ``norm.text[lo:hi]`` (page ``number``), as a
-    :class:`Turned`, or None (too few words the same, no clean turn of the meaning)."""
-    from rapidfuzz import fuzz
-    from rapidfuzz.distance import Levenshtein
-
+    :class:`Turned`, or None (too few words the same, no clean turn of the meaning). ``cjk``: a quote
+    mostly in CJK, each character a word: one window, Levenshtein only (as before verify10)."""
     text = norm.text
     while lo > 0 and text[lo - 1].isalnum() and not _is_wide(text[lo - 1]):
         lo -= 1  # whole words at both ends
@@ -244,21 +275,65 @@ def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, no
         hi += 1
     s = _tokens(text[lo:hi])
     skeys = [t.key for t in s]
-    if len(skeys) > len(keys):
+    best: Turned | None = None
+    from rapidfuzz.distance import Indel, Levenshtein
+
+    # a quote mostly in CJK: one window, Levenshtein (the other windows found "一个微不足道的软件" for "一个已存的软件")
+    for off, window in _windows(keys, skeys, need, 1 if cjk else WINDOWS):
+        for aligner in (Levenshtein,) if cjk else (Levenshtein, Indel):  # Indel when Levenshtein found no turn
+            got = _at(quote, nq, keys, need, src, number, norm, lo, hi, s, off, window, aligner)
+            if got is not None and (best is None or _rank(got) > _rank(best)):
+                best = got
+            if got is not None and (got.turned_only or got.agrees):
+                break
+    return best
+
+
+def _windows(keys: list[str], skeys: list[str], need: int, most: int = WINDOWS):
+    """The source windows (``(offset, keys)``) a place of the quote's ``keys`` may lie in: all of
+    ``skeys`` when it is no longer than the quote, else the best partial alignment of the quote's length
+    (rapidfuzz ``partial_ratio_alignment``), then the best in what lies before and after it, up to
+    :data:`WINDOWS`: one best window lost the place when a quote adds two words (French ``ne ... pas``)
+    and another window holds as many of its words ("n'est", "pas", "en" of another sentence)."""
+    from rapidfuzz import fuzz
+
+    if len(skeys) <= len(keys):
+        yield 0, skeys
+        return
+    cutoff = 100 * (need - 1) / len(keys) - 1e-6
+    segments, seen = [(0, len(skeys))], 0
+    while segments and seen < most:
+        a, b = segments.pop(0)
+        if b - a < need:
+            continue
         # a window of the quote's length misses one word where the source has one more ("pas")
-        al = fuzz.partial_ratio_alignment(keys, skeys, score_cutoff=100 * (need - 1) / len(keys) - 1e-6)
+        al = fuzz.partial_ratio_alignment(keys, skeys[a:b], score_cutoff=cutoff)
         if al is None or al.score * (len(keys) + al.dest_end - al.dest_start) / 200 < need - 1 - 1e-6:
-            return None  # fewer words in common than needed (ratio = 2 * same / both lengths)
-        off = max(0, al.dest_start - _PAD)
-        window = skeys[off:al.dest_end + _PAD]
-    else:
-        off, window = 0, skeys
-    equal = [op for op in Levenshtein.opcodes(keys, window) if op.tag == "equal"]
+            continue  # fewer words in common than needed (ratio = 2 * same / both lengths)
+        seen += 1
+        s0, e0 = a + al.dest_start, a + al.dest_end
+        off = max(0, s0 - _PAD)
+        yield off, skeys[off:e0 + _PAD]
+        segments += [(a, s0), (e0, b)]
+
+
+def _at(quote: str, nq: str, keys: list[str], need: int, src, number: int, norm, lo: int, hi: int, s: list,
+        off: int, window: list[str], aligner) -> Turned | None:
+    """The place of the quote in the source words ``window`` (``s[off:]`` keyed; ``s`` the words of
+    ``norm.text[lo:hi]``) as ``aligner`` (rapidfuzz ``Levenshtein`` or ``Indel``) aligns the two, as a
+    :class:`Turned`, or None (too few words the same, no clean turn). Levenshtein's replacements keep a
+    swapped word in place ("de nouvelles" for "d'anciennes"), but tie "il est en" with "il n'est pas en" and
+    may leave "en" out; Indel keeps the most words in common, but may take "de" from "Lors de"."""
+    from rapidfuzz import fuzz
+
+    text = norm.text
+    equal = [op for op in aligner.opcodes(keys, window) if op.tag == "equal"]
     same = sum(op.src_end - op.src_start for op in equal)
     if same < need:
         return None
-    a = b0 = off + equal[0].dest_start  # the place: the equal words, and the counterparts of the
-    b = e0 = off + equal[-1].dest_end  # quote's first and last words where those changed
+    first, last = _snug(keys, window, equal)
+    a = b0 = off + first  # the place: the equal words, and the counterparts of the
+    b = e0 = off + last  # quote's first and last words where those changed
     head, tail, sub = equal[0].src_start, len(keys) - equal[-1].src_end, text[lo:hi]
     if head and b0 > 0:
         a = _counterparts(sub, s, max(0, b0 - head), b0, head, True)
@@ -269,10 +344,31 @@ def _place(quote: str, nq: str, keys: list[str], need: int, src, number: int, no
     wide = page_text[slice(*_widen(page_text, start, end))]  # as weigh() reads a fuzzy match
     diffs = differences(quote, wide, page_text)
     clean = [d.kind in TURNS and _clean(d) for d in diffs]
-    if not any(clean):
+    if diffs and not any(clean):
         return None
     sim = fuzz.ratio(_fold_case(nq), _fold_case(normalise(page_text[start:end]).text)) / 100
-    return Turned(number, start, end, sim, diffs, same, all(clean))
+    return Turned(number, start, end, sim, diffs, same, bool(diffs) and all(clean), agrees=not diffs)
+
+
+def _snug(keys: list[str], window: list[str], equal: list) -> tuple[int, int]:
+    """Where the equal words of an alignment of ``keys`` (the quote's) in ``window`` (the source's) begin
+    and end in ``window``. An alignment may take the quote's first (last) words from an earlier (later)
+    place than the rest, with source words between ("le dossier source. Le tour" for the quote's "Le
+    tour": both cost the same edits); when the window holds those words again right next to the rest,
+    the place starts (ends) there."""
+    first, last = equal[0].dest_start, equal[-1].dest_end
+    if len(equal) > 1:
+        e0, e1 = equal[0], equal[1]
+        n = e0.src_end - e0.src_start
+        if e0.src_end == e1.src_start and e1.dest_start - e0.dest_end >= n \
+                and window[e1.dest_start - n:e1.dest_start] == keys[e0.src_start:e0.src_end]:
+            first = e1.dest_start - n
+        e0, e1 = equal[-2], equal[-1]
+        n = e1.src_end - e1.src_start
+        if e0.src_end == e1.src_start and e1.dest_start - e0.dest_end >= n \
+                and window[e0.dest_end:e0.dest_end + n] == keys[e1.src_start:e1.src_end]:
+            last = e0.dest_end + n
+    return first, last
 
 
 def miss_note(src, turned: Turned) -> str:
