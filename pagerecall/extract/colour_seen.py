@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["contrast_ratio", "contrast_to_page", "lin_level", "seen_in_colour"]
+__all__ = ["foreign", "contrast_ratio", "contrast_to_page", "lin_level", "seen_in_colour", "text_groups"]
 
 
-def seen_in_colour(page: Any, boxes: np.ndarray, fills: np.ndarray, zoom: float, min_change: int,
+def seen_in_colour(page: Any, boxes: np.ndarray, fills: np.ndarray, others: list, zoom: float, min_change: int,
                    min_contrast: float) -> np.ndarray:
     """Bool ``(n,)``: which of the pixel boxes ``boxes`` (float ``(n, 4)``, ``x0, y0, x1, y1`` in the
     gray renders' pixels, :func:`pagerecall.extract.rendering.render_pair` at ``zoom``) hold a pixel
@@ -43,7 +43,9 @@ def seen_in_colour(page: Any, boxes: np.ndarray, fills: np.ndarray, zoom: float,
     is not opaque, whose colour as drawn only the pixels tell) does against the median colour of the
     page beneath the box (a thin glyph at 72 dpi covers few pixels whole: white 8 pt labels on
     green change each pixel by a contrast of 1.15 at most, their colour's is 1.37). All False when
-    MuPDF cannot render the page in colour (the gray verdicts stand)."""
+    MuPDF cannot render the page in colour (the gray verdicts stand). ``others[i]``: boxes ``(m, 4)`` (pixels) of other words that meet the glyph
+    (:func:`foreign`): their pixels do not speak for it (the sixth set's ``h_white_then_words_over_fi``: a
+    white sentence with words written over it borrowed their contrast); its fill still does."""
     from pagerecall.extract.boxsums import pixel_boxes
     from pagerecall.extract.rendering import _faithful, _render, frame
     from pagerecall.extract.rendering import luminance as LUMINANCE
@@ -66,12 +68,40 @@ def seen_in_colour(page: Any, boxes: np.ndarray, fills: np.ndarray, zoom: float,
         changed = np.abs(a - b).max(axis=-1, initial=0) >= min_change if a.size else np.zeros(0, bool)
         if not changed.any():
             continue
-        la, lb = _luminance(a[changed]), _luminance(b[changed])
+        mine = changed.copy()
+        for ox0, oy0, ox1, oy1 in np.asarray(others[i], float).reshape(-1, 4):  # other words' pixels are theirs
+            mine[max(0, int(np.floor(oy0)) - y0[i]):max(0, int(np.ceil(oy1)) - y0[i]),
+                 max(0, int(np.floor(ox0)) - x0[i]):max(0, int(np.ceil(ox1)) - x0[i])] = False
+        la, lb = _luminance(a[mine]), _luminance(b[mine])
         if fills[i] >= 0:  # the fill against the page beneath, as an opaque fill is drawn
             la = np.append(la, LUMINANCE(np.asarray([fills[i]]))[0])
             lb = np.append(lb, _luminance(np.median(b.reshape(-1, 3), axis=0, keepdims=True))[0])
         ratio = (np.maximum(la, lb) + 0.05) / (np.minimum(la, lb) + 0.05)
         out[i] = bool((ratio >= min_contrast).any())
+    return out
+
+
+def text_groups(raw: dict, keys: list) -> np.ndarray:
+    """Int ``(len(keys),)``: for each glyph ``(block, line, span, char)`` of ``raw``, the number of its span's
+    text; spans of one text share it (a drop shadow, a fake bold, an outline drawn as a second copy)."""
+    texts: dict[str, int] = {}
+    out = []
+    for b, l, s, _ in keys:
+        span = raw["blocks"][b]["lines"][l]["spans"][s]
+        out.append(texts.setdefault("".join(c["c"] for c in span.get("chars", ())), len(texts)))
+    return np.asarray(out, np.int64)
+
+
+def foreign(boxes: np.ndarray, groups: np.ndarray, idx: np.ndarray) -> list[np.ndarray]:
+    """For each glyph ``idx[k]`` of ``boxes`` (float ``(n, 4)``, render pixels; ``groups`` its group per glyph:
+    :func:`text_groups`), the boxes ``(m, 4)`` of the glyphs of other groups that meet it, grown by a pixel
+    (their ink's anti-aliased edge): other words written over or beside it, whose pixels must not speak for
+    it. A copy of its own text (a drop shadow, an outline drawn as a second copy) is not foreign."""
+    out = []
+    for i in idx:
+        b = boxes[i]
+        meets = (boxes[:, 0] < b[2]) & (boxes[:, 2] > b[0]) & (boxes[:, 1] < b[3]) & (boxes[:, 3] > b[1])
+        out.append(boxes[meets & (groups != groups[i])] + np.array([-1.0, -1.0, 1.0, 1.0]))
     return out
 
 

@@ -191,7 +191,7 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     off the ink (pdf.js ``vertical.pdf``): the box is grown by one font size each way along the
     line. Across the line the box is kept whole (an underscore's ink lies at its descender edge)."""
     from pagerecall.extract.boxsums import box_sums
-    from pagerecall.extract.colour_seen import seen_in_colour
+    from pagerecall.extract.colour_seen import foreign, seen_in_colour, text_groups
     from pagerecall.extract.rendering import MIN_PIXEL_CHANGE, ink, render_pair
 
     try:
@@ -226,9 +226,10 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     gone = (changed == 0) | own_faint | under | weak
     again = np.nonzero(gone & ~under & ~weak & ~degenerate)[0]  # inkless or faint in gray: a look in colour
     if len(again):
-        spans = [_span_of(raw, keys[i]) for i in again]
+        spans = [_span_of(raw, keys[i]) for i in again]  # other words' pixels never speak for it
         fills = np.asarray([sp.get("color", 0) if sp.get("alpha", 255) == 255 else -1 for sp in spans], np.int64)
-        gone[again[seen_in_colour(page, shrunk[again], fills, zoom, MIN_PIXEL_CHANGE, MIN_CONTRAST)]] = False
+        others = foreign(px, text_groups(raw, keys), again)
+        gone[again[seen_in_colour(page, shrunk[again], fills, others, zoom, MIN_PIXEL_CHANGE, MIN_CONTRAST)]] = False
     if degenerate.any() and gone.any():
         seen = {keys[i][:3] for i in np.nonzero(~gone & ~degenerate)[0]}
         placed = {keys[i][:3] for i in np.nonzero(~degenerate)[0]}
@@ -271,8 +272,7 @@ def _weak(page: Any, raw: dict, keys: list[Key], px: np.ndarray, shrunk: np.ndar
 
 def _drawn_at_size(page: Any, raw: dict, keys: list, boxes: np.ndarray, dirs: np.ndarray, candidates: np.ndarray,
                    drawing: Any) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`pagerecall.extract.inkband.drawn_at_size` on the page's renders; nothing drawn (the
-    rule stands) when MuPDF cannot render the page."""
+    """:func:`pagerecall.extract.inkband.drawn_at_size` on the page's renders (none drawn when it cannot render)."""
     from pagerecall.extract.inkband import drawn_at_size
     from pagerecall.extract.rendering import render_pair
 
