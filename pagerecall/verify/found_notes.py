@@ -48,21 +48,20 @@ def wrong_page_note(cited: int, found_page: int, pages: tuple[Page, Page]) -> st
 
 
 def miss_note(src: Any, nq: str, scope: list[int], count: int, cited: int | None, turned: Any, best: Any,
-              fuzzy_threshold: float, limited: bool) -> str:
+              fuzzy_threshold: float, limited: bool, min_chars: int) -> str:
     """The note of a ``not_found`` answer for the normalised quote ``nq``: the nearest words that turn
     its meaning (``turned``, :func:`pagerecall.verify.turned.nearest_turned`, or None), the pages of
     ``scope`` (physical, 1-based, of ``count``) that hold no usable text or were read by OCR, a scan's
     search ``limited`` to the cited page's neighbours, a cited page outside the file, and the closest
-    fuzzy text (``best``, a ``_Found`` or None; named at similarity 0.6 or more)."""
-    from pagerecall.verify.quote import FUZZY_MIN_CHARS
-
+    fuzzy text (``best``, a ``_Found`` or None; named at similarity 0.6 or more). ``min_chars``: the
+    shortest normalised quote the fuzzy tier takes (``pagerecall.verify.quote.FUZZY_MIN_CHARS``)."""
     notes = []
     if turned is not None:
         from pagerecall.verify.turned import miss_note as turned_note
 
         notes.append(turned_note(src, turned))
-    if len(nq) < FUZZY_MIN_CHARS:
-        notes.append(f"quote shorter than {FUZZY_MIN_CHARS} normalised characters: no fuzzy tier")
+    if len(nq) < min_chars:
+        notes.append(f"quote shorter than {min_chars} normalised characters: no fuzzy tier")
     read = [src.page(p) for p in sorted(scope)] if count else []
     degraded = [p.number for p in read if p.status in ("image_only", "garbled")]
     if degraded:

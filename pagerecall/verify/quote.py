@@ -287,7 +287,7 @@ def verify_quote(
             found = _Found("contradicted" if turned.turned_only else "fuzzy", turned.page, turned.page,
                            turned.start, turned.end, turned.similarity)
     if found is None:
-        result.note = miss_note(src, nq, scope, count, cited, turned, best, fuzzy_threshold, limited)
+        result.note = miss_note(src, nq, scope, count, cited, turned, best, fuzzy_threshold, limited, FUZZY_MIN_CHARS)
         return result
 
     pa, pb = src.page(found.page), src.page(found.page_end)
