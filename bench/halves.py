@@ -10,10 +10,13 @@ same sets split alike.
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 import sys
 from pathlib import Path
+
+import _suite as suite
 
 SEED = 11
 METRICS = ("recall@10", "ndcg@10")
@@ -39,8 +42,12 @@ def figures(report: dict) -> dict[tuple[str, str, str], dict[str, float]]:
     return out
 
 
-def main(argv: list[str]) -> int:
-    reports = [figures(json.loads(Path(a).read_text())) for a in argv[1:3]]
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("reports", nargs="+", type=Path, help="one or two bench/eval.py --json reports (before, after)")
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
+    reports = [figures(json.loads(a.read_text())) for a in args.reports[:2]]
     before = reports[0]
     after = reports[1] if len(reports) > 1 else {}
     print("| set | mode | half | n | R@10 before | R@10 after | nDCG@10 before | nDCG@10 after | ms p50 before/after |")
@@ -53,8 +60,9 @@ def main(argv: list[str]) -> int:
         n0, n1 = cell("ndcg@10")
         print(f"| {key[0]} | {key[1]} | {key[2]} | {b['n']} | {r0} | {r1} | {n0} | {n1} | "
               f"{b.get('ms_p50')}/{a.get('ms_p50', '-')} |")
+    record.end()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main())
