@@ -120,9 +120,14 @@ def write_exit_code(rep: dict) -> int:
     update whose every added, changed or retried file failed), with one line on stderr saying so and
     what to do; 0 otherwise, also when only some files failed (they are listed as ``FAILED`` lines and
     in ``failed`` / ``files_failed`` of ``--json``). A dry run and a write with no file to try
-    (an empty folder, an update that changed nothing) are 0."""
+    (an empty folder, an update that changed nothing) are 0, and so is an update whose only failures
+    are files that had failed before and failed again (its retries): a script that updates after
+    every ingestion must not fail forever on one broken PDF it was told about (still listed)."""
     failed = int(rep.get("files_failed") or 0)
     if rep.get("dry_run") or failed == 0 or int(rep.get("files_ok") or 0) > 0:
+        return 0
+    retried = set((rep.get("delta") or {}).get("retry") or ())
+    if rep.get("action") == "update" and retried and all(f.get("path") in retried for f in rep.get("failed") or ()):
         return 0
     what = (f"all {failed} file(s) it tried failed" if rep["action"] == "update"
             else f"every file failed ({failed})")

@@ -52,10 +52,14 @@ def test_build_of_only_broken_pdfs_exits_1_and_says_what_to_do(tmp_path: Path, c
     assert code == 1 and out.count("  FAILED ") == len(names), out
     assert "rebuild: every file failed (4)" in err, err
 
-    # an update that retries them and they fail the same way: nothing indexed from what it tried
+    # an update that only retries them and they fail the same way: 0 (a script that updates after every
+    # ingestion must not fail forever on files it was told about), still listed as FAILED
     code, out, err = _run(capsys, "update", "--index", str(index))
-    assert code == 1 and "failing the same way" in out, out
-    assert "update: all 4 file(s) it tried failed" in err, err
+    assert code == 0 and "failing the same way" in out and out.count("FAILED ") == len(names), out
+    # a new broken file beside them, and nothing else: every file the update tried failed
+    shutil.copy2(corpus / "random.pdf", corpus / "random-2.pdf")
+    code, out, err = _run(capsys, "update", "--index", str(index))
+    assert code == 1 and "update: all 5 file(s) it tried failed" in err, (out, err)
 
     # a dry run writes nothing and fails nothing
     code, _, _ = _run(capsys, "update", "--index", str(index), "--dry-run")

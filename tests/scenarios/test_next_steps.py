@@ -39,6 +39,7 @@ PASSED_ON = {
     ("ledger/notes_store.py", "LedgerRefusedError", ""): "the refusal of the notes service, with its Next",
     ("verify/numbers.py", "UsageError", ""): "a SourceNotFoundError's message (verify.source), with its Next",
     ("verify/numbers.py", "UsageError", "\n"): "the lines of cited_pages, one per mistake, each ending with its Next",
+    ("verify/cited_pages.py", "UsageError", "\n"): "the lines of cited_pages, one per mistake, each ending with its Next",
     ("verify/source.py", "ExtractionError", ""): "the ExtractionError of extract.pdf again, named as the user named it",
 }
 """(module, class, text) of sites whose message is another error's or a refusal made elsewhere."""
