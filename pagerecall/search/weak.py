@@ -227,13 +227,16 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
         return PHRASE_NOTE
     lanes = _name_evidence(q, lanes)
     text_hits = lanes.get("fulltext") or []
-    if coverage is None or not text_hits or any(lanes.get(n) for n in ("filename", "heading")):
+    # a query whose only full-text matches were its function words (query.soft_words: they match no passage
+    # on their own) takes the off-topic test, as when those words matched passages that covered little of it
+    only_soft = not text_hits and bool(getattr(q.parsed, "soft", ()))
+    if (not only_soft and (coverage is None or not text_hits)) or any(lanes.get(n) for n in ("filename", "heading")):
         return WEAK_NOTE if no_evidence(q, lanes, probe_vectors) else None
     from pagerecall.text.headings import is_listing
 
     rows = q.rows
     content = [cid for cid, _ in text_hits if cid in rows and not is_listing(rows[cid]["text"])]
-    if any(coverage.get(cid, 0.0) >= LEXICAL_EVIDENCE for cid in content):
+    if any((coverage or {}).get(cid, 0.0) >= LEXICAL_EVIDENCE for cid in content):
         return None
     from pagerecall.search.lexical import _fulltext_errors, absent_share
 
