@@ -53,7 +53,9 @@ def served(tmp_path_factory):
     corpus = base / "corpus"
     corpus.mkdir()
     shutil.copy(scan, corpus / "scan.pdf")
-    shutil.copy(scan, corpus / "scan-2.pdf")  # a page read once is cached: each test OCRs its own file
+    # a page read once is cached, and its OCR text recorded by the file's SHA-256 (index/ocr_text.py): each
+    # test OCRs its own file, so the copy differs by a comment after the end of the file
+    (corpus / "scan-2.pdf").write_bytes(scan.read_bytes() + b"\n% a second copy\n")
     shutil.copy(EXAMPLES / "corpus" / "en" / "harrow-point-manual.pdf", corpus / "manual.pdf")
     settings = dataclasses.replace(Settings.from_env(), index_dir=base / "index", corpus_root=None,
                                    degraded_registry=None, ocr="off")
