@@ -229,7 +229,7 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     text_hits = lanes.get("fulltext") or []
     # a query whose only full-text matches were its function words (query.soft_words: they match no passage
     # on their own) takes the off-topic test, as when those words matched passages that covered little of it
-    only_soft = not text_hits and bool(getattr(q.parsed, "soft", ()))
+    only_soft = not text_hits and _soft_in_library(q)
     if (not only_soft and (coverage is None or not text_hits)) or any(lanes.get(n) for n in ("filename", "heading")):
         return WEAK_NOTE if no_evidence(q, lanes, probe_vectors) else None
     from pagerecall.text.headings import is_listing
@@ -263,6 +263,20 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     if margin - yardstick < OFF_TOPIC_MARGIN:
         return OFF_TOPIC_NOTE
     return None
+
+
+def _soft_in_library(q: Any) -> bool:
+    """True when a function word of the query (``q.parsed.soft``) occurs in some passage: the full-text lane,
+    which lets no passage match by those words alone, would have matched it by them before."""
+    soft = getattr(q.parsed, "soft", ())
+    if not soft:
+        return False
+    from pagerecall.search.lexical import _fulltext_errors, _searcher
+
+    with _fulltext_errors(q.snapshot):
+        _, searcher = _searcher(q.snapshot)
+        return any(searcher.doc_freq(*t) > 0 for t in soft)
+    return False
 
 
 def _name_evidence(q: Any, lanes: dict[str, list[tuple[str, float]]]) -> dict[str, list[tuple[str, float]]]:
