@@ -60,8 +60,9 @@ def drawn_at_size(raw: dict, keys: list, boxes: np.ndarray, dirs: np.ndarray, ca
     spans: dict[tuple, list[int]] = {}
     for i in np.nonzero(flat)[0]:
         spans.setdefault(keys[i][:3], []).append(int(i))
-    lines = _baselines(raw)  # every span with a letter: box, baseline, number, text (points)
-    number = {k: i for i, k in enumerate(_span_keys(raw))}
+    span_keys = _span_keys(raw)
+    lines = _baselines(raw, span_keys)  # every span with a letter: box, baseline, number, text (points)
+    number = {k: i for i, k in enumerate(span_keys)}
     for key, idx in spans.items():
         b, l, s = key
         chars = raw["blocks"][b]["lines"][l]["spans"][s]["chars"]
@@ -114,12 +115,12 @@ def _span_keys(raw: dict) -> list[tuple[int, int, int]]:
             if span.get("chars") and any(c["c"].isalnum() for c in span["chars"])]
 
 
-def _baselines(raw: dict) -> np.ndarray:
-    """``(spans, 7)`` float: each span of :func:`_span_keys` as its box ``x0, y0, x1, y1``, its
+def _baselines(raw: dict, span_keys: list[tuple[int, int, int]]) -> np.ndarray:
+    """``(spans, 7)`` float: each span of ``span_keys`` (:func:`_span_keys` of ``raw``) as its box ``x0, y0, x1, y1``, its
     baseline (its first glyph's origin ``y``; points), its number and the number of its text (spans
     of one text share it)."""
     out, texts = [], {}
-    for i, (b, l, s) in enumerate(_span_keys(raw)):
+    for i, (b, l, s) in enumerate(span_keys):
         span = raw["blocks"][b]["lines"][l]["spans"][s]
         text = "".join(c["c"] for c in span["chars"])
         out.append((*span["bbox"], span["chars"][0]["origin"][1], i, texts.setdefault(text, len(texts))))
