@@ -9,7 +9,8 @@ from __future__ import annotations
 from pagerecall.cli.commands import main
 
 
-def test_rollback_without_an_index_says_to_build(tmp_path, capsys):
+def test_rollback_without_an_index_says_to_build(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the message names an index in the folder one is in (README command 1 makes one)
     missing = tmp_path / "no-index"
     code = main(["rollback", "--index", str(missing)])
     err = capsys.readouterr().err
