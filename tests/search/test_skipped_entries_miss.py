@@ -167,3 +167,27 @@ def test_resolve_refuses_an_overlong_reference(indexes, capsys):
     settings, _, _ = indexes["non_utf8_name"]
     code, out, err = _run(capsys, settings, "resolve", "Smith, J. " * (MAX_REFERENCE_CHARS // 5))
     assert code == 2 and out == "" and "Next:" in err, (code, out, err)
+
+
+def test_mcp_tools_say_the_same(indexes):
+    """``semantic_search``, ``library_files`` and ``resolve_reference`` through an in-memory MCP client."""
+    import anyio
+    import mcp
+
+    from pagerecall.mcp.server import create_server
+
+    settings, _, _ = indexes["non_utf8_name"]
+
+    async def go():
+        async with mcp.Client(create_server(settings)) as client:
+            search = await client.call_tool("semantic_search", {"query": "Schnurrhaar", "mode": "fulltext"})
+            files = await client.call_tool("library_files", {"pattern": "caf"})
+            blank = await client.call_tool("resolve_reference", {"text": "   "})
+            return search, files, blank
+
+    search, files, blank = anyio.run(go)
+    assert not search.is_error and search.structured_content["hits"] == []
+    miss = search.structured_content["envelope"]["miss"]
+    assert miss["trustworthy"] is False and any("skipped" in c for c in miss["caveats"]), miss
+    assert files.structured_content["matched"] == 0 and "skipped" in files.structured_content["note"]
+    assert blank.is_error and "Next:" in blank.content[0].text, blank.content[0].text
