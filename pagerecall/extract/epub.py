@@ -10,10 +10,15 @@ an NCX ``pageList``, or ``epub:type="pagebreak"`` / ``role="doc-pagebreak"`` ele
 page is the stretch of text from one marker to the next, across spine items, and its label is the
 printed page number the marker gives: a passage spanning a page break spans two labels, as in the
 printed edition. Text before the first marker (cover, title page) is an unlabelled page 1 when it
-holds any text. Otherwise (``Document.warnings`` says so) each spine item is one page, in spine
+holds any text or the book's contents page. Otherwise (``Document.warnings`` says so) each spine item is one page, in spine
 order (page N = the Nth spine item, an image-only or non-XHTML item an empty page), with no label:
 the pointer is the chapter (its title is the hit's section path) and ``char_start`` inside it.
 A fixed-layout (pre-paginated) book without a page-list is the same: each spine item is one page.
+
+**Table of contents pages** (:func:`_drop_toc`): the navigation document in the spine, a ``nav``
+typed ``toc``, and a mostly-links page the ``guide`` or ``landmarks`` name ``toc`` are navigation:
+their text is left out and their page stays, empty (page N is still the Nth spine item). Why:
+docs/formats.md ("EPUB table of contents page").
 
 **Outline**: the navigation document's toc (EPUB 3) or the NCX navMap (EPUB 2), each entry placed at
 the element its link targets; without either, the headings (``h1``-``h6``) of the text.
