@@ -165,3 +165,31 @@ def test_a_toc_nav_inside_a_chapter_is_left_out_the_chapter_kept(tmp_path):
     doc = read_epub(path, "ru.epub")
     assert doc.pages[1].text == f"{chapters[0][0]}\n{chapters[0][1]}"
     assert chapters[1][0] in doc.pages[2].text
+
+
+def test_the_critics_book_made_by_ebooklib(tmp_path):
+    """ebooklib's own navigation document, in the spine as its documentation shows
+    (``book.spine = ["nav", ...]``): it read as page 1, "Der Leuchtturm 1. Kapitel 1 2. Kapitel 2"."""
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("leuchtturm-1")
+    book.set_title("Der Leuchtturm")
+    book.set_language("de")
+    chapters = []
+    for i, sentence in enumerate(["Der Wärter stieg jeden Abend die Treppe hinauf.",
+                                  "Im Winter fror das Meer an der Mole zu."], 1):
+        c = epub.EpubHtml(title=f"Kapitel {i}", file_name=f"k{i}.xhtml", lang="de")
+        c.content = f"<h1>Kapitel {i}</h1><p>{sentence}</p>"
+        book.add_item(c)
+        chapters.append(c)
+    book.toc = chapters
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    book.spine = ["nav", *chapters]
+    path = tmp_path / "leuchtturm.epub"
+    epub.write_epub(str(path), book)
+    doc = read_epub(path, "leuchtturm.epub")
+    assert [p.text for p in doc.pages] == ["", "Kapitel 1\nDer Wärter stieg jeden Abend die Treppe hinauf.",
+                                           "Kapitel 2\nIm Winter fror das Meer an der Mole zu."]
+    assert [(e.title, e.page) for e in doc.outline.entries] == [("Kapitel 1", 2), ("Kapitel 2", 3)]
