@@ -174,7 +174,12 @@ def _toc_documents(book: Any) -> set[str]:
     for item in book.get_items():
         if not _is_nav(item):
             continue
-        root = etree.fromstring(item.content, _parser())
+        try:
+            root = etree.fromstring(item.content, _parser())
+        except (etree.XMLSyntaxError, ValueError):  # an unreadable navigation document names no toc page
+            continue
+        if root is None:
+            continue
         base = posixpath.dirname(item.file_name)
         for nav in root.iter("{*}nav"):
             if "landmarks" in (nav.get(_OPS_TYPE) or "").split():

@@ -193,3 +193,18 @@ def test_the_critics_book_made_by_ebooklib(tmp_path):
     assert [p.text for p in doc.pages] == ["", "Kapitel 1\nDer Wärter stieg jeden Abend die Treppe hinauf.",
                                            "Kapitel 2\nIm Winter fror das Meer an der Mole zu."]
     assert [(e.title, e.page) for e in doc.outline.entries] == [("Kapitel 1", 2), ("Kapitel 2", 3)]
+
+
+@pytest.mark.parametrize("nav", [b"<html><body><nav", b"\x00\xff not xml"])  # an empty one: ebooklib refuses the book
+def test_an_unreadable_navigation_document_costs_the_book_nothing(tmp_path, nav):
+    lang, title, chapters = BOOKS[6]
+    path = build(tmp_path, lang, title, chapters, "epub3_nav_in_spine")
+    with zipfile.ZipFile(path) as zin:
+        members = {n: zin.read(n) for n in zin.namelist()}
+    members["OEBPS/nav.xhtml"] = nav
+    with zipfile.ZipFile(path, "w") as zout:
+        for name, data in members.items():
+            zout.writestr(name, data)
+    doc = read_epub(path, "el.epub")
+    assert [p.text for p in doc.pages][1:] == [f"{h}\n{s}" for h, s in chapters]
+    assert doc.pages[0].text == ""
