@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Topics over documents whose language no other document of the library uses:
-``python bench/topic_languages.py make LIBRARY`` (links the files below into LIBRARY), then
+``python bench/topic_languages.py make LIBRARY`` (copies the files below into LIBRARY), then
 ``pagerecall build LIBRARY --index IDX``, then ``python bench/topic_languages.py score IDX``.
 
 The library: a base in three languages used by several documents each (maint-guide en/de/ja of
@@ -68,15 +68,20 @@ def subjects() -> dict[str, str]:
 
 
 def make(library: Path, shared: Path = SHARED) -> None:
-    """Link the library's files into ``library`` (symlinks to ../shared and examples/corpus)."""
+    """Copy the library's files into ``library`` (from ../shared and examples/corpus: a build skips
+    symlinks that leave the corpus folder)."""
+    import shutil
+
     items = {p: src for p, (src, _s) in BASE.items()}
     items.update({p: src for p, src, _s in CASES.values()})
     for rel, src in items.items():
         real = EXAMPLES / src.split(":", 1)[1] if src.startswith("examples:") else shared / src
         dest = library / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
+        if dest.is_symlink():
+            dest.unlink()
         if not dest.exists():
-            dest.symlink_to(real)
+            shutil.copy(real, dest)
 
 
 def score(topics: dict) -> dict:
