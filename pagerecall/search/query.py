@@ -54,7 +54,12 @@ class ParsedQuery:
     soft: frozenset[tuple[str, str]] = frozenset()
     """The ``terms`` that are function words of the query's language (:func:`soft_words`): the
     full-text lane lets them raise a passage's score, never qualify a passage by themselves."""
+    common: frozenset[str] = frozenset()
+    """``text`` terms whose word is a common word of its language
+    (:func:`pagerecall.search.common_words.common_terms`): the relaxation drops them before the
+    others. Empty unless :func:`parse_query` was given a vocabulary."""
     _loose: "ParsedQuery | None" = field(default=None, repr=False, compare=False)
+    _vocab: object = field(default=None, repr=False, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -63,7 +68,7 @@ class ParsedQuery:
     def loose(self) -> "ParsedQuery":
         """The same query with its quotes removed (phrases matched by their words), parsed once."""
         if self._loose is None:
-            self._loose = parse_query(self.raw.translate(_QUOTES).replace('"', " "))
+            self._loose = parse_query(self.raw.translate(_QUOTES).replace('"', " "), self._vocab)
         return self._loose
 
     def all_terms(self) -> list[tuple[str, str]]:
@@ -180,11 +185,12 @@ _ISO_CODES = {"danish": "da", "dutch": "nl", "english": "en", "finnish": "fi", "
               "spanish": "es", "swedish": "sv"}
 
 
-def parse_query(query: str) -> ParsedQuery:
+def parse_query(query: str, vocab: object = None) -> ParsedQuery:
     """Analyse a user query; never raises on odd syntax (quotes are split here, every other
-    character goes through the index's own analyzers)."""
+    character goes through the index's own analyzers). ``vocab``: a
+    :class:`pagerecall.search.common_words.Vocabulary` to mark the common words (``common``)."""
     phrases_raw, rest = split_quotes(query)
-    parsed = ParsedQuery(raw=query)
+    parsed = ParsedQuery(raw=query, _vocab=vocab)
     for phrase in phrases_raw:
         words = _words(phrase)
         bi, _ = _grams(phrase)
@@ -201,6 +207,10 @@ def parse_query(query: str) -> ParsedQuery:
     soft_at = soft_words(plain)
     hard = {w for p, w in positioned if p not in soft_at}
     parsed.soft = frozenset(("text", w) for p, w in positioned if p in soft_at and w not in hard)
+    if vocab is not None:
+        from pagerecall.search.common_words import common_terms
+
+        parsed.common = frozenset(common_terms(plain, vocab))
     parsed.words.extend(words)
     parsed.words.extend(bi)
     parsed.words = dedup(parsed.words)
