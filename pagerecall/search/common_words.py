@@ -60,9 +60,15 @@ class Vocabulary:
         return None
 
     def common(self, word: str, threshold: float) -> bool:
-        """True when ``word`` (as typed, lowercased or capitalised) is a piece of its own scored at
-        least ``threshold``."""
-        forms = {word, word.lower(), word[:1].upper() + word[1:].lower()}
+        """True when ``word`` is a piece of its own scored at least ``threshold``: as typed, and a
+        word typed in lower case also capitalised (German nouns typed lower case), one capitalised
+        also in lower case (the first word of a sentence). A word in capitals or mixed case
+        (``STING``, ``DNA``, ``iPhone``) is looked up only as typed: a name, not the common word."""
+        forms = {word}
+        if word.islower():
+            forms.add(word[:1].upper() + word[1:])
+        elif word[:1].isupper() and word[1:].islower():
+            forms.add(word.lower())
         scores = [s for f in forms if (s := self.logprob(f)) is not None]
         return bool(scores) and max(scores) >= threshold
 
@@ -97,20 +103,30 @@ def _open(cache_dir: Path) -> Vocabulary | None:
     return None
 
 
-def common_terms(text: str, vocab: Vocabulary | None) -> set[str]:
+def common_terms(text: str, vocab: Vocabulary | None, nouns_capitalised: bool = False) -> set[str]:
     """The ``text``-field terms of ``text`` (analysed as the index analyses them) whose word, as
     typed, is a common word of its language (:meth:`Vocabulary.common` at :data:`COMMON_LOGPROB`,
-    read at each call). Empty without a vocabulary or with :data:`COMMON_LOGPROB` None."""
+    read at each call). Empty without a vocabulary or with :data:`COMMON_LOGPROB` None.
+
+    Never common, whatever the vocabulary says: a word with a digit (a year, a quantity), a word
+    in capitals or mixed case (``ABC``, ``STING``, ``iPhone``), a part of a compound (``make`` of
+    ``dh_make``), and, unless ``nouns_capitalised`` (German), a capitalised word after the first
+    (``Graham``, ``Paris``, ``Super Bowl``): names are what a question asks about."""
     threshold = COMMON_LOGPROB
     if vocab is None or threshold is None:
         return set()
     from pagerecall.index.fulltext import word_spans
 
     out: set[str] = set()
-    for start, end, term in word_spans(text):
-        if _in_compound(text, start, end):
+    for i, (start, end, term) in enumerate(word_spans(text)):
+        word = text[start:end]
+        if _in_compound(text, start, end) or any(c.isdigit() for c in word):
             continue  # "make" of dh_make, "Datei" of watch-Datei: a part of a name, not a word typed
-        if vocab.common(text[start:end], threshold):
+        if not word.islower() and not (word[:1].isupper() and word[1:].islower()):
+            continue  # ABC, STING, iPhone
+        if i > 0 and word[:1].isupper() and not nouns_capitalised:
+            continue  # a name inside the question
+        if vocab.common(word, threshold):
             out.add(term)
     return out
 
