@@ -25,6 +25,9 @@ vectors carry their language, and without it the same manual in 11 languages fal
 of topics (measured in docs/library.md)."""
 REPRESENTATIVES = 3
 WHAT = "topics"
+STRAY_SHARE = 0.25
+"""A lone-language document's passages in a topic are strays when fewer than ``MIN_TOPIC`` and at
+most this share of its passages in its main topic (:func:`lone_language_strays`)."""
 ONE_DOCUMENT_SHARE = 0.9
 """A topic nine passages in ten of which come from one document is that document's (``one_document``),
 not a subject the library's documents share: listed after the others, and its short label says so."""
@@ -91,8 +94,9 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
                    "communities": "Leiden (leidenalg), RBConfiguration (modularity)", "resolution": RESOLUTION,
                    "graph_max": GRAPH_MAX, "beyond": "nearest community centroid", "min_topic": MIN_TOPIC,
                    "labels": "c-TF-IDF per topic and language, over the graph's passages",
-                   "lone_languages": "a document whose language no other document uses keeps its passages in "
-                                     f"topics where it has {MIN_TOPIC} or more (its main topic takes the others)",
+                   "lone_languages": "a document whose language no other document uses: its passages in a topic "
+                                     f"where it has fewer than {MIN_TOPIC} and at most {STRAY_SHARE:.0%} of its "
+                                     "main topic's join its main topic",
                    "one_document": f"{ONE_DOCUMENT_SHARE:.0%} or more of a topic's passages from one document"},
         "passages": len(ids), "unassigned": int((labels < 0).sum()),
         "seconds": round(time.perf_counter() - t0, 3),
@@ -105,8 +109,10 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
 def lone_language_strays(labels: np.ndarray, files: Sequence[str], langs_by_file: dict[str, str]) -> np.ndarray:
     """``labels`` (int, -1: no topic) with the stray passages of lone-language documents moved: a
     document whose language no other document of the library uses sends to a topic fewer than
-    ``MIN_TOPIC`` passages -> they join the topic holding most of its passages (when that holds
-    ``MIN_TOPIC`` or more), else no topic.
+    ``MIN_TOPIC`` passages and at most :data:`STRAY_SHARE` of what it sends to its main topic (the
+    one holding most of its passages) -> they join its main topic when that holds ``MIN_TOPIC`` or
+    more, else no topic. A document spread evenly over several topics (the example corpus: each
+    manual alone in its language, 2-4 passages per shared topic) keeps its topics.
 
     Why: the language centring subtracts each language's mean vector; for a language only one
     document uses that mean is the document's own, so its subject is subtracted with its language and
@@ -126,9 +132,10 @@ def lone_language_strays(labels: np.ndarray, files: Sequence[str], langs_by_file
         ts, counts = np.unique(mine[mine >= 0], return_counts=True)
         if not len(ts):
             continue
-        main = int(ts[np.argmax(counts)]) if counts.max() >= MIN_TOPIC else -1
+        top = int(counts.max())
+        main = int(ts[np.argmax(counts)]) if top >= MIN_TOPIC else -1
         for t, c in zip(ts, counts):
-            if c < MIN_TOPIC and int(t) != main:
+            if c < MIN_TOPIC and c <= STRAY_SHARE * top and int(t) != int(ts[np.argmax(counts)]):
                 out[rows[mine == t]] = main
     return out
 

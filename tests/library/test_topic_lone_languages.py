@@ -54,9 +54,9 @@ def test_a_lone_language_document_sends_no_stray_passages_into_other_topics(mixe
     for path, lang in LONE.items():
         for t in topics:
             n = sum(d["passages"] for d in t["documents"] if d["file"] == path)
-            assert n == 0 or n >= MIN_TOPIC, (path, t["id"], n, t["label"].get(lang))
-            if t["label"].get(lang):  # a label in that language only where its passages are a group
-                assert t["languages"].get(lang, 0) >= MIN_TOPIC, (t["id"], t["label"][lang])
+            most = max(sum(d["passages"] for d in u["documents"] if d["file"] == path) for u in topics)
+            # none of its topics holds a stray few (under 5 and a quarter of its main topic's)
+            assert n == 0 or n >= MIN_TOPIC or n > 0.25 * most, (path, t["id"], n, t["label"].get(lang))
     lighthouse = [t for t in topics if sum(d["file"].split("/")[0] in ("en", "de", "fr", "ja", "zh")
                                            for d in t["documents"]) >= 4]
     assert lighthouse, "the five lighthouse documents share a topic"
@@ -85,9 +85,11 @@ def test_lone_language_strays_join_the_main_topic_or_none():
 
     files = ["a"] * 8 + ["b"] * 6 + ["c"] * 10 + ["d"] * 5
     langs = {"a": "zh", "b": "en", "c": "en", "d": "fr"}
-    labels = np.array([0] * 6 + [1, 2] + [1] * 6 + [1] * 10 + [0, 0, 1, 2, 3])
+    labels = np.array([0] * 6 + [1, 2] + [1] * 6 + [1] * 10 + [0, 0, 0, 0, 3])
     out = lone_language_strays(labels, files, langs)
     assert out[:8].tolist() == [0] * 8  # zh: its two strays join topic 0, where 6 of its passages are
     assert out[8:24].tolist() == labels[8:24].tolist()  # en: two documents, nothing moved
-    assert out[24:].tolist() == [-1] * 5  # fr: no topic holds 5 of its passages: in no topic
+    assert out[24:].tolist() == [0, 0, 0, 0, -1]  # fr: main topic under 5 passages: its stray in none
+    even = np.array([0, 0, 1, 1, 2] + [0] * 5)  # a document spread over topics keeps them
+    assert lone_language_strays(even, ["a"] * 5 + ["b"] * 5, {"a": "zh", "b": "en"}).tolist() == even.tolist()
     assert lone_language_strays(labels, files, {"a": "zh"}) is labels  # one document: nothing to do
