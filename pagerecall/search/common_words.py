@@ -43,14 +43,9 @@ class Vocabulary:
     query tokenizer's derived files (:mod:`pagerecall.model.query_tokenizer`; derived once, ~1 s)."""
 
     def __init__(self, tokenizer_json: Path) -> None:
-        from pagerecall.model.query_tokenizer import _SUBDIR, _derive_once, _fresh_meta
+        from pagerecall.model.query_tokenizer import vocabulary_arrays
 
-        dest = Path(tokenizer_json).parent / _SUBDIR
-        meta = _fresh_meta(Path(tokenizer_json), dest) or _derive_once(Path(tokenizer_json), dest)
-        self._pieces = np.load(dest / "pieces.npy", mmap_mode="r")
-        self._ids = np.load(dest / "ids.npy", mmap_mode="r")
-        self._scores = np.load(dest / "scores.npy", mmap_mode="r")
-        self._width = int(meta["max_piece_bytes"])
+        self._pieces, self._ids, self._scores, self._width = vocabulary_arrays(Path(tokenizer_json))
 
     def logprob(self, word: str) -> float | None:
         """The log-probability of the piece ``▁word`` (a word at the start of a text or after a
