@@ -5,7 +5,7 @@ index is unchanged", which suggests they might have changed it. A write (build, 
 an unknown command (``guarded(fn, None)``: nothing says what ran) keep that line
 (tests/cli/test_interrupted_first_build.py, tests/cli/test_wrapped_interrupt.py).
 
-Real ``pagerecall ui``, ``pagerecall serve --resident`` and ``pagerecall serve`` (stdio) processes over a copy of the example index get
+Real ``pagerecall ui`` and ``pagerecall serve --resident`` processes over a copy of the example index get
 a real SIGINT once they serve.
 """
 
@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -56,24 +57,34 @@ def _serve_then_sigint(argv: list[str], ready: str, cwd: Path, settle: float, ti
     child = subprocess.Popen([sys.executable, "-m", "pagerecall", *argv], env=env, cwd=cwd, stdin=subprocess.PIPE,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=sigint_default)
     lines: list[str] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        line = child.stderr.readline()
-        if not line:
-            break
-        lines.append(line)
-        if ready in line:
-            break
+    seen = threading.Event()
+
+    def read() -> None:  # a thread: a server that never says it is ready fails the test, never hangs it
+        for line in child.stderr:
+            lines.append(line)
+            if ready in line:
+                seen.set()
+                return
+
+    threading.Thread(target=read, daemon=True).start()
+    if not seen.wait(timeout):
+        child.kill()
+        child.wait(30)
+        pytest.fail(f"never ready ({ready!r}): {''.join(lines)}")
     assert child.poll() is None, "".join(lines)
     time.sleep(settle)
     child.send_signal(signal.SIGINT)
-    _, err = child.communicate(timeout=60)
+    try:
+        _, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait(30)
+        pytest.fail(f"did not stop within 60 s of SIGINT: {''.join(lines)}")
     return child.returncode, "".join(lines) + err
 
 
 @pytest.mark.parametrize("argv,ready", [(["ui", "--port", "0"], "Ctrl-C stops"),
-                                        (["serve", "--resident"], "resident server listening"),
-                                        (["serve", "--no-resident"], "MCP over stdio")])
+                                        (["serve", "--resident"], "resident server listening")])
 def test_ctrl_c_on_a_server_says_it_stopped(examples_built, tmp_path, argv, ready):
     settings = copy_of_index(examples_built.settings, tmp_path / "index")
     code, err = _serve_then_sigint([*argv, "--index", str(settings.index_dir)], ready, tmp_path, 5.0)
