@@ -84,18 +84,18 @@ def watch_command(args: argparse.Namespace, settings: Settings) -> int:
         watcher.stop.set()
         raise KeyboardInterrupt
 
-    try:
-        with sigterm_as_ctrl_c(settings.index_dir, on_term):
+    with sigterm_as_ctrl_c(settings.index_dir, on_term):  # a second SIGTERM while stopping: no traceback
+        try:
             watcher.run()
-        return 0
-    except (KeyboardInterrupt, Stopped):
-        abandoned = watcher.abandoned
-        watcher.stop.set()
-        emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
-              "message": f"stopped after {watcher.updates} update(s)" + (_abandoned(settings) if abandoned else "")})
-        return EXIT_INTERRUPTED
-    finally:
-        bars.close()
+            return 0
+        except (KeyboardInterrupt, Stopped):
+            abandoned = watcher.abandoned
+            watcher.stop.set()
+            emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
+                  "message": f"stopped after {watcher.updates} update(s)" + (_abandoned(settings) if abandoned else "")})
+            return EXIT_INTERRUPTED
+        finally:
+            bars.close()
 
 
 @contextmanager

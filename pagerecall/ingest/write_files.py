@@ -180,7 +180,7 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
         loop.close()
     flush()
     if stats.ocr_reused:
-        log.info("OCR: %d page(s) taken from the index's OCR records (same file bytes, same OCR engine), "
+        log.info("OCR: %d page(s) taken from the index's OCR records (same file bytes, same OCR settings), "
                  "%d page(s) OCR'd now", stats.ocr_reused, stats.ocr_pages)
     return stats
 
