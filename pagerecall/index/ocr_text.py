@@ -201,8 +201,9 @@ class OcrTextStore:
         """Delete the records of every file whose SHA-256 is not in ``keep`` (the files of the
         generations kept in the index) and was not recorded at or after ``since`` (``time.time()``
         when the write began: a read that recorded a file meanwhile keeps it). One transaction: a
-        crash or a kill leaves the database as it was or pruned, never in between. Returns
-        ``{"files", "pages", "raw_pages"}`` removed, or None when there is no database or it is
+        crash or a kill leaves the database as it was or pruned, never in between. Page texts made
+        by an older extraction revision go too (this code never reads them; Tesseract's output, per
+        engine, stays). Returns ``{"files", "pages", "raw_pages", "older_revision_pages"}`` removed, or None when there is no database or it is
         busy or cannot be written (nothing removed; the next write prunes). The file is compacted
         (``VACUUM``) when more than half of it is free afterwards."""
         if not self.path.is_file():
@@ -220,6 +221,9 @@ class OcrTextStore:
                     files = {r[0] for t in ("pages", "raw") for r in
                              con.execute(f"SELECT DISTINCT sha256 FROM {t} WHERE {gone}", (since,))}
                     pages = con.execute(f"DELETE FROM pages WHERE {gone}", (since,)).rowcount
+                    # text an older extraction revision made: never read by this code (Tesseract's
+                    # output stays, the text is built from it again)
+                    older = con.execute("DELETE FROM pages WHERE revision < ?", (_revision(),)).rowcount
                     raw = con.execute(f"DELETE FROM raw WHERE {gone}", (since,)).rowcount
                     con.execute("DELETE FROM recorded WHERE sha256 NOT IN (SELECT sha256 FROM pages) "
                                 "AND sha256 NOT IN (SELECT sha256 FROM raw)")
@@ -230,13 +234,13 @@ class OcrTextStore:
                 return None
             try:  # the space freed goes back to the disk (a busy reader: next time)
                 free, total = (con.execute(f"PRAGMA {p}").fetchone()[0] for p in ("freelist_count", "page_count"))
-                if files and total > 16 and free * 2 > total:
+                if (files or older) and total > 16 and free * 2 > total:
                     con.execute("VACUUM")
             except sqlite3.Error as exc:
                 log.debug("OCR text store %s not compacted: %s", self.path, exc)
             finally:
                 con.close()
-            return {"files": len(files), "pages": pages, "raw_pages": raw}
+            return {"files": len(files), "pages": pages, "raw_pages": raw, "older_revision_pages": older}
 
     def for_file(self, path: Path) -> "FileOcr":
         """The store seen from one source file at ``path`` (:class:`FileOcr`)."""

@@ -78,7 +78,7 @@ def test_a_rebuild_takes_the_recorded_ocr_and_gives_the_same_passages(tmp_path):
 
     with sqlite3.connect(s.index_dir / "ocrtext.sqlite") as con:
         revisions = {r[0] for r in con.execute("SELECT revision FROM pages")}
-    assert EXTRACTION_REVISION in revisions  # recorded again for the readers of this revision
+    assert revisions == {EXTRACTION_REVISION}  # recorded again for this revision's readers, the older text pruned
 
 
 def test_the_ocr_engine_key_changes_with_dpi_languages_and_language_data(tmp_path):
@@ -146,19 +146,22 @@ def test_a_record_made_while_the_write_ran_is_not_pruned(tmp_path):
     since = time.time()
     store = _store_with(tmp_path, {"old": since - 60, "kept": since - 60, "new": since + 1})
     removed = store.prune({"kept"}, since)
-    assert removed == {"files": 1, "pages": 1, "raw_pages": 1}
+    assert removed == {"files": 1, "pages": 1, "raw_pages": 1, "older_revision_pages": 0}
     assert _rows(tmp_path, "pages") == {"kept", "new"} and _rows(tmp_path, "raw") == {"kept", "new"}
     assert store.get_raw("new", [1], "eng@300/x")[1]["width"] == 10.0
 
 
 def test_a_store_of_the_older_layout_is_pruned(tmp_path):
+    from pagerecall.extract.revision import EXTRACTION_REVISION
     from pagerecall.index.ocr_text import OcrTextStore
 
     with sqlite3.connect(tmp_path / "ocrtext.sqlite") as con:  # as written before raw and recorded existed
         con.execute("CREATE TABLE pages (sha256 TEXT NOT NULL, page INTEGER NOT NULL, settings TEXT NOT NULL, "
                     "revision INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (sha256, page, settings, revision))")
-        con.executemany("INSERT INTO pages VALUES (?, 1, 'eng@300', 18, 'x')", [("gone",), ("kept",)])
-    assert OcrTextStore(tmp_path).prune({"kept"}, time.time())["pages"] == 1
+        con.executemany("INSERT INTO pages VALUES (?, 1, 'eng@300', ?, 'x')",
+                        [("gone", EXTRACTION_REVISION), ("kept", EXTRACTION_REVISION), ("kept", EXTRACTION_REVISION - 1)])
+    removed = OcrTextStore(tmp_path).prune({"kept"}, time.time())
+    assert (removed["pages"], removed["older_revision_pages"]) == (1, 1), removed
     assert _rows(tmp_path, "pages") == {"kept"}
 
 
