@@ -20,6 +20,8 @@ import argparse
 import tempfile
 from pathlib import Path
 
+import _suite as suite
+
 WORDS = "SECRET alpha bravo charlie"
 VISIBLE = "BT /helv 12 Tf 72 720 Td (Visible line of ordinary text here.) Tj ET\n"
 SHOW = f"({WORDS}) Tj"
@@ -127,10 +129,11 @@ def probe(folder: Path, made: dict[str, Path]) -> list[tuple]:
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keep", type=Path, help="write the PDFs here and keep them")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    record = suite.start(__file__, args)
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -145,7 +148,9 @@ def main() -> None:
     for name, in_file, text, trace, pr_text, reasons in rows:
         listed = ", ".join(f"`{r}`" for r in reasons) or ("(page text)" if pr_text else "**nothing**")
         print(f"| {name} | {yes[in_file]} | {yes[text]} | {yes[trace]} | {yes[pr_text]} | {listed} |")
+    record.end()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
