@@ -1,10 +1,12 @@
-"""The second to sixth adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
+"""The second to seventh adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
 
 Every case of ``tests/extract/constructions_heldout.py`` (``--set second``, the default) or
 ``tests/extract/constructions_third.py`` (``--set third``) or ``tests/extract/constructions_fourth.py``
 (``--set fourth``: real-paper pages) or ``tests/extract/constructions_fifth.py`` (``--set fifth``: text
 drawn over other text) or ``tests/extract/constructions_sixth.py`` (``--set sixth``: tricks none of the
-others builds, and covers that are themselves not shown; one page, one unique sentence per case) of the
+others builds, and covers that are themselves not shown) or ``tests/extract/constructions_seventh.py``
+(``--set seventh``: blank glyph outlines, blend modes, colour spaces and soft masks that leave the paper
+white; one page, one unique sentence per case) of the
 chosen half is written into a fresh corpus, ``pagerecall build`` indexes it, and each sentence is
 looked for the way an agent meets text:
 
@@ -104,7 +106,7 @@ def passages_of(index: Path) -> dict[str, list[str]]:
 
 SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third",
         "fourth": "tests.extract.constructions_fourth", "fifth": "tests.extract.constructions_fifth",
-        "sixth": "tests.extract.constructions_sixth"}
+        "sixth": "tests.extract.constructions_sixth", "seventh": "tests.extract.constructions_seventh"}
 """``--set``: the module of each adversarial set (``SENTENCES``, ``TUNING``, ``HELD_OUT``, ``build_case``)."""
 
 
