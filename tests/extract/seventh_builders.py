@@ -2,8 +2,8 @@
 
 Tricks the six earlier sets do not build: a font whose glyphs are blank outlines (a TrueType font whose
 ``loca`` table empties every glyph; Russian, Georgian) or a simple font whose ``/Differences`` name every
-code ``/space`` while its ``ToUnicode`` gives letters; blend modes that leave white paper white under black
-text (Saturation, Color through a transparency group, Exclusion, ColorDodge, SoftLight); colours that are
+code ``/space`` while its ``ToUnicode`` gives letters; blend modes that leave a painted white background
+white under black text (Saturation, Color through a transparency group, Exclusion, ColorDodge, SoftLight); colours that are
 white in a colour space of their own (Lab ``L 100``, a DeviceN whose tint transform gives white); text
 filled by a shading pattern of the paper's colour or by a tiling pattern whose cell paints nothing; a soft
 mask whose empty group's backdrop ``/BC`` is black, one whose transfer function ``/TR`` inverts a white
@@ -125,10 +125,17 @@ def _encoding_all_space(page: pymupdf.Page, s: str) -> None:
     raw(page, f"BT 0 g /Sp 11 Tf 72 {H - TOP:.1f} Td ({_esc(s)}) Tj ET\n")
 
 
+PAPER = f"q 1 g 56 {Y0 - 8:.1f} 502 34 re f Q\n"
+"""An opaque white box under the sentence (a page's painted background): the page group is isolated, so a
+blend mode blends with what is painted, not with the paper (black text drawn with Difference on bare paper
+stays black, in MuPDF as in the specification)."""
+
+
 def _blend(mode: str, lang: str | None = None) -> Callable[[pymupdf.Page, str], None]:
-    """Black text drawn with blend mode ``mode`` on white paper."""
+    """Black text drawn with blend mode ``mode`` over a painted white background."""
     def build(page: pymupdf.Page, s: str) -> None:
         context(page)
+        raw(page, PAPER)
         extgstate(page, "Bm", f"/BM /{mode}")
         if lang is None:
             raw(page, "q /Bm gs " + helv_line(s) + "Q\n")
@@ -144,6 +151,7 @@ def _blend_group(mode: str, lang: str) -> Callable[[pymupdf.Page, str], None]:
     def build(page: pymupdf.Page, s: str) -> None:
         context(page)
         ops, _ = tw_ops(page, s, lang)
+        raw(page, PAPER)
         extgstate(page, "Bg", f"/BM /{mode}")
         _form_with_page_resources(page, "Grp", ops, "/Group << /S /Transparency /CS /DeviceRGB >>")
         raw(page, "q /Bg gs /Grp Do Q\n")
