@@ -168,7 +168,8 @@ def evaluate(names: list[str], work: Path, which: str = "second") -> tuple[list[
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", dest="which", choices=sorted(SETS), default="second", help="which adversarial set")
-    ap.add_argument("--half", choices=("tuning", "held_out", "all"), default="held_out")
+    ap.add_argument("--half", choices=("tuning", "held_out", "all", "written_after"), default="held_out",
+                    help="written_after: a set's cases written after its first run (WRITTEN_AFTER), if any")
     ap.add_argument("--only", nargs="*", default=[], help="case names to run (default: the whole half)")
     ap.add_argument("--json", type=Path, help="write the rows here")
     args = ap.parse_args(argv)
@@ -178,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     cases = importlib.import_module(SETS[args.which])
     HELD_OUT, TUNING, checksum = cases.HELD_OUT, cases.TUNING, cases.checksum
 
-    names = {"tuning": list(TUNING), "held_out": list(HELD_OUT), "all": list(TUNING) + list(HELD_OUT)}[args.half]
+    names = {"tuning": list(TUNING), "held_out": list(HELD_OUT), "all": list(TUNING) + list(HELD_OUT),
+             "written_after": list(getattr(cases, "WRITTEN_AFTER", ()))}[args.half]
     if args.only:
         names = [n for n in names if n in args.only]
     with tempfile.TemporaryDirectory(prefix="hidden-heldout-") as tmp:

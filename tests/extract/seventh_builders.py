@@ -436,3 +436,54 @@ PRINTED: dict[str, Callable[[pymupdf.Page, str], None]] = {
 }
 
 CASES = {**HIDDEN, **PRINTED}
+
+
+# --------------------------------------------------------------------------- written after the first run (run once)
+
+
+def _type3_direct(proc: bytes) -> Callable[[pymupdf.Page, str], None]:
+    """The sentence in a Type 3 font whose empty ``/FontBBox`` makes MuPDF draw each glyph straight into the
+    page (not cached: pdfminer's ``cmp_itext_logo.pdf``); every glyph runs ``proc``."""
+    def build(page: pymupdf.Page, s: str) -> None:
+        from tests.extract.sixth_builders import _type3
+
+        context(page)
+        _type3(page, proc, "0.001 0 0 0.001 0 0", 500, "0 0 0 0")
+        raw(page, f"BT 0 g /T3 12 Tf 72 {H - TOP:.1f} Td ({_esc(s)}) Tj ET\n")
+
+    return build
+
+
+def _type3_direct_covered(page: pymupdf.Page, s: str) -> None:
+    _type3_direct(b"500 0 d0 0.1 0.3 0.6 RG 60 w 1 J 100 50 m 400 600 l S")(page, s)
+    raw(page, f"1 g {BAND_RE} re f\n")
+
+
+def _annot_ca_set_after(kind: str, opacity: float, fill: tuple | None = None) -> Callable[[pymupdf.Page, str], None]:
+    """An annotation made by PyMuPDF (its appearance written without opacity), ``/CA`` set afterwards: a
+    FreeText holding the sentence, or a ``fill`` Square drawn over the sentence printed beneath."""
+    def build(page: pymupdf.Page, s: str) -> None:
+        context(page)
+        if kind == "freetext":
+            a = page.add_freetext_annot(pymupdf.Rect(BAND), s, fontsize=10, fontname="helv")
+        else:
+            box = tw(page, s, "de" if fill == (1, 1, 1) else "ru")
+            a = page.add_rect_annot(box + (-4, -3, 4, 3))
+            a.set_colors(stroke=fill, fill=fill)
+        a.update()
+        page.parent.xref_set_key(a.xref, "CA", str(opacity))
+
+    return build
+
+
+AFTER: dict[str, Callable[[pymupdf.Page, str], None]] = {
+    "h_type3_direct_white_strokes_fr": _type3_direct(b"500 0 d0 1 1 1 RG 60 w 1 J 100 50 m 400 600 l S"),
+    "h_type3_direct_under_white_box_it": _type3_direct_covered,
+    "h_freetext_ca_zero_nl": _annot_ca_set_after("freetext", 0),
+    "h_freetext_ca_002_es": _annot_ca_set_after("freetext", 0.02),
+    "p_type3_direct_stroked_logo_en": _type3_direct(b"500 0 d0 0.9 0.5 0.1 RG 60 w 1 J 100 50 m 400 600 l S"),
+    "p_type3_direct_filled_pl": _type3_direct(b"500 0 d0 0.2 0.2 0.7 rg 100 0 300 600 re f"),
+    "p_white_square_ca_zero_over_de": _annot_ca_set_after("square", 0, (1, 1, 1)),
+    "p_gray_square_ca_03_over_ru": _annot_ca_set_after("square", 0.3, (0.2, 0.2, 0.2)),
+}
+"""Cases written after the first run of both halves (the annotation-opacity and Type 3 fixes), run once."""
