@@ -318,11 +318,12 @@ def _caption_beside_photo(page: pymupdf.Page, s: str) -> None:
 
 
 def _caption_under_frame(page: pymupdf.Page, s: str) -> None:
-    """A framed light-gray figure ending 3 pt above the caption."""
+    """A framed light-gray figure (a line chart) ending 4 pt above the caption, under the context paragraph."""
     context(page)
-    raw(page, f"0.93 g 62 {H - TOP + 12:.1f} 490 150 re f 0 G 0.8 w 62 {H - TOP + 12:.1f} 490 150 re S "
-              f"0.5 G 1.5 w 80 {H - TOP + 30:.1f} m 200 {H - TOP + 120:.1f} l 320 {H - TOP + 60:.1f} l "
-              f"520 {H - TOP + 140:.1f} l S\n" + helv_line(s, size=9))
+    b = H - TOP - 58  # the frame's bottom (PDF coordinates); the caption's baseline 67 pt under TOP
+    raw(page, f"0.93 g 62 {b:.1f} 490 64 re f 0 G 0.8 w 62 {b:.1f} 490 64 re S "
+              f"0.5 G 1.5 w 80 {b + 8:.1f} m 200 {b + 50:.1f} l 320 {b + 20:.1f} l 520 {b + 56:.1f} l S\n"
+              + helv_line(s, top=TOP + 67, size=9))
 
 
 def _subscripts(page: pymupdf.Page, s: str) -> None:
