@@ -75,7 +75,8 @@ REVISIONS: dict[int, str] = {
         "MuPDF draws as paintings (a logo's coloured letters) are kept; an OCR layer over a scan is kept where "
         "its strips are read line by line (boxes taller than the line pitch, lines Tesseract skipped in a stack), "
         "where its script has no installed OCR pack (a Chinese scan: the contrast rule), and where thin strokes "
-        "ink under 5 % of a line",
+        "ink under 5 % of a line; a figure's glyphs re-encoded from '!' up (tracemonkey's chart labels read as "
+        "'!\"#$%&...') are no longer page text",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 
