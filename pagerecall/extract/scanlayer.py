@@ -117,11 +117,12 @@ class PrintBeneath:
 
     def _inked(self, b: int, l: int) -> bool:
         if (b, l) not in self._inked_lines:
-            from pagerecall.extract.colour_seen import contrast_ratio, lin_level
-            from pagerecall.extract.visibility import _to_pixels
+            import pymupdf
 
-            line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
-            x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
+            from pagerecall.extract.colour_seen import contrast_ratio, lin_level
+
+            r = pymupdf.Rect(self.raw["blocks"][b]["lines"][l]["bbox"]) * self.m  # a multiple of 90 degrees
+            x0, y0, x1, y1 = (int(v) for v in np.round([r.x0, r.y0, r.x1, r.y1]))
             region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
             lo, hi = np.percentile(region, (SCAN_DARKEST, 95)) if region.size >= 4 else (255, 255)
             self._inked_lines[(b, l)] = contrast_ratio(lin_level(lo), lin_level(hi)) >= SCAN_MIN_CONTRAST
