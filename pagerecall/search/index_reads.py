@@ -50,7 +50,9 @@ class IndexReads:
         ``matched: 0`` is a definitive negative *by file name* only, and only when the index is
         current: ``stale`` (:func:`pagerecall.search.inventory.stale_matches`) names the files
         matching ``pattern`` that were added, changed or deleted on disk since the build, and
-        ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``.
+        ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``. Entries
+        the scan skipped (``stale["skipped"]``: a name that is not UTF-8, a symlink leaving the
+        corpus) that match ``pattern`` make a miss not definitive either, and ``note`` names them.
         """
         from pagerecall.search.inventory import files_inventory, is_glob, stale_matches
 
@@ -88,6 +90,13 @@ class IndexReads:
                 f"{', '.join(srcs)}); it says nothing about the text"
                 if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
             )
+        if stale["skipped"] and out.get("matched") == 0:  # on disk, named like this, never indexed
+            names = ", ".join(f"{s['path']} ({s['reason']})" for s in stale["skipped"][:5])
+            more = f" and {len(stale['skipped']) - 5} more" if len(stale["skipped"]) > 5 else ""
+            out["note"] = (f"matched: 0 among the indexed files; not a definitive negative: {names}{more} "
+                           f"{'is' if len(stale['skipped']) == 1 else 'are'} in the corpus folder, named like "
+                           "this, but skipped by the scan (never indexed). Next: rename or fix "
+                           f"{'it' if len(stale['skipped']) == 1 else 'them'} and run pagerecall update")
         if outside and out.get("matched") == 0:
             out["note"] = outside
         out["sources"] = srcs
@@ -96,9 +105,13 @@ class IndexReads:
 
     def resolve_reference(self, text: str, top: int = 5) -> dict:
         """Candidate files for a whole reference string, with metadata and the pages it names
-        (:func:`pagerecall.biblio.resolve.resolve_reference`)."""
+        (:func:`pagerecall.biblio.resolve.resolve_reference`). Raises
+        :class:`~pagerecall.errors.QueryError` for an empty, blank or overlong reference
+        (:func:`pagerecall.search.limits.checked_reference`), before the index is opened."""
         from pagerecall.biblio.resolve import resolve_reference
+        from pagerecall.search.limits import checked_reference
 
+        text = checked_reference(text)
         return resolve_reference(self.snapshot(), text, top)
 
     def info(self) -> dict:

@@ -187,12 +187,21 @@ def stale_matches(pattern: str, stale: dict) -> dict:
     :func:`files_inventory`, by file name only: a file not indexed has no metadata yet).
 
     ``stale`` is a :class:`pagerecall.search.coverage.StaleCheck` answer. Returns
-    ``{"index_current": bool, "added": [...], "changed": [...], "deleted": [...], "note": str}``
+    ``{"index_current": bool, "added": [...], "changed": [...], "deleted": [...], "note": str,
+    "skipped": [...]}``
     (relative paths matching ``pattern``; ``index_current`` False when any file was added,
     changed or deleted since the build, or when the corpus folder could not be checked;
-    ``note`` is ``""`` when the index is current, else what it means for this pattern and what to run).
+    ``note`` is ``""`` when the index is current, else what it means for this pattern and what to run;
+    ``skipped``: the entries the scan skipped (``{"path", "reason"}``, a name that is not UTF-8, a
+    symlink leaving the corpus, dangling or looping) whose names match ``pattern``: never indexed,
+    so a miss by name is not definitive while one matches, whatever ``index_current`` says).
     """
-    out: dict = {"index_current": True, "added": [], "changed": [], "deleted": [], "note": ""}
+    out: dict = {"index_current": True, "added": [], "changed": [], "deleted": [], "note": "", "skipped": []}
+    skipped = stale.get("skipped") or []  # entries the scan skipped: not a change, never indexed either
+    if skipped:
+        named = {r["path"] for r in files_inventory([{"path": s["path"]} for s in skipped], pattern,
+                                                     catalog={})["files"]}
+        out["skipped"] = [s for s in skipped if s["path"] in named]
     if not stale.get("checked", True):
         out["index_current"] = False
         out["note"] = (f"the corpus folder could not be checked ({stale.get('reason') or 'no reason given'}): "
