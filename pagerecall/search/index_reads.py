@@ -79,6 +79,8 @@ class IndexReads:
             out["note"] = (f"matched: {out.get('matched')} among the files indexed at the build ({built}); "
                            f"not a definitive negative: {stale['note']}"
                            if out.get("matched") == 0 else f"matches by file name; {stale['note']}")
+        elif out.get("first_pages") and out.get("matched") == 0:
+            out["note"] = _first_pages_note(out["first_pages"], srcs)
         elif not srcs:
             out["note"] = (
                 "matched: 0 is a definitive negative by file name; it says nothing about the text"
@@ -168,6 +170,25 @@ class IndexReads:
             "extraction_outdated": outdated(snapshot),
             **({"ocr_unavailable": ocr} if (ocr := ocr_unavailable(records, self.settings.ocr)) else {}),
         }
+
+
+def _first_pages_note(first: dict, srcs: list[str]) -> str:
+    """The note of an author-year miss (``files "Curry 1921"``): what was read (file names, the
+    metadata sources, the first pages' text) and, when some files have no text there, that the miss
+    says nothing about them."""
+    meta = f"the metadata the index holds (read: {', '.join(srcs)})" if srcs else "metadata (the index holds none)"
+    if not first.get("read"):
+        return (f"matched: 0 by file name and by {meta}; the first pages could not be read (an index built "
+                "before page numbers were kept: pagerecall rebuild), so a file whose metadata lacks the author or "
+                "the year may still be it: not a definitive negative")
+    head = (f"matched: 0 is a definitive negative by file name, by {meta} and by the text of every file's first "
+            f"pages (1-{first['pages']}: no author with that name, and no file printing the name with the year)")
+    blind = first.get("without_text") or []
+    if not blind:
+        return head + "; it says nothing about the rest of the text"
+    shown = ", ".join(blind[:5]) + (f" and {len(blind) - 5} more" if len(blind) > 5 else "")
+    return (f"{head}, except {len(blind)} file(s) with no text on their first pages (failed, or scans not "
+            f"OCR'd), for which it is not definitive: {shown}")
 
 
 def _bibliography(snapshot) -> dict | None:
