@@ -402,7 +402,9 @@ def run_case(c: dict):
     if c["gap"] == "printed":
         root, name = DERIVED, c["file"]
         try:
-            if c["quote"] != "check":  # a names_page case: verify, then check on the same citation
+            if c["quote"] == "check":
+                check_numbers(root, "12 pages", name, str(c["page"]), ocr="off")
+            else:  # a names_page case: verify, then check on the same citation
                 verify_quote(root, c["quote"], name, page=c["page"], ocr="off")
             return False, "no refusal"
         except UsageError as exc:
