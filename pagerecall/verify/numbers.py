@@ -137,7 +137,12 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     except SourceNotFoundError as exc:
         raise UsageError(str(exc)) from exc
     wanted, problems = cited_pages(pages, count, rel)
-    if problems:  # each mistake of the citation on its own line (a range too long and past the end: two)
+    if problems:
+        from pagerecall.verify.printed_pages import printed_hint
+
+        past = sorted({hi for _lo, hi in page_ranges(pages) if hi > count} | {lo for lo, _hi in page_ranges(pages)
+                                                                                if lo > count})[:3]
+        problems += [h.strip() for h in (printed_hint(src, p, count) for p in past) if h]  # each mistake of the citation on its own line (a range too long and past the end: two)
         raise UsageError("\n".join(problems))
     read = [src.page(p) for p in wanted]
     cited = []

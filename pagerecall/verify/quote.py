@@ -181,7 +181,7 @@ def verify_quote(
     if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused
         from pagerecall.verify.source import _check_page_number
 
-        _check_page_number(page, count, rel)
+        _check_page_number(page, count, rel, src)
     order = _order(count, cited)
     near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
     searched: set[int] = set()
