@@ -97,18 +97,29 @@ German, French; abbreviated with or without a full stop) or ``§``/``¶``, then 
 
 def is_reference(text: str, start: int) -> bool:
     """True when the number at ``text[start:]`` is a reference to a part of a document (``Figure 5``,
-    ``Table 2``, ``§ 3``, ``p. 12``: :data:`_REFERENCE_BEFORE`), not a quantity a claim states."""
-    return bool(_REFERENCE_BEFORE.search(text[max(0, start - 16):start]))
+    ``Table 2``, ``§ 3``, ``p. 12``: :data:`_REFERENCE_BEFORE`) or the year of an author-year citation
+    (``Smith (2019)``, ``Smith 2019 found``, ``(Dupont, 2018)``, ``Müller et al. 2017``:
+    :func:`pagerecall.verify.citations.citation_start`), not a quantity a claim states."""
+    if _REFERENCE_BEFORE.search(text[max(0, start - 16):start]):
+        return True
+    from pagerecall.verify.citations import citation_start
+
+    return citation_start(text, start) is not None
 
 
 def references_in(text: str) -> list[str]:
     """The references of ``text`` as written, word and number (``["Figure 5", "p. 12"]``), in order,
     without repeats: the numbers :func:`find_numbers` leaves out as references."""
+    from pagerecall.verify.citations import citation_start
+
     out: dict[str, None] = {}
     for n in find_numbers(text, references=True):
         lo = max(0, n.start - 16)
         m = _REFERENCE_BEFORE.search(text[lo:n.start])
-        out[" ".join(text[lo + m.start():n.end].split()) if m else n.text] = None
+        cite = None if m else citation_start(text, n.start)
+        begin = lo + m.start() if m else cite if cite is not None else n.start
+        shown = " ".join(text[begin:n.end].split())
+        out[shown + (")" if "(" in shown else "]" if "[" in shown else "")] = None
     return list(out)
 
 

@@ -190,8 +190,10 @@ def result_note(numbers: Sequence[dict]) -> str:
 def references_note(refs: Sequence[str]) -> str:
     """The sentence a check's note starts with when the claim holds references (``refs``, as
     :func:`pagerecall.verify.number_forms.references_in` gives them)."""
+    cited = any(re.search(r"\b(?:1[5-9]\d\d|20\d\d)[a-z]?[)\]]?$", r) for r in refs)
     return (f"Left out as references, not quantities: {', '.join(refs)} (a figure, table, section or page number "
-            "is checked by reading that part of the source).")
+            "is checked by reading that part of the source" + ("; an author-year citation names a work, not a "
+                                                              "quantity of these pages" if cited else "") + ").")
 
 
 def _line_key(line: str) -> str:
