@@ -138,6 +138,9 @@ class Number:
     ambiguous: bool = False
     wants: frozenset = field(default_factory=frozenset)  # what the page must provide (a claim's number)
     gives: frozenset = field(default_factory=frozenset)  # what it provides (a page's number)
+    weak: frozenset = field(default_factory=frozenset)
+    """Keys of ``wants``/``gives`` that hold only against a number written with a decimal separator: the
+    decimal reading of ``3,000`` / ``3.000`` (3), never met by ``three`` or ``3`` (verify11)."""
 
 
 def _values(s: str, scale: int = 1) -> tuple[Any, list[float]]:
@@ -309,14 +312,17 @@ def _single(t: str, s: int, e: int, v: Any, readings: list[float], unit: str | N
             scaled: bool = False) -> Number:
     if pct:
         keys = frozenset(("p", round(r, 9)) for r in readings)
+        low = min(readings)
         return Number(t, s, e, "percent", v, unit="%", ambiguous=len(readings) > 1, wants=keys,
-                      gives=keys | {_n(r) for r in readings})
+                      gives=keys | {_n(r) for r in readings},
+                      weak=frozenset({("p", round(low, 9)), _n(low)}) if len(set(readings)) > 1 else frozenset())
     written_decimal = not scaled and (isinstance(v, float)
                                       or re.search(r"\d[.,](?:\d{1,2}|\d{4,})(?!\d)", t) is not None)
     kind = "year" if isinstance(v, int) and 1000 <= v <= 2199 and re.fullmatch(r"\d{4}", t.strip()) else (
         "decimal" if written_decimal or isinstance(v, float) else "integer")
     keys = frozenset(_n(r) for r in readings)
-    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(set(readings)) > 1, wants=keys, gives=keys)
+    weak = frozenset({_n(min(readings))}) if len(set(readings)) > 1 else frozenset()
+    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(set(readings)) > 1, wants=keys, gives=keys, weak=weak)
 
 
 def _range(t: str, s: int, e: int, a: Any, ra: list[float], b: Any, rb: list[float], unit: str | None,

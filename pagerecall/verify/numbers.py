@@ -297,10 +297,11 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
         near = _near_words(claim, n.start, n.end) if _in_words(n) else None
         for number, label, spots in on_page:
             for m, where, text in spots:
-                if not n.wants & m.gives:
-                    continue
-                if near is not None and not near & _near_words(text, m.start, m.end):
-                    continue  # a number word matches a number in a comparable context only
+                common = n.wants & m.gives
+                if not common or common <= n.weak and not _decimal(m) or common <= m.weak and not _decimal(n):
+                    continue  # 3,000 read as 3.000 meets a written decimal only, never "three" (verify11)
+                if near is not None and not same_unit(n.unit, m.unit) and not near & _near_words(text, m.start, m.end):
+                    continue  # a number word matches a number in a comparable context (or with the same unit) only
                 status = ("found" if not n.unit or n.kind in ("percent",) or same_unit(n.unit, m.unit)
                           else "found_without_unit") if where == "body" else where
                 best.append((status, number, label, m, text))
@@ -316,6 +317,11 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
             "pages": list(dict.fromkeys(b[1] for b in best if b[0] == status)),
         })
     return out
+
+
+def _decimal(n: Number) -> bool:
+    """True when ``n`` is written with a decimal separator between digits (``3.0``, ``3,000``)."""
+    return re.search(r"\d[.,]\d", n.text) is not None
 
 
 _ITEM_AFTER = re.compile(r"[.)][ \t]+[^\W\d_]")
