@@ -219,9 +219,9 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
             got = _place(quote, nq, keys, need, src, number, norm, lo, hi, share == SAME_SHARE_CJK)
-            if got is None or got.same < MIN_SAME and not (got.turned_only or got.agrees) \
-                    or best is not None and _rank(best) >= _rank(got):
-                continue  # two words the same: only a clean turn (or the same values) says where it comes from
+            if got is None or got.same < MIN_SAME and not (got.agrees or got.turned_only and all(
+                    _loose(d) == 0 for d in got.diffs)) or best is not None and _rank(best) >= _rank(got):
+                continue  # two words the same: only a turn alone (a negation added or dropped, no word for it)
             best = got
     return best
 
