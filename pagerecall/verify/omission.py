@@ -29,8 +29,10 @@ __all__ = ["MIN_PART_CHARS", "Omitted", "match_omitted", "omission_parts"]
 _DOTS = r"(?:…+|\.(?:\s?\.){2,})"
 _MARK = re.compile(rf"\s*(?:\[\s*{_DOTS}\s*\]|\(\s*{_DOTS}\s*\)|{_DOTS})\s*")
 
-MIN_PART_CHARS = 12
-"""Normalised characters the parts must hold together (a quote "the … of" says nothing of its source)."""
+MIN_PART_CHARS = 8
+"""Normalised characters the parts must hold together (a quote "the … of" says nothing of its source): as
+many as each side of a quote across a page break (:data:`pagerecall.verify.match.SPLIT_MIN_CHARS`); 12 on the
+first tuning run refused "Le animo a ..." and a contents line's "… シェルプロンプト ." (9 characters)."""
 
 
 @dataclass(frozen=True, slots=True)
