@@ -70,7 +70,7 @@ _TOKEN = re.compile(
     rf"|(?P<mdy>\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?!\d))"
     rf"|(?P<my>\b{_MONTH}\s+\d{{4}}(?!\d))"
     rf"|(?P<between>\b(?:between|zwischen|entre|tra)\s+(?P<b1>{_NUM})\s+(?:and|und|et|y|e)\s+(?P<b2>{_NUM}))"
-    r"|(?P<mixed>(?<![\d.,])(?:\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천]?)+|\d{1,4}만" + KO_MAN_AFTER
+    r"|(?P<mixed>(?<![\d.,])(?:\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천]?)+|(?<![A-Za-z\-])\d{1,4}만" + KO_MAN_AFTER
     + r")(?![\d.,]?\d))"
     rf"|(?P<frac>\b{FRACTION_WORDS}\b|(?<![\d.,])\d{{1,3}}\s?[½¼¾]|(?<![\d.,\w])[½¼¾])(?:\s(?P<funit>{_UNIT})(?!\w))?"
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"

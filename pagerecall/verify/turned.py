@@ -188,7 +188,7 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
     share = SAME_SHARE_CJK if 2 * sum(t.wide for t in q) > len(q) else SAME_SHARE
     # a quote of MIN_SAME words ("höchstens 25 Zeichen", "trois et demi Fonctionnement interne"): two the
     # source's, the third its turn, and a content word among them (THREE_WORDS)
-    three = len(q) == MIN_SAME and share == SAME_SHARE and any(len(t.key) >= 4 for t in q)
+    three = len(q) == MIN_SAME and share == SAME_SHARE and any(len(t.text) >= 4 for t in q)
     need = max(MIN_SAME - three, math.ceil(share * len(q)))
     keys = [t.key for t in q]
     pieces = _pieces(nq, q)

@@ -122,9 +122,10 @@ def test_three_word_quote_turned_is_contradicted(demo: Path) -> None:
 
 
 def test_korean_man_before_a_counter_is_ten_thousand(tmp_path: Path) -> None:
-    (tmp_path / "ko.txt").write_text("이 책은 3만 명이 읽었습니다. 사과만 먹었다. 3만 입력하면 된다.\n", encoding="utf-8")
+    (tmp_path / "ko.txt").write_text("이 책은 3만 명이 읽었습니다. 사과만 먹었다. 3만으로 된다.\n", encoding="utf-8")
     clear_cache()
-    assert [(n.text, n.value) for n in find_numbers("이 책은 3만 명이 읽었습니다. 3만 입력하면")] == [("3만", 30000), ("3", 3)]
+    got = find_numbers("이 책은 3만 명이 읽었습니다. 5만원, 3만 또는 4만. 3만으로 된다. 사과만")
+    assert [(n.text, n.value) for n in got] == [("3만", 30000), ("5만", 50000), ("3만", 30000), ("4만", 40000), ("3", 3)]
     assert check_numbers(tmp_path, "30000 명", "ko.txt", "1", ocr="off").numbers[0]["found"]
     assert not check_numbers(tmp_path, "4만 명", "ko.txt", "1", ocr="off").numbers[0]["found"]
     assert verify_quote(tmp_path, "이 책은 4만 명이 읽었습니다", "ko.txt", page=1, ocr="off").match == "contradicted"
