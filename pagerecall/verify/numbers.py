@@ -140,8 +140,8 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     if problems:
         from pagerecall.verify.printed_pages import printed_hint
 
-        past = sorted({hi for _lo, hi in page_ranges(pages) if hi > count} | {lo for lo, _hi in page_ranges(pages)
-                                                                                if lo > count})[:3]
+        # a citation wholly past the end may be printed page numbers: name the physical pages that print them
+        past = sorted({p for lo, hi in page_ranges(pages) if min(lo, hi) > count for p in (lo, hi)})[:3]
         problems += [h.strip() for h in (printed_hint(src, p, count) for p in past) if h]  # each mistake of the citation on its own line (a range too long and past the end: two)
         raise UsageError("\n".join(problems))
     read = [src.page(p) for p in wanted]
