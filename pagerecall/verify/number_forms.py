@@ -120,7 +120,8 @@ def references_in(text: str) -> list[str]:
         cite = None if m else citation_start(text, n.start)
         begin = lo + m.start() if m else cite if cite is not None else n.start
         shown = " ".join(text[begin:n.end].split())
-        out[shown + (")" if "(" in shown else "]" if "[" in shown else "")] = None
+        closer = "" if cite is None else ")" if "(" in shown else "]" if "[" in shown else ""
+        out[shown + closer] = None  # a citation shown whole: "Smith (2019)"
     return list(out)
 
 
