@@ -35,6 +35,10 @@ log = logging.getLogger(__name__)
 
 CATALOG_FILE = "biblio.json"
 CATALOG_VERSION = 1
+PDF_META_REVISION = 2
+"""What a catalog's ``pdf_cache`` was read with: 2 reads the year of a PDF's XMP (``dc:date``,
+``prism:publicationDate``) and its creation year (``created``). A cache of another revision is read
+again (an update or rebuild re-reads every PDF's own metadata once)."""
 MAX_DANGLING = 1_000
 """Dangling entries listed in the catalog (the count is kept whole)."""
 
@@ -251,7 +255,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
                         "stamp": stamp(database_path(zdir)), "items": len(res.records), "files": n,
                         "problems": res.problems})
 
-    pdf_cache_old = previous.get("pdf_cache") or {}
+    pdf_cache_old = (previous.get("pdf_cache") or {}) if previous.get("pdf_meta_revision") == PDF_META_REVISION else {}
     pdf_cache: dict[str, dict | None] = {}
     own: dict[str, dict] = {}
     n_read = n_epub = 0
@@ -300,7 +304,7 @@ def build_catalog(root: Path, records: Sequence[dict], bibliographies: Sequence[
     sources.append({"kind": "pdf", "read": n_read, "epubs": n_epub, "files": len(own),
                     "with_doi": sum(1 for m in own.values() if m.get("doi") or m.get("arxiv"))})
     return {"version": CATALOG_VERSION, "sources": sources, "files": files, "dangling": dangling,
-            "dangling_total": n_dangling, "pdf_cache": pdf_cache}
+            "dangling_total": n_dangling, "pdf_cache": pdf_cache, "pdf_meta_revision": PDF_META_REVISION}
 
 
 def match_terms(rec: dict) -> dict:

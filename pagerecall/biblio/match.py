@@ -48,8 +48,9 @@ from pagerecall.biblio.record import (
 )
 from pagerecall.text.fold import NO_SPACE_RUN
 
-WHY = ("exact_key", "doi", "arxiv", "author_year", "title", "file_name")
-"""Why a file matched, strongest first."""
+WHY = ("exact_key", "doi", "arxiv", "author_year", "title", "title_page", "file_name")
+"""Why a file matched, strongest first (``title_page``: the author's name and the year printed on the
+file's first pages, its metadata naming no such author; :mod:`pagerecall.search.inventory`)."""
 
 MIN_CONFIDENCE = 0.2
 """Below this a reference candidate is noise (one common title word and the year: 0.45 / 6 + 0.10).
@@ -95,9 +96,68 @@ def _name_found(family: str, words: set[str], fuzzy: bool = True) -> bool:
     return fuzzy and _fuzzy(last, words)
 
 
-def match_pattern(files: dict[str, dict], pattern: str) -> dict[str, tuple[str, float]]:
+def _word_of(family: str, word: str) -> bool:
+    """True when the pattern's ``word`` is (part of) the folded ``family`` name: a word of it (a typo
+    within :data:`FUZZY_NAME`), or, for a name in a script written without spaces, one of its
+    character bigrams (``小野寺`` is typed and indexed as ``小野``, ``野寺``)."""
+    if NO_SPACE_RUN.search(family):
+        return word in terms(family)
+    return _name_found(family, {word})
+
+
+def _first_is(family: str, words: set[str], fuzzy: bool = True) -> bool:
+    """True when the pattern's ``words`` name the first author ``family``."""
+    if NO_SPACE_RUN.search(family):
+        return bool(terms(family)) and set(terms(family)) <= words
+    return _name_found(family, words, fuzzy)
+
+
+CURATED = ("bibliography", "zotero")
+"""Sources whose year is the work's as the user recorded it (others are a file's own metadata)."""
+
+
+def _author_year(rec: dict, fams: list[str], words: list[str], years: set[int],
+                 printed: dict | None) -> tuple[float, str | None] | None:
+    """``(confidence, note)`` of a record whose authors hold every name word of the pattern, by
+    the evidence for one of its ``years``; None when the authors do not match. ``note`` is None when
+    the record's year is the pattern's, else says where the year came from or why it is unconfirmed.
+    ``printed``: ``{"years": {years printed on the file's first pages}}`` (from the index)."""
+    if not (words and fams and all(any(_word_of(f, w) for f in fams) for w in words)):
+        return None
+    first = _first_is(fams[0], set(words))
+    year, created = rec.get("year"), rec.get("created")
+    src = (rec.get("sources") or {}).get("year") or ""
+    on_page = sorted(years & set((printed or {}).get("years") or ()))
+    if year in years:
+        return (0.9 if first else 0.75), None
+    said = f"its metadata gives {year} ({src})" if year else "its metadata gives no year"
+    if on_page:
+        return (0.8 if first else 0.65), f"{on_page[0]} is printed on its first pages; {said}"
+    if year is None and created in years:
+        return (0.7 if first else 0.6), (f"{created} is the year the file was made (its creation date, "
+                                         f"{(rec.get('sources') or {}).get('created')}); its metadata gives no "
+                                         "publication year")
+    if year is None:
+        return (0.5 if first else 0.4), "the author matches; " + said + " and its first pages print none of " + \
+            ", ".join(str(y) for y in sorted(years)) + ": the year is unconfirmed"
+    curated = src.split(":", 1)[0] in CURATED
+    return (0.3 if curated else 0.4) if first else (0.25 if curated else 0.3), (
+        f"the author matches; {said}" + ("" if curated else ": a reprint, an edition or the file's date, or "
+                                         "another work"))
+
+
+def match_pattern(files: dict[str, dict], pattern: str, printed: dict[str, dict] | None = None,
+                  notes: dict[str, str] | None = None) -> dict[str, tuple[str, float]]:
     """``{path: (why, confidence)}`` of the catalog ``files`` whose metadata match ``pattern`` (an
-    inventory pattern, see the module docstring); empty when none does."""
+    inventory pattern, see the module docstring); empty when none does.
+
+    Author and year (``Moreau 2019``): the record's year confirms (0.9, 0.75 when the name is not
+    the first author's); else the year printed on the file's first pages (``printed``: ``{path:
+    {"years": set}}``, read from the index by the caller) 0.8 / 0.65; else the file's creation year
+    when the metadata gives no year 0.7 / 0.6; a record with no year at all 0.5 / 0.4; another year
+    0.4 / 0.3 (0.3 / 0.25 when a bibliography or Zotero gives it): listed, never silently dropped, so
+    that a miss is a real one. ``notes`` (when given) receives, per path matched without its year
+    confirmed by the metadata, the sentence that says why."""
     pattern = (pattern or "").strip()
     if not pattern or not files:
         return {}
@@ -121,16 +181,28 @@ def match_pattern(files: dict[str, dict], pattern: str) -> dict[str, tuple[str, 
         else:
             fams = m.get("families") or []
             wset = set(words)
-            if words and fams and years and rec.get("year") in years and all(
-                    any(_name_found(f, {w}) for f in fams) for w in words):
-                first = _name_found(fams[0], wset)
-                out[path] = ("author_year", 0.9 if first else 0.75)
+            got = _author_year(rec, fams, words, years, (printed or {}).get(path)) if years else None
+            if got is not None:
+                out[path] = ("author_year", got[0])
+                if got[1] and notes is not None:
+                    notes[path] = got[1]
             elif words and fams and not years and all(any(_name_found(f, {w}, False) for f in fams) for w in words):
                 out[path] = ("author_year", 0.6 if _name_found(fams[0], wset, False) else 0.5)
             elif ptitle and set(ptitle) <= set(m.get("title") or []):
                 cov = len(set(ptitle)) / max(1, len(set(m.get("title") or [])))
                 out[path] = ("title", round(0.5 + 0.4 * cov, 3))
     return out
+
+
+def author_year_parts(pattern: str) -> tuple[list[str], set[int]]:
+    """``(name words, years)`` of an author-year pattern (``Curry 1921``, ``Moreau & Tanaka, 2019``):
+    folded words without "et al.", "and" and the like, and the years; ``([], set())`` parts when the
+    pattern has none (an identifier has no name words worth looking up)."""
+    if normalize_doi(pattern) or find_arxiv(pattern):
+        return [], set()
+    years = {int(y) for y in YEAR_RE.findall(pattern or "")}
+    words = [w for w in terms(YEAR_RE.sub(" ", pattern or "")) if w not in _NOT_NAME and not w.isdigit()]
+    return words, years
 
 
 _PINPOINT = re.compile(
@@ -237,4 +309,4 @@ def resolve(files: dict[str, dict], text: str, top: int = 5) -> list[dict]:
     return out[:top]
 
 
-__all__ = ["WHY", "match_pattern", "named_pages", "resolve", "ARXIV_RE"]
+__all__ = ["WHY", "author_year_parts", "match_pattern", "named_pages", "resolve", "ARXIV_RE"]

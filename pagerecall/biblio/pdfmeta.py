@@ -106,10 +106,45 @@ def _authors(text: str | None) -> list[dict]:
     return out
 
 
+PUBLISHED_TAGS = ("prism:publicationDate", "prism:coverDate", "prism:coverDisplayDate", "dc:date")
+"""XMP properties that date the work, most specific first (PRISM's publication and cover dates, then
+Dublin Core's ``dc:date``, "a point or period of time associated with an event in the lifecycle of the
+resource": publishers and LaTeX's hyperxmp write the publication date there). Their year is the
+record's ``year``. ``xmp:CreateDate`` and the info dictionary's ``CreationDate`` date the *file*
+(a scan of a 1921 book made in 2010): their year is ``created``, weaker evidence
+(:mod:`pagerecall.biblio.match`)."""
+
+
+def _tag_text(xml: str, tag: str) -> str | None:
+    """The text of the first ``<tag>`` of an XMP packet, as a simple value or the first ``rdf:li``
+    of a container; also the attribute form ``tag="..."``."""
+    m = re.search(rf"<{tag}(?:\s[^>]*)?>(.*?)</{tag}>", xml, re.S)
+    if m:
+        inner = m.group(1)
+        li = re.search(r"<rdf:li[^>]*>(.*?)</rdf:li>", inner, re.S)
+        return re.sub(r"<[^>]+>", "", li.group(1) if li else inner).strip() or None
+    m = re.search(rf"\b{tag}=\"([^\"]*)\"", xml)
+    return m.group(1).strip() if m else None
+
+
+def _year_of(value: str | None) -> int | None:
+    """The year of an XMP or PDF date (``1921-03-01``, ``D:19980615100000Z``), or None."""
+    from pagerecall.biblio.record import parse_year
+
+    return parse_year(re.sub(r"^D:", "", value.strip())[:4] if value else None)
+
+
 def _xmp(xml: str) -> dict:
-    """title, creators, DOI from an XMP packet (regular expressions: the packet is RDF/XML of a
-    few known shapes, and a full XML parser would be a second one in the read of every PDF)."""
+    """title, creators, DOI, the year (:data:`PUBLISHED_TAGS`) and the file's creation year from an
+    XMP packet (regular expressions: the packet is RDF/XML of a few known shapes, and a full XML
+    parser would be a second one in the read of every PDF)."""
     out: dict = {}
+    for tag in PUBLISHED_TAGS:
+        year = _year_of(_tag_text(xml, tag))
+        if year:
+            out["year"] = year
+            break
+    out["created"] = _year_of(_tag_text(xml, "xmp:CreateDate"))
     m = re.search(r"<dc:title>.*?<rdf:li[^>]*>(.*?)</rdf:li>", xml, re.S)
     if m:
         out["title"] = _useful_title(re.sub(r"<[^>]+>", "", m.group(1)))
@@ -164,6 +199,10 @@ def _read_metadata(pymupdf, path: Path) -> dict | None:
     x = _xmp(xml) if xml else {}
     layers.append(({k: v for k, v in x.items() if v}, "pdf_xmp"))
     layers.append(({"title": _useful_title(info.get("title")), "authors": _authors(info.get("author")),
-                    "doi": normalize_doi(info.get("subject")) or normalize_doi(info.get("keywords"))}, "pdf_info"))
+                    "doi": normalize_doi(info.get("subject")) or normalize_doi(info.get("keywords")),
+                    "created": _year_of(info.get("creationDate"))}, "pdf_info"))
     layers.append(({"doi": normalize_doi(text), "arxiv": find_arxiv(text)}, "pdf_text"))
-    return merge(layers)  # no year: a PDF's creation date is not its publication date
+    # the creation date is the file's, not the work's: ``created``, never ``year``; alone it is no
+    # bibliographic record (every PDF has one)
+    rec = merge(layers)
+    return rec if rec is not None and set(rec["sources"]) - {"created"} else None

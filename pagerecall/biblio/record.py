@@ -9,7 +9,7 @@ A record is a plain ``dict`` (it is stored as JSON in the index generation, see
      "doi": "10.2112/jcr-d-18-00123.1", "url": None, "arxiv": None, "type": "article", "isbn": None,
      "sources": {"title": "bibliography:refs.bib", "doi": "pdf_text", ...}}
 
-Every field but ``authors`` and ``sources`` is a string, an int (``year``) or None; ``sources``
+Every field but ``authors`` and ``sources`` is a string, an int (``year``, ``created``) or None; ``sources``
 says where each field came from (``bibliography:NAME``, ``zotero``, ``pdf_info``, ``pdf_xmp``,
 ``pdf_text``, ``epub_opf``); ``isbn`` is 10 or 13 characters without hyphens (an EPUB's identifier). DOIs are kept lower-case without a resolver prefix (DOIs are case-insensitive,
 doi.org handbook §2.4).
@@ -24,8 +24,10 @@ from typing import Any, Iterable
 from pagerecall.text.fold import NO_SPACE_RUN, fold_marks, fold_name
 
 FIELDS = ("key", "title", "authors", "year", "container", "volume", "issue", "pages", "doi", "url", "arxiv",
-          "type", "isbn")
-"""The fields of a record, in the order they are shown."""
+          "type", "isbn", "created")
+"""The fields of a record, in the order they are shown. ``created``: the year the *file* was made (a
+PDF's creation date), which is not the work's ``year`` (a scan, an e-book edition) but is evidence for
+it when no other year is known (:mod:`pagerecall.biblio.match`)."""
 
 DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"'<>{}]+", re.I)
 """A DOI (Crossref's recommended pattern, ``10.NNNN/suffix``), anywhere in a string."""

@@ -44,8 +44,9 @@ def _crossed_line(sections: list[dict]) -> str:
 
 def envelope_notes(env: dict, answered: bool, what: str = "hits") -> list[str]:
     """The notes an answer's coverage envelope calls for (``search``, ``evidence``): weak ``what`` when
-    ``answered`` (no lane had evidence: treat them as a miss), phrases not found, failed files, files
-    changed on disk since the build, degraded and hidden-text files among the hits, an older extraction."""
+    ``answered`` (no lane had evidence: treat them as a miss), phrases not found, failed files, corpus
+    entries the scan skipped, files changed on disk since the build, degraded and hidden-text files
+    among the hits, an older extraction."""
     notes = []
     if env.get("weak") and answered:
         notes.append(f"weak {what}: " + (env.get("miss") or {}).get("weak_hits", "no lane had evidence for the query"))
@@ -54,6 +55,9 @@ def envelope_notes(env: dict, answered: bool, what: str = "hits") -> list[str]:
     if env.get("files_failed"):
         notes.append(f"{len(env['files_failed'])} file(s) failed to index (pagerecall info)")
     stale = env.get("stale", {})
+    if stale.get("skipped"):  # never read: a name that is not UTF-8, a symlink out of the corpus, a loop
+        notes.append(f"{len(stale['skipped'])} corpus entr{'y' if len(stale['skipped']) == 1 else 'ies'} "
+                     "skipped by the scan, not indexed (pagerecall info)")
     kinds = [f"{len(stale[k])} {k}" for k in ("changed", "added", "deleted") if stale.get(k)]
     if kinds:  # "1 file(s) deleted", "2 file(s) changed, 1 added"
         counts = ", ".join([kinds[0].replace(" ", " file(s) ", 1), *kinds[1:]])

@@ -341,10 +341,30 @@ def read_current(root: Path) -> tuple[str, tuple]:
         st = cur.stat()
         name = cur.read_text(encoding="utf-8").strip()
     except (FileNotFoundError, NotADirectoryError):
-        raise IndexNotFoundError.at(root) from None
+        raise _no_index(Path(root)) from None
     if not name:
         raise IndexNotFoundError(f"{cur} is empty. Next: pagerecall rebuild")
     return name, (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def _no_index(root: Path) -> IndexNotFoundError:
+    """The error for ``root`` without a live generation. When a first build (or ``watch``'s) stopped
+    there before it finished, leaving its resume cache, it says so and which build resumes it
+    (before: the generic error, which in a folder holding the Quickstart's ``.pagerecall-index``
+    sent the user to that other corpus's index); otherwise :meth:`IndexNotFoundError.at`."""
+    from pagerecall.index.leftovers import interrupted_write
+
+    try:
+        left = interrupted_write(root)
+    except (OSError, ValueError):  # an unreadable folder or cache: the generic error
+        left = None
+    if not left or left.get("running") or not left.get("resumable"):
+        return IndexNotFoundError.at(root)
+    passages = int((left.get("cache") or {}).get("passages") or 0)
+    return IndexNotFoundError(
+        f"No index at {root} yet: its first {left.get('action') or 'build'} stopped before it finished "
+        f"({passages} passage(s) embedded so far, kept in its resume cache). Next: pagerecall build "
+        f"{left.get('corpus_root') or 'CORPUS'} --index {root} resumes it")
 
 
 class LiveIndex:

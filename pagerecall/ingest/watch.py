@@ -41,6 +41,7 @@ Events (``emit(dict)``, ``"event"`` is the kind; the CLI prints them, ``--json``
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass
@@ -241,7 +242,13 @@ class Watcher:
                 young.append(str(p))
         return young
 
-    def _relevant(self, path: str) -> bool:
+    def _relevant(self, path: str, change: Any = None) -> bool:
+        """Whether watchfiles' event ``(change, path)`` may be a change of the corpus: not the index's
+        own writes, not dot files or editors' temporary files, and not a ``deleted`` for a path that
+        is still there as a dangling symlink (the poller stats a link's target, so it reports such a
+        link deleted at every poll: the events never settled, and an update waited ``max_wait``)."""
+        if getattr(change, "name", None) == "deleted" and os.path.islink(path) and not os.path.exists(path):
+            return False
         p = Path(path)
         try:
             p.relative_to(Path(self.settings.index_dir).absolute())
@@ -290,7 +297,7 @@ class Watcher:
                         root, stop_event=self.stop, step=200, debounce=int(self.opt.settle * 1000),
                         rust_timeout=int(self.opt.tick * 1000), yield_on_timeout=True, raise_interrupt=True,
                         force_polling=bool(self.opt.poll), poll_delay_ms=int((self.opt.poll or 0.3) * 1000),
-                        watch_filter=lambda _change, path: self._relevant(path), recursive=True):
+                        watch_filter=lambda change, path: self._relevant(path, change), recursive=True):
                     if catch_up is not None:
                         reason, catch_up = catch_up, None
                         retry_at = None if self.apply(reason) else time.monotonic() + self.opt.retry

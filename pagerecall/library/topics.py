@@ -25,6 +25,12 @@ vectors carry their language, and without it the same manual in 11 languages fal
 of topics (measured in docs/library.md)."""
 REPRESENTATIVES = 3
 WHAT = "topics"
+STRAY_SHARE = 0.25
+"""A lone-language document's passages in a topic are strays when fewer than ``MIN_TOPIC`` and at
+most this share of its passages in its main topic (:func:`lone_language_strays`)."""
+ONE_DOCUMENT_SHARE = 0.9
+"""A topic nine passages in ten of which come from one document is that document's (``one_document``),
+not a subject the library's documents share: listed after the others, and its short label says so."""
 
 
 COLUMNS = ("chunk_id", "file", "page_start", "page_end", "label_start", "label_end", "text")
@@ -33,7 +39,8 @@ COLUMNS = ("chunk_id", "file", "page_start", "page_end", "label_start", "label_e
 
 def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None = None) -> dict:
     """The topics of ``snapshot``'s passages (the layout of ``topics.json``): ``{"method",
-    "passages", "seconds", "topics": [{"id", "size", "documents": [{"file", "passages"}],
+    "passages", "seconds", "topics": [{"id", "size", "one_document" (a path, or None: see
+    :data:`ONE_DOCUMENT_SHARE`), "documents": [{"file", "passages"}],
     "languages": {lang: passages}, "label": {lang: [words]}, "representatives": [pointer]}],
     "assign": {chunk_id: topic id}}``. ``previous`` is the previous generation's ``topics.json``
     (seeds the communities: stable ids across an update that changes little); ``data`` the
@@ -47,6 +54,7 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
     langs_by_file = languages(cols["file"], cols["text"])
     langs = [langs_by_file.get(f, "und") for f in cols["file"]]
     labels = communities(ids, centred_by_language(vectors, langs) if CENTRE_LANGUAGES else vectors, prev)
+    labels = lone_language_strays(labels, cols["file"], langs_by_file)
     pos = sample(ids)  # labels from the graph's passages: bounded work at any size
     words = ctfidf(label_classes(labels[pos], [cols["text"][i] for i in pos], [langs[i] for i in pos]))
     topics = []
@@ -67,8 +75,11 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
             if len(reps) == REPRESENTATIVES:
                 break
         reps += [int(i) for i in near if int(i) not in reps][: REPRESENTATIVES - len(reps)]
+        top_file, top_n = max(docs.items(), key=lambda x: (x[1], x[0]))
         topics.append({
             "id": t, "size": int(len(rows)),
+            "one_document": top_file if top_n >= ONE_DOCUMENT_SHARE * len(rows) and len(set(cols["file"])) > 1
+            else None,
             "documents": [{"file": f, "passages": n} for f, n in sorted(docs.items(), key=lambda x: (-x[1], x[0]))],
             "languages": dict(sorted(lang_counts.items(), key=lambda x: (-x[1], x[0]))),
             "label": {lang: words.get((t, lang), []) for lang in sorted(lang_counts, key=lambda x: -lang_counts[x])},
@@ -77,12 +88,16 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
                                  "label_end": cols["label_end"][i]}
                                 for i in reps],
         })
-    topics.sort(key=lambda x: (-x["size"], x["id"]))
+    topics.sort(key=lambda x: (x["one_document"] is not None, -x["size"], x["id"]))
     return {
         "method": {"graph": f"exact {KNN}-nearest-neighbour graph of passage vectors (cosine)",
                    "communities": "Leiden (leidenalg), RBConfiguration (modularity)", "resolution": RESOLUTION,
                    "graph_max": GRAPH_MAX, "beyond": "nearest community centroid", "min_topic": MIN_TOPIC,
-                   "labels": "c-TF-IDF per topic and language, over the graph's passages"},
+                   "labels": "c-TF-IDF per topic and language, over the graph's passages",
+                   "lone_languages": "a document whose language no other document uses: its passages in a topic "
+                                     f"where it has fewer than {MIN_TOPIC} and at most {STRAY_SHARE:.0%} of its "
+                                     "main topic's join its main topic",
+                   "one_document": f"{ONE_DOCUMENT_SHARE:.0%} or more of a topic's passages from one document"},
         "passages": len(ids), "unassigned": int((labels < 0).sum()),
         "seconds": round(time.perf_counter() - t0, 3),
         "topics": topics,
@@ -91,10 +106,46 @@ def build_topics(snapshot: Any, previous: dict | None = None, data: tuple | None
     }
 
 
+def lone_language_strays(labels: np.ndarray, files: Sequence[str], langs_by_file: dict[str, str]) -> np.ndarray:
+    """``labels`` (int, -1: no topic) with the stray passages of lone-language documents moved: a
+    document whose language no other document of the library uses sends to a topic fewer than
+    ``MIN_TOPIC`` passages and at most :data:`STRAY_SHARE` of what it sends to its main topic (the
+    one holding most of its passages) -> they join its main topic when that holds ``MIN_TOPIC`` or
+    more, else no topic. A document spread evenly over several topics (the example corpus: each
+    manual alone in its language, 2-4 passages per shared topic) keeps its topics.
+
+    Why: the language centring subtracts each language's mean vector; for a language only one
+    document uses that mean is the document's own, so its subject is subtracted with its language and
+    a few of its passages land in unrelated topics (the French lighthouse log's passages in a LaTeX
+    topic, labelled in French with "bateau, équipage, sauvetage"). Measured: docs/library.md."""
+    by_lang: dict[str, list[str]] = {}
+    for f, lang in langs_by_file.items():
+        by_lang.setdefault(lang, []).append(f)
+    lone = {fs[0] for lang, fs in by_lang.items() if len(fs) == 1 and lang != "und"}
+    if not lone or len(langs_by_file) < 2:
+        return labels
+    out = labels.copy()
+    arr = np.asarray(files, dtype=object)
+    for f in lone:
+        rows = np.flatnonzero(arr == f)
+        mine = labels[rows]
+        ts, counts = np.unique(mine[mine >= 0], return_counts=True)
+        if not len(ts):
+            continue
+        top = int(counts.max())
+        main = int(ts[np.argmax(counts)]) if top >= MIN_TOPIC else -1
+        for t, c in zip(ts, counts):
+            if c < MIN_TOPIC and c <= STRAY_SHARE * top and int(t) != int(ts[np.argmax(counts)]):
+                out[rows[mine == t]] = main
+    return out
+
+
 def _short(topic: dict) -> str:
     label = topic.get("label") or {}
     first = next(iter(label.values()), []) if label else []
-    return ", ".join(first[:3])
+    words = ", ".join(first[:3])
+    one = topic.get("one_document")
+    return f"{words} (one document: {one})" if one else words
 
 
 def read_topics(snapshot: Any) -> dict:
@@ -119,7 +170,8 @@ def topic_of(snapshot: Any, chunk_ids: Sequence[str]) -> dict[str, dict | None]:
 
 def list_topics(searcher: Any, limit: int | None = None, file: str | None = None) -> dict:
     """``pagerecall topics``: ``{"generation", "passages", "unassigned", "method", "topics": [...]}``,
-    largest first (at most ``limit``); with ``file``, only the topics that file's passages are in.
+    the topics several documents share largest first, then those of one document (``one_document``:
+    its path; None for the others) (at most ``limit``); with ``file``, only the topics that file's passages are in.
     ``total``: how many topics there are (those of ``file``) before ``limit`` cuts the list.
     Raises as :func:`read_topics`; ``SourceArgumentError`` for a file argument the index does not hold;
     ``QueryError`` (a usage error) for a ``limit`` below 1."""

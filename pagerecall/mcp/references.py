@@ -12,9 +12,7 @@ from typing import Annotated, Any, Callable
 from pydantic import BaseModel, Field
 
 from pagerecall.mcp.budget import compact_json, estimate_tokens, tool_result
-
-MAX_REFERENCE_CHARS = 2_000
-"""A reference string is a few hundred characters; a whole bibliography is a misuse."""
+from pagerecall.search.limits import MAX_REFERENCE_CHARS  # one limit: the searcher enforces it too
 
 RESOLVE_DESC = """\
 Find the indexed file(s) a bibliographic reference points to, from the reference as a manuscript

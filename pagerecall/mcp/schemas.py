@@ -277,7 +277,8 @@ class FileEntry(BaseModel):
     repaired: bool = Field(False, description="a damaged PDF repaired on reading: pages may be incomplete")
     # absent (not null) on an index without bibliographic metadata: the answer stays as it was
     why: str | None = Field(None, exclude_if=lambda v: v is None,
-                            description="why it matched: file_name, exact_key, doi, arxiv, author_year, title")
+                            description="why it matched: file_name, exact_key, doi, arxiv, author_year, title, "
+                                        "title_page (the name and the year printed on its first pages)")
     confidence: float | None = Field(None, exclude_if=lambda v: v is None,
                                      description="how sure the match is, 0..1 (1.0: name or identifier)")
     reference: dict[str, Any] | None = Field(
@@ -300,6 +301,7 @@ class FileEntry(BaseModel):
                    error=rec.get("error"), degraded_pages=degraded, repaired=bool(rec.get("repaired")),
                    why=rec.get("why"), confidence=rec.get("confidence"), reference=rec.get("reference"),
                    **({"blank_pages": page_ranges(blanks)} if (blanks := blank(rec)) else {}),
+                   **({"year_note": rec["year_note"]} if rec.get("year_note") else {}),  # why the year is unconfirmed
                    **({"tags": rec["tags"]} if rec.get("tags") else {}),
                    **({"deleted_on_disk": True} if rec.get("deleted_on_disk") else {}))  # files carrying tags (docs/notes.md)
 

@@ -175,6 +175,19 @@ def _derive_once(tokenizer_json: Path, dest: Path) -> dict:
     return meta
 
 
+def vocabulary_arrays(tokenizer_json: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """``(pieces, ids, scores, width)`` of ``tokenizer_json``'s derived files (derived first when
+    missing or stale, ~1 s once): the pieces as UTF-8 bytes sorted bytewise (``S<width>``,
+    memory-mapped), the original id of each, and the score (log-probability) by original id. For
+    readers of the vocabulary itself (:mod:`pagerecall.search.common_words`). Raises
+    ``QueryTokenizerUnavailable`` when the model is not a plain Unigram."""
+    path = Path(tokenizer_json)
+    dest = path.parent / _SUBDIR
+    meta = _fresh_meta(path, dest) or _derive_once(path, dest)
+    return (np.load(dest / "pieces.npy", mmap_mode="r"), np.load(dest / "ids.npy", mmap_mode="r"),
+            np.load(dest / "scores.npy", mmap_mode="r"), int(meta["max_piece_bytes"]))
+
+
 class QueryTokenizer:
     """Token ids of short texts, equal to those of the full ``tokenizer.json`` with truncation
     at ``max_length`` (special tokens included), without loading its vocabulary.

@@ -212,6 +212,11 @@ def _miss(env: dict, by_path: dict[str, dict], scope: Sequence[str] | None, outd
     if ocred:  # pages that were image-only or garbled, read by OCR: approximate text
         caveats.append(f"{len(ocred)} file(s) have pages read by OCR from image-only or garbled pages "
                        "(approximate text)")
+    skipped = stale.get("skipped") or []
+    if skipped and not scope:  # a --file scope names indexed files: a skipped entry is outside it
+        caveats.append(f"{len(skipped)} corpus entr{'y' if len(skipped) == 1 else 'ies'} skipped by the scan (a "
+                       "name that is not UTF-8, a symlink leaving the corpus, dangling or looping): never read, not "
+                       "indexed (pagerecall info lists them)")
     if stale.get("changed") or stale.get("added") or stale.get("deleted"):
         caveats.append("the corpus changed on disk since the build (" + (
             "the watcher of this index applies it in a few seconds" if stale.get("watched")

@@ -50,7 +50,9 @@ class IndexReads:
         ``matched: 0`` is a definitive negative *by file name* only, and only when the index is
         current: ``stale`` (:func:`pagerecall.search.inventory.stale_matches`) names the files
         matching ``pattern`` that were added, changed or deleted on disk since the build, and
-        ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``.
+        ``note`` says so; a listed file deleted from disk carries ``deleted_on_disk: True``. Entries
+        the scan skipped (``stale["skipped"]``: a name that is not UTF-8, a symlink leaving the
+        corpus) that match ``pattern`` make a miss not definitive either, and ``note`` names them.
         """
         from pagerecall.search.inventory import files_inventory, is_glob, stale_matches
 
@@ -77,6 +79,8 @@ class IndexReads:
             out["note"] = (f"matched: {out.get('matched')} among the files indexed at the build ({built}); "
                            f"not a definitive negative: {stale['note']}"
                            if out.get("matched") == 0 else f"matches by file name; {stale['note']}")
+        elif out.get("first_pages") and out.get("matched") == 0:
+            out["note"] = _first_pages_note(out["first_pages"], srcs)
         elif not srcs:
             out["note"] = (
                 "matched: 0 is a definitive negative by file name; it says nothing about the text"
@@ -88,6 +92,13 @@ class IndexReads:
                 f"{', '.join(srcs)}); it says nothing about the text"
                 if out.get("matched") == 0 else "matches by file name and metadata, best first (see why, confidence)"
             )
+        if stale["skipped"] and out.get("matched") == 0:  # on disk, named like this, never indexed
+            names = ", ".join(f"{s['path']} ({s['reason']})" for s in stale["skipped"][:5])
+            more = f" and {len(stale['skipped']) - 5} more" if len(stale["skipped"]) > 5 else ""
+            out["note"] = (f"matched: 0 among the indexed files; not a definitive negative: {names}{more} "
+                           f"{'is' if len(stale['skipped']) == 1 else 'are'} in the corpus folder, named like "
+                           "this, but skipped by the scan (never indexed). Next: rename or fix "
+                           f"{'it' if len(stale['skipped']) == 1 else 'them'} and run pagerecall update")
         if outside and out.get("matched") == 0:
             out["note"] = outside
         out["sources"] = srcs
@@ -96,9 +107,13 @@ class IndexReads:
 
     def resolve_reference(self, text: str, top: int = 5) -> dict:
         """Candidate files for a whole reference string, with metadata and the pages it names
-        (:func:`pagerecall.biblio.resolve.resolve_reference`)."""
+        (:func:`pagerecall.biblio.resolve.resolve_reference`). Raises
+        :class:`~pagerecall.errors.QueryError` for an empty, blank or overlong reference
+        (:func:`pagerecall.search.limits.checked_reference`), before the index is opened."""
         from pagerecall.biblio.resolve import resolve_reference
+        from pagerecall.search.limits import checked_reference
 
+        text = checked_reference(text)
         return resolve_reference(self.snapshot(), text, top)
 
     def info(self) -> dict:
@@ -155,6 +170,25 @@ class IndexReads:
             "extraction_outdated": outdated(snapshot),
             **({"ocr_unavailable": ocr} if (ocr := ocr_unavailable(records, self.settings.ocr)) else {}),
         }
+
+
+def _first_pages_note(first: dict, srcs: list[str]) -> str:
+    """The note of an author-year miss (``files "Curry 1921"``): what was read (file names, the
+    metadata sources, the first pages' text) and, when some files have no text there, that the miss
+    says nothing about them."""
+    meta = f"the metadata the index holds (read: {', '.join(srcs)})" if srcs else "metadata (the index holds none)"
+    if not first.get("read"):
+        return (f"matched: 0 by file name and by {meta}; the first pages could not be read (an index built "
+                "before page numbers were kept: pagerecall rebuild), so a file whose metadata lacks the author or "
+                "the year may still be it: not a definitive negative")
+    head = (f"matched: 0 is a definitive negative by file name, by {meta} and by the text of every file's first "
+            f"pages (1-{first['pages']}: no author with that name, and no file printing the name with the year)")
+    blind = first.get("without_text") or []
+    if not blind:
+        return head + "; it says nothing about the rest of the text"
+    shown = ", ".join(blind[:5]) + (f" and {len(blind) - 5} more" if len(blind) > 5 else "")
+    return (f"{head}, except {len(blind)} file(s) with no text on their first pages (failed, or scans not "
+            f"OCR'd), for which it is not definitive: {shown}")
 
 
 def _bibliography(snapshot) -> dict | None:

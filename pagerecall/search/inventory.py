@@ -116,13 +116,20 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None, catalog
       (:mod:`pagerecall.biblio.catalog`; read from the snapshot's generation when not given),
       when the metadata match (:func:`pagerecall.biblio.match.match_pattern`: citation key, DOI,
       arXiv id, author-year, title words). Each record then says ``why`` (``file_name``,
-      ``exact_key``, ``doi``, ``arxiv``, ``author_year``, ``title``) and ``confidence`` (0..1),
-      and the list is sorted best first (then by path).
+      ``exact_key``, ``doi``, ``arxiv``, ``author_year``, ``title``, ``title_page``) and
+      ``confidence`` (0..1), and the list is sorted best first (then by path). An author-year
+      pattern over an index also reads each file's first pages
+      (:mod:`pagerecall.search.title_pages`): a year printed there confirms an author match whose
+      metadata has no or another year, and a file whose metadata names no such author matches
+      (``title_page``) when they print the name and the year; a match whose year is unconfirmed is
+      listed with a lower confidence and ``year_note`` saying why, never left out.
 
     Every returned record with metadata carries ``reference`` (``{"key", "citation", "title",
     "doi"}``) and ``metadata`` (the whole record, with the source of each field).
 
-    Returns ``{"total": int, "matched": int, "files": [record, ...]}`` sorted by path,
+    Returns ``{"total": int, "matched": int, "files": [record, ...]}`` (and, for an author-year
+    pattern over an index, ``first_pages``: ``{"read", "pages"}``, on a miss ``without_text`` too: the
+    files whose first pages hold no text, about which the miss says nothing) sorted by path,
     records as in the ``files`` table (failed files included, with ``status`` and
     ``error``); ``files`` is cut to ``limit`` when given, ``matched`` is not. Because the
     ``files`` table lists every file the index knows, ``matched == 0`` is a definitive
@@ -136,6 +143,8 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None, catalog
     meta = (catalog or {}).get("files") or {}
     pattern = (pattern or "").strip()
     why: dict[str, tuple[str, float]] = {}
+    notes: dict[str, str] = {}
+    first: dict | None = None
     if not pattern or pattern == "*":
         matched = list(records)
     elif is_glob(pattern):
@@ -143,29 +152,61 @@ def files_inventory(reader: Any, pattern: str, limit: int | None = None, catalog
     else:
         want = set(analyze_path(pattern))
         folded = _fold(pattern)
-        if meta:  # without metadata the records stay as they were (no why / confidence)
-            from pagerecall.biblio.match import match_pattern
-
-            why = match_pattern(meta, pattern)
+        why, first = _by_metadata(reader, meta, pattern, notes)
+        annotate = bool(meta or why)  # without metadata or title pages the records stay as they were
         matched = []
         for r in records:
             if (want and want <= set(analyze_path(r["path"]))) or (folded and folded in _fold(r["path"])):
-                if not meta:
+                if not annotate:
                     matched.append(r)
                     continue
                 why[r["path"]] = ("file_name", 1.0) if r["path"] not in why or why[r["path"]][1] < 1.0 \
                     else why[r["path"]]
+                notes.pop(r["path"], None)
             if r["path"] in why:
                 matched.append(r)
+        if first is not None and not matched:
+            from pagerecall.search.title_pages import without_first_pages
+
+            first["without_text"] = without_first_pages(reader, records)
     matched.sort(key=lambda r: (-why[r["path"]][1], r["path"]) if why else r["path"])
     files = matched if limit is None else matched[:limit]
     if why or meta:
-        files = [_with_metadata(r, why.get(r["path"]), meta.get(r["path"])) for r in files]
-    return {"total": len(records), "matched": len(matched), "files": files}
+        files = [_with_metadata(r, why.get(r["path"]), meta.get(r["path"]), notes.get(r["path"])) for r in files]
+    out = {"total": len(records), "matched": len(matched), "files": files}
+    if first is not None:
+        out["first_pages"] = first
+    return out
 
 
-def _with_metadata(rec: dict, why: tuple[str, float] | None, meta: dict | None) -> dict:
-    """A copy of a ``files`` record with ``why`` / ``confidence`` and ``reference`` / ``metadata``."""
+def _by_metadata(reader: Any, meta: dict, pattern: str, notes: dict) -> tuple[dict, dict | None]:
+    """``(why, first_pages)``: the files ``pattern`` names by their metadata and, for an author-year
+    pattern over an index, by what their first pages print (``why`` ``title_page`` for a file whose
+    metadata names no such author, its first pages printing the name and the year). ``notes`` receives
+    the sentence saying why a year was not confirmed. ``first_pages``: ``{"read": bool, "pages": N}``
+    for an author-year pattern (None otherwise): whether the first pages were looked at."""
+    from pagerecall.biblio.match import author_year_parts, match_pattern
+
+    words, years = author_year_parts(pattern)
+    printed = first = None
+    if words and years and hasattr(reader, "tantivy_index"):
+        from pagerecall.search.title_pages import TITLE_PAGES, first_pages
+
+        printed = first_pages(reader, words, years)
+        first = {"read": printed is not None, "pages": TITLE_PAGES}
+    why = match_pattern(meta, pattern, printed, notes) if meta else {}
+    for path, seen in (printed or {}).items():
+        if seen["name"] and path not in why:
+            year = min(seen["years"])
+            why[path] = ("title_page", 0.6)
+            notes[path] = (f"{pattern!r}: the name and {year} are printed on its first {first['pages']} pages; "
+                           "its metadata names no such author")
+    return why, first
+
+
+def _with_metadata(rec: dict, why: tuple[str, float] | None, meta: dict | None, note: str | None = None) -> dict:
+    """A copy of a ``files`` record with ``why`` / ``confidence`` (and ``year_note``: why the year
+    did not confirm the match) and ``reference`` / ``metadata``."""
     if why is None and meta is None:
         return rec
     from pagerecall.biblio.record import reference_of
@@ -173,6 +214,8 @@ def _with_metadata(rec: dict, why: tuple[str, float] | None, meta: dict | None) 
     out = dict(rec)
     if why is not None:
         out["why"], out["confidence"] = why
+        if note:
+            out["year_note"] = note
     if meta is not None:
         out["reference"] = reference_of(meta)
         out["metadata"] = {k: v for k, v in meta.items() if k != "match" and v not in (None, [], "")}
@@ -187,12 +230,21 @@ def stale_matches(pattern: str, stale: dict) -> dict:
     :func:`files_inventory`, by file name only: a file not indexed has no metadata yet).
 
     ``stale`` is a :class:`pagerecall.search.coverage.StaleCheck` answer. Returns
-    ``{"index_current": bool, "added": [...], "changed": [...], "deleted": [...], "note": str}``
+    ``{"index_current": bool, "added": [...], "changed": [...], "deleted": [...], "note": str,
+    "skipped": [...]}``
     (relative paths matching ``pattern``; ``index_current`` False when any file was added,
     changed or deleted since the build, or when the corpus folder could not be checked;
-    ``note`` is ``""`` when the index is current, else what it means for this pattern and what to run).
+    ``note`` is ``""`` when the index is current, else what it means for this pattern and what to run;
+    ``skipped``: the entries the scan skipped (``{"path", "reason"}``, a name that is not UTF-8, a
+    symlink leaving the corpus, dangling or looping) whose names match ``pattern``: never indexed,
+    so a miss by name is not definitive while one matches, whatever ``index_current`` says).
     """
-    out: dict = {"index_current": True, "added": [], "changed": [], "deleted": [], "note": ""}
+    out: dict = {"index_current": True, "added": [], "changed": [], "deleted": [], "note": "", "skipped": []}
+    skipped = stale.get("skipped") or []  # entries the scan skipped: not a change, never indexed either
+    if skipped:
+        named = {r["path"] for r in files_inventory([{"path": s["path"]} for s in skipped], pattern,
+                                                     catalog={})["files"]}
+        out["skipped"] = [s for s in skipped if s["path"] in named]
     if not stale.get("checked", True):
         out["index_current"] = False
         out["note"] = (f"the corpus folder could not be checked ({stale.get('reason') or 'no reason given'}): "

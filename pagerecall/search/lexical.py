@@ -42,6 +42,7 @@ from tantivy import Index, Occur, Query
 from pagerecall.errors import IndexCorruptError
 from pagerecall.index.fulltext import analyze_path, path_words, stored_heading_keys, stored_row, word_tokens
 from pagerecall.search.fusion import TIE_PAD, ids_break_ties
+from pagerecall.search.common_words import demote
 from pagerecall.search.query import ParsedQuery, as_parsed, dedup
 
 MAX_QUERY_TERMS = 24
@@ -272,7 +273,7 @@ def _search_parsed(
     fixed = scope + phrases
     hard = [t for t in parsed.terms if t not in parsed.soft]
     for exact in (False, True):
-        terms = _rank_terms(searcher, index, hard, fixed, exact)
+        terms = demote(_rank_terms(searcher, index, hard, fixed, exact), parsed.common)
         if not any(f == "text_ngram" for f, _ in terms):
             unigrams = [("text_ngram", u) for u in parsed.unigrams]
             terms += _rank_terms(searcher, index, unigrams, fixed, exact)

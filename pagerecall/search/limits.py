@@ -28,6 +28,9 @@ DEFAULT_EVIDENCE_TOKENS = 2000
 """The ``compose_evidence`` tool's budget when ``max_tokens`` is not given (the CLI requires it)."""
 DEFAULT_RESOLVE_TOP = 5
 """Candidates of ``resolve`` when ``--top`` / ``top`` is not given."""
+MAX_REFERENCE_CHARS = 2_000
+"""Longest reference string of ``resolve`` / ``resolve_reference`` in characters: a reference is a few
+hundred characters; a whole bibliography is a misuse."""
 MAX_FILES_LISTED = 2000
 """Most files one ``library_files`` answer lists (``limit`` 1..MAX_FILES_LISTED)."""
 DEFAULT_FILES_LISTED = 200
@@ -48,3 +51,21 @@ def checked_query(query: object) -> str:
         raise QueryError(f"The query has {len(text):,} characters; the limit is {MAX_QUERY_CHARS:,}. "
                          "Next: shorten it to the words that matter")
     return text
+
+
+def checked_reference(text: object) -> str:
+    """``text`` (one reference as a manuscript prints it, or a DOI / arXiv id / citation key) with its
+    outer whitespace stripped. Raises :class:`~pagerecall.errors.QueryError` (a usage mistake, CLI exit
+    2; MCP: a refusal) for an empty or blank reference (before: ``pagerecall resolve ""`` answered
+    "0 candidate(s); matched: 0 is a definitive negative") and for one of more than
+    :data:`MAX_REFERENCE_CHARS` characters (before: the CLI took 120,000 characters; MCP refused them)."""
+    from pagerecall.errors import QueryError
+
+    ref = (text if isinstance(text, str) else "").strip()
+    if not ref:
+        raise QueryError("The reference is empty. Next: pass one reference as your manuscript prints it "
+                         "(e.g. 'Moreau et al. 2019, p. 12'), or a DOI or citation key")
+    if len(ref) > MAX_REFERENCE_CHARS:
+        raise QueryError(f"The reference has {len(ref):,} characters; the limit is {MAX_REFERENCE_CHARS:,}. "
+                         "Next: pass one reference at a time")
+    return ref

@@ -30,6 +30,10 @@ it, English stop-words left out of the count for the other languages: one word i
 language (``volt`` is Hungarian's, ``war`` German's, ``want`` Dutch's; "the war in the east" holds
 German's ``in`` and ``war``, and ``in`` is English's too)."""
 
+NOUNS_CAPITALISED = frozenset({"german"})
+"""Languages of ``STOP_LANGUAGES`` that capitalise every noun: there a capital letter inside a
+question is no sign of a name (:func:`pagerecall.search.common_words.common_terms`)."""
+
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 
 
@@ -54,7 +58,13 @@ class ParsedQuery:
     soft: frozenset[tuple[str, str]] = frozenset()
     """The ``terms`` that are function words of the query's language (:func:`soft_words`): the
     full-text lane lets them raise a passage's score, never qualify a passage by themselves."""
+    common: frozenset[str] = frozenset()
+    """``text`` terms whose word is a common word of its language
+    (:func:`pagerecall.search.common_words.common_terms`): the relaxation drops them before the
+    others. Empty unless :func:`parse_query` was given a vocabulary and the query is a question
+    (:func:`is_question`)."""
     _loose: "ParsedQuery | None" = field(default=None, repr=False, compare=False)
+    _vocab: object = field(default=None, repr=False, compare=False)
 
     @property
     def empty(self) -> bool:
@@ -63,7 +73,7 @@ class ParsedQuery:
     def loose(self) -> "ParsedQuery":
         """The same query with its quotes removed (phrases matched by their words), parsed once."""
         if self._loose is None:
-            self._loose = parse_query(self.raw.translate(_QUOTES).replace('"', " "))
+            self._loose = parse_query(self.raw.translate(_QUOTES).replace('"', " "), self._vocab)
         return self._loose
 
     def all_terms(self) -> list[tuple[str, str]]:
@@ -138,6 +148,11 @@ def soft_words(text: str) -> set[int]:
     with ``stopwordsiso``'s list of that language (:func:`_iso_stopwords`) name the soft words (no
     list of our own); the threshold keeps a single word that happens to be a stop-word of some
     language ("volt", "war", "men") a content word. Measured: docs/decisions/stopwords.md."""
+    return _soft_and_languages(text)[0]
+
+
+def _soft_and_languages(text: str) -> tuple[set[int], set[str]]:
+    """:func:`soft_words` and the languages (names of ``STOP_LANGUAGES``) it took them from."""
     global _STOP
     if _STOP is None:
         _STOP = _stop_analyzers()
@@ -146,12 +161,14 @@ def soft_words(text: str) -> set[int]:
     stops = {lang: words.keys() - {t.position for t in _STOP[lang].pre_tokenize(text).tokens}
              for lang in STOP_LANGUAGES}
     soft: set[int] = set()
+    langs: set[str] = set()
     for lang, at in stops.items():
         own = at if lang == "english" else at - stops["english"]  # "in", "an" are no sign of German
         if len({words[p] for p in own}) >= MIN_STOPWORDS:
             wide = _iso_stopwords(lang)
             soft |= at | {p for p, w in words.items() if w in wide}
-    return set() if soft >= words.keys() else soft
+            langs.add(lang)
+    return (set() if soft >= words.keys() else soft), langs
 
 
 _ISO: dict[str, frozenset[str]] = {}
@@ -180,11 +197,25 @@ _ISO_CODES = {"danish": "da", "dutch": "nl", "english": "en", "finnish": "fi", "
               "spanish": "es", "swedish": "sv"}
 
 
-def parse_query(query: str) -> ParsedQuery:
+_QUESTION_MARKS = ("?", "\uff1f", "\u061f", "\u037e")
+"""Question marks: ASCII, full-width (Chinese, Japanese), Arabic, Greek."""
+
+
+def is_question(query: str) -> bool:
+    """True when ``query`` is typed as a question: it ends with a question mark (any script's) or
+    opens with Spanish's ``¿``. Only a question has a frame ("What is the *purpose* of X?") whose
+    common words the relaxation should drop first; a statement's words are all its content
+    (SciFact's claims lost nDCG when theirs were dropped: docs/decisions/stopwords.md)."""
+    q = (query or "").strip()
+    return q.endswith(_QUESTION_MARKS) or q.startswith("\u00bf")
+
+
+def parse_query(query: str, vocab: object = None) -> ParsedQuery:
     """Analyse a user query; never raises on odd syntax (quotes are split here, every other
-    character goes through the index's own analyzers)."""
+    character goes through the index's own analyzers). ``vocab``: a
+    :class:`pagerecall.search.common_words.Vocabulary` to mark the common words (``common``)."""
     phrases_raw, rest = split_quotes(query)
-    parsed = ParsedQuery(raw=query)
+    parsed = ParsedQuery(raw=query, _vocab=vocab)
     for phrase in phrases_raw:
         words = _words(phrase)
         bi, _ = _grams(phrase)
@@ -198,9 +229,13 @@ def parse_query(query: str) -> ParsedQuery:
     words = [w for _, w in positioned]
     bi, uni = _grams(rest)
     parsed.terms = dedup([("text", w) for w in words] + [("text_ngram", g) for g in bi])
-    soft_at = soft_words(plain)
+    soft_at, langs = _soft_and_languages(plain)
     hard = {w for p, w in positioned if p not in soft_at}
     parsed.soft = frozenset(("text", w) for p, w in positioned if p in soft_at and w not in hard)
+    if vocab is not None and is_question(query):
+        from pagerecall.search.common_words import common_terms
+
+        parsed.common = frozenset(common_terms(plain, vocab, nouns_capitalised=bool(langs & NOUNS_CAPITALISED)))
     parsed.words.extend(words)
     parsed.words.extend(bi)
     parsed.words = dedup(parsed.words)

@@ -39,6 +39,7 @@ from pagerecall.search.hybrid import (
 )
 from pagerecall.search.index_reads import IndexReads
 from pagerecall.search.limits import MAX_K, MAX_QUERY_CHARS, checked_query  # noqa: F401 - MAX_QUERY_CHARS re-exported
+from pagerecall.search.common_words import vocabulary
 from pagerecall.search.query import ParsedQuery, parse_query
 from pagerecall.search.results import SearchResult, _add_sections, _add_snippets, _hit, build_verdicts
 from pagerecall.search.source_reads import SourceReads
@@ -260,7 +261,7 @@ class Searcher(IndexReads, SourceReads):
             raise QueryError(f"mode must be one of {', '.join(MODES)}, got {mode!r}. Next: pass one of them (hybrid "
                              "by default)")
         snapshot = self.snapshot()
-        q = _Query(snapshot, parse_query(query), self.resolve_scope(files, snapshot))
+        q = _Query(snapshot, parse_query(query, vocabulary(self.settings.cache_dir)), self.resolve_scope(files, snapshot))
         depth = max(LANE_DEPTH, max(candidates, k) if deep else k)
         want = max(candidates, k) if deep else k
         missing_phrases: list[str] = []
