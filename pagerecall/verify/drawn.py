@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 __all__ = ["MIN_CONFIRMED", "MIN_WORD", "WORD_OTHER", "WORD_SAME", "DrawnCheck", "compare", "drawn_words_differ"]
 
@@ -131,3 +131,26 @@ def _drawn_words_differ(path: Path, page: int, boxes: Sequence[Sequence[float]],
     except Exception as exc:  # an extra check: its failure never costs the verdict
         return DrawnCheck(False, False, note=f"drawn words not checked ({type(exc).__name__})")
     return compare(quote, " ".join(words))
+
+
+def drawn_differently(src: Any, result: Any, parts: dict[int, str]) -> Any:
+    """``result`` (a :class:`pagerecall.verify.quote.QuoteCheck` of ``src``, a
+    :class:`pagerecall.verify.source._Source`) turned into a ``hidden`` answer (reason ``drawn_differently``) when the glyphs at
+    the match draw other words than the quote (:func:`pagerecall.verify.drawn.drawn_words_differ`),
+    else None. ``parts``: physical page (1-based) -> the part of the quote on it (the quote itself
+    on one page; across a page break each page's text at the match, compared with that page's
+    glyphs only: before, each page's glyphs were compared with the whole quote)."""
+    pages = result.rects.pages if result.rects is not None else []
+    for pb in pages:
+        part = parts.get(pb.page)
+        if not part:
+            continue
+        check = drawn_words_differ(src.path, pb.page, pb.boxes, part, password=src.password)
+        if check.differ:
+            result.match, result.verbatim_citable = "hidden", False
+            result.hidden_reason = "drawn_differently"
+            result.note = (f"the text layer holds the quote on page {pb.page}, but its glyphs draw other words "
+                           f"({', '.join(check.words)} not drawn; the glyphs read: \"{check.drawn[:120]}\"): "
+                           "not what a reader sees, never citable")
+            return result
+    return None

@@ -132,10 +132,10 @@ def omitted_check(result, q: str, found: Omitted, src, cited: int | None, contex
     part's end, ``matched_text`` the source's parts joined by `` … ``, ``omitted`` the source's text left
     out at each mark between parts, ``context`` the whole stretch, ``rects`` each part's boxes, and a
     note that says the quote leaves text out. Returns the result (or its ``hidden`` form when the glyphs
-    there draw other words: :func:`pagerecall.verify.quote._drawn_differently`)."""
+    there draw other words: :func:`pagerecall.verify.drawn.drawn_differently`)."""
     from pagerecall.geometry import Geometry
     from pagerecall.verify.found_notes import wrong_page_note
-    from pagerecall.verify.quote import _drawn_differently
+    from pagerecall.verify.drawn import drawn_differently
 
     (p0, s0, _), (p1, _, e1) = found.spans[0], found.spans[-1]
     pa, pb = src.page(p0), src.page(p1)
@@ -188,7 +188,7 @@ def omitted_check(result, q: str, found: Omitted, src, cited: int | None, contex
         per_page: dict[int, list[str]] = {}
         for p, s, e in found.spans:
             per_page.setdefault(p, []).append(texts[p][s:e])
-        other = _drawn_differently(src, result, {p: " ".join(v) for p, v in per_page.items()})
+        other = drawn_differently(src, result, {p: " ".join(v) for p, v in per_page.items()})
         if other is not None:
             return other
     if result.ocr:

@@ -9,6 +9,7 @@ from pathlib import Path
 from pagerecall.errors import ExtractionError, QueryError, SourceNotFoundError
 from pagerecall.geometry import Geometry
 from pagerecall.paths import resolve_in_corpus
+from pagerecall.text.headings import is_listing
 from pagerecall.types import Page
 
 from pagerecall.verify.match import (
@@ -24,6 +25,7 @@ from pagerecall.verify.match import (
     _match_single,
     _order,
 )
+from pagerecall.verify.drawn import drawn_differently
 from pagerecall.verify.found_notes import kind_note, miss_note, wrong_page_note
 from pagerecall.verify.omission import match_omitted, omission_parts, omitted_check
 from pagerecall.verify.normalise import _fold_case, normalise
@@ -228,8 +230,9 @@ def verify_quote(
             found = run(wider, single, junction)
             scope = [p for p in order if p in searched]
         elif found is None:
-            rest = [p for p in order if p not in searched]
             src.document()  # one whole-document read beats many single-page reads
+            # a contents or index page lists the titles it points to: the body first (small12)
+            rest = sorted((p for p in order if p not in searched), key=lambda p: is_listing(src.page(p).text))
             found = run(rest, single, junction)
         if found is None and (om := omission_parts(q)) is not None:  # "a … b": the parts, in order (verify11)
             omitted = match_omitted(*om, src, scope, count)
@@ -337,7 +340,7 @@ def verify_quote(
             parts = {found.page: pa.text[found.start:e1], found.page_end: pb.text[s2:found.end]}
             if found.page == found.page_end:
                 parts = {found.page: pa.text[found.start:e1] + " " + pa.text[s2:found.end]}
-        other = _drawn_differently(src, result, parts)
+        other = drawn_differently(src, result, parts)
         if other is not None:
             return other
     if result.ocr:
@@ -370,30 +373,6 @@ def _geometry(src: _Source, found: _Found, pa: Page, pb: Page) -> Geometry:
     if len(geo.pages) == 2 and geo.pages[0].page == geo.pages[1].page:  # two parts of one page: one entry
         geo.pages[0].boxes.extend(geo.pages.pop().boxes)
     return geo
-
-
-def _drawn_differently(src: _Source, result: QuoteCheck, parts: dict[int, str]) -> QuoteCheck | None:
-    """``result`` turned into a ``hidden`` answer (reason ``drawn_differently``) when the glyphs at
-    the match draw other words than the quote (:func:`pagerecall.verify.drawn.drawn_words_differ`),
-    else None. ``parts``: physical page (1-based) -> the part of the quote on it (the quote itself
-    on one page; across a page break each page's text at the match, compared with that page's
-    glyphs only: before, each page's glyphs were compared with the whole quote)."""
-    from pagerecall.verify.drawn import drawn_words_differ
-
-    pages = result.rects.pages if result.rects is not None else []
-    for pb in pages:
-        part = parts.get(pb.page)
-        if not part:
-            continue
-        check = drawn_words_differ(src.path, pb.page, pb.boxes, part, password=src.password)
-        if check.differ:
-            result.match, result.verbatim_citable = "hidden", False
-            result.hidden_reason = "drawn_differently"
-            result.note = (f"the text layer holds the quote on page {pb.page}, but its glyphs draw other words "
-                           f"({', '.join(check.words)} not drawn; the glyphs read: \"{check.drawn[:120]}\"): "
-                           "not what a reader sees, never citable")
-            return result
-    return None
 
 
 def _in_hidden(src: _Source, nq: str, order: list[int]) -> tuple[Page, object] | None:

@@ -22,8 +22,6 @@ FILES = ["maint-guide.en.pdf", "maint-guide.de.pdf", "maint-guide.ja.pdf"]
 pytestmark = [
     pytest.mark.skipif(not all((DEMO / f).is_file() for f in FILES),
                        reason="needs ../shared/corpora/demo (the maint-guide PDFs)"),
-    pytest.mark.xfail(strict=True, reason="the page choice is verify_quote's (pagerecall/verify/quote.py, owned by "
-                                          "the verify helper): the patch is in small12's report"),
 ]
 
 
