@@ -48,11 +48,16 @@ def serve_resident(args: argparse.Namespace, settings: Settings, forward: Callab
 
     searcher = Searcher(settings)
     listener = server.ResidentServer(settings, searcher, idle_timeout=idle * 60, forward=forward).start()
-    searcher.preload(open_index=True, without_pandas=True)
-    try:
+    loading = None
+    try:  # a Ctrl-C from here on removes the socket, and waits for the background load
+        loading = searcher.preload(open_index=True, without_pandas=True)
         listener.serve_forever()
     finally:
         listener.stop()
+        if loading is not None and loading.is_alive():
+            # onnxruntime and OpenVINO abort the process ("terminate called without an active exception")
+            # when the interpreter finalizes while a session is being created: the load ends by itself
+            loading.join()
     return 0
 
 

@@ -91,3 +91,16 @@ def test_ctrl_c_on_a_server_says_it_stopped(examples_built, tmp_path, argv, read
     assert UNCHANGED not in err and "Traceback" not in err, err
     last = err.splitlines()[-1] if err.strip() else ""
     assert code == 130 and last == "pagerecall: stopped", (code, err)
+
+
+@pytest.mark.parametrize("settle", [0.0, 0.05, 0.1, 0.15, 0.25])
+def test_ctrl_c_while_the_resident_server_still_loads_stops_cleanly(examples_built, tmp_path, settle):
+    """Ctrl-C in the first quarter second after ``serve --resident`` listens, while its model and index still
+    load in the background. Before: at 0.05-0.1 s the process aborted ("terminate called without an active
+    exception", exit -6: the interpreter finalized under an inference session being created), and at 0 s it
+    exited 130 with its socket file left behind (the Ctrl-C came before the block that removes it)."""
+    settings = copy_of_index(examples_built.settings, tmp_path / "index")
+    code, err = _serve_then_sigint(["serve", "--resident", "--index", str(settings.index_dir)],
+                                   "resident server listening", tmp_path, settle)
+    assert code == 130 and "terminate called" not in err and "Fatal Python error" not in err, (code, err)
+    assert not (settings.index_dir / "serve.sock").exists() and not any(settings.index_dir.glob("*.sock")), err
