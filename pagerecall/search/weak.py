@@ -116,7 +116,7 @@ least this share of the query (IDF-weighted term coverage, as the fusion weighs 
 Below that the hits share function words or one word of a long query ("the", "across": 0.19-0.23 for
 "zebra migration across the Serengeti" on texlive-en and R manuals), and the vector test decides."""
 
-ABSENT_SHARE = 0.5
+ABSENT_SHARE = 0.45
 """The off-topic rule (:data:`OFF_TOPIC_MARGIN`) applies only to a query whose terms found in no passage
 of the index carry at least half of it (IDF-weighted, :func:`pagerecall.search.lexical.absent_share`):
 "zebra", "migration" and "Serengeti" occur nowhere in the TeX Live and R manuals. Why: short
@@ -150,6 +150,11 @@ of the query's words (as the lane analyses them), or two of them
 word of the query that a file name happens to hold, most often a language code: ``de`` of a Spanish,
 French, Portuguese or Dutch question and ``maint-guide.de.pdf`` (36 of the 128 + 150 unrelated
 questions of ``bench/weak_languages.py`` were not weak for that alone, docs/decisions/weak-languages.md)."""
+
+NO_MATCH_MARGIN: float | None = -0.02
+"""The off-topic test (:data:`OFF_TOPIC_MARGIN`) for a query *no word of which* occurs in the library (hybrid
+search; a Russian, Korean or Arabic question against a library in English, German and Japanese): weak when its
+margin exceeds its language's off-topic probes' median by less than this. None: no such test."""
 
 PHRASE_NOTE = ("A quoted phrase of the query occurs in no passage (see phrases_not_found): the hits only share "
                "its words; treat the answer as a miss for that phrase.")
@@ -230,8 +235,15 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     # a query whose only full-text matches were its function words (query.soft_words: they match no passage
     # on their own) takes the off-topic test, as when those words matched passages that covered little of it
     only_soft = not text_hits and _soft_in_library(q)
-    if (not only_soft and (coverage is None or not text_hits)) or any(lanes.get(n) for n in ("filename", "heading")):
+    if any(lanes.get(n) for n in ("filename", "heading")):
         return WEAK_NOTE if no_evidence(q, lanes, probe_vectors) else None
+    if not only_soft and (coverage is None or not text_hits):
+        if no_evidence(q, lanes, probe_vectors):
+            return WEAK_NOTE
+        if "fulltext" not in lanes or NO_MATCH_MARGIN is None:
+            return None  # the full-text lane did not run (a vector search): whether a word matched is unknown
+        # the full-text lane ran and no word of the query matched: the off-topic test, with its own margin
+        return OFF_TOPIC_NOTE if _below_topics(q, lanes, probe_vectors, NO_MATCH_MARGIN) else None
     from pagerecall.text.headings import is_listing
 
     rows = q.rows
@@ -243,15 +255,23 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     with _fulltext_errors(q.snapshot):
         if absent_share(q.snapshot, q.parsed) < ABSENT_SHARE:
             return None  # its key words are in the library, in other passages: a question, not off-topic
+    return OFF_TOPIC_NOTE if _below_topics(q, lanes, probe_vectors, OFF_TOPIC_MARGIN) else None
+
+
+def _below_topics(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors: Callable[[Any], Any],
+                  needed: float) -> bool:
+    """True when the query's margin (best cosine outside indexes and tables of contents minus its nearest
+    :data:`NOISE_PROBES`) exceeds the median margin of the off-topic probes of its language
+    (:func:`off_topic_margin`) by less than ``needed`` (cosine); False without a vector lane."""
     vec = lanes.get("vector")
     if not vec or q.vector is None:
-        return None
+        return False
     import numpy as np
 
     probes = probe_vectors(q.snapshot)
     noise, topics = probes[:len(NOISE_PROBES)], by_language(probes[len(NOISE_PROBES):])
     language = query_language(q.vector, topics)
-    best = _content_best(vec, rows)
+    best = _content_best(vec, q.rows)
     if best is None:  # as the yardstick measures it (indexes and tables of contents aside)
         best = _nearest_content(q.snapshot, q.vector, q.scope)
     if best is None:
@@ -259,10 +279,8 @@ def weak_reason(q: Any, lanes: dict[str, list[tuple[str, float]]], probe_vectors
     margin = best - float(np.max(np.asarray(noise) @ q.vector))
     yardstick = off_topic_margin(q.snapshot, q.scope, noise, topics[language], language)
     log.debug("off-topic test: margin %.4f, %s probes' median %.4f, needed +%.3f", margin, language, yardstick,
-              OFF_TOPIC_MARGIN)
-    if margin - yardstick < OFF_TOPIC_MARGIN:
-        return OFF_TOPIC_NOTE
-    return None
+              needed)
+    return margin - yardstick < needed
 
 
 def _soft_in_library(q: Any) -> bool:
