@@ -1,10 +1,12 @@
-"""The second to sixth adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
+"""The second to seventh adversarial sets, end to end: is a hidden sentence served, is a printed one kept?
 
 Every case of ``tests/extract/constructions_heldout.py`` (``--set second``, the default) or
 ``tests/extract/constructions_third.py`` (``--set third``) or ``tests/extract/constructions_fourth.py``
 (``--set fourth``: real-paper pages) or ``tests/extract/constructions_fifth.py`` (``--set fifth``: text
 drawn over other text) or ``tests/extract/constructions_sixth.py`` (``--set sixth``: tricks none of the
-others builds, and covers that are themselves not shown; one page, one unique sentence per case) of the
+others builds, and covers that are themselves not shown) or ``tests/extract/constructions_seventh.py``
+(``--set seventh``: blank glyph outlines, blend modes, colour spaces and soft masks that leave the paper
+white; one page, one unique sentence per case) of the
 chosen half is written into a fresh corpus, ``pagerecall build`` indexes it, and each sentence is
 looked for the way an agent meets text:
 
@@ -104,7 +106,7 @@ def passages_of(index: Path) -> dict[str, list[str]]:
 
 SETS = {"second": "tests.extract.constructions_heldout", "third": "tests.extract.constructions_third",
         "fourth": "tests.extract.constructions_fourth", "fifth": "tests.extract.constructions_fifth",
-        "sixth": "tests.extract.constructions_sixth"}
+        "sixth": "tests.extract.constructions_sixth", "seventh": "tests.extract.constructions_seventh"}
 """``--set``: the module of each adversarial set (``SENTENCES``, ``TUNING``, ``HELD_OUT``, ``build_case``)."""
 
 
@@ -166,7 +168,8 @@ def evaluate(names: list[str], work: Path, which: str = "second") -> tuple[list[
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--set", dest="which", choices=sorted(SETS), default="second", help="which adversarial set")
-    ap.add_argument("--half", choices=("tuning", "held_out", "all"), default="held_out")
+    ap.add_argument("--half", choices=("tuning", "held_out", "all", "written_after"), default="held_out",
+                    help="written_after: a set's cases written after its first run (WRITTEN_AFTER), if any")
     ap.add_argument("--only", nargs="*", default=[], help="case names to run (default: the whole half)")
     ap.add_argument("--json", type=Path, help="write the rows here")
     args = ap.parse_args(argv)
@@ -176,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     cases = importlib.import_module(SETS[args.which])
     HELD_OUT, TUNING, checksum = cases.HELD_OUT, cases.TUNING, cases.checksum
 
-    names = {"tuning": list(TUNING), "held_out": list(HELD_OUT), "all": list(TUNING) + list(HELD_OUT)}[args.half]
+    names = {"tuning": list(TUNING), "held_out": list(HELD_OUT), "all": list(TUNING) + list(HELD_OUT),
+             "written_after": list(getattr(cases, "WRITTEN_AFTER", ()))}[args.half]
     if args.only:
         names = [n for n in names if n in args.only]
     with tempfile.TemporaryDirectory(prefix="hidden-heldout-") as tmp:

@@ -41,6 +41,11 @@ sentence or two; 2,000 characters is a search query's limit
 (``pagerecall.search.searcher.MAX_QUERY_CHARS``): claims are embedded like queries, and the model
 reads at most 512 tokens (about 1,500-2,000 characters of prose) anyway."""
 
+MAX_QUOTE_CHARS = 5_000
+"""Longest quote, in characters, to check against a source (``pagerecall verify``, MCP ``verify_quote``,
+a ledger entry's quote): a quotation is a sentence or a paragraph; a longer text is checked in parts
+(the fuzzy alignment's cost grows with the quote's length times the page's)."""
+
 
 @dataclass(frozen=True, slots=True)
 class HiddenSpan:

@@ -92,12 +92,15 @@ def payload(args: argparse.Namespace) -> dict:
         return {"pattern": args.pattern, **({"tag": args.tag} if args.tag else {}), "cwd": _cwd(args)}
     if cmd == "page" and args.png is not None:
         png_target(args.png)
+        if args.highlight is not None:
+            quote_within_limit(args.highlight, "--highlight text", "highlight a shorter part of it (a sentence)")
         return {"file": args.file, "page": args.page, "highlight": args.highlight, "hit": args.hit, "dpi": args.dpi}
     if cmd == "page":
         if args.highlight is not None or args.hit is not None or args.dpi is not None:
             raise UsageError("--highlight, --hit and --dpi go with --png. Next: add --png OUT.png")
         return {"file": args.file, "page": args.page}
     if cmd == "verify":
+        quote_within_limit(args.quote)
         return {"quote": args.quote, "file": args.file, "page": args.page, "whole_file": args.whole_file}
     if cmd == "check":
         return {"claim": args.claim, "file": args.file, "pages": args.pages}
@@ -115,6 +118,21 @@ def payload(args: argparse.Namespace) -> dict:
     if cmd in ("cites", "cited-by"):
         return {"file": args.file}
     return {}
+
+
+def quote_within_limit(quote: str, what: str = "quote",
+                       step: str = "verify the quote in shorter parts (a sentence or a paragraph each, with the "
+                                   "same --file and --page)") -> None:
+    """Refuse a ``verify`` quote (or ``page --png --highlight`` text: ``what``, ``step``) that is empty
+    or longer than :data:`pagerecall.types.MAX_QUOTE_CHARS` characters, as the MCP tools
+    ``verify_quote`` and ``view_page`` do, before anything is read: ``UsageError`` (exit 2) saying
+    the limit and ``step``, what to do instead."""
+    from pagerecall.types import MAX_QUOTE_CHARS
+
+    if not quote.strip():
+        raise UsageError(f"The {what} is empty. Next: pass the words to find on the page")
+    if len(quote) > MAX_QUOTE_CHARS:
+        raise UsageError(f"The {what} has {len(quote):,} characters; the limit is {MAX_QUOTE_CHARS:,}. Next: {step}")
 
 
 def png_target(path: Path) -> None:
@@ -279,13 +297,24 @@ WRITES = ("build", "update", "rebuild")
 """The commands that write a generation: after Ctrl-C, whether a live index exists decides what to say."""
 
 
+READS = ("search", "files", "resolve", "related", "topics", "cites", "cited-by", "info", "verify", "check", "page",
+         "ui", "evidence", "outline", "serve")
+"""The commands that never write the index (``serve`` unless ``--watch``): after Ctrl-C they only
+stopped, and saying "the live index is unchanged" would suggest they might have changed it."""
+
+
 def interrupted_note(args: argparse.Namespace | None) -> str:
-    """What to say after Ctrl-C (SIGINT): "the live index is unchanged" unless ``args`` is a write
-    whose index has no live generation (a first build): then that no index was written yet, and
-    what to run next (the next build resumes from the resume cache when it holds vectors, as
-    :func:`pagerecall.index.leftovers.interrupted_write` reports them). Never raises."""
+    """What to say after Ctrl-C (SIGINT): "stopped" for a command of :data:`READS` (it never writes
+    the index); "the live index is unchanged" for any other, or when the command is not known
+    (``args`` None), unless ``args`` is a write whose index has no live generation (a first build):
+    then that no index was written yet, and what to run next (the next build resumes from the
+    resume cache when it holds vectors, as :func:`pagerecall.index.leftovers.interrupted_write`
+    reports them). Never raises."""
     unchanged = "interrupted; the live index is unchanged"
-    if getattr(args, "command", None) not in WRITES:
+    command = getattr(args, "command", None)
+    if command in READS and not getattr(args, "watch", False):
+        return "stopped"
+    if command not in WRITES:
         return unchanged
     try:
         from pagerecall.index.layout import IndexStore

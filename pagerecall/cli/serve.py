@@ -47,18 +47,21 @@ def serve_command(args: argparse.Namespace, settings: Settings,
         return resident(args, settings)
     if args.http and not args.resident:
         check_http_port(args.host, args.port)
-    stop_watch = None
-    if getattr(args, "watch", False):
-        from pagerecall.cli.watching import start_beside_server
+    from pagerecall.cli.watching import sigterm_as_ctrl_c
 
-        stop_watch = start_beside_server(args, settings)
-    try:
-        if args.resident:
-            return resident(args, settings)
-        return mcp(args, settings)
-    finally:
-        if stop_watch is not None:
-            stop_watch()
+    stop_watch = None
+    with sigterm_as_ctrl_c(settings.index_dir):  # SIGTERM stops the server as Ctrl-C does: its files removed
+        if getattr(args, "watch", False):
+            from pagerecall.cli.watching import start_beside_server
+
+            stop_watch = start_beside_server(args, settings)
+        try:
+            if args.resident:
+                return resident(args, settings)
+            return mcp(args, settings)
+        finally:
+            if stop_watch is not None:
+                stop_watch()
 
 
 def check_http_port(host: str, port: int) -> None:

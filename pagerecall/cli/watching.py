@@ -9,7 +9,9 @@ import logging
 import signal
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
 from pagerecall.cli.names import with_shown_names
 from pagerecall.config import Settings
@@ -82,20 +84,58 @@ def watch_command(args: argparse.Namespace, settings: Settings) -> int:
         watcher.stop.set()
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, on_term) if threading.current_thread() is threading.main_thread() else None
+    with sigterm_as_ctrl_c(settings.index_dir, on_term):  # a second SIGTERM while stopping: no traceback
+        try:
+            watcher.run()
+            return 0
+        except (KeyboardInterrupt, Stopped):
+            abandoned = watcher.abandoned
+            watcher.stop.set()
+            emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
+                  "message": f"stopped after {watcher.updates} update(s)" + (_abandoned(settings) if abandoned else "")})
+            return EXIT_INTERRUPTED
+        finally:
+            bars.close()
+
+
+@contextmanager
+def sigterm_as_ctrl_c(index_dir: Path, stop: Callable[[int, Any], None] | None = None) -> Iterator[None]:
+    """For the length of the block (main thread only; elsewhere nothing changes): a SIGTERM first
+    withdraws this process's watcher announcement (``INDEX/watch.json``,
+    :func:`pagerecall.index.watching.withdraw`: readers stop naming a watcher that is stopping, even if
+    a SIGKILL follows before the process has unwound), then stops the process as a Ctrl-C would:
+    ``stop(signum, frame)`` when given, else the SIGINT handler in place (the MCP server's own, or
+    Python's KeyboardInterrupt). A further SIGTERM while it stops only withdraws again.
+
+    Why: Python's default SIGTERM ends the process at once, without ``finally`` blocks: ``serve --watch``
+    and ``serve --resident --watch`` left ``watch.json`` (and ``serve.sock``) behind, and readers named
+    the gone watcher ("no need to run pagerecall update")."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from pagerecall.index.watching import withdraw
+
+    fired: list[int] = []
+
+    def on_term(signum: int, frame: Any) -> None:
+        withdraw(index_dir)
+        if fired:
+            return
+        fired.append(signum)
+        if stop is not None:
+            stop(signum, frame)
+            return
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)
+        else:  # SIGINT ignored (a background job of a script) or default: stop all the same
+            raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
     try:
-        watcher.run()
-        return 0
-    except (KeyboardInterrupt, Stopped):
-        abandoned = watcher.abandoned
-        watcher.stop.set()
-        emit({"event": "stopped", "updates": watcher.updates, "abandoned_update": abandoned,
-              "message": f"stopped after {watcher.updates} update(s)" + (_abandoned(settings) if abandoned else "")})
-        return EXIT_INTERRUPTED
+        yield
     finally:
-        bars.close()
-        if old is not None:
-            signal.signal(signal.SIGTERM, old)
+        signal.signal(signal.SIGTERM, old)
 
 
 def _abandoned(settings: Settings) -> str:

@@ -46,6 +46,7 @@ from typing import Any
 
 import numpy as np
 
+from pagerecall.extract.pagerun import run_page
 from pagerecall.extract.overtext import MIN_OVERLAP, spans_overlap
 
 __all__ = ["MIN_COVER", "MIN_OVERLAP", "Overdrawn", "hidden_under_text", "later_text", "overdrawn"]
@@ -351,7 +352,7 @@ def _render_without(page: Any, skip: frozenset[int], zoom: float) -> np.ndarray 
     draw = mupdf.fz_new_draw_device(mupdf.FzMatrix(), pix)
     try:
         dev = _DEVICE[0](draw.m_internal, skip)
-        mupdf.fz_run_page(page.this, dev, ctm, mupdf.FzCookie())
+        run_page(page, dev, ctm)
         mupdf.fz_close_device(draw)
     finally:
         draw = None

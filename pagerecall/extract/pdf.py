@@ -359,11 +359,12 @@ def _extract_page(doc: Any, index: int, ocr_cfg: OcrConfig | None, fonts: dict |
         data, hidden = textpage.extractDICT(), ()
     else:
         data, hidden = split_pdf_hidden(page, textpage, textpage.extractDICT())
+    from pagerecall.extract.figureglyphs import without_figure_runs
     from pagerecall.extract.linenumbers import without_line_numbers
     from pagerecall.extract.page_numbers import without_page_number
 
     number = index + 1
-    data = without_line_numbers(upright(data, page))  # margin line numbers are not the page's text
+    data = without_figure_runs(without_line_numbers(upright(data, page)))  # nor margin numbers, nor !"#$ runs
     data = without_page_number(data, label, number)  # nor its own printed number (kept as its label)
     raw = ordered_text(data)
     text, tagged = split_hidden_text(_normalise(raw))

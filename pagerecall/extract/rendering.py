@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from pagerecall.extract.pagerun import run_page
+
 __all__ = ["LINEAR", "MIN_PIXEL_CHANGE", "RENDER_ZOOM", "TEXT_PAINT", "PageDrawing", "box_ink", "drawn_luminance", "ink",
            "integral", "luminance", "render_pair", "render_without_text"]
 
@@ -337,15 +339,19 @@ def _logs_as_bboxlog(page: Any, ctm: Any) -> bool:
 
 
 def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faithful: bool = False,
-            colour: bool = False) -> Any:
+            colour: bool = False, skip: frozenset[int] | None = None) -> Any:
     """One gray render of ``page`` through ``ctm`` into the pixel box ``bbox`` (an ``FzIrect``),
     with or without its text (:class:`_NoTextDevice`). ``log`` (without text only): returns
     ``(render, paint log)``, the log that of ``get_bboxlog`` made in the same run (see
     :func:`_logs_as_bboxlog`; None when a cached tile left part of the page unlogged).
     ``faithful``: through :func:`pagerecall.extract.marking.faithful_device` (painting in a colour
     space that never marks left out), with or without text; no log. ``colour``: an sRGB render,
-    uint8 ``(height, width, 3)`` (:mod:`pagerecall.extract.colour_seen`), no log."""
+    uint8 ``(height, width, 3)`` (:mod:`pagerecall.extract.colour_seen`), no log. Without text, on a page with a
+    Type 3 font, the paintings of glyphs MuPDF draws directly are left out too (a second run, ``skip``:
+    :mod:`pagerecall.extract.glyphpaint`); the log is the first run's."""
     from pymupdf import mupdf
+
+    from pagerecall.extract.glyphpaint import glyph_filter, has_type3
 
     if not _DEVICE:
         _DEVICE.append(_no_text_device(mupdf))
@@ -362,10 +368,14 @@ def _render(page: Any, ctm: Any, bbox: Any, text: bool, log: bool = False, faith
             dev = _FAITHFUL[0](draw.m_internal, text)
         else:
             dev = draw if text else (_LOGGING[0] if log else _DEVICE[0])(draw.m_internal)
-        mupdf.fz_run_page(page.this, dev, ctm, mupdf.FzCookie())
+        front = glyph_filter(dev, skip or frozenset()) if not text and has_type3(page) else dev
+        run_page(page, front, ctm)
         mupdf.fz_close_device(draw)
     finally:
         draw = None
+    if front is not dev and skip is None and front.glyph_paints:  # once more, without the glyphs' paintings
+        again = _render(page, ctm, bbox, False, faithful=faithful, colour=colour, skip=frozenset(front.glyph_paints))
+        return (again, None if dev.cached_tile else dev.result) if log else again
     w, h, n = mupdf.fz_pixmap_width(pix), mupdf.fz_pixmap_height(pix), mupdf.fz_pixmap_components(pix)
     view = np.frombuffer(mupdf.fz_pixmap_samples_memoryview(pix), dtype=np.uint8)
     pixels = (view.reshape(h, w, n) if colour else view.reshape(h, w, n)[..., 0]).copy()  # no alpha; outlives pix

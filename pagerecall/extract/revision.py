@@ -70,6 +70,13 @@ REVISIONS: dict[int, str] = {
         "again in colour and kept where a reader sees it",
     18: "PDF text hidden by a clip, a soft mask or its own colour with other words written over it at the same "
         "place, nothing painted between, is hidden (unpainted): the words on top no longer lend it their ink",
+    19: "PDF text is judged as a viewer shows it in four more cases: an annotation at its opacity /CA (text in an "
+        "annotation at /CA 0 is hidden, a white cover at /CA 0 no longer hides the text under it); Type 3 glyphs "
+        "MuPDF draws as paintings (a logo's coloured letters) are kept; an OCR layer over a scan is kept where "
+        "its strips are read line by line (boxes taller than the line pitch, lines Tesseract skipped in a stack), "
+        "where its script has no installed OCR pack (a Chinese scan: the contrast rule), and where thin strokes "
+        "ink under 5 % of a line; a figure's glyphs re-encoded from '!' up (tracemonkey's chart labels read as "
+        "'!\"#$%&...') are no longer page text",
 }
 """What each revision changed, one line each (revision 1 is the state before they were recorded)."""
 

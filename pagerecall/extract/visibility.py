@@ -28,7 +28,7 @@ Where the rendering cannot decide, the rules of the first round remain:
 * ``outside_page``: a glyph wholly outside the page's visible box is not rendered;
   :func:`pagerecall.extract.offpage.overflow` keeps printed text cut by the paper's edge;
 * an invisible text layer (render mode 3) over an image stays the page's text where the image
-  shows ink like print beneath it (a scan's OCR layer: :data:`SCAN_MIN_CONTRAST`) and OCR of a
+  shows ink like print beneath it (a scan's OCR layer: :class:`pagerecall.extract.scanlayer.PrintBeneath`) and OCR of a
   sample of the image reads its words there (:mod:`pagerecall.extract.scanlayer`); over a plain
   banner, a logo or a photo it is hidden.
 
@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from pagerecall.extract.colour_seen import contrast_ratio, contrast_to_page, lin_level
+from pagerecall.extract.colour_seen import contrast_to_page
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.extract.overdrawn import hidden_under_text
@@ -60,7 +60,7 @@ from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
 from pagerecall.extract.squeeze import across, letters_enough, squeezed
 from pagerecall.types import HiddenSpan
 
-__all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SCAN_MIN_CONTRAST", "SHRINK", "Key", "classify"]
+__all__ = ["LETTER_OR_DIGIT", "MIN_GLYPH_EXTENT", "SHRINK", "Key", "classify"]
 
 LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 """A letter or digit: exactly the characters ``str.isalnum`` accepts (``\\w`` is those and ``_``)."""
@@ -89,11 +89,6 @@ MIN_CONTRAST = 1.2
 """WCAG contrast ratio between a glyph's colour and the page beneath it under which it is faint
 past reading (``same_colour``). Why: gray 0.9 on white (1.25) is a faint but seen watermark;
 gray 0.95 (1.12) and white on white (1.0) are not."""
-
-SCAN_MIN_CONTRAST = 3.0
-"""Contrast ratio between the darkest and lightest 5 % of the pixels beneath a line of invisible
-text (render without text) for the image there to count as showing print. Why: a scan's text
-line is dark ink on light paper (ratio > 5 on sandwich.pdf); a plain banner or tint is ~1."""
 
 
 def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str], tuple[HiddenSpan, ...]]:
@@ -219,6 +214,9 @@ def _by_pixels(page: Any, raw: dict, log: list, keys: list[Key], boxes: np.ndarr
     # render without text over the glyph box) under the contrast bound is hidden however it inks;
     # judged per span (its box), glyph by glyph only where the ground under a span is not uniform
     own_faint = faint(raw, keys, px, without_text, span_of, MIN_CONTRAST)
+    # text passed as invisible that inks: Type 3 glyphs MuPDF drew as paintings (glyphpaint.py), their
+    # colours their procedures' own, not the span's (alpha 0): judged by the pixels they change alone
+    own_faint &= ~((changed > 0) & np.asarray([not _span_of(raw, k).get("char_flags", 16) & 48 for k in keys]))
     # judged again without the text drawn later over it, where text lies over text (overdrawn.py)
     under = hidden_under_text(page, raw, keys, shrunk, without_text, zoom, drawing) & ~degenerate
     weak = _weak(page, raw, keys, px, shrunk, span_of, (with_text, without_text, zoom),
@@ -315,8 +313,7 @@ class _Namer:
 
     def __init__(self, page: Any, raw: dict, log: list, without_text: np.ndarray, m: Any) -> None:
         self.page, self.raw, self.log, self.bg, self.m = page, raw, log, without_text, m
-        self._scan: dict[tuple[int, int], bool] = {}
-        self._ocr: dict | bool | None = None  # the OCR verdicts per line (False: OCR cannot run)
+        self._print: Any = None  # pagerecall.extract.scanlayer.PrintBeneath, made on a first mode-3 glyph
         self._cmapless: set[str] | None = None
 
     def cmapless(self, font: str) -> bool:
@@ -350,7 +347,11 @@ class _Namer:
         if self.cmapless(span.get("font", "")):
             return None
         if not flags & 48:  # render mode 3: drawn by no one
-            return None if self._shows_print(b, l, box) else "invisible_render_mode"
+            if self._print is None:
+                from pagerecall.extract.scanlayer import PrintBeneath
+
+                self._print = PrintBeneath(self.page, self.raw, self.log, self.bg, self.m)
+            return None if self._print.shows(b, l, box) else "invisible_render_mode"
         if flags & 64 and alpha == 0:  # render mode 7: a clip, nothing of its own
             return "invisible_render_mode"
         if alpha == 0:  # opacity 0; a faint opacity (alpha < 255) is named after a cover
@@ -365,50 +366,6 @@ class _Namer:
         if alpha < 255 and contrast_to_page(span.get("color", 0), self.bg, px, alpha / 255) < MIN_CONTRAST:
             return "transparent"
         return "unpainted"
-
-    def _shows_print(self, b: int, l: int, box: np.ndarray) -> bool:
-        """True when an image lies beneath the glyph, the page beneath its line (render without
-        text) holds dark ink on light ground (:data:`SCAN_MIN_CONTRAST`), and OCR of a sample of
-        the image confirms the layer's words there (:func:`pagerecall.extract.scanlayer.confirmed_lines`;
-        without Tesseract, the contrast alone decides)."""
-        if not any(k in ("fill-image", "fill-imgmask") and meets(box, r) for k, r in self.log):
-            return False
-        if (b, l) not in self._scan:
-            self._scan[(b, l)] = self._inked(b, l)
-        if not self._scan[(b, l)]:
-            return False
-        if self._ocr is None:
-            self._ocr = self._read_layer()
-        return self._ocr.get((b, l), True) if self._ocr is not False else True
-
-    def _inked(self, b: int, l: int) -> bool:
-        line = np.asarray([self.raw["blocks"][b]["lines"][l]["bbox"]], float)
-        x0, y0, x1, y1 = (int(v) for v in np.round(_to_pixels(line, self.m)[0]))
-        region = self.bg[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
-        if region.size < 4:
-            return False
-        lo, hi = np.percentile(region, (5, 95))
-        return contrast_ratio(lin_level(lo), lin_level(hi)) >= SCAN_MIN_CONTRAST
-
-    def _read_layer(self) -> dict | bool:
-        """OCR verdicts for every invisible line over an image whose ground shows print (once a
-        page), or False when OCR cannot run."""
-        from pagerecall.extract.scanlayer import confirmed_lines
-
-        images = [r for k, r in self.log if k in ("fill-image", "fill-imgmask")]
-        lines = []
-        for b, blk in enumerate(self.raw.get("blocks", ())):
-            for l, line in enumerate(blk.get("lines", ())):
-                spans = [s for s in line.get("spans", ()) if not s.get("char_flags", 16) & 48]
-                text = "".join(c["c"] for s in spans for c in s.get("chars", ()))
-                if not any(ch.isalnum() for ch in text) or not any(meets(line["bbox"], r) for r in images):
-                    continue
-                if (b, l) not in self._scan:
-                    self._scan[(b, l)] = self._inked(b, l)
-                if self._scan[(b, l)]:
-                    lines.append(((b, l), tuple(line["bbox"]), text, tuple(line.get("dir") or (1.0, 0.0))))
-        got = confirmed_lines(self.page, lines, images)
-        return False if got is None else got
 
 
 def _spans(raw: dict, reasons: dict[Key, str], page: Any) -> list[HiddenSpan]:

@@ -24,7 +24,19 @@ to OCR a page itself (an index built before this store, or a page whose OCR fail
 next read does not. Writes are best effort: a folder that cannot be written (a read-only index) or a
 busy database only costs the next read its OCR. Readers open the database read-only.
 
-Read path: standard library only (``sqlite3``, ``hashlib``); it never takes the writer lock.
+Tesseract's own output is kept too (table ``raw``, the page's ``extractDICT()`` as the OCR child gives
+it, JSON, zlib), keyed by the file's SHA-256, the page and the *engine* (:func:`pagerecall.ingest.ocr_reuse.engine_key`:
+languages, dpi, the language data files, PyMuPDF/MuPDF version, text flags), not by the extraction revision:
+that output does not depend on pagerecall's extraction code, so a ``rebuild`` (or an update of a file whose
+bytes are back) takes it and builds the page's text from it with the current code instead of running
+Tesseract again. Why: docs/decisions/ocr-reuse.md.
+
+Pruning (:meth:`OcrTextStore.prune`, run by every write after its swap, with the writer lock held): rows of
+a file whose SHA-256 is in no generation kept in the index and that no one recorded since that write began
+are deleted, in one SQLite transaction (a crash leaves all or nothing). ``recorded`` (sha256 -> when last
+written) keeps a read's record of a file the write did not see from being pruned by it.
+
+Read path: standard library only (``sqlite3``, ``hashlib``, ``json``, ``zlib``); it never takes the writer lock.
 """
 
 from __future__ import annotations
@@ -33,6 +45,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +60,10 @@ BUSY_SECONDS = 2.0
 the text is not recorded (the next read OCRs the page, nothing is wrong)."""
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS pages (sha256 TEXT NOT NULL, page INTEGER NOT NULL, settings TEXT NOT NULL, "
-           "revision INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (sha256, page, settings, revision))")
+           "revision INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (sha256, page, settings, revision))",
+           "CREATE TABLE IF NOT EXISTS raw (sha256 TEXT NOT NULL, page INTEGER NOT NULL, engine TEXT NOT NULL, "
+           "data BLOB NOT NULL, PRIMARY KEY (sha256, page, engine))",
+           "CREATE TABLE IF NOT EXISTS recorded (sha256 TEXT PRIMARY KEY, at REAL NOT NULL)")
 
 
 def settings_key(cfg: Any) -> str | None:
@@ -79,7 +95,8 @@ class OcrTextStore:
                 if not self.path.parent.is_dir():
                     return None
                 con = sqlite3.connect(self.path, timeout=BUSY_SECONDS)
-                con.execute(_SCHEMA)
+                for statement in _SCHEMA:
+                    con.execute(statement)
                 return con
             if not self.path.is_file():
                 return None
@@ -126,6 +143,7 @@ class OcrTextStore:
                 with con:
                     con.executemany("INSERT OR REPLACE INTO pages VALUES (?, ?, ?, ?, ?)",
                                     [(sha256, int(p), settings, revision, t) for p, t in pages.items()])
+                    con.execute("INSERT OR REPLACE INTO recorded VALUES (?, ?)", (sha256, time.time()))
                 return len(pages)
             except sqlite3.Error as exc:
                 log.debug("OCR text store %s not written: %s", self.path, exc)
@@ -133,9 +151,134 @@ class OcrTextStore:
             finally:
                 con.close()
 
+    def get_raw(self, sha256: str, pages: list[int], engine: str) -> dict[int, dict]:
+        """Tesseract's recorded output for pages ``pages`` (1-based) of the file whose bytes hash to
+        ``sha256``, read by OCR engine ``engine``: ``{page: extractDICT() dict}`` (bounding boxes and
+        other number lists as tuples, as PyMuPDF gives them) of the pages recorded; ``{}`` when none
+        is or the database cannot be read."""
+        con = self._connect(write=False) if pages and sha256 and engine else None
+        if con is None:
+            return {}
+        out: dict[int, dict] = {}
+        try:
+            for page, data in con.execute(
+                    f"SELECT page, data FROM raw WHERE sha256=? AND engine=? AND page IN ({','.join('?' * len(pages))})",
+                    (sha256, engine, *[int(p) for p in pages])):
+                got = _decode(data)
+                if got is not None:
+                    out[int(page)] = got
+        except sqlite3.Error as exc:
+            log.debug("OCR output in %s not read: %s", self.path, exc)
+            return {}
+        finally:
+            con.close()
+        return out
+
+    def put_raw(self, sha256: str, engine: str, pages: dict[int, dict]) -> int:
+        """Record Tesseract's output ``pages`` (1-based page -> the page's ``extractDICT()``) of the
+        file whose bytes hash to ``sha256``, read by OCR engine ``engine``. A page whose output cannot
+        be written as JSON is left out. Returns how many pages were recorded (0 when the database
+        cannot be written)."""
+        rows = [(sha256, int(p), engine, blob) for p, d in pages.items() if (blob := _encode(d)) is not None]
+        if not rows or not sha256 or not engine:
+            return 0
+        with self._lock:
+            con = self._connect(write=True)
+            if con is None:
+                return 0
+            try:
+                with con:
+                    con.executemany("INSERT OR REPLACE INTO raw VALUES (?, ?, ?, ?)", rows)
+                    con.execute("INSERT OR REPLACE INTO recorded VALUES (?, ?)", (sha256, time.time()))
+                return len(rows)
+            except sqlite3.Error as exc:
+                log.debug("OCR output in %s not written: %s", self.path, exc)
+                return 0
+            finally:
+                con.close()
+
+    def prune(self, keep: set[str], since: float) -> dict[str, int] | None:
+        """Delete the records of every file whose SHA-256 is not in ``keep`` (the files of the
+        generations kept in the index) and was not recorded at or after ``since`` (``time.time()``
+        when the write began: a read that recorded a file meanwhile keeps it). One transaction: a
+        crash or a kill leaves the database as it was or pruned, never in between. Page texts made
+        by an older extraction revision go too (this code never reads them; Tesseract's output, per
+        engine, stays). Returns ``{"files", "pages", "raw_pages", "older_revision_pages"}`` removed, or None when there is no database or it is
+        busy or cannot be written (nothing removed; the next write prunes). The file is compacted
+        (``VACUUM``) when more than half of it is free afterwards."""
+        if not self.path.is_file():
+            return None
+        with self._lock:
+            con = self._connect(write=True)
+            if con is None:
+                return None
+            try:
+                with con:
+                    con.execute("CREATE TEMP TABLE keep (sha256 TEXT PRIMARY KEY)")
+                    con.executemany("INSERT OR IGNORE INTO keep VALUES (?)", [(k,) for k in keep])
+                    gone = ("sha256 NOT IN (SELECT sha256 FROM keep) AND sha256 NOT IN "
+                            "(SELECT sha256 FROM recorded WHERE at >= ?)")
+                    files = {r[0] for t in ("pages", "raw") for r in
+                             con.execute(f"SELECT DISTINCT sha256 FROM {t} WHERE {gone}", (since,))}
+                    pages = con.execute(f"DELETE FROM pages WHERE {gone}", (since,)).rowcount
+                    # text an older extraction revision made: never read by this code (Tesseract's
+                    # output stays, the text is built from it again)
+                    older = con.execute("DELETE FROM pages WHERE revision < ?", (_revision(),)).rowcount
+                    raw = con.execute(f"DELETE FROM raw WHERE {gone}", (since,)).rowcount
+                    con.execute("DELETE FROM recorded WHERE sha256 NOT IN (SELECT sha256 FROM pages) "
+                                "AND sha256 NOT IN (SELECT sha256 FROM raw)")
+                    con.execute("DROP TABLE keep")
+            except sqlite3.Error as exc:
+                log.debug("OCR text store %s not pruned: %s", self.path, exc)
+                con.close()
+                return None
+            try:  # the space freed goes back to the disk (a busy reader: next time)
+                free, total = (con.execute(f"PRAGMA {p}").fetchone()[0] for p in ("freelist_count", "page_count"))
+                if (files or older) and total > 16 and free * 2 > total:
+                    con.execute("VACUUM")
+            except sqlite3.Error as exc:
+                log.debug("OCR text store %s not compacted: %s", self.path, exc)
+            finally:
+                con.close()
+            return {"files": len(files), "pages": pages, "raw_pages": raw, "older_revision_pages": older}
+
     def for_file(self, path: Path) -> "FileOcr":
         """The store seen from one source file at ``path`` (:class:`FileOcr`)."""
         return FileOcr(self, Path(path))
+
+
+def _encode(data: dict) -> bytes | None:
+    """``extractDICT()`` output as zlib-compressed JSON; None when it holds what JSON cannot carry."""
+    import json
+    import zlib
+
+    try:
+        return zlib.compress(json.dumps(data, separators=(",", ":"), allow_nan=False).encode("utf-8"), 6)
+    except (TypeError, ValueError):
+        return None
+
+
+def _tuples(value: Any) -> Any:
+    """JSON's lists back as PyMuPDF gives them: a list of numbers (a bbox, an origin, a direction) as
+    a tuple, lists of blocks, lines and spans as lists."""
+    if isinstance(value, dict):
+        return {k: _tuples(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
+            return tuple(value)
+        return [_tuples(v) for v in value]
+    return value
+
+
+def _decode(blob: bytes) -> dict | None:
+    import json
+    import zlib
+
+    try:
+        got = json.loads(zlib.decompress(blob).decode("utf-8"))
+    except (ValueError, zlib.error):
+        return None
+    return _tuples(got) if isinstance(got, dict) else None
 
 
 _HASHES: dict[tuple, str] = {}

@@ -82,7 +82,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
     """
     from pagerecall.model.embedding import load_embedder
 
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     root = resolve_root(corpus_root)
     store = open_store(settings)
     if not replace and store.exists():
@@ -116,7 +116,7 @@ def build(settings: Settings, corpus_root: Path, progress: Progress = _no_progre
         return list(disk.values())
 
     done = write_generation(settings, store, root, scan, {}, embedder, progress, wait=wait, action=action,
-                            crash_hook=crash_hook)
+                            crash_hook=crash_hook, started=started)
     _ledger_after_write(settings, root)
     return WriteReport(
         action=action, generation=done.name, previous=done.previous, corpus_root=str(root),
@@ -215,7 +215,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     ``retry_failed`` False (``watch``): a file that failed is read again only when it changed since
     (:func:`pagerecall.index.corpus.compute_delta`); it stays listed as failed with its reason.
     """
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     store = open_store(settings)
     from pagerecall.index.leftovers import interrupted_write, resumable
 
@@ -288,7 +288,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
         if still_failing or (delta.empty and not fulltext_outdated and not moved_root and not resumable(interrupted)):
             base_report["previous"] = store.previous_name()  # nothing swapped: rollback's target stays
         if not dry_run and interrupted is not None and interrupted["running"] is None:
-            base_report["interrupted"] = _remove_leftovers(settings, store, interrupted)
+            base_report["interrupted"] = _remove_leftovers(settings, store, interrupted, started)
         return WriteReport(
             generation=store.current_name(), files_ok=0, files_failed=still_failing, chunks_embedded=0,
             chunks_total=live.count_chunks(), pages_embedded=0, seconds=round(time.perf_counter() - t0, 3),
@@ -315,7 +315,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
 
     done = write_generation(settings, store, root, [disk[p] for p in delta.to_embed], delta.hashes, embedder,
                             progress, wait=wait, action="update", base_live=True, expect_live=live_name, edit=edit,
-                            crash_hook=crash_hook, reuse_from=_reuse_from(delta))
+                            crash_hook=crash_hook, reuse_from=_reuse_from(delta), started=started)
     if done is None:
         # another writer swapped while we scanned: start over on the new live generation, after
         # releasing the lock (write_generation did): the restart takes it through its own
@@ -335,7 +335,7 @@ def update(settings: Settings, progress: Progress = _no_progress, *, dry_run: bo
     )
 
 
-def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
+def _remove_leftovers(settings: Settings, store, interrupted: dict, started: float) -> dict:
     """Remove what an interrupted write left that nothing will resume, when an update has nothing
     to write (a write's own cleanup would have removed it; a no-op update writes nothing, so the
     debris stayed): its partial generations, and its resume cache when that holds no
@@ -352,6 +352,9 @@ def _remove_leftovers(settings: Settings, store, interrupted: dict) -> dict:
     try:
         with store.lock(wait=False):
             removed["generations"] = store.cleanup(keep=settings.keep_generations)
+            from pagerecall.ingest.ocr_reuse import prune_store
+
+            prune_store(settings, store, started)  # the OCR records of the generations just removed
             if drop_cache:
                 embedcache.remove(store.path)
                 removed["cache"] = True

@@ -40,6 +40,9 @@ class Prepared:
     """True when pages of the file went to OCR (a child process, :class:`PendingFile`): the file
     may come out of path order, so a batch-invariant embedder embeds it in a group of its own
     (:mod:`pagerecall.ingest.embed_loop`: the index does not depend on when its OCR ended)."""
+    ocr: tuple[int, int] = (0, 0)
+    """(pages OCR'd by this write, pages whose OCR an earlier write recorded and this one took:
+    :mod:`pagerecall.ingest.ocr_reuse`)."""
 
 
 def chunk_id_for(rel: str, sha256: str, seq: int) -> str:
@@ -118,7 +121,13 @@ def start_file(root: Path, f: DiskFile, sha: str, tokenizer, settings: Settings)
     if isinstance(got, Prepared):
         return got
     if hasattr(got, "ocr_pages"):  # a pagerecall.extract.ocr.PdfDraft
-        return PendingFile(f, sha, prefix, got, tokenizer, settings)
+        from pagerecall.ingest.ocr_reuse import known_ocr
+
+        known = known_ocr(settings, sha, got)  # recorded by an earlier write: not OCR'd again
+        pending = PendingFile(f, sha, prefix, got, tokenizer, settings, known)
+        if not pending.pages:  # every page known: no OCR child to wait for
+            return pending.finish({})
+        return pending
     return _chunked(f, sha, prefix, got, tokenizer, settings)
 
 
@@ -135,28 +144,49 @@ class PendingFile:
     draft: Any
     tokenizer: Any
     settings: Settings
+    known: Any = None
+    """What the index's OCR store held for the draft's pages (:class:`pagerecall.ingest.ocr_reuse.KnownOcr`):
+    pages whose recorded text was taken are off ``draft.ocr_pages`` already; ``known.raw`` holds
+    Tesseract's recorded output of others, which are not OCR'd again."""
 
     @property
     def rel(self) -> str:
         return self.file.rel
 
+    def _to_ocr(self) -> list[int]:
+        raw = self.known.raw if self.known is not None else {}
+        return [i for i in self.draft.ocr_pages if i not in raw]
+
     @property
     def pages(self) -> int:
-        """Pages that wait for OCR."""
-        return len(self.draft.ocr_pages)
+        """Pages that wait for OCR (not those whose recorded text or OCR output is taken)."""
+        return len(self._to_ocr())
 
     def start_ocr(self):
-        """Start the OCR child: a :class:`pagerecall.extract.ocr.OcrRun`."""
-        return self.draft.start()
+        """Start the OCR child for the pages not known: a :class:`pagerecall.extract.ocr.OcrRun`."""
+        every = self.draft.ocr_pages
+        self.draft.ocr_pages = self._to_ocr()
+        try:
+            return self.draft.start()
+        finally:
+            self.draft.ocr_pages = every
 
     def finish(self, results: dict) -> Prepared:
-        """The file's :class:`Prepared` from the OCR ``results`` (``OcrRun.result()``); a failed
-        page keeps its page and warning, a file that fails now gets a failed record."""
+        """The file's :class:`Prepared` from the OCR ``results`` (``OcrRun.result()``) and the
+        recorded OCR output of the other pages; a failed page keeps its page and warning, a file
+        that fails now gets a failed record."""
+        counts = (len(results), 0)
+        if self.known is not None:
+            self.known.record(results)
+            counts = (len(results), self.known.texts + len(self.known.raw))
+            results = {**self.known.raw, **results}
         doc = _guarded(self.file, self.sha, self.prefix, lambda: self.draft.finish(results), own_group=True)
         if isinstance(doc, Prepared):
             return doc
         record_ocr(self.settings, self.sha, self.draft)
-        return _chunked(self.file, self.sha, self.prefix, doc, self.tokenizer, self.settings, own_group=True)
+        done = _chunked(self.file, self.sha, self.prefix, doc, self.tokenizer, self.settings, own_group=True)
+        done.ocr = counts
+        return done
 
 
 def record_ocr(settings: Settings, sha: str, draft: Any) -> int:

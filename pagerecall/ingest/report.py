@@ -70,10 +70,16 @@ class WriteReport:
     image-only pages, which hold no text (:func:`pagerecall.extract.opening.ocr_unavailable`); the
     note, with what to install, is also logged once as a warning. Left out of :meth:`to_dict` when None."""
 
+    ocr_pages: dict | None = None
+    """``{"ocr": n, "reused": m}``: pages this write OCR'd, and pages needing OCR whose text or Tesseract
+    output an earlier write recorded under the index (same file bytes, same OCR engine), taken instead
+    (:mod:`pagerecall.ingest.ocr_reuse`). Left out of :meth:`to_dict` when no page needed OCR."""
+
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["ocr_unavailable"] is None:
-            del d["ocr_unavailable"]
+        for key in ("ocr_unavailable", "ocr_pages"):
+            if d[key] is None:
+                del d[key]
         return d
 
 
@@ -86,6 +92,7 @@ def embed_fields(stats: WriteStats) -> dict:
     """The report's fields of the embed loop's counts (``chunks_embedded``, ``seconds_embedding``,
     ``tokens_embedded``, ``chunks_reused``) and ``files_vanished``."""
     e = stats.embed
-    return {"files_vanished": stats.files_vanished, "chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
+    ocr = {"ocr_pages": {"ocr": stats.ocr_pages, "reused": stats.ocr_reused}} if stats.ocr_pages or stats.ocr_reused else {}
+    return {**ocr, "files_vanished": stats.files_vanished, "chunks_embedded": e.embedded, "seconds_embedding": round(e.seconds, 3), "tokens_embedded": e.tokens,
             "chunks_reused": {"resume_cache": e.from_cache, "duplicates": e.duplicates,
                               "live_generation": e.from_live}}

@@ -57,7 +57,8 @@ def write_generation(settings: Settings, store: Any, root: Path,
                      files: list[DiskFile] | Callable[[], list[DiskFile]], hashes: dict[str, str],
                      embedder: Any, progress: Progress, *, wait: bool, action: str, base_live: bool = False,
                      expect_live: str | None = None, edit: Callable[[Any, Hook], None] | None = None,
-                     crash_hook: Hook | None = None, reuse_from: dict[str, str] | None = None) -> Written | None:
+                     crash_hook: Hook | None = None, reuse_from: dict[str, str] | None = None,
+                     started: float | None = None) -> Written | None:
     """The write sequence (see the module docstring) on ``store`` (an ``IndexStore``).
 
     Takes the writer lock (``wait``: else ``LockedError`` at once when another writer holds it);
@@ -70,7 +71,13 @@ def write_generation(settings: Settings, store: Any, root: Path,
     (``settings.keep_generations``). Any failure before the swap aborts the new generation (the
     live one is untouched) and raises. ``action`` (``"build"``, ``"rebuild"``, ``"update"``) is
     recorded in the resume cache. ``reuse_from`` (an update): live files whose unchanged passages keep
-    their vectors, ``{path: "changed" | "removed"}`` (:mod:`pagerecall.ingest.reuse`)."""
+    their vectors, ``{path: "changed" | "removed"}`` (:mod:`pagerecall.ingest.reuse`). After the cleanup,
+    still under the lock, the OCR records of files in no kept generation go
+    (:func:`pagerecall.ingest.ocr_reuse.prune_store`), all but those recorded since ``started``
+    (``time.time()`` when the command began, before its scan; default: now)."""
+    import time
+
+    started = time.time() if started is None else started
     crash = crash_hook or (lambda point: None)
     with ExitStack() as held:
         noted = held.enter_context(interrupts_noted())
@@ -98,6 +105,9 @@ def write_generation(settings: Settings, store: Any, root: Path,
                 raise KeyboardInterrupt from exc  # Ctrl-C inside Lance or Arrow: a Ctrl-C, not a failure
             raise
         store.cleanup(keep=settings.keep_generations)
+        from pagerecall.ingest.ocr_reuse import prune_store
+
+        prune_store(settings, store, started)
         records = _live_files(store)
     return Written(name=name, previous=previous, stats=stats, records=records, bibliography=bibliography,
                    fulltext_rebuilt=writer.fulltext_rebuilt)

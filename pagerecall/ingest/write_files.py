@@ -40,6 +40,11 @@ class WriteStats:
     """Files that failed because they were deleted or renamed while read: left out, not failed."""
     pages: int = 0
     embed: EmbedStats = field(default_factory=EmbedStats)
+    ocr_pages: int = 0
+    """Pages OCR'd by this write (Tesseract ran)."""
+    ocr_reused: int = 0
+    """Pages needing OCR whose text or Tesseract output an earlier write recorded under the index
+    (same file bytes, same OCR engine): taken, not OCR'd again (:mod:`pagerecall.ingest.ocr_reuse`)."""
 
     @property
     def chunks_embedded(self) -> int:
@@ -146,6 +151,8 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
                 progress("files", done, total)
                 continue
             stats.pages += p.record["pages"]
+            stats.ocr_pages += p.ocr[0]
+            stats.ocr_reused += p.ocr[1]
             if p.record["status"] == "ok":
                 stats.files_ok += 1
             else:
@@ -172,6 +179,9 @@ def index_files(writer, root: Path, files: list[DiskFile], hashes: dict[str, str
     finally:
         loop.close()
     flush()
+    if stats.ocr_reused:
+        log.info("OCR: %d page(s) taken from the index's OCR records (same file bytes, same OCR settings), "
+                 "%d page(s) OCR'd now", stats.ocr_reused, stats.ocr_pages)
     return stats
 
 

@@ -40,9 +40,7 @@ REVIEW_VERDICTS: tuple[str, ...] = ("confirm", "dispute")
 STATUSES: tuple[str, ...] = ("unreviewed", "confirmed", "disputed", "stale")
 
 # Limits. Each says where it comes from; the MCP tools declare the same bounds in their schemas.
-MAX_QUOTE_CHARS = 5_000
-"""The limit of ``verify_quote``'s quote over MCP (``pagerecall.mcp.budget.MAX_QUOTE_CHARS``):
-the quote goes through the same verification."""
+from pagerecall.types import MAX_QUOTE_CHARS  # noqa: E402,F401 - verify_quote's limit: the quote goes through the same verification
 MAX_NOTES_CHARS = 4_000
 """Notes (of a check or a review): a paragraph of reasoning; 4,000 characters is the size of a
 search hit's text cap (``MAX_HIT_TEXT_CHARS``), so 50 listed checks stay near the response budget."""

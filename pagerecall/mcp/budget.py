@@ -45,7 +45,7 @@ MAX_LIST_ITEMS = 50
 this are cut, and ``<key>_omitted`` says how many items were left out."""
 
 from pagerecall.search.limits import MAX_QUERY_CHARS  # noqa: E402,F401 - one limit: the searcher enforces it
-MAX_QUOTE_CHARS = 5_000
+from pagerecall.types import MAX_QUOTE_CHARS  # noqa: E402,F401 - one limit: the CLI enforces it too
 MAX_SCOPE_ITEMS = 100
 MAX_PATH_CHARS = 1_000
 

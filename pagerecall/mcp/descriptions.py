@@ -89,7 +89,8 @@ instead; `differences` names the words), contradicted (the source says otherwise
 antonym, a number (digits or words) or a name differs, named in `differences`; never cite it), hidden (only in text no reader sees: invisible,
 white on white, tiny, painted over; `hidden_reason`; never cite it) or not_found; where it is (`page`, `label`,
 physical 1-based and printed), whether the cited `page` is right (`page_correct`), and
-`verbatim_citable`. `page` is optional: without it the whole document is searched. On a
+`verbatim_citable`. A quote may leave words out with `…`, `...`, `[…]` or `[...]`: its parts must be
+the source's words in order on one page (or across a page break); `omitted` gives what was left out. `page` is optional: without it the whole document is searched. On a
 scan (OCR text), a miss near `page` stops at `page` and 2 pages on each side (`whole_file` false
 in the answer, `pages_ocr` the pages OCR'd): pass whole_file=true to OCR and search every page. A
 not_found is about this file only.

@@ -35,7 +35,10 @@ ANTONYMS = (
     "plus minus|import* export*|accept* reject*|best worst|better worse|high low|long short|longer shorter|"
     "fast slow|faster slower|upstream downstream|static dynamic|permanent* temporar*|begin* end,ends,ended|"
     "north south|east west|enter* exit*|send* receiv*|push* pull*|upload* download*|ascending descending|"
-    "increment* decrement*|prefix* suffix*|previous next",
+    "increment* decrement*|prefix* suffix*|previous next|"
+    # verify11: pairs across synonyms (easy/hard, simple/difficult, increase/reduce)
+    "easy,easier,easiest hard,harder,hardest|simple,simpler difficult|increas* reduc*|grow,grows,growing,grew shrink*|"
+    "more fewer|many few|gain* loss,losses|success* failure*",
     # German
     "vor nach|vorher nachher|bevor nachdem|über unter|oberhalb unterhalb|oben unten|erhöh* verringer*|"
     "erhöh* senk*|steig* sink*|zunehm* abnehm*|maxim* minim*|offen,offene,offenen geschlossen*|öffn* schließ*|"
@@ -46,7 +49,9 @@ ANTONYMS = (
     "anfang* ende,endes,enden|eingab* ausgab*|eingang* ausgang*|früh* spät*|erforderlich* optional*|"
     "erlaubt* verboten*|erlaub* verbiet*|hoch,hohe,hohen,höher* niedrig*|schnell* langsam*|lang,lange,langen kurz*|"
     "import* export*|links rechts|vorteil* nachteil*|vorwärts rückwärts|plus minus|obere* untere*|"
-    "vorherig* nächst*|aufsteigend* absteigend*|senden empfangen|erfolgreich* fehlgeschlagen*|erfolg* misserfolg*",
+    "vorherig* nächst*|aufsteigend* absteigend*|senden empfangen|erfolgreich* fehlgeschlagen*|erfolg* misserfolg*|"
+    "leicht* schwierig*|einfach* schwer,schwere,schweren,schwerer|erhöh* reduzier*|vergrößer* verkleiner*|steiger* senk*|"
+    "viel,viele,vielen wenig,wenige,wenigen|davor danach|zuvor danach|zunahme abnahme",
     # French
     "avant après|audessus audessous|dessus dessous|augment* diminu*|hauss* baiss*|maxim* minim*|ouvert* ferm*|"
     "ouvr* ferm*|premi* derni*|activ* désactiv*|ajout* supprim*|ajout* retir*|nouv* anci*|plus moins|vrai* faux|"
@@ -55,7 +60,8 @@ ANTONYMS = (
     "obligatoire* facultati*|obligatoire* optionnel*|précédent* suivant*|gauche* droite*|accept* refus*|"
     "autoris* interdi*|réussi* échou*|succès échec*|meilleur* pire*|rapide* lent*|long,longue,longues court*|"
     "import* export*|montant* descendant*|croissant* décroissant*|envoy* recev*|envoi* récept*|entrant* sortant*|"
-    "install*,installation* désinstall*,désinstallation*|origine* destination*",
+    "install*,installation* désinstall*,désinstallation*|origine* destination*|"
+    "augment* rédui*|simple* compliqu*|facile* compliqu*|beaucoup peu|croissance décroissance|hausse baisse",
     # Spanish
     "antes después|encima debajo|arriba abajo|aument* disminu*|máxim* mínim*|maxim* minim*|abiert* cerrad*|"
     "abri* cerr*|primer* últim*|activ* desactiv*|habilit* deshabilit*|añad* elimin*|agreg* elimin*|"
@@ -63,7 +69,8 @@ ANTONYMS = (
     "fácil* difícil*|mism* diferent*|grande* pequeñ*|superior* inferior*|principio* final*|inicio fin|"
     "entrada* salida*|obligatori* opcional*|anterior* siguiente*|izquierd* derech*|acept* rechaz*|"
     "permit* prohib*|éxito* fracas*|mayor menor|mejor* peor*|alto,alta,altos,altas bajo,baja,bajos,bajas|"
-    "rápid* lent*|larg* cort*|import* export*|ascendente* descendente*|envi* recib*|instal*,instalacion*,instalación* desinstal*,desinstalacion*,desinstalación*",
+    "rápid* lent*|larg* cort*|import* export*|ascendente* descendente*|envi* recib*|instal*,instalacion*,instalación* desinstal*,desinstalacion*,desinstalación*|"
+    "aument* reduc*|sencill* difícil*|sencill* complicad*|simple* complicad*|fácil* complicad*|mucho,mucha,muchos,muchas poco,poca,pocos,pocas",
     # Italian
     "prima dopo|sopra sotto|aument* diminu*|massim* minim*|apert* chius*|apri* chiud*|primo,prima,primi,prime "
     "ultim*|attiv* disattiv*|abilit* disabilit*|aggiung* rimuov*|nuov* vecch*|più meno|vero,vera,veri,vere fals*|"
@@ -105,6 +112,7 @@ CJK_ANTONYMS = (
     "前 後|上 下|増 減|大 小|開 閉|多 少|高 低|長 短|新 旧|新 古|入 出|内 外|始 終|早 遅|最初 最後|以前 以後|"
     "追加 削除|許可 禁止|成功 失敗|必須 任意|左 右|東 西|南 北|易 難|簡単 難しい|強 弱|重 軽|遠 近|明 暗|"
     "送信 受信|正しい 誤った|同じ 異なる|昇順 降順|有効 無効|増やす 減らす|開く 閉じる|"
+    "以前 以降|上げ 下げ|上昇 下降|拡大 縮小|容易 困難|許可 拒否|増加 減少|"
     # Chinese (simplified, traditional)
     "前 后|增 减|增 減|开 关|開 關|长 短|新 舊|內 外|早 晚|成功 失败|允许 禁止|允許 禁止|正确 错误|正確 錯誤|"
     "启用 禁用|啟用 停用|添加 删除|添加 刪除|打开 关闭|打開 關閉|强 弱|轻 重|輕 重|远 近|遠 近|难 易|難 易|"
@@ -162,10 +170,30 @@ def antonymous(quote_words: list[str], source_words: list[str]) -> bool:
     if not quote_words or not source_words or len(quote_words) > 3 or len(source_words) > 3:
         return False
     qs = [s for w in quote_words for s in _sides(w)]
-    if not qs:
-        return False
     ss = {s for w in source_words for s in _sides(w)}
-    return any((p, 1 - side) in ss and (p, side) not in ss for p, side in qs)
+    if any((p, 1 - side) in ss and (p, side) not in ss for p, side in qs):
+        return True
+    if len(quote_words) == len(source_words) == 1:  # one compound for another: "difficult-to-use" / "easy-to-use"
+        core = _cores(quote_words[0], source_words[0])
+        return core is not None and core != (quote_words[0], source_words[0]) and antonymous([core[0]], [core[1]])
+    return False
+
+
+def _cores(a: str, b: str) -> tuple[str, str] | None:
+    """``a`` and ``b`` without the letters they share at both ends (``difficulttouse`` / ``easytouse`` ->
+    ``difficult`` / ``easy``; ``normalise`` joins a compound's hyphenated parts), when both cores keep
+    three letters or more, else None."""
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    j = 0
+    while j < min(len(a), len(b)) - i and a[-1 - j] == b[-1 - j]:
+        j += 1
+    ca, cb = a[i:len(a) - j], b[i:len(b) - j]
+    if len(ca) < 3 or len(cb) < 3:
+        return None
+    # a shared end must be a whole part of the compound: the cores are forms of the table themselves
+    return (ca, cb) if _sides(ca) and _sides(cb) else None
 
 
 @functools.cache

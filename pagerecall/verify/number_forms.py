@@ -46,7 +46,7 @@ from typing import Any
 from pagerecall.text.fold import is_no_space
 from pagerecall.verify.cjk_numerals import NUMERALS, numerals_in
 from pagerecall.verify.hundreds import HUNDREDS_PATTERN, hundreds_value, portuguese_dos
-from pagerecall.verify.number_phrases import FRACTION_WORDS, fraction_value, mixed_value
+from pagerecall.verify.number_phrases import FRACTION_WORDS, KO_MAN_AFTER, fraction_value, mixed_value
 from pagerecall.verify.number_words import EN_PHRASE, MONTHS, SCALE_PATTERN, SCALES, UNITS, words_value
 from pagerecall.verify.spelled import GUARDED, SPELLED_PATTERN, spelled_value
 
@@ -70,7 +70,8 @@ _TOKEN = re.compile(
     rf"|(?P<mdy>\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}(?!\d))"
     rf"|(?P<my>\b{_MONTH}\s+\d{{4}}(?!\d))"
     rf"|(?P<between>\b(?:between|zwischen|entre|tra)\s+(?P<b1>{_NUM})\s+(?:and|und|et|y|e)\s+(?P<b2>{_NUM}))"
-    r"|(?P<mixed>(?<![\d.,])\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천]?)+(?![\d.,]?\d))"
+    r"|(?P<mixed>(?<![\d.,])(?:\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천]?)+|(?<![A-Za-z\-])\d{1,4}만" + KO_MAN_AFTER
+    + r")(?![\d.,]?\d))"
     rf"|(?P<frac>\b{FRACTION_WORDS}\b|(?<![\d.,])\d{{1,3}}\s?[½¼¾]|(?<![\d.,\w])[½¼¾])(?:\s(?P<funit>{_UNIT})(?!\w))?"
     rf"|(?P<num>(?P<cur>[$€£¥]\s?)?{_NOT_AFTER}(?P<sign>{_SIGN}(?=\d))?(?P<n1>{_NUM})(?!\d)(?P<sc1>{SCALE_PATTERN})?"
     rf"(?:(?P<rsep>\s?[-–—]\s?|\s+(?:to|bis|à|a|al)\s+)(?P<n2>{_NUM})(?![\d])(?P<sc2>{SCALE_PATTERN})?)?"
@@ -97,18 +98,30 @@ German, French; abbreviated with or without a full stop) or ``§``/``¶``, then 
 
 def is_reference(text: str, start: int) -> bool:
     """True when the number at ``text[start:]`` is a reference to a part of a document (``Figure 5``,
-    ``Table 2``, ``§ 3``, ``p. 12``: :data:`_REFERENCE_BEFORE`), not a quantity a claim states."""
-    return bool(_REFERENCE_BEFORE.search(text[max(0, start - 16):start]))
+    ``Table 2``, ``§ 3``, ``p. 12``: :data:`_REFERENCE_BEFORE`) or the year of an author-year citation
+    (``Smith (2019)``, ``Smith 2019 found``, ``(Dupont, 2018)``, ``Müller et al. 2017``:
+    :func:`pagerecall.verify.citations.citation_start`), not a quantity a claim states."""
+    if _REFERENCE_BEFORE.search(text[max(0, start - 16):start]):
+        return True
+    from pagerecall.verify.citations import citation_start
+
+    return citation_start(text, start) is not None
 
 
 def references_in(text: str) -> list[str]:
     """The references of ``text`` as written, word and number (``["Figure 5", "p. 12"]``), in order,
     without repeats: the numbers :func:`find_numbers` leaves out as references."""
+    from pagerecall.verify.citations import citation_start
+
     out: dict[str, None] = {}
     for n in find_numbers(text, references=True):
         lo = max(0, n.start - 16)
         m = _REFERENCE_BEFORE.search(text[lo:n.start])
-        out[" ".join(text[lo + m.start():n.end].split()) if m else n.text] = None
+        cite = None if m else citation_start(text, n.start)
+        begin = lo + m.start() if m else cite if cite is not None else n.start
+        shown = " ".join(text[begin:n.end].split())
+        closer = "" if cite is None else ")" if "(" in shown else "]" if "[" in shown else ""
+        out[shown + closer] = None  # a citation shown whole: "Smith (2019)"
     return list(out)
 
 
@@ -127,6 +140,9 @@ class Number:
     ambiguous: bool = False
     wants: frozenset = field(default_factory=frozenset)  # what the page must provide (a claim's number)
     gives: frozenset = field(default_factory=frozenset)  # what it provides (a page's number)
+    weak: frozenset = field(default_factory=frozenset)
+    """Keys of ``wants``/``gives`` that hold only against a number written with a decimal separator: the
+    decimal reading of ``3,000`` / ``3.000`` (3), never met by ``three`` or ``3`` (verify11)."""
 
 
 def _values(s: str, scale: int = 1) -> tuple[Any, list[float]]:
@@ -298,14 +314,17 @@ def _single(t: str, s: int, e: int, v: Any, readings: list[float], unit: str | N
             scaled: bool = False) -> Number:
     if pct:
         keys = frozenset(("p", round(r, 9)) for r in readings)
+        low = min(readings)
         return Number(t, s, e, "percent", v, unit="%", ambiguous=len(readings) > 1, wants=keys,
-                      gives=keys | {_n(r) for r in readings})
+                      gives=keys | {_n(r) for r in readings},
+                      weak=frozenset({("p", round(low, 9)), _n(low)}) if len(set(readings)) > 1 else frozenset())
     written_decimal = not scaled and (isinstance(v, float)
                                       or re.search(r"\d[.,](?:\d{1,2}|\d{4,})(?!\d)", t) is not None)
     kind = "year" if isinstance(v, int) and 1000 <= v <= 2199 and re.fullmatch(r"\d{4}", t.strip()) else (
         "decimal" if written_decimal or isinstance(v, float) else "integer")
     keys = frozenset(_n(r) for r in readings)
-    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(set(readings)) > 1, wants=keys, gives=keys)
+    weak = frozenset({_n(min(readings))}) if len(set(readings)) > 1 else frozenset()
+    return Number(t, s, e, kind, v, unit=unit, ambiguous=len(set(readings)) > 1, wants=keys, gives=keys, weak=weak)
 
 
 def _range(t: str, s: int, e: int, a: Any, ra: list[float], b: Any, rb: list[float], unit: str | None,

@@ -20,7 +20,7 @@ values:
 * **a vulgar fraction after digits**: ``2½`` (``normalise`` gives ``2 1⁄2``) is 2.5, ``¾`` 0.75;
 * **digits with myriad units** (Japanese, Chinese, Korean): ``1億2000万`` = 120,000,000, ``6万5536``,
   ``1억2000만``, ``5万`` = 50,000 (Korean ``만`` alone after digits is also the particle "only": read
-  only with another group, ``1만2000``, or ``억``);
+  with another group, ``1만2000``, or ``억``, or before a counter or a sentence end: :data:`KO_MAN_AFTER`);
 * **Sino-Korean numerals**: a run of numeral syllables (``이십사`` = 24, ``삼백`` = 300, ``이천이십육``)
   of two syllables or more holding a unit syllable (``십 백 천 만 억``), not in :data:`KO_NOT_NUMBERS`
   (``만일`` "in case", ``천만`` "by no means"). One syllable alone (``이`` "this", ``사``, ``일`` "work")
@@ -38,7 +38,7 @@ import re
 from pagerecall.verify.cjk_numerals import _value as _cjk_value
 from pagerecall.verify.spelled import GUARDED, SPELLED
 
-__all__ = ["FRACTION_WORDS", "KO_NOT_NUMBERS", "KO_NUMERALS", "MAX_WORDS", "fraction_value", "korean_value", "mixed_value",
+__all__ = ["FRACTION_WORDS", "KO_MAN_AFTER", "KO_NOT_NUMBERS", "KO_NUMERALS", "MAX_WORDS", "fraction_value", "korean_value", "mixed_value",
            "phrases_in", "phrase_value"]
 
 MAX_WORDS = 7
@@ -62,6 +62,13 @@ KO_NUMERALS = frozenset(_KO)
 _KO_RUN = re.compile("[일이삼사오육칠팔구십백천만억]+")
 _KO_ORDINAL_AFTER = tuple("장절부편조항권회차번과")
 """Counters after an ordinal ``제N``: ``제오 장`` (chapter five), ``제삼 절``."""
+KO_MAN_AFTER = (r"(?=\s|(?:명|원|개|건|권|대|달러|엔|위안|유로|부|장|줄|자|글자|단어|페이지|쪽|번|회|년|개월|달|시간|분|초|"
+                r"배|가지|곳|호|마리|그루|채|톤|킬로|바이트|여|이상|이하|미만|가량|정도|km|kg|KB|MB|GB)|\s*(?:$|[.,;:!?)\]]))")
+"""What follows ``N만`` when it is ten thousand times N (``3만 명``, ``5만원``, ``3만여``, ``3만 또는 4만``, ``3만.``),
+not the particle "only" with another particle after it (``3만으로``, ``3만이``: read no number): a space, a Korean
+counter or unit, an approximation word, or the end of a sentence (a space after it read as the particle on the
+first tuning run missed ``78만 제5 장``) (verify11: ``3만 명`` was read as 3 by ``check`` and as "3" against a page's 30000)."""
+
 _MIXED = re.compile(r"(?<![\d.,])\d{1,4}[兆조億亿억万萬만千천](?:\d{1,4}[兆조億亿억万萬만千천])*\d{0,4}(?![\d.,]?\d)")
 _UNIT = {"兆": 10**12, "조": 10**12, "億": 10**8, "亿": 10**8, "억": 10**8, "万": 10**4, "萬": 10**4, "만": 10**4,
          "千": 10**3, "천": 10**3}
@@ -196,7 +203,8 @@ def phrases_in(text: str, words: list[tuple[int, int]]) -> list[tuple[int, int, 
             out.append((m.start(), m.end(), int(m.group(1) or 0) + int(m.group(2)) / int(m.group(3))))
     if any(c in _UNIT for c in text):
         for m in _MIXED.finditer(text):
-            v = mixed_value(m.group(0), korean_man=False)
+            alone = re.match(KO_MAN_AFTER, text[m.end():]) is not None and not re.search(r"[A-Za-z\-]$", text[:m.start()])
+            v = mixed_value(m.group(0), korean_man=alone)  # UTF-8만: "only UTF-8"
             if v is not None:
                 out.append((m.start(), m.end(), v))
     if any("\uac00" <= c <= "\ud7a3" for c in text):

@@ -137,7 +137,12 @@ def check_numbers(root: Path | str, claim: str, file: str, pages: Any, *, ocr: s
     except SourceNotFoundError as exc:
         raise UsageError(str(exc)) from exc
     wanted, problems = cited_pages(pages, count, rel)
-    if problems:  # each mistake of the citation on its own line (a range too long and past the end: two)
+    if problems:
+        from pagerecall.verify.printed_pages import printed_hint
+
+        # a citation wholly past the end may be printed page numbers: name the physical pages that print them
+        past = sorted({p for lo, hi in page_ranges(pages) if min(lo, hi) > count for p in (lo, hi)})[:3]
+        problems += [h.strip() for h in (printed_hint(src, p, count) for p in past) if h]  # each mistake of the citation on its own line (a range too long and past the end: two)
         raise UsageError("\n".join(problems))
     read = [src.page(p) for p in wanted]
     cited = []
@@ -185,8 +190,10 @@ def result_note(numbers: Sequence[dict]) -> str:
 def references_note(refs: Sequence[str]) -> str:
     """The sentence a check's note starts with when the claim holds references (``refs``, as
     :func:`pagerecall.verify.number_forms.references_in` gives them)."""
+    cited = any(re.search(r"\b(?:1[5-9]\d\d|20\d\d)[a-z]?[)\]]?$", r) for r in refs)
     return (f"Left out as references, not quantities: {', '.join(refs)} (a figure, table, section or page number "
-            "is checked by reading that part of the source).")
+            "is checked by reading that part of the source" + ("; an author-year citation names a work, not a "
+                                                              "quantity of these pages" if cited else "") + ").")
 
 
 def _line_key(line: str) -> str:
@@ -290,10 +297,11 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
         near = _near_words(claim, n.start, n.end) if _in_words(n) else None
         for number, label, spots in on_page:
             for m, where, text in spots:
-                if not n.wants & m.gives:
-                    continue
-                if near is not None and not near & _near_words(text, m.start, m.end):
-                    continue  # a number word matches a number in a comparable context only
+                common = n.wants & m.gives
+                if not common or common <= n.weak and not _decimal(m) or common <= m.weak and not _decimal(n):
+                    continue  # 3,000 read as 3.000 meets a written decimal only, never "three" (verify11)
+                if near is not None and not same_unit(n.unit, m.unit) and not near & _near_words(text, m.start, m.end):
+                    continue  # a number word matches a number in a comparable context (or with the same unit) only
                 status = ("found" if not n.unit or n.kind in ("percent",) or same_unit(n.unit, m.unit)
                           else "found_without_unit") if where == "body" else where
                 best.append((status, number, label, m, text))
@@ -309,6 +317,11 @@ def match_numbers(claim: str, pages: Iterable[tuple]) -> list[dict]:
             "pages": list(dict.fromkeys(b[1] for b in best if b[0] == status)),
         })
     return out
+
+
+def _decimal(n: Number) -> bool:
+    """True when ``n`` is written with a decimal separator between digits (``3.0``, ``3,000``)."""
+    return re.search(r"\d[.,]\d", n.text) is not None
 
 
 _ITEM_AFTER = re.compile(r"[.)][ \t]+[^\W\d_]")

@@ -97,13 +97,14 @@ def read_page_data(page: Any, number: int, visible: bool = False) -> PageData:
 
     from pagerecall.extract.hidden import visible_rawdict
     from pagerecall.extract.hyphenation import PageWords
+    from pagerecall.extract.figureglyphs import without_figure_runs
     from pagerecall.extract.linenumbers import without_line_numbers
     from pagerecall.extract.page_numbers import without_page_number
 
     raw = page.get_textpage(flags=pdf.text_flags()).extractRAWDICT()
     raw = raw if visible else visible_rawdict(page, raw)
     label = pdf_text._label(page)
-    upright = without_line_numbers(pdf_layout.upright(raw, page))  # as extract.pdf._extract_page reads it
+    upright = without_figure_runs(without_line_numbers(pdf_layout.upright(raw, page)))  # as extract.pdf reads it
     upright = without_page_number(upright, label, number)
     rot = page.rotation_matrix if getattr(page, "rotation", 0) else None
     # the same blocks and lines pdf_layout.ordered_text sees (span text = its glyphs' characters)

@@ -25,6 +25,7 @@ from pagerecall.verify.match import (
     _order,
 )
 from pagerecall.verify.found_notes import kind_note, miss_note, wrong_page_note
+from pagerecall.verify.omission import match_omitted, omission_parts, omitted_check
 from pagerecall.verify.normalise import _fold_case, normalise
 from pagerecall.verify.source import KnownVisible, _Source, source_for
 
@@ -112,6 +113,10 @@ class QuoteCheck:
     differences: list[dict] = field(default_factory=list)
     """For ``fuzzy`` and ``contradicted``: where the quote and ``matched_text`` differ, ``{kind, quote,
     source}`` (:mod:`pagerecall.verify.differences`: ``negation``, ``antonym``, ``number``, ``name``, ``word``)."""
+    omitted: list[str] = field(default_factory=list)
+    """For a quote with omission marks (``…``, ``...``, ``[…]``, ``[...]``) whose parts are the source's words
+    in order (:mod:`pagerecall.verify.omission`): the source's text left out at each mark, in order;
+    ``matched_text`` is then the parts joined by ``" … "``."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -181,7 +186,7 @@ def verify_quote(
     if page is not None:  # one rule with read_page / page / view_page: a page outside the file is refused
         from pagerecall.verify.source import _check_page_number
 
-        _check_page_number(page, count, rel)
+        _check_page_number(page, count, rel, src)
     order = _order(count, cited)
     near = order[: 1 + 2 * NEIGHBOURS] if cited is not None and 1 <= cited <= count else []
     searched: set[int] = set()
@@ -226,6 +231,13 @@ def verify_quote(
             rest = [p for p in order if p not in searched]
             src.document()  # one whole-document read beats many single-page reads
             found = run(rest, single, junction)
+        if found is None and (om := omission_parts(q)) is not None:  # "a … b": the parts, in order (verify11)
+            omitted = match_omitted(*om, src, scope, count)
+            if omitted is not None:
+                searched.update(p for p, _, _ in omitted.spans)
+                result = QuoteCheck(rel, quote, "not_found", 0.0, cited_page=page, pages_searched=len(searched),
+                                    whole_file=len(scope) == len(order))
+                return omitted_check(result, q, omitted, src, cited, context_chars)
         best_score = 1.0 if found else 0.0
         if found is None and len(nq) >= FUZZY_MIN_CHARS:
             fq = _fold_case(nq)

@@ -207,13 +207,21 @@ class _Source:
         return got
 
 
-def _check_page_number(page: int, count: int, rel: str) -> None:
+def _check_page_number(page: int, count: int, rel: str, src: "_Source | None" = None) -> None:
+    """Raise unless ``page`` is a physical page of the file (``1..count``): ``SourceNotFoundError`` for a
+    file without pages, ``SourceArgumentError`` otherwise, naming the valid range and, for a page past the
+    end given ``src``, the physical page that prints that number (:mod:`pagerecall.verify.printed_pages`)."""
     if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= count:
         if not count:  # no page could be right: the file's problem, not the caller's
             raise SourceNotFoundError(f"{rel!r} has no pages.")
+        hint = ""
+        if src is not None and isinstance(page, int) and not isinstance(page, bool) and page > count:
+            from pagerecall.verify.printed_pages import printed_hint
+
+            hint = printed_hint(src, page, count)
         raise SourceArgumentError(
             f"Page {page!r} is out of range for {rel!r}: valid pages are 1-{count} (physical, "
-            f"1-based; not the printed label). Next: pass a page in 1-{count}."
+            f"1-based; not the printed label)." + (hint or f" Next: pass a page in 1-{count}.")
         )
 
 
@@ -303,7 +311,7 @@ def read_page(root: Path | str, file: str, page: int, *, ocr: str = "auto",
     path, rel = resolve_in_corpus(root, file)
     src = source_for(path, rel, ocr, passwords_file, known, ocr_texts)
     count = src.page_count()
-    _check_page_number(page, count, rel)
+    _check_page_number(page, count, rel, src)
     p = src.page(page)
     note = _page_note(p)
     if p.hidden:

@@ -71,7 +71,10 @@ _WORDS = re.compile(r"\w+(?:['.,’]\w+)*")
 
 MIN_SAME = 3
 """Quote words that must equal the source's at the place (``8 metres`` for ``58 metres``, one word
-the same, is too little to say where the quote comes from)."""
+the same, is too little to say where the quote comes from). A quote of exactly three words (not mostly
+CJK) with a word of four letters or more may have two the same when the third is the turn itself and
+nothing else differs (verify11: "höchstens 25 Zeichen" for "höchstens 24 Zeichen", a contents line's
+"trois et demi Fonctionnement interne" for "2.5 ...", was ``not_found``)."""
 
 SAME_SHARE = 0.6
 """Share of the quote's words that must equal the source's at the place (a five-word quote with one
@@ -183,7 +186,10 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
     if len(q) < MIN_SAME:
         return None
     share = SAME_SHARE_CJK if 2 * sum(t.wide for t in q) > len(q) else SAME_SHARE
-    need = max(MIN_SAME, math.ceil(share * len(q)))
+    # a quote of MIN_SAME words ("höchstens 25 Zeichen", "trois et demi Fonctionnement interne"): two the
+    # source's, the third its turn, and a content word among them (THREE_WORDS)
+    three = len(q) == MIN_SAME and share == SAME_SHARE and any(len(t.text) >= 4 for t in q)
+    need = max(MIN_SAME - three, math.ceil(share * len(q)))
     keys = [t.key for t in q]
     pieces = _pieces(nq, q)
     spare = len(pieces) - math.ceil(share * len(pieces))  # pieces the place may lack
@@ -213,8 +219,9 @@ def nearest_turned(quote: str, src, pages: list[int]) -> Turned | None:
                     < len(pieces) - spare:
                 continue  # too few of the quote's pieces around this anchor
             got = _place(quote, nq, keys, need, src, number, norm, lo, hi, share == SAME_SHARE_CJK)
-            if got is None or best is not None and _rank(best) >= _rank(got):
-                continue
+            if got is None or got.same < MIN_SAME and not (got.agrees or got.turned_only and all(
+                    _loose(d) == 0 for d in got.diffs)) or best is not None and _rank(best) >= _rank(got):
+                continue  # two words the same: only a turn alone (a negation added or dropped, no word for it)
             best = got
     return best
 

@@ -96,7 +96,8 @@ _NOT_NUMBER_WORDS = frozenset(("one", "otto", "sept", "elf")) | GUARDED
 """Number words that are also common words of another language here ("one of", "due to")."""
 
 _NOT_UNITS = frozenset(("in", "go", "mal", "am", "pt", "times", "fold", "page", "pages", "files", "words", "people",
-                        "users"))
+                        "users", "characters", "character", "chars", "zeichen", "caractères", "caracteres",
+                        "caratteri", "lines", "zeilen", "lignes", "líneas", "righe", "páginas", "pagine"))
 """Unit names (:data:`~pagerecall.verify.number_words.UNIT_CLASS`) that are words of a sentence first."""
 
 
