@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     from pagerecall.search import Searcher
 
     base = Settings.from_env()
+    record = suite.start(__file__, args, base)
     print(f"# pagerecall imported from {Path(pagerecall.__file__).parent}")
     if args.index:
         settings = dataclasses.replace(base, index_dir=args.index)
@@ -88,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
         print("          per language (unrelated weak | related weak): "
               + "; ".join(f"{k} {v}" for k, v in s["by_lang"].items()))
     if args.json:
-        args.json.write_text(json.dumps({"halves": out, "queries": queries}, ensure_ascii=False, indent=1))
+        args.json.write_text(json.dumps({"run": record.as_dict(), "halves": out, "queries": queries},
+                                        ensure_ascii=False, indent=1))
+    record.end()
     return 0
 
 

@@ -9,17 +9,21 @@ first half (rounded down) goes to ``tune``, the rest to ``held_out``. The result
 
 from __future__ import annotations
 
+import argparse
 import csv
 import random
-from pathlib import Path
+
+import _suite as suite
 
 SEED = 20261205
-HERE = Path(__file__).resolve().parent
-SRC = HERE / "data" / "weak_cases_2.tsv"
-OUT = HERE / "data" / "weak_cases_2_split.tsv"
+SRC = suite.HERE / "data" / "weak_cases_2.tsv"
+OUT = suite.HERE / "data" / "weak_cases_2_split.tsv"
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    args = p.parse_args(argv)
+    record = suite.start(__file__, args, with_settings=False)
     rows = list(csv.DictReader(open(SRC, encoding="utf-8"), delimiter="\t"))
     rng = random.Random(SEED)
     strata: dict[tuple[str, str], list[dict]] = {}
@@ -35,6 +39,7 @@ def main() -> int:
         w.writeheader()
         w.writerows(r for key in sorted(strata) for r in strata[key])
     print(f"{len(rows)} cases -> {OUT}")
+    record.end()
     return 0
 
 
