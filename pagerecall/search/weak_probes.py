@@ -1,4 +1,4 @@
-"""Everyday questions in ten languages: the yardstick of an unrelated query, in the query's own language.
+"""Everyday questions in eleven languages: the yardstick of an unrelated query, in the query's own language.
 
 How close an unrelated question gets to an index depends on its language as much as on its meaning:
 E5's cosines are compressed, and a German question sits closer to the German pages of a library than an
@@ -47,9 +47,13 @@ OFF_TOPIC_BY_LANGUAGE: dict[str, tuple[str, ...]] = {
     "ko": ("바나나 브레드 만드는 법", "축구 월드컵에서 누가 우승했나요?", "내일 파리 날씨 예보",
            "강아지에게 앉아를 가르치는 방법", "알프스 최고의 등산로", "감기 증상", "로마 제국의 역사",
            "베란다에서 토마토 키우는 법"),
+    "ar": ("وصفة خبز الموز", "من فاز بكأس العالم لكرة القدم؟", "توقعات الطقس ليوم غد في باريس",
+           "كيف أعلّم جروًا الجلوس؟", "أفضل مسارات المشي في جبال الألب", "أعراض نزلة البرد", "تاريخ الإمبراطورية الرومانية",
+           "كيف أزرع الطماطم في الشرفة؟"),
 }
 """The same eight everyday topics (a recipe, a football result, a weather forecast, a puppy, hiking, a cold,
-Roman history, tomatoes) in ten languages. Their median margin in an index is the yardstick of an unrelated
+Roman history, tomatoes) in eleven languages (Arabic since weak12: an Arabic
+question was measured against the Korean probes, ``bench/weak_cases.py``). Their median margin in an index is the yardstick of an unrelated
 question in that language (:func:`pagerecall.search.weak.off_topic_margin`); a corpus that holds one of the
 topics raises one probe, not the median. Languages of the corpora (``../shared/corpora``: maint-guide,
 debian-reference, lshort) and of the eval sets; a query in another language is measured against the nearest
@@ -61,7 +65,7 @@ OFF_TOPIC_TEXTS: tuple[str, ...] = tuple(t for lang in LANGUAGES for t in OFF_TO
 
 
 def by_language(vectors: Any) -> dict[str, Any]:
-    """``vectors`` of :data:`OFF_TOPIC_TEXTS` (float32 (80, dim), in that order) split per language."""
+    """``vectors`` of :data:`OFF_TOPIC_TEXTS` (float32 (88, dim), in that order) split per language."""
     out, i = {}, 0
     for lang in LANGUAGES:
         n = len(OFF_TOPIC_BY_LANGUAGE[lang])
@@ -88,7 +92,7 @@ def query_language(vector: Any, topics: Mapping[str, Any]) -> str:
 def cached_vectors(cache_dir: Any, fingerprint: Mapping[str, Any], texts: list[str], embed: Any) -> Any:
     """``embed(texts)`` (query vectors, float32 (n, dim)), kept in ``cache_dir/weak-probes-<key>.npy``, the key a
     SHA-256 of the index's model ``fingerprint`` and the texts: a one-shot ``pagerecall search`` that reaches the
-    weak rule reads 87 probe vectors (134 KB) instead of embedding them (about 1 CPU-s on 2 AVX2 cores against
+    weak rule reads 95 probe vectors (146 KB) instead of embedding them (about 1 CPU-s on 2 AVX2 cores against
     0.17 s for the 15 probes of one language; docs/decisions/weak-languages.md). The vectors are the ones the
     query embedder of that fingerprint gives; a folder that cannot be read or written costs only the embedding."""
     import hashlib

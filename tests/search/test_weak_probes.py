@@ -1,4 +1,4 @@
-"""The weak rule's probes in ten languages: a query's language by its nearest probes' mean, and the probe
+"""The weak rule's probes in eleven languages: a query's language by its nearest probes' mean, and the probe
 vectors kept on disk per model (real bundled model; no index needed)."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ def embedder():
     ("Wann ist die Titanic gesunken?", "de"), ("Qui a peint le plafond de la chapelle Sixtine ?", "fr"),
     ("¿Cuántas calorías tiene un vaso de zumo de naranja?", "es"), ("半熟卵は何分ゆでればいいですか", "ja"),
     ("小猫需要打哪些疫苗？", "zh"), ("Какие прививки нужны котёнку?", "ru"), ("When did the Titanic sink?", "en"),
+    ("ما هي عاصمة البرازيل؟", "ar"), ("كيف أنشئ حزمة دبيان من الشيفرة المصدرية؟", "ar"),  # before the Arabic probes: "ko"
 ])
 def test_a_query_is_measured_against_the_probes_of_its_language(embedder, query, lang):
     topics = by_language(embedder.embed_queries(list(OFF_TOPIC_TEXTS)))
