@@ -134,10 +134,13 @@ def _read_all_layers_on(page: Any) -> dict | None:
     copy = getattr(doc, "_pagerecall_layers_on", None)
     try:
         if copy is None:
-            copy = pymupdf.open("pdf", doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE))
-            cat = copy.pdf_catalog()
-            copy.xref_set_key(cat, "OCProperties/D/OFF", "[]")
-            copy.set_layer(-1, basestate="ON", on=list(copy.get_ocgs()))
+            edit = pymupdf.open("pdf", doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE))
+            cat, every = edit.pdf_catalog(), " ".join(f"{x} 0 R" for x in edit.get_ocgs())
+            for key, value in (("OFF", "[]"), ("ON", f"[{every}]"), ("BaseState", "/ON")):
+                edit.xref_set_key(cat, f"OCProperties/D/{key}", value)
+            # MuPDF reads a document's layer states once: the edited configuration is read by a new copy
+            copy = pymupdf.open("pdf", edit.tobytes())
+            edit.close()
             if not all(v.get("on") for v in copy.get_ocgs().values()):
                 return None
             doc._pagerecall_layers_on = copy

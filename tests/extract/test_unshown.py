@@ -133,7 +133,7 @@ def _read(tmp_path: Path, name: str):
     path = tmp_path / f"{name}.pdf"
     doc.save(path)
     doc.close()
-    return read_pdf(path).pages[0], WORDS[lang]
+    return read_pdf(path, path.name, ocr="off").pages[0], WORDS[lang]
 
 
 def _key(text: str) -> str:
