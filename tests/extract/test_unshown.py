@@ -162,3 +162,18 @@ def test_split_is_fixed_and_both_halves_hold_hidden_kinds_and_controls() -> None
     for half in (TUNING, HELD_OUT):
         kinds = {CASES[n][2] for n in half}
         assert None in kinds and len(kinds) >= 3, half
+
+
+@pytest.mark.parametrize("case", ["freetext_noview", "text_field_hidden", "layer_off_not_in_panel", "note_noview"])
+def test_verify_says_a_quote_from_dropped_text_is_hidden(tmp_path: Path, case: str) -> None:
+    from pagerecall.verify import verify_quote
+
+    build, lang, reason = CASES[case]
+    doc, page = _page()
+    build(page, WORDS[lang])
+    doc.save(tmp_path / "p.pdf")
+    doc.close()
+    quote = WORDS[lang][len(WORDS[lang]) // 3:]
+    got = verify_quote(tmp_path, quote, "p.pdf", 1)
+    assert (got.match, got.hidden_reason) == ("hidden", reason), got
+    assert verify_quote(tmp_path, VISIBLE, "p.pdf", 1).match == "exact"
