@@ -17,7 +17,7 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from pagerecall.extract.pdf import read_pdf
+from pagerecall.extract.pdf import read_pdf, read_pdf_page
 
 VISIBLE = "The reader sees this ordinary sentence."
 DEJAVU = Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")
@@ -133,7 +133,10 @@ def _read(tmp_path: Path, name: str):
     path = tmp_path / f"{name}.pdf"
     doc.save(path)
     doc.close()
-    return read_pdf(path, path.name, ocr="off").pages[0], WORDS[lang]
+    page = read_pdf(path, path.name, ocr="off").pages[0]
+    alone = read_pdf_page(path, 1, ocr="off", rel=path.name)  # what `page` / `read_page` read
+    assert (alone.text, alone.hidden) == (page.text, page.hidden)
+    return page, WORDS[lang]
 
 
 def _key(text: str) -> str:
