@@ -297,13 +297,24 @@ WRITES = ("build", "update", "rebuild")
 """The commands that write a generation: after Ctrl-C, whether a live index exists decides what to say."""
 
 
+READS = ("search", "files", "resolve", "related", "topics", "cites", "cited-by", "info", "verify", "check", "page",
+         "ui", "evidence", "outline", "serve")
+"""The commands that never write the index (``serve`` unless ``--watch``): after Ctrl-C they only
+stopped, and saying "the live index is unchanged" would suggest they might have changed it."""
+
+
 def interrupted_note(args: argparse.Namespace | None) -> str:
-    """What to say after Ctrl-C (SIGINT): "the live index is unchanged" unless ``args`` is a write
-    whose index has no live generation (a first build): then that no index was written yet, and
-    what to run next (the next build resumes from the resume cache when it holds vectors, as
-    :func:`pagerecall.index.leftovers.interrupted_write` reports them). Never raises."""
+    """What to say after Ctrl-C (SIGINT): "stopped" for a command of :data:`READS` (it never writes
+    the index); "the live index is unchanged" for any other, or when the command is not known
+    (``args`` None), unless ``args`` is a write whose index has no live generation (a first build):
+    then that no index was written yet, and what to run next (the next build resumes from the
+    resume cache when it holds vectors, as :func:`pagerecall.index.leftovers.interrupted_write`
+    reports them). Never raises."""
     unchanged = "interrupted; the live index is unchanged"
-    if getattr(args, "command", None) not in WRITES:
+    command = getattr(args, "command", None)
+    if command in READS and not getattr(args, "watch", False):
+        return "stopped"
+    if command not in WRITES:
         return unchanged
     try:
         from pagerecall.index.layout import IndexStore

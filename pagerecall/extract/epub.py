@@ -10,10 +10,15 @@ an NCX ``pageList``, or ``epub:type="pagebreak"`` / ``role="doc-pagebreak"`` ele
 page is the stretch of text from one marker to the next, across spine items, and its label is the
 printed page number the marker gives: a passage spanning a page break spans two labels, as in the
 printed edition. Text before the first marker (cover, title page) is an unlabelled page 1 when it
-holds any text. Otherwise (``Document.warnings`` says so) each spine item is one page, in spine
+holds any text or the book's contents page. Otherwise (``Document.warnings`` says so) each spine item is one page, in spine
 order (page N = the Nth spine item, an image-only or non-XHTML item an empty page), with no label:
 the pointer is the chapter (its title is the hit's section path) and ``char_start`` inside it.
 A fixed-layout (pre-paginated) book without a page-list is the same: each spine item is one page.
+
+**Table of contents pages** (:func:`_drop_toc`): the navigation document in the spine, a ``nav``
+typed ``toc``, and a mostly-links page the ``guide`` or ``landmarks`` name ``toc`` are navigation:
+their text is left out and their page stays, empty (page N is still the Nth spine item). Why:
+docs/formats.md ("EPUB table of contents page").
 
 **Outline**: the navigation document's toc (EPUB 3) or the NCX navMap (EPUB 2), each entry placed at
 the element its link targets; without either, the headings (``h1``-``h6``) of the text.
@@ -146,6 +151,73 @@ def _toc(book: Any) -> list[tuple[int, str, str]]:
     return out
 
 
+_TOC_TYPES = frozenset({"toc", "doc-toc"})
+_OPS_TYPE = "{http://www.idpf.org/2007/ops}type"
+TOC_LINK_SHARE = 0.5
+"""A guide's or landmarks' ``toc`` document without a ``nav`` element is left out when at least this
+share of its text (characters, headings aside) is link text: a page of links, not a page of prose."""
+
+
+def _is_nav(item: Any) -> bool:
+    from ebooklib import epub
+
+    return isinstance(item, epub.EpubNav) or "nav" in (getattr(item, "properties", None) or ())
+
+
+def _toc_documents(book: Any) -> set[str]:
+    """File names (normalised) that the package names as the book's table of contents page: the
+    EPUB 2 ``guide`` reference ``type="toc"`` and the EPUB 3 ``landmarks`` entry ``epub:type="toc"``."""
+    from lxml import etree
+
+    out = {posixpath.normpath(g.get("href", "").partition("#")[0])
+           for g in getattr(book, "guide", None) or [] if (g.get("type") or "").lower() == "toc" and g.get("href")}
+    for item in book.get_items():
+        if not _is_nav(item):
+            continue
+        try:
+            root = etree.fromstring(item.content, _parser())
+        except (etree.XMLSyntaxError, ValueError):  # an unreadable navigation document names no toc page
+            continue
+        if root is None:
+            continue
+        base = posixpath.dirname(item.file_name)
+        for nav in root.iter("{*}nav"):
+            if "landmarks" in (nav.get(_OPS_TYPE) or "").split():
+                for a in nav.iter("{*}a"):
+                    if _TOC_TYPES & set((a.get(_OPS_TYPE) or "").split()) and a.get("href"):
+                        out.add(posixpath.normpath(posixpath.join(base, a.get("href").partition("#")[0])))
+    return out
+
+
+def _drop_toc(root: Any, is_nav: bool, is_toc_page: bool) -> bool:
+    """Empty, in place, the table of contents of a content document (``root``, plain names): every
+    ``nav`` of the navigation document, a ``nav`` typed ``toc`` / ``doc-toc`` anywhere, and the body
+    of a guide/landmarks ``toc`` page that is mostly links (:data:`TOC_LINK_SHARE`); the body of the
+    navigation document or toc page too when only its headings ("Contents") are left. Elements are
+    emptied, never removed, so the CFI steps of what stays are unchanged. True when anything was."""
+    def empty(el: Any) -> None:
+        for child in list(el):
+            el.remove(child)
+        el.text = None
+
+    navs = [el for el in root.iter("nav")
+            if is_nav or _TOC_TYPES & set(((el.get(_OPS_TYPE) or "") + " " + (el.get("role") or "")).split())]
+    for el in navs:
+        empty(el)
+    body = next(root.iter("body"), None)
+    if body is None or not (is_nav or is_toc_page):
+        return bool(navs)
+    def chars(els: Any) -> int:
+        return sum(len("".join("".join(e.itertext()).split())) for e in els)
+
+    prose = chars([body]) - chars(body.iter("h1", "h2", "h3", "h4", "h5", "h6"))
+    links = chars(a for a in body.iter("a") if a.get("href"))
+    if prose <= 0 or (not navs and links >= TOC_LINK_SHARE * prose):  # only its title left, or a page of links
+        empty(body)
+        return True
+    return bool(navs)
+
+
 def _stylesheets(book: Any) -> dict[str, str]:
     return {item.file_name: item.get_content().decode("utf-8", "replace")
             for item in book.get_items() if item.media_type == "text/css"}
@@ -158,10 +230,12 @@ def _read(book: Any, rel: str) -> Document:
     from pagerecall.extract.styles import Stylesheet
 
     targets = _page_targets(book)
+    toc_pages = _toc_documents(book)
     css = _stylesheets(book)
     warnings: list[str] = []
     flows: list[tuple[str, Any]] = []  # (file name, Flow or None), one per spine item
     prefixes: list[str] = []
+    toc_items: set[int] = set()  # spine items whose table of contents was left out
     for i, (idref, _linear) in enumerate(book.spine):
         item = book.get_item_with_id(idref)
         prefixes.append(f"/6/{2 * (i + 1)}[{idref}]!")
@@ -176,6 +250,8 @@ def _read(book: Any, rel: str) -> Document:
         if root is None:
             flows.append((item.file_name, None))
             continue
+        if _drop_toc(root, _is_nav(item), posixpath.normpath(item.file_name) in toc_pages):
+            toc_items.add(i)
         base = posixpath.dirname(item.file_name)
         sheets = [css.get(posixpath.normpath(posixpath.join(base, ln.get("href") or "")), "")
                   for ln in root.iter("link") if "stylesheet" in (ln.get("rel") or "")]
@@ -184,7 +260,7 @@ def _read(book: Any, rel: str) -> Document:
     if not flows:
         raise ExtractionError(rel, "broken", "the spine lists no content document. Next: re-export the book")
     paged = any(f is not None and f.markers for _n, f in flows)
-    pages, where = (_paged if paged else _chaptered)(flows, prefixes)
+    pages, where = _paged(flows, prefixes, toc_items) if paged else _chaptered(flows, prefixes)
     if not paged:
         warnings.append("no print page numbers (page-list or page-break markers): each spine item (chapter) is one page")
     outline = _outline(book, flows, where, pages)
@@ -232,10 +308,12 @@ def _append(page: dict, flow: Any, a: int, b: int, prefix: str, where: list, spi
             page["hidden"].append(h)
 
 
-def _paged(flows: list, prefixes: list[str]) -> tuple[list[dict], list]:
+def _paged(flows: list, prefixes: list[str], toc_items: set[int]) -> tuple[list[dict], list]:
     pages: list[dict] = [_new_page(None)]
     where: list[list] = [[] for _ in flows]
+    front_toc = False  # a table of contents before the first marker: the front matter is a page a reader sees
     for i, (_name, flow) in enumerate(flows):
+        front_toc = front_toc or (i in toc_items and len(pages) == 1)
         if flow is None:
             continue
         cuts = [0] + [o for o, _lb, _p in flow.markers] + [len(flow.text)]
@@ -244,7 +322,7 @@ def _paged(flows: list, prefixes: list[str]) -> tuple[list[dict], list]:
             pages.append(_new_page(label))
             pages[-1]["locators"].append((0, prefixes[i] + path))
             _append(pages[-1], flow, o, end, prefixes[i], where, i)
-    if not pages[0]["text"].strip() and len(pages) > 1:
+    if not pages[0]["text"].strip() and not front_toc and len(pages) > 1:
         pages.pop(0)  # nothing before the first marker
     for p in pages:  # blocks recorded at the page start twice (marker and paragraph): keep the marker's
         seen: dict[int, str] = {}

@@ -10,7 +10,10 @@ registered tool so that both answer like the rest: ``"<what>. Next: <step>."``.
 
 A JSON ``true``/``false`` where a tool takes a number (``semantic_search(k=true)``) is refused too
 (:func:`boolean_for_number`): pydantic's lax mode, which the SDK uses, reads it as 1 or 0, so a
-client's bug ran as ``k=1`` or read page 1 without a word.
+client's bug ran as ``k=1`` or read page 1 without a word. The other way round too
+(:func:`non_boolean_for_flag`): where a tool takes true/false, lax mode read ``"yes"``, ``"no"``,
+``"on"``, ``"1"``, ``0`` or ``1`` as a boolean, so ``whole_file: "yes"`` ran while ``page: true`` was
+refused; only JSON ``true`` and ``false`` are taken (and ``null`` where the argument may be null).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from pagerecall.errors import sentences
 
-__all__ = ["boolean_for_number", "refusal", "strict_arguments"]
+__all__ = ["boolean_for_number", "non_boolean_for_flag", "refusal", "strict_arguments", "wrong_json_type"]
 
 
 _TYPE_KINDS = {"string_type": "text", "list_type": "a list", "int_type": "a whole number",
@@ -143,6 +146,36 @@ def boolean_for_number(annotations: dict[str, Any], arguments: dict[str, Any] | 
     return None
 
 
+def _flag_only(annotation: Any) -> bool:
+    """True when ``annotation`` takes a boolean and nothing but (``None`` aside): ``bool``, ``bool | None``."""
+    members = [m for m in _members(annotation) if m is not type(None) and m is not None]
+    return bool(members) and all(m is bool for m in members)
+
+
+def non_boolean_for_flag(annotations: dict[str, Any], arguments: dict[str, Any] | None) -> str | None:
+    """The refusal (``"<what>. Next: ..."`` without the tool's name) for the first argument of
+    ``arguments`` that is not a JSON boolean where ``annotations`` take only true/false (a string
+    ``"yes"``/``"true"``, a number 0/1, a list); ``null`` passes where the type admits None (the
+    SDK then judges it). None when there is none. Arguments not in ``annotations`` are left to the
+    other checks."""
+    for name, value in (arguments or {}).items():
+        if name not in annotations or isinstance(value, bool) or not _flag_only(annotations[name]):
+            continue
+        if value is None and type(None) in _members(annotations[name]):
+            continue
+        kind = "text" if isinstance(value, str) else "a number" if isinstance(value, (int, float)) else \
+            "a list" if isinstance(value, list) else "an object" if isinstance(value, dict) else "null"
+        return sentences(f"{name} must be true or false (a JSON boolean), got {value!r} ({kind})",
+                         f"Next: pass {name} as true or false, without quotes")
+    return None
+
+
+def wrong_json_type(annotations: dict[str, Any], arguments: dict[str, Any] | None) -> str | None:
+    """:func:`boolean_for_number`, else :func:`non_boolean_for_flag`: the refusal for the first
+    argument whose JSON type lax validation would have converted; None when there is none."""
+    return boolean_for_number(annotations, arguments) or non_boolean_for_flag(annotations, arguments)
+
+
 def _instead(unknown: list[str], names: frozenset[str]) -> str:
     """``"with files instead of file"`` when an unknown argument name is close to one the tool takes
     (``file`` for ``semantic_search``'s ``files``, ``querry``), else ``"without them"``."""
@@ -180,7 +213,7 @@ def strict_arguments(server: Any) -> None:
                     raise ToolError(f"Error executing tool {tool.name}: unknown argument(s) "
                                     f"{', '.join(map(repr, unknown))}; {takes}. Next: call {tool.name} again "
                                     f"{_instead(unknown, names)}.")
-                boolean = boolean_for_number(types, arguments)
+                boolean = wrong_json_type(types, arguments)
                 if boolean:
                     raise ToolError(f"Error executing tool {tool.name}: {boolean.replace('Next: pass', f'Next: call {tool.name} again with', 1)}")
                 try:

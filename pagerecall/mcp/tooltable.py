@@ -27,6 +27,7 @@ class ToolTable:
     def __init__(self) -> None:
         self.tools: dict[str, Callable[..., Any]] = {}
         self._validated: dict[str, Callable[..., Any]] = {}
+        self._hints: dict[str, dict[str, Any] | None] = {}  # tool name -> its argument types (None: unreadable)
 
     def tool(self, description: str | None = None, annotations: Any = None, structured_output: bool | None = None):
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,8 +47,8 @@ class ToolTable:
         fn = self.tools.get(name)
         if fn is None or not isinstance(arguments, (dict, type(None))):
             return None
-        if _has_boolean(arguments) and _boolean_refused(fn, arguments):
-            return None  # true/false where a number goes: the SDK refuses it (mcp.arguments.boolean_for_number)
+        if _json_type_refused(fn, arguments, self._hints):
+            return None  # true/false where a number goes, or not true/false where a flag goes: the SDK refuses it
         run = self._validated.get(name)
         if run is None:
             run = self._validated[name] = validate_call(fn)
@@ -66,19 +67,21 @@ class ToolTable:
         return result if isinstance(result, dict) else None
 
 
-def _has_boolean(arguments: dict | None) -> bool:
-    return any(isinstance(v, bool) or (isinstance(v, list) and any(isinstance(i, bool) for i in v))
-               for v in (arguments or {}).values())
-
-
-def _boolean_refused(fn: Callable[..., Any], arguments: dict | None) -> bool:
-    """True when a boolean of ``arguments`` goes where ``fn`` takes a number (or its types cannot be read)."""
+def _json_type_refused(fn: Callable[..., Any], arguments: dict | None, cache: dict) -> bool:
+    """True when an argument's JSON type is one the SDK refuses though lax validation would convert it
+    (:func:`pagerecall.mcp.arguments.wrong_json_type`: a boolean where ``fn`` takes a number, a
+    non-boolean where it takes true/false), or when ``fn``'s types cannot be read. ``cache``: tool
+    name -> its types, filled here."""
     import typing
 
-    from pagerecall.mcp.arguments import boolean_for_number
+    from pagerecall.mcp.arguments import wrong_json_type
 
-    try:
-        hints = typing.get_type_hints(fn, include_extras=True)
-    except Exception:  # noqa: BLE001 - unreadable types: let the SDK judge the call
-        return True
-    return boolean_for_number(hints, arguments) is not None
+    if not arguments:
+        return False
+    if fn.__name__ not in cache:
+        try:
+            cache[fn.__name__] = typing.get_type_hints(fn, include_extras=True)
+        except Exception:  # noqa: BLE001 - unreadable types: let the SDK judge the call
+            cache[fn.__name__] = None
+    hints = cache[fn.__name__]
+    return hints is None or wrong_json_type(hints, arguments) is not None

@@ -70,8 +70,10 @@ def children():
 def test_printed_page_numbers_from_the_page_list(children):
     doc = children
     assert doc.kind == "epub" and not doc.warnings
-    # front matter (cover, contents) before the first marker is an unlabelled page 1; then 169-260
-    assert doc.pages[0].label is None and "THE CONTENTS" in doc.pages[0].text
+    # front matter (cover, contents) before the first marker is an unlabelled page 1; then 169-260;
+    # the contents (the navigation document, in the spine) is navigation: left out of the text
+    assert doc.pages[0].label is None and doc.pages[0].text == "[Cover Image]"
+    assert not any("THE CONTENTS" in p.text for p in doc.pages)
     assert [p.label for p in doc.pages[1:]] == [str(n) for n in range(169, 261)]
     # the book: '... a "return to nature." <pagebreak 172> Many modern writers ...'
     by_label = {p.label: p for p in doc.pages}

@@ -87,3 +87,54 @@ def test_the_stdio_fronts_table_leaves_a_boolean_to_the_sdks_refusal(settings: S
     assert table.call("read_page", {"file": "log.txt", "page": True}) is None
     got = table.call("semantic_search", {"query": "lamp", "k": 1})
     assert got is not None and len(got["structuredContent"]["hits"]) == 1
+
+
+# -- the other way round: only JSON true/false where a tool takes true/false (critic: whole_file "yes")
+
+NOT_BOOLEANS = ["yes", "true", "false", "1", "", 1, 0, [True], {"on": True}]
+"""What pydantic's lax mode read as a boolean (``"yes"``, ``"true"``, ``"1"``, ``1``, ``0``) and what it
+refused (``""``, a list, an object) with its own words: each is refused in one sentence."""
+
+
+def _flag_refused(res, field: str) -> bool:
+    text = res.content[0].text if res.content else ""
+    return res.is_error and field in text and "true or false" in text and "Next:" in text
+
+
+def test_a_string_or_number_is_no_boolean_for_the_common_calls(settings: Settings) -> None:
+    calls = [("verify_quote", {"quote": "The lamp is lit at sunset", "file": "log.txt", "whole_file": "yes"}),
+             ("verify_quote", {"quote": "The lamp is lit at sunset", "file": "log.txt", "whole_file": "false"}),
+             ("semantic_search", {"query": "lamp", "rects": 1}), ("semantic_search", {"query": "lamp", "topics": "on"})]
+    results = _calls(settings, calls)[1]
+    for (name, args), res in zip(calls, results):
+        field = next(k for k in args if k in ("whole_file", "rects", "topics"))
+        assert _flag_refused(res, field), (name, args, res.content[0].text if res.content else res)
+        assert "without quotes" in res.content[0].text
+    # JSON true and false still run
+    ok = _calls(settings, [("verify_quote", {"quote": "The lamp is lit at sunset", "file": "log.txt",
+                                             "whole_file": True}),
+                           ("semantic_search", {"query": "lamp", "k": 1, "rects": False, "topics": True})])[1]
+    assert [r.is_error for r in ok] == [False, False], [r.content[0].text for r in ok]
+    assert ok[0].structured_content["match"] == "exact"
+
+
+def test_every_boolean_argument_of_every_tool_refuses_a_non_boolean(settings: Settings) -> None:
+    tools = _calls(settings, [])[0]
+    fields = [(name, field) for name, schema in sorted(tools.items())
+              for field, prop in schema.get("properties", {}).items()
+              if any(k.get("type") == "boolean" for k in [prop] + prop.get("anyOf", []))
+              and not any(k.get("type") not in ("boolean", "null") for k in [prop] + prop.get("anyOf", []))]
+    assert len(fields) >= 6, fields  # rects, topics, with_notes, whole_file, same_file ... of the tools
+    cases = [(name, field, value) for name, field in fields for value in NOT_BOOLEANS]
+    results = _calls(settings, [(name, {field: value}) for name, field, value in cases])[1]
+    wrong = [(name, field, value, res.content[0].text if res.content else None)
+             for (name, field, value), res in zip(cases, results) if not _flag_refused(res, field)]
+    assert wrong == []
+
+
+def test_the_stdio_fronts_table_leaves_a_non_boolean_to_the_sdks_refusal(settings: Settings) -> None:
+    table = create_server(settings, sdk=False)
+    assert table.call("semantic_search", {"query": "lamp", "rects": "yes"}) is None  # the SDK refuses it
+    assert table.call("semantic_search", {"query": "lamp", "topics": 0}) is None
+    got = table.call("semantic_search", {"query": "lamp", "k": 1, "rects": False})
+    assert got is not None and len(got["structuredContent"]["hits"]) == 1
