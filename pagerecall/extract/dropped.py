@@ -5,7 +5,8 @@ text never gets there: MuPDF drops glyphs outside the crop or media box and glyp
 and it neither draws nor extracts text in an optional content layer that is off. A reader does
 not see that text either, but an agent must be told it is there (``page``/``read_page`` list it,
 ``info`` counts it): :func:`dropped_by_mupdf` finds it in ``get_texttrace``, :func:`layers_off`
-by extracting the page once more with the off layers switched on.
+by extracting the page once more with every layer on; annotations and form fields flagged hidden
+are :mod:`pagerecall.extract.unshown`'s.
 """
 
 from __future__ import annotations
@@ -95,28 +96,21 @@ def meets_any(a: np.ndarray, b: np.ndarray, pad: float = 1.0) -> np.ndarray:
 
 def layers_off(page: Any, raw: dict) -> list[HiddenSpan]:
     """Text in optional content layers that are off (MuPDF neither draws nor extracts it): the
-    page's lines extracted with every unlocked off layer switched on that meet no line of
-    ``raw``, as ``optional_content_off`` spans. Only for documents with such a layer; the
-    document's layer state is restored before returning."""
+    page's lines extracted with every layer on that meet no line of ``raw``, as
+    ``optional_content_off`` spans. Every layer the document names (``Document.get_ocgs()``),
+    also one left out of the layer panel (``/Order``) or locked: the page is read from a copy of
+    the document whose default configuration has every layer on (made once per document, kept
+    on it); the document itself is not changed. Only for documents with a layer that is off."""
     doc = page.parent
     try:
-        configs = doc.layer_ui_configs()
+        ocgs = doc.get_ocgs()
     except Exception:
         return []
-    off = [c["number"] for c in configs if c.get("type") == "checkbox" and not c.get("on") and not c.get("locked")]
-    if not off:
+    if not ocgs or all(v.get("on") for v in ocgs.values()):
         return []
-    from pagerecall.extract.opening import text_flags
-
-    try:
-        for n in off:
-            doc.set_layer_ui_config(n, action=0)
-        every = page.get_textpage(flags=text_flags()).extractRAWDICT()
-    except Exception:
+    every = _read_all_layers_on(page)
+    if every is None:
         return []
-    finally:
-        for n in off:
-            doc.set_layer_ui_config(n, action=2)
     lines = np.asarray([ln["bbox"] for blk in raw.get("blocks", ()) for ln in blk.get("lines", ())], float)
     out = []
     for blk in every.get("blocks", ()):
@@ -128,3 +122,28 @@ def layers_off(page: Any, raw: dict) -> list[HiddenSpan]:
                 continue
             out.append(hidden_span("optional_content_off", list(text), [ln["bbox"]], page))
     return out
+
+
+def _read_all_layers_on(page: Any) -> dict | None:
+    """``extractRAWDICT`` of ``page`` read with every optional content group on, or None."""
+    import pymupdf
+
+    from pagerecall.extract.opening import text_flags
+
+    doc = page.parent
+    copy = getattr(doc, "_pagerecall_layers_on", None)
+    try:
+        if copy is None:
+            edit = pymupdf.open("pdf", doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_NONE))
+            cat, every = edit.pdf_catalog(), " ".join(f"{x} 0 R" for x in edit.get_ocgs())
+            for key, value in (("OFF", "[]"), ("ON", f"[{every}]"), ("BaseState", "/ON")):
+                edit.xref_set_key(cat, f"OCProperties/D/{key}", value)
+            # MuPDF reads a document's layer states once: the edited configuration is read by a new copy
+            copy = pymupdf.open("pdf", edit.tobytes())
+            edit.close()
+            if not all(v.get("on") for v in copy.get_ocgs().values()):
+                return None
+            doc._pagerecall_layers_on = copy
+        return copy[page.number].get_textpage(flags=text_flags()).extractRAWDICT()
+    except Exception:
+        return None

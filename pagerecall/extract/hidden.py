@@ -46,12 +46,16 @@ REASONS = (
     "covered",
     "unpainted",
     "optional_content_off",
+    "hidden_annotation",
+    "hidden_form_field",
     "drawn_differently",
     "tag_characters",
     "zero_width_run",
 )
 """Why a span is hidden: the first six, ``unpainted`` and ``optional_content_off`` name why the
-glyph changes no pixel a reader sees (:mod:`pagerecall.extract.visibility`); ``drawn_differently`` is given by ``verify`` when the words
+glyph changes no pixel a reader sees (:mod:`pagerecall.extract.visibility`); ``hidden_annotation`` and
+``hidden_form_field`` name the text of an annotation or a form field flagged Hidden or NoView, which
+no viewer shows (:mod:`pagerecall.extract.unshown`); ``drawn_differently`` is given by ``verify`` when the words
 of the text layer are not the words the page shows (:mod:`pagerecall.verify.drawn`); the last two
 are kinds of characters (module docstring)."""
 
@@ -208,11 +212,12 @@ def _classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict, tuple[Hi
 def _dropped(page: Any, data: dict, drawing: Any = None) -> tuple[HiddenSpan, ...]:
     """Text MuPDF left out of ``data`` itself (:mod:`pagerecall.extract.dropped`)."""
     from pagerecall.extract.dropped import dropped_by_mupdf, layers_off
+    from pagerecall.extract.unshown import hidden_annotations
 
     try:
         log = drawing.bboxlog() if drawing is not None else page.get_bboxlog()
         rect = tuple(page.rect * page.derotation_matrix)
-        return tuple(dropped_by_mupdf(page, data, rect, log) + layers_off(page, data))
+        return tuple(dropped_by_mupdf(page, data, rect, log) + layers_off(page, data) + hidden_annotations(page))
     except Exception:
         return ()
 

@@ -54,6 +54,7 @@ import numpy as np
 
 from pagerecall.extract.colour_seen import contrast_to_page
 from pagerecall.extract.dropped import DEGENERATE, TEXT_OPS, dropped_by_mupdf, hidden_span, layers_off
+from pagerecall.extract.unshown import hidden_annotations
 from pagerecall.extract.offpage import Run, meets, overflow
 from pagerecall.extract.overdrawn import hidden_under_text
 from pagerecall.extract.shown import MIN_SHOWN, faint, shown_shares, text_on_top
@@ -134,6 +135,7 @@ def classify(page: Any, raw: dict, drawing: Any = None) -> tuple[dict[Key, str],
     spans = list(_spans(raw, reasons, page))
     spans += dropped_by_mupdf(page, raw, rect, log)
     spans += layers_off(page, raw)
+    spans += hidden_annotations(page)
     return reasons, tuple(spans)
 
 

@@ -324,7 +324,8 @@ class HiddenOut(BaseModel):
 
     text: str
     reason: str = Field(description="invisible_render_mode, transparent, tiny_font, outside_page, same_colour, "
-                                    "covered, unpainted, optional_content_off, drawn_differently (verify), "
+                                    "covered, unpainted, optional_content_off, hidden_annotation, hidden_form_field, "
+                                    "drawn_differently (verify), "
                                     "tag_characters or zero_width_run")
     rect: list[float] | None = Field(None, description="[x0, y0, x1, y1] in PDF points, as the page view's boxes; "
                                                        "null in a text layer")
