@@ -193,6 +193,8 @@ print(OcrTextStore({path!r}).prune({{"kept-%d" % i for i in range(0, 40000, 2)}}
 def test_a_prune_killed_midway_leaves_all_or_nothing(tmp_path):
     """SIGKILL at seeded random moments of a prune of 40,000 pages: afterwards the database is sound,
     every kept file's text is there, and the others are either all there or all gone."""
+    from pagerecall.extract.revision import EXTRACTION_REVISION
+
     rng = random.Random(11)
     seen = set()
     for trial in range(6):
@@ -201,8 +203,9 @@ def test_a_prune_killed_midway_leaves_all_or_nothing(tmp_path):
         with sqlite3.connect(folder / "ocrtext.sqlite") as con:
             con.execute("CREATE TABLE pages (sha256 TEXT NOT NULL, page INTEGER NOT NULL, settings TEXT NOT NULL, "
                         "revision INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (sha256, page, settings, revision))")
-            con.executemany("INSERT INTO pages VALUES (?, 1, 'eng@300', 18, ?)",
-                            [((f"kept-{i}" if i % 2 == 0 else f"gone-{i}"), "w " * 200) for i in range(40000)])
+            con.executemany("INSERT INTO pages VALUES (?, 1, 'eng@300', ?, ?)",  # this revision's text: only the files gone go
+                            [((f"kept-{i}" if i % 2 == 0 else f"gone-{i}"), EXTRACTION_REVISION, "w " * 200)
+                             for i in range(40000)])
         proc = subprocess.Popen([sys.executable, "-c", KILLED_PRUNE.format(root=str(ROOT),
                                                                            path=str(folder))],
                                 stdout=subprocess.PIPE, text=True)
