@@ -60,6 +60,8 @@ def print_topics(res: dict, console) -> None:
         docs = ", ".join(f"{d['file']} ({d['passages']})" for d in t["documents"][:4])
         more = f" and {len(t['documents']) - 4} more" if len(t["documents"]) > 4 else ""
         out.write(f"topic {t['id']}: {t['size']} passages in {len(t['documents'])} document(s): {docs}{more}\n")
+        if t.get("one_document"):  # nine passages in ten from one document: that document's, not a shared topic
+            out.write(f"   (one document: {t['one_document']})\n")
         for lang, words in list(t["label"].items())[:4]:
             out.write(f"   [{lang}] {', '.join(words)}\n")
         for r in t["representatives"]:

@@ -93,3 +93,22 @@ def test_lone_language_strays_join_the_main_topic_or_none():
     even = np.array([0, 0, 1, 1, 2] + [0] * 5)  # a document spread over topics keeps them
     assert lone_language_strays(even, ["a"] * 5 + ["b"] * 5, {"a": "zh", "b": "en"}).tolist() == even.tolist()
     assert lone_language_strays(labels, files, {"a": "zh"}) is labels  # one document: nothing to do
+
+
+def test_the_cli_text_of_topics_names_a_topic_of_one_document(mixed):
+    """``pagerecall topics`` (text output) says which topics are one document's, as ``--json`` and MCP do
+    (before: only "in 1 document(s)" or a count, with the flag left out)."""
+    import io
+    import types
+
+    from pagerecall.cli.library import print_topics
+    from pagerecall.library import list_topics
+
+    res = list_topics(mixed)
+    shared = next(t for t in res["topics"] if t["one_document"] is None)
+    own = dict(shared, id=max(t["id"] for t in res["topics"]) + 1, one_document=shared["documents"][0]["file"])
+    res = dict(res, topics=[shared, own])  # a real topic, and the same flagged as one document's
+    console = types.SimpleNamespace(out=io.StringIO(), err=io.StringIO())
+    print_topics(res, console)
+    blocks = console.out.getvalue().split("topic ")
+    assert "(one document:" not in blocks[1] and f"(one document: {own['one_document']})" in blocks[2], blocks
